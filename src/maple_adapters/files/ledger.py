@@ -1,0 +1,169 @@
+"""``comments.json``: reading, rendering and atomically replacing a branch's ledger file.
+
+The file is ``{"version": 1, "comments": [...], "approvals": [...]}`` with 2-space indentation and
+a trailing newline, exactly as Maple writes it. A file that is not such a ledger is refused and
+never overwritten.
+
+Appends are the hot path, and re-rendering a large file with indentation is slow in Python. So
+after every write maple records a *seal* beside the file (its inode, size and times, where the
+comments array closes, and the latest arrival stamp). An append that finds the file still
+matching its seal splices the new comments in without parsing or re-rendering the rest; any
+other writer (Maple itself, an editor) changes the file's identity, and the next append takes
+the slow path that reads and validates everything.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from maple_core.approvals import Approval
+from maple_core.comments import Comment
+from maple_core.errors import CorruptLedgerError, InvalidRecordError
+from maple_core.json_types import JsonObject, JsonValue
+
+__all__ = ["Ledger", "Seal", "read_ledger", "render_ledger", "replace_atomically"]
+
+_COMMENT_INDENT = "\n    "
+_CLOSE = b"\n  ]"
+
+
+def _corrupt(path: Path, detail: str, operation: str) -> CorruptLedgerError:
+    return CorruptLedgerError(
+        f"{path} is not a Maple comments file ({detail}). "
+        "Fix or delete it; Maple will not overwrite it.",
+        store="file",
+        operation=operation,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Ledger:
+    """A parsed ledger: its comments and approvals, and the file's other top-level keys."""
+
+    comments: tuple[Comment, ...] = ()
+    approvals: tuple[Approval, ...] = ()
+    top: tuple[tuple[str, JsonValue], ...] = (("version", 1),)
+
+
+def _parse(path: Path, data: bytes, operation: str) -> Ledger:
+    try:
+        doc = json.loads(data)
+    except (ValueError, UnicodeDecodeError):
+        raise _corrupt(path, "it is not JSON", operation) from None
+    if not isinstance(doc, dict):
+        raise _corrupt(path, "it is not a JSON object", operation)
+    raw_comments = doc.get("comments")
+    raw_approvals = doc.get("approvals", [])
+    if not isinstance(raw_comments, list):
+        raise _corrupt(path, "its comments are not an array", operation)
+    if not isinstance(raw_approvals, list):
+        raise _corrupt(path, "its approvals are not an array", operation)
+    try:
+        comments = tuple([Comment.from_json(c) for c in raw_comments])
+        approvals = tuple([Approval.from_json(a) for a in raw_approvals])
+    except InvalidRecordError as exc:
+        raise _corrupt(path, str(exc), operation) from None
+    top = tuple((k, v) for k, v in doc.items() if k not in ("comments", "approvals"))
+    return Ledger(comments, approvals, top or (("version", 1),))
+
+
+def read_ledger(path: Path, operation: str = "list") -> Ledger:
+    """Read the ledger at ``path``; a missing file is an empty ledger.
+
+    Raises:
+        CorruptLedgerError: the file is not JSON, or its comments are not an array of comments.
+    """
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return Ledger()
+    return _parse(path, data, operation)
+
+
+def _dump(value: JsonValue, indent: str) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", indent)
+
+
+def render_comments(comments: Sequence[JsonObject]) -> bytes:
+    """Render comments as they sit inside the ledger's comments array (no leading newline)."""
+    return ",\n    ".join(_dump(c, _COMMENT_INDENT) for c in comments).encode()
+
+
+def render_ledger(ledger: Ledger) -> tuple[bytes, int]:
+    """Render the whole file; also return the byte offset where the comments array closes."""
+    head = ["{"]
+    for key, value in ledger.top:
+        head.append(f"\n  {json.dumps(key, ensure_ascii=False)}: {_dump(value, chr(10) + '  ')},")
+    prefix = "".join(head).encode() + b'\n  "comments": ['
+    if ledger.comments:
+        body = b"\n    " + render_comments([c.to_json() for c in ledger.comments])
+        close = len(prefix) + len(body)
+        prefix += body + _CLOSE
+    else:
+        close = -1
+        prefix += b"]"
+    approvals = [a.to_json() for a in ledger.approvals]
+    tail = f',\n  "approvals": {_dump(approvals, chr(10) + "  ")}\n}}\n'.encode()  # type: ignore[arg-type]
+    return prefix + tail, close
+
+
+@dataclass(frozen=True, slots=True)
+class Seal:
+    """What maple knew about the ledger file it last wrote."""
+
+    inode: int
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+    close: int
+    last_stamp: str | None
+
+    @staticmethod
+    def path_for(ledger: Path) -> Path:
+        """``comments.json.seal`` beside the ledger."""
+        return ledger.with_name(ledger.name + ".seal")
+
+    def matches(self, stat: os.stat_result) -> bool:
+        """True when the file on disk is still the one this seal describes."""
+        return (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns) == (
+            self.inode,
+            self.size,
+            self.mtime_ns,
+            self.ctime_ns,
+        )
+
+    @classmethod
+    def read(cls, ledger: Path) -> Seal | None:
+        """The seal beside ``ledger``, or ``None`` when absent or unreadable."""
+        try:
+            data = json.loads(cls.path_for(ledger).read_bytes())
+            return cls(**data)
+        except (OSError, ValueError, TypeError):
+            return None
+
+    def write(self, ledger: Path) -> None:
+        """Record this seal beside ``ledger``."""
+        replace_atomically(self.path_for(ledger), json.dumps(asdict(self)).encode(), sync=False)
+
+
+def replace_atomically(target: Path, data: bytes, *, sync: bool = True) -> None:
+    """Write ``data`` to a sibling temp file, flush it to disk, and rename it over ``target``.
+
+    A crash leaves the old file or the new one, never half of either.
+    """
+    temp = target.with_name(f"{target.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        with open(temp, "wb") as handle:
+            handle.write(data)
+            if sync:
+                handle.flush()
+                os.fsync(handle.fileno())
+        os.replace(temp, target)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise

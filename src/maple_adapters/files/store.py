@@ -1,0 +1,231 @@
+"""The ``file`` store: comments in ``.maple/<slug>/comments.json`` at the main checkout."""
+
+from __future__ import annotations
+
+import builtins
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from filelock import FileLock, Timeout
+
+from maple_adapters.files.ledger import (
+    Ledger,
+    Seal,
+    read_ledger,
+    render_comments,
+    render_ledger,
+    replace_atomically,
+)
+from maple_adapters.files.place import LocalPlace, resolve_place
+from maple_adapters.files.signal import FileChangeSignal
+from maple_core.approvals import Approval, NewApproval
+from maple_core.comments import Comment, NewComment, Resolution
+from maple_core.cursor import format_js_timestamp, format_stamp, latest_stamp, next_arrival_stamp
+from maple_core.errors import NotFoundError, StoreUnavailableError
+from maple_core.paging import CommentPage, ListQuery, page_of
+from maple_core.ports import Capability, Clock
+from maple_core.statuses import CommentStatus
+
+__all__ = ["FileCommentStore"]
+
+_CAPABILITIES = frozenset(Capability) - {Capability.HEAD}
+_LOCK_TIMEOUT_S = 30.0
+
+
+def _random_id(prefix: str) -> str:
+    return prefix + uuid.uuid4().hex[:12]
+
+
+class FileCommentStore:
+    """Comments on this machine, in the main checkout's ``.maple/`` folder (Maple's ``fileStore``).
+
+    The folder is resolved on every call from the branch checked out in ``cwd``, so switching
+    branches switches folders without a restart and every worktree shares the main checkout's
+    folder. Writers in any number of processes take a lock on the ledger, so they all land.
+
+    Args:
+        clock: stamps arrivals.
+        cwd: the working directory whose checkout names the folder.
+        root: put ``.maple/`` here instead of at the main checkout.
+        url: names the folder when no branch is checked out (``localhost-3000`` for
+            ``http://localhost:3000``).
+        name: the store's name.
+    """
+
+    def __init__(
+        self,
+        clock: Clock,
+        cwd: Path | None = None,
+        *,
+        root: Path | None = None,
+        url: str | None = None,
+        name: str = "file",
+    ) -> None:
+        self._clock = clock
+        self._cwd = cwd
+        self._root = root
+        self._url = url
+        self._name = name
+
+    @property
+    def name(self) -> str:
+        """``file`` unless named otherwise."""
+        return self._name
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        """Everything but ``head``: a laptop cannot name the commit a preview serves."""
+        return _CAPABILITIES
+
+    def place(self) -> LocalPlace:
+        """The folder this store reads and writes now."""
+        return resolve_place(self._cwd or Path.cwd(), root=self._root, url=self._url)
+
+    # -- reads ---------------------------------------------------------------------------------
+
+    def _read(self, operation: str = "list") -> Ledger:
+        return read_ledger(self.place().ledger, operation)
+
+    def list(self, query: ListQuery) -> CommentPage:
+        """One page of the branch's comments in append order; the file is re-read every call."""
+        return page_of(self._read().comments, query)
+
+    def head(self, branch: str) -> str | None:
+        """Always ``None``: the file store has no ``head``."""
+        return None
+
+    def approvals(self, branch: str) -> builtins.list[Approval] | None:
+        """The branch's approvals, newest first."""
+        mine = [a for a in self._read("approvals").approvals if a.branch == branch]
+        return sorted(mine, key=lambda a: a.at, reverse=True)
+
+    def changes(self, branch: str) -> FileChangeSignal:
+        """A signal that wakes when this folder's ledger file is replaced."""
+        return FileChangeSignal(self.place().ledger)
+
+    # -- writes --------------------------------------------------------------------------------
+
+    @contextmanager
+    def _locked(self, operation: str) -> Iterator[Path]:
+        path = self.place().ledger
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(str(path) + ".lock", timeout=_LOCK_TIMEOUT_S)
+        try:
+            lock.acquire()
+        except Timeout:
+            raise StoreUnavailableError(
+                f"{path} stayed locked by another maple process for {_LOCK_TIMEOUT_S:.0f} s. "
+                "Try again; if it persists, find the process holding the lock.",
+                store=self._name,
+                operation=operation,
+            ) from None
+        try:
+            yield path
+        finally:
+            lock.release()
+
+    def _commit(self, path: Path, ledger: Ledger) -> None:
+        data, close = render_ledger(ledger)
+        replace_atomically(path, data)
+        self._seal(path, close, latest_stamp(c.arrival for c in ledger.comments))
+
+    def _seal(self, path: Path, close: int, last_stamp: str | None) -> None:
+        stat = path.stat()
+        seal = Seal(
+            stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, close, last_stamp
+        )
+        seal.write(path)
+
+    def append(self, comment: NewComment) -> Comment:
+        """Store one comment with a ``loc_`` id."""
+        return self.append_many([comment])[0]
+
+    def append_many(self, comments: Sequence[NewComment]) -> builtins.list[Comment]:
+        """Store comments in one write, in order, each with a strictly later arrival stamp."""
+        if not comments:
+            return []
+        with self._locked("append") as path:
+            seal = Seal.read(path)
+            try:
+                stat = path.stat()
+            except FileNotFoundError:
+                stat = None
+            if seal is not None and stat is not None and seal.close > 0 and seal.matches(stat):
+                stored = self._stamp(comments, [seal.last_stamp])
+                self._splice(path, seal, stored)
+            else:
+                ledger = read_ledger(path, "append")
+                stored = self._stamp(comments, [c.arrival for c in ledger.comments])
+                self._commit(
+                    path, Ledger(ledger.comments + tuple(stored), ledger.approvals, ledger.top)
+                )
+            return stored
+
+    def _stamp(
+        self, comments: Sequence[NewComment], stamps: builtins.list[str | None]
+    ) -> builtins.list[Comment]:
+        stored: builtins.list[Comment] = []
+        for new in comments:
+            instant = next_arrival_stamp(self._clock.now(), stamps)
+            stamp = format_stamp(instant)
+            stamps = [stamp]
+            stored.append(new.stored(_random_id("loc_"), stamp, format_js_timestamp(instant)))
+        return stored
+
+    def _splice(self, path: Path, seal: Seal, stored: Sequence[Comment]) -> None:
+        old = path.read_bytes()
+        insert = b",\n    " + render_comments([c.to_json() for c in stored])
+        data = old[: seal.close] + insert + old[seal.close :]
+        replace_atomically(path, data)
+        self._seal(path, seal.close + len(insert), stored[-1].received_at)
+
+    def _rewrite(self, operation: str, change: Callable[[Ledger], Ledger]) -> None:
+        with self._locked(operation) as path:
+            self._commit(path, change(read_ledger(path, operation)))
+
+    def set_status(
+        self, comment_id: str, status: CommentStatus, resolution: Resolution | None = None
+    ) -> Comment:
+        """Change a comment's status; an unknown id raises ``NotFoundError`` at once."""
+        updated: builtins.list[Comment] = []
+
+        def change(ledger: Ledger) -> Ledger:
+            comments = list(ledger.comments)
+            for index, comment in enumerate(comments):
+                if comment.id == comment_id:
+                    comments[index] = comment.with_status(status, resolution)
+                    updated.append(comments[index])
+                    return Ledger(tuple(comments), ledger.approvals, ledger.top)
+            raise NotFoundError(
+                f"No comment with id {comment_id} in {self.place().ledger}. "
+                "List the branch's comments for the ids there are.",
+                store=self._name,
+                operation="set_status",
+            )
+
+        self._rewrite("set_status", change)
+        return updated[0]
+
+    def approve(self, approval: NewApproval) -> Approval:
+        """Store an approval with an ``app_`` id."""
+        stored = approval.stored(_random_id("app_"))
+        self._rewrite(
+            "approve",
+            lambda ledger: Ledger(ledger.comments, (*ledger.approvals, stored), ledger.top),
+        )
+        return stored
+
+    def unapprove(self, approval_id: str) -> None:
+        """Withdraw an approval; an unknown id raises ``NotFoundError``."""
+
+        def change(ledger: Ledger) -> Ledger:
+            kept = tuple(a for a in ledger.approvals if a.id != approval_id)
+            if len(kept) == len(ledger.approvals):
+                raise NotFoundError(
+                    f"No approval with id {approval_id}.", store=self._name, operation="unapprove"
+                )
+            return Ledger(ledger.comments, kept, ledger.top)
+
+        self._rewrite("unapprove", change)

@@ -1,0 +1,154 @@
+"""The in-memory comment store: the reference every other store is compared with."""
+
+from __future__ import annotations
+
+import builtins
+import threading
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from maple_core.approvals import Approval, NewApproval
+from maple_core.comments import Comment, NewComment, Resolution
+from maple_core.cursor import format_js_timestamp, format_stamp, next_arrival_stamp
+from maple_core.errors import NotFoundError
+from maple_core.paging import CommentPage, ListQuery, page_of
+from maple_core.ports import Capability, Clock
+from maple_core.statuses import CommentStatus
+
+__all__ = ["InMemoryCommentStore", "MemoryChangeSignal"]
+
+_ALL = frozenset(Capability) - {Capability.HEAD}
+
+
+class MemoryChangeSignal:
+    """Wakes waiters when an in-memory store changes."""
+
+    def __init__(self, condition: threading.Condition, version: list[int]) -> None:
+        self._condition = condition
+        self._version = version
+
+    def token(self) -> Hashable:
+        """The store's change count."""
+        return self._version[0]
+
+    def wait(self, token: Hashable, timeout: float) -> bool:
+        """Block until the change count moves past ``token`` or ``timeout`` seconds pass."""
+        with self._condition:
+            return self._condition.wait_for(lambda: self._version[0] != token, timeout)
+
+
+@dataclass
+class _State:
+    comments: list[Comment] = field(default_factory=list)
+    approvals: list[Approval] = field(default_factory=list)
+    next_comment: int = 1
+    next_approval: int = 1
+
+
+class InMemoryCommentStore:
+    """Comments and approvals in a list, safe across threads (Maple's ``memoryStore``).
+
+    Ids are ``mem_1``, ``mem_2``… and ``app_1``…; ``heads`` maps branches to commits and, when
+    given, adds the ``head`` capability.
+    """
+
+    def __init__(self, clock: Clock, heads: Mapping[str, str] | None = None) -> None:
+        self._clock = clock
+        self._heads = dict(heads) if heads is not None else None
+        self._state = _State()
+        self._condition = threading.Condition()
+        self._version = [0]
+
+    @property
+    def name(self) -> str:
+        """``memory``."""
+        return "memory"
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        """Everything; ``head`` only when heads were given."""
+        return _ALL | {Capability.HEAD} if self._heads is not None else _ALL
+
+    def _changed(self) -> None:
+        self._version[0] += 1
+        self._condition.notify_all()
+
+    def list(self, query: ListQuery) -> CommentPage:
+        """One page of the branch's comments in append order."""
+        with self._condition:
+            comments = list(self._state.comments)
+        return page_of(comments, query)
+
+    def append(self, comment: NewComment) -> Comment:
+        """Store one comment as ``mem_<n>``."""
+        return self.append_many([comment])[0]
+
+    def append_many(self, comments: Sequence[NewComment]) -> builtins.list[Comment]:
+        """Store comments in order, each with a strictly later arrival stamp."""
+        with self._condition:
+            state = self._state
+            stored: builtins.list[Comment] = []
+            for new in comments:
+                stamp = next_arrival_stamp(
+                    self._clock.now(), (c.received_at for c in state.comments[-1:])
+                )
+                comment = new.stored(
+                    f"mem_{state.next_comment}", format_stamp(stamp), format_js_timestamp(stamp)
+                )
+                state.next_comment += 1
+                state.comments.append(comment)
+                stored.append(comment)
+            if stored:
+                self._changed()
+            return stored
+
+    def set_status(
+        self, comment_id: str, status: CommentStatus, resolution: Resolution | None = None
+    ) -> Comment:
+        """Change a comment's status; an unknown id raises ``NotFoundError`` at once."""
+        with self._condition:
+            for index, comment in enumerate(self._state.comments):
+                if comment.id == comment_id:
+                    updated = comment.with_status(status, resolution)
+                    self._state.comments[index] = updated
+                    self._changed()
+                    return updated
+        raise NotFoundError(
+            f"No comment with id {comment_id}. List the branch's comments for the ids there are.",
+            store=self.name,
+            operation="set_status",
+        )
+
+    def head(self, branch: str) -> str | None:
+        """The commit given for ``branch``, or ``None``."""
+        return self._heads.get(branch) if self._heads is not None else None
+
+    def approvals(self, branch: str) -> builtins.list[Approval] | None:
+        """The branch's approvals, newest first."""
+        with self._condition:
+            mine = [a for a in self._state.approvals if a.branch == branch]
+        return sorted(mine, key=lambda a: a.at, reverse=True)
+
+    def approve(self, approval: NewApproval) -> Approval:
+        """Store an approval as ``app_<n>``."""
+        with self._condition:
+            stored = approval.stored(f"app_{self._state.next_approval}")
+            self._state.next_approval += 1
+            self._state.approvals.append(stored)
+            self._changed()
+            return stored
+
+    def unapprove(self, approval_id: str) -> None:
+        """Withdraw an approval; an unknown id raises ``NotFoundError``."""
+        with self._condition:
+            kept = [a for a in self._state.approvals if a.id != approval_id]
+            if len(kept) == len(self._state.approvals):
+                raise NotFoundError(
+                    f"No approval with id {approval_id}.", store=self.name, operation="unapprove"
+                )
+            self._state.approvals = kept
+            self._changed()
+
+    def changes(self, branch: str) -> MemoryChangeSignal:
+        """A signal that wakes on any change to this store."""
+        return MemoryChangeSignal(self._condition, self._version)

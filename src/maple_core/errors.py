@@ -1,0 +1,92 @@
+"""One error hierarchy for maple; every message says what went wrong and how to fix it.
+
+::
+
+    MapleError
+    ├── ConfigurationError        a setting is missing, empty or unknown
+    ├── InvalidInputError         a caller passed something maple cannot use
+    │   ├── InvalidQueryError     a page limit or page cursor is wrong
+    │   ├── InvalidCursorError    a wait cursor is not a timestamp
+    │   ├── InvalidRecordError    a stored or submitted record has the wrong shape
+    │   └── InvalidMediaKeyError  a media key is not a bare name
+    └── StoreError                a store could not do what was asked
+        ├── NotFoundError         no comment or approval has that id
+        ├── CorruptLedgerError    the stored ledger cannot be read; it is left untouched
+        ├── MissingCapabilityError the store cannot do this kind of operation at all
+        └── StoreUnavailableError the store could not be reached; trying again may work
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConfigurationError",
+    "CorruptLedgerError",
+    "InvalidCursorError",
+    "InvalidInputError",
+    "InvalidMediaKeyError",
+    "InvalidQueryError",
+    "InvalidRecordError",
+    "MapleError",
+    "MissingCapabilityError",
+    "NotFoundError",
+    "StoreError",
+    "StoreUnavailableError",
+]
+
+
+class MapleError(Exception):
+    """Base of every error maple raises on purpose."""
+
+
+class ConfigurationError(MapleError):
+    """Raised when a setting is missing, empty, unknown or contradicts another."""
+
+
+class InvalidInputError(MapleError, ValueError):
+    """Raised when a caller passes a value maple cannot use."""
+
+
+class InvalidQueryError(InvalidInputError):
+    """Raised when a page limit is not positive or a page cursor was not issued by the store."""
+
+
+class InvalidCursorError(InvalidInputError):
+    """Raised when a wait cursor is not an ISO 8601 timestamp."""
+
+
+class InvalidRecordError(InvalidInputError):
+    """Raised when a comment, approval or ledger record has the wrong shape."""
+
+
+class InvalidMediaKeyError(InvalidInputError):
+    """Raised when a media key is empty or holds anything but letters, digits, ``_`` and ``-``."""
+
+
+class StoreError(MapleError):
+    """Raised when a store cannot complete an operation.
+
+    Attributes:
+        store: the store's name, such as ``file``.
+        operation: the operation that failed, such as ``set_status``.
+    """
+
+    def __init__(self, message: str, *, store: str, operation: str) -> None:
+        super().__init__(message)
+        self.store = store
+        self.operation = operation
+
+
+class NotFoundError(StoreError, LookupError):
+    """Raised when no comment or approval has the given id; retrying will not help."""
+
+
+class CorruptLedgerError(StoreError):
+    """Raised when a stored ledger is not a Maple ledger; maple refuses to overwrite it."""
+
+
+class MissingCapabilityError(StoreError):
+    """Raised when a store cannot do this kind of operation at all."""
+
+
+class StoreUnavailableError(StoreError):
+    """Raised when a store could not be reached or timed out; the same call may work later."""

@@ -1,0 +1,201 @@
+"""The merge gate's decision: blocked, clear or neutral, with Maple's exact words."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from maple_core.approvals import Approval
+from maple_core.comments import Comment
+from maple_core.statuses import BLOCKING_STATUSES, CommentStatus
+from maple_core.text import flatten, where_of
+
+__all__ = [
+    "GateConclusion",
+    "GatePolicy",
+    "GateReason",
+    "GateVerdict",
+    "decide_gate",
+]
+
+_LISTED = 10
+_NOT_CHECKED = "Visual review was not checked"
+
+
+class GateConclusion(StrEnum):
+    """The three outcomes; ``blocked`` is published as an ``in_progress`` check run."""
+
+    BLOCKED = "blocked"
+    CLEAR = "clear"
+    NEUTRAL = "neutral"
+
+
+class GateReason(StrEnum):
+    """Why the gate concluded what it did (the check run's ``external_id`` ``r``)."""
+
+    COMMENTS_OPEN = "comments-open"
+    AWAITING_APPROVAL = "awaiting-approval"
+    ALL_RESOLVED = "all-resolved"
+    NO_COMMENTS = "no-comments"
+    UNREADABLE = "unreadable"
+    STATUS_UNTRACKED = "status-untracked"
+    APPROVAL_UNTRACKED = "approval-untracked"
+    NO_REVIEW = "no-review"
+
+
+@dataclass(frozen=True, slots=True)
+class GateVerdict:
+    """The gate's decision: conclusion, reason, one-line title, markdown summary and counts."""
+
+    conclusion: GateConclusion
+    reason: GateReason
+    title: str
+    summary: str
+    open: int
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class GatePolicy:
+    """What the gate holds a pull request on (Maple's ``decideGate`` options).
+
+    ``approvals`` is ``None`` when the store keeps none, which is not the same as nobody having
+    approved. ``commit`` is the commit under judgement.
+    """
+
+    block_on: frozenset[CommentStatus] = BLOCKING_STATUSES
+    has_review: bool | None = None
+    status_tracked: bool | None = None
+    require_approval: bool = False
+    approvals: Sequence[Approval] | None = None
+    commit: str | None = None
+    reverify_resolved: bool = False
+
+
+def _neutral(reason: GateReason, summary: str, title: str = _NOT_CHECKED) -> GateVerdict:
+    return GateVerdict(GateConclusion.NEUTRAL, reason, title, summary, open=0, total=0)
+
+
+def _judged_status(comment: Comment, policy: GatePolicy) -> CommentStatus:
+    resolution = comment.resolution
+    if (
+        policy.reverify_resolved
+        and policy.commit is not None
+        and comment.status is CommentStatus.RESOLVED
+        and resolution is not None
+        and resolution.sha
+        and resolution.sha != policy.commit
+    ):
+        return CommentStatus.NEEDS_REVERIFY
+    return comment.status
+
+
+_NOTES = {
+    CommentStatus.ORPHANED: " _(unpinned)_",
+    CommentStatus.NEEDS_REVERIFY: " _(needs re-checking after a new commit)_",
+}
+
+
+def _open_summary(
+    comments: Sequence[Comment],
+    statuses: Sequence[CommentStatus],
+    block_on: frozenset[CommentStatus],
+) -> str:
+    lines: list[str] = []
+    blocking = [i for i, status in enumerate(statuses) if status in block_on]
+    for index in blocking[:_LISTED]:
+        comment = comments[index]
+        where = where_of(comment.anchor)
+        prefix = f"`{where}` — " if where else ""
+        note = _NOTES.get(statuses[index], "")
+        lines.append(f"{index + 1}. {prefix}{flatten(comment.body)}{note}")
+    if len(blocking) > _LISTED:
+        lines.append(f"…and {len(blocking) - _LISTED} more.")
+    return "These comments are still open:\n\n" + "\n".join(lines)
+
+
+def decide_gate(
+    comments: Sequence[Comment] | None, policy: GatePolicy | None = None
+) -> GateVerdict:
+    """Decide the merge gate for ``comments`` (``None`` when they could not be read).
+
+    The checks run in Maple's order: no review, unreadable, status untracked, open comments,
+    approval untracked, awaiting approval, then clear (``no-comments`` or ``all-resolved``,
+    titled ``Approved by <name>`` when an approval names the commit).
+    """
+    policy = policy or GatePolicy()
+    if policy.has_review is False:
+        return _neutral(
+            GateReason.NO_REVIEW,
+            "Maple is not reviewing this pull request, so this check has nothing to hold it on.",
+            title="No visual review on this pull request",
+        )
+    if comments is None:
+        return _neutral(
+            GateReason.UNREADABLE,
+            "Maple could not read the comments, so this check has nothing to say about them.",
+        )
+    if policy.status_tracked is False:
+        return _neutral(
+            GateReason.STATUS_UNTRACKED,
+            "This store cannot record whether a comment was resolved, "
+            "so this check has nothing to say about them.",
+        )
+    statuses = [_judged_status(c, policy) for c in comments]
+    total = len(comments)
+    blocking = sum(1 for s in statuses if s in policy.block_on)
+    if blocking:
+        noun = "comment" if total == 1 else "comments"
+        return GateVerdict(
+            GateConclusion.BLOCKED,
+            GateReason.COMMENTS_OPEN,
+            f"{blocking} of {total} {noun} still open",
+            _open_summary(comments, statuses, policy.block_on),
+            open=blocking,
+            total=total,
+        )
+    if policy.require_approval and (policy.approvals is None or policy.commit is None):
+        if policy.approvals is None:
+            why = "This store cannot record that anybody approved the preview"
+        else:
+            why = (
+                "Nothing here names the commit the preview is serving, "
+                "so an approval of it cannot be found"
+            )
+        return _neutral(
+            GateReason.APPROVAL_UNTRACKED, f"{why}, so this check has nothing to say about them."
+        )
+    approved = next((a for a in policy.approvals or () if a.commit == policy.commit), None)
+    if policy.require_approval and approved is None:
+        if total == 0:
+            state = (
+                "Nobody has left a visual review comment on this pull request, "
+                "and nobody has approved it either."
+            )
+        else:
+            state = (
+                "Every visual review comment on this pull request is resolved, "
+                "but nobody has approved the preview."
+            )
+        return GateVerdict(
+            GateConclusion.BLOCKED,
+            GateReason.AWAITING_APPROVAL,
+            "Waiting for somebody to approve the preview",
+            f"{state}\n\nOpen the preview and approve it from the Maple overlay.",
+            open=0,
+            total=total,
+        )
+    if total == 0:
+        reason, title = GateReason.NO_COMMENTS, "No visual review comments"
+        summary = "Nobody has left a visual review comment on this pull request."
+    else:
+        reason, title = GateReason.ALL_RESOLVED, "Every comment is resolved"
+        summary = "Every visual review comment on this pull request has been resolved."
+    if approved is not None:
+        name = approved.author_name
+        title = f"Approved by {name}"
+        summary += f"\n\n{name} approved this preview."
+        if approved.note:
+            summary += f"\n\n> {flatten(approved.note)}"
+    return GateVerdict(GateConclusion.CLEAR, reason, title, summary, open=0, total=total)

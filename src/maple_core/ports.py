@@ -1,0 +1,119 @@
+"""The ports: what the core needs from the outside world, as ``typing.Protocol`` classes.
+
+Adapters in ``maple_adapters`` implement them; a missing capability is declared in
+``capabilities`` and answered with an absent value (``None``) or a
+:class:`~maple_core.errors.MissingCapabilityError`, never with an empty one.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Hashable, Sequence
+from datetime import datetime
+from enum import StrEnum
+from typing import Protocol
+
+from maple_core.approvals import Approval, NewApproval
+from maple_core.comments import Comment, NewComment, Resolution
+from maple_core.paging import CommentPage, ListQuery
+from maple_core.statuses import CommentStatus
+
+__all__ = ["Capability", "ChangeSignal", "Clock", "CommentStore"]
+
+
+class Capability(StrEnum):
+    """Operations a comment store may or may not support (Maple's nine, ``watch`` as ours)."""
+
+    LIST = "list"
+    APPEND = "append"
+    APPEND_MANY = "append_many"
+    SET_STATUS = "set_status"
+    HEAD = "head"
+    WATCH = "watch"
+    APPROVALS = "approvals"
+    APPROVE = "approve"
+    UNAPPROVE = "unapprove"
+
+
+class Clock(Protocol):
+    """Tells the time; the core takes one instead of reading the clock itself."""
+
+    def now(self) -> datetime:
+        """The current UTC time."""
+        ...
+
+    def monotonic(self) -> float:
+        """Seconds on a clock that never goes backwards, for deadlines."""
+        ...
+
+
+class ChangeSignal(Protocol):
+    """Wakes a waiter when a store's comments may have changed.
+
+    Take a :meth:`token` *before* reading, then :meth:`wait` with it, so a change that lands
+    between the read and the wait is not slept through.
+    """
+
+    def token(self) -> Hashable:
+        """An opaque mark of the store's current state."""
+        ...
+
+    def wait(self, token: Hashable, timeout: float) -> bool:
+        """Block until the state differs from ``token`` (True) or ``timeout`` seconds pass."""
+        ...
+
+
+class CommentStore(Protocol):
+    """Where review comments and approvals live. Implemented by every store adapter.
+
+    ``set_status``, ``approve`` and ``unapprove`` raise ``MissingCapabilityError`` on a store
+    without them; ``head`` and ``approvals`` answer ``None``.
+    """
+
+    @property
+    def name(self) -> str:
+        """A stable lowercase id such as ``file``."""
+        ...
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        """The operations this store supports."""
+        ...
+
+    def list(self, query: ListQuery) -> CommentPage:
+        """One page of the comments on a branch, in store order."""
+        ...
+
+    def append(self, comment: NewComment) -> Comment:
+        """Store one comment; the store assigns its id and arrival stamp."""
+        ...
+
+    def append_many(self, comments: Sequence[NewComment]) -> builtins.list[Comment]:
+        """Store several comments in one write, in order."""
+        ...
+
+    def set_status(
+        self, comment_id: str, status: CommentStatus, resolution: Resolution | None = None
+    ) -> Comment:
+        """Change a comment's status (and its resolution, when one is given)."""
+        ...
+
+    def head(self, branch: str) -> str | None:
+        """The commit the branch's pull request points at, or ``None`` when unknown."""
+        ...
+
+    def approvals(self, branch: str) -> builtins.list[Approval] | None:
+        """The branch's approvals newest first, or ``None`` when the store keeps none."""
+        ...
+
+    def approve(self, approval: NewApproval) -> Approval:
+        """Store an approval; the store assigns its id."""
+        ...
+
+    def unapprove(self, approval_id: str) -> None:
+        """Withdraw an approval."""
+        ...
+
+    def changes(self, branch: str) -> ChangeSignal:
+        """A signal that wakes when the branch's comments may have changed."""
+        ...

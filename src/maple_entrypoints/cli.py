@@ -1,0 +1,127 @@
+"""``maple``: the command line for humans. Data goes to stdout, diagnostics to stderr.
+
+Exit codes: 0 success, 1 a store or input error, 2 a usage or configuration error.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from maple_adapters.files import find_checkout
+from maple_core.comments import Comment, NewComment
+from maple_core.errors import ConfigurationError, MapleError
+from maple_core.services import list_all
+from maple_core.statuses import CommentStatus
+from maple_entrypoints.settings import load_settings
+from maple_entrypoints.wiring import build_store
+
+__all__ = ["EXIT_CONFIG", "EXIT_ERROR", "app", "main"]
+
+EXIT_ERROR = 1
+"""A store or input error."""
+EXIT_CONFIG = 2
+"""A usage or configuration error."""
+
+app = typer.Typer(
+    name="maple",
+    help="Review comments for coding agents: read, add and resolve them from the terminal.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+comments_app = typer.Typer(help="Read and write review comments.", no_args_is_help=True)
+app.add_typer(comments_app, name="comments")
+
+_err = Console(stderr=True)
+
+BranchOption = Annotated[
+    str | None,
+    typer.Option("--branch", "-b", help="Head branch the comments are on; default: checked out."),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+
+
+def _fail(message: str, code: int) -> typer.Exit:
+    _err.print(f"maple: {message}", markup=False, highlight=False)
+    return typer.Exit(code)
+
+
+def _branch(explicit: str | None, cwd: Path) -> str:
+    if explicit:
+        return explicit
+    branch = find_checkout(cwd).branch
+    if branch is None:
+        raise _fail("no branch is checked out here; pass --branch NAME.", EXIT_CONFIG)
+    return branch
+
+
+def _store(cwd: Path):  # type: ignore[no-untyped-def]
+    try:
+        return build_store(load_settings(), cwd)
+    except ConfigurationError as exc:
+        raise _fail(str(exc), EXIT_CONFIG) from None
+
+
+def _print_comments(comments: list[Comment]) -> None:
+    if not sys.stdout.isatty():
+        for c in comments:
+            first = c.body.splitlines()[0] if c.body else ""
+            print(f"{c.id}\t{c.status.value}\t{c.created_at or ''}\t{first}")
+        return
+    table = Table("id", "status", "created", "comment", title=f"{len(comments)} comment(s)")
+    for c in comments:
+        table.add_row(c.id, c.status.value, c.created_at or "", c.body)
+    Console().print(table)
+
+
+@comments_app.command("list")
+def list_comments(
+    branch: BranchOption = None,
+    status: Annotated[
+        list[CommentStatus] | None,
+        typer.Option("--status", "-s", help="Only this status; repeat for several."),
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """List the review comments on a branch, newest first."""
+    cwd = Path.cwd()
+    store = _store(cwd)
+    try:
+        comments = list_all(store, _branch(branch, cwd), status or None)
+    except MapleError as exc:
+        raise _fail(str(exc), EXIT_ERROR) from None
+    if as_json:
+        print(json.dumps([c.to_json() for c in comments], indent=2, ensure_ascii=False))
+    else:
+        _print_comments(comments)
+
+
+@comments_app.command("add")
+def add_comment(
+    body: Annotated[str, typer.Option("--body", help="The comment's text.")],
+    branch: BranchOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Add a review comment to a branch."""
+    cwd = Path.cwd()
+    store = _store(cwd)
+    try:
+        stored = store.append(NewComment(branch=_branch(branch, cwd), body=body))
+    except MapleError as exc:
+        raise _fail(str(exc), EXIT_ERROR) from None
+    if as_json:
+        print(json.dumps(stored.to_json(), indent=2, ensure_ascii=False))
+    else:
+        print(stored.id)
+
+
+def main() -> None:
+    """Run the ``maple`` command."""
+    app()

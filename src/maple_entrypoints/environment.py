@@ -1,0 +1,100 @@
+"""Every environment variable maple reads, in one table; the docs are generated from it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["ENVIRONMENT", "EnvironmentVariable", "describe_variable", "render_markdown"]
+
+
+@dataclass(frozen=True, slots=True)
+class EnvironmentVariable:
+    """One variable: its name, whether it is a secret, and one sentence saying what it is."""
+
+    name: str
+    secret: bool
+    description: str
+
+
+ENVIRONMENT: tuple[EnvironmentVariable, ...] = (
+    EnvironmentVariable(
+        "GITHUB_TOKEN",
+        True,
+        "Token that can read and write the pull-request comments Maple keeps its ledger in.",
+    ),
+    EnvironmentVariable(
+        "MAPLE_GITHUB_OWNER", False, "The repository's owner, for the github store and the gate."
+    ),
+    EnvironmentVariable("MAPLE_GITHUB_REPO", False, "The repository's name, for the github store."),
+    EnvironmentVariable(
+        "MAPLE_GITHUB_API", False, "GitHub's API root, for GitHub Enterprise Server."
+    ),
+    EnvironmentVariable(
+        "MAPLE_STORE",
+        False,
+        "Where comments live: file (the .maple/ folder, the default when no GitHub variable "
+        "is set), github or route.",
+    ),
+    EnvironmentVariable(
+        "MAPLE_BRANCH",
+        False,
+        "The branch the Stop hook checks, else the one checked out.",
+    ),
+    EnvironmentVariable(
+        "MAPLE_URL",
+        False,
+        "The deployed Maple route's mount URL, asked to refresh the gate after a resolve.",
+    ),
+    EnvironmentVariable(
+        "MAPLE_GATE_TOKEN", True, "CI only: the gate App's installation token for direct publish."
+    ),
+    EnvironmentVariable(
+        "MAPLE_GATE_APP_ID", False, "The gate App's id, so it only updates its own check runs."
+    ),
+    EnvironmentVariable(
+        "MAPLE_REQUIRE_APPROVAL",
+        False,
+        "Exactly true to hold the gate until somebody approves the preview.",
+    ),
+    EnvironmentVariable(
+        "MAPLE_GITHUB_TRANSPORT",
+        False,
+        "How to reach GitHub: auto (a token means api, else a signed-in gh means cli), api or cli.",
+    ),
+    EnvironmentVariable(
+        "MAPLE_AGENTS", False, "Comma-separated external agents to offer: codex, claude."
+    ),
+)
+"""Every variable maple reads, in the order the docs list them."""
+
+
+def describe_variable(name: str) -> str | None:
+    """The description of ``name``, or ``None`` when maple does not read it."""
+    return next((v.description for v in ENVIRONMENT if v.name == name), None)
+
+
+def render_markdown() -> str:
+    """``docs/configuration.md``, generated from :data:`ENVIRONMENT`."""
+    lines = [
+        "# Configuration",
+        "",
+        "maple reads these environment variables and nothing else. This page is generated from",
+        "`maple_entrypoints.environment.ENVIRONMENT` (`make docs`); a test keeps the two equal.",
+        "",
+        "| Variable | Secret | What it is |",
+        "|---|---|---|",
+    ]
+    for variable in ENVIRONMENT:
+        secret = "yes" if variable.secret else "no"
+        lines.append(f"| `{variable.name}` | {secret} | {variable.description} |")
+    lines += [
+        "",
+        "An empty value counts as unset. A setting maple cannot use stops it at start-up with one",
+        "line naming the variable and the fix.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(render_markdown(), end="")
