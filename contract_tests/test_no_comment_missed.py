@@ -1,0 +1,71 @@
+"""No comment is ever missed by an agent that passes each wait's cursor to the next wait.
+
+Maple judged freshness on the client's ``createdAt`` string, so comments sharing a timestamp or
+written with a clock behind the cursor were skipped. Here any client ``createdAt``, equal
+timestamps and a store clock that jumps backwards are all allowed.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from contract_tests.conftest import StoreFactory
+from contract_tests.support import FakeClock
+from maple_adapters.system import SystemClock
+from maple_core.comments import NewComment
+from maple_core.services import wait_for_comments
+
+CLIENT_STAMPS = st.one_of(
+    st.none(),
+    st.just("2026-01-01T12:00:00.000Z"),
+    st.datetimes(
+        min_value=datetime(2020, 1, 1), max_value=datetime(2030, 1, 1), timezones=st.just(UTC)
+    ).map(lambda d: d.strftime("%Y-%m-%dT%H:%M:%S.") + f"{d.microsecond // 1000:03d}Z"),
+)
+STEPS = st.lists(
+    st.one_of(
+        st.tuples(st.just("append"), CLIENT_STAMPS, st.sampled_from([0.0, 0.001, -60.0, 5.0])),
+        st.tuples(st.just("wait"), st.none(), st.just(0.0)),
+    ),
+    max_size=30,
+)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(steps=STEPS)
+def test_every_appended_comment_is_returned_at_least_once(
+    store_factory: StoreFactory,
+    tmp_path_factory: object,
+    steps: list[tuple[str, str | None, float]],
+) -> None:
+    clock = FakeClock()
+    base = Path(tmp_path_factory.mktemp("missed"))  # type: ignore[attr-defined]
+    store = store_factory(clock, base)
+    real = SystemClock()
+    appended: set[str] = set()
+    seen: set[str] = set()
+    cursor: str | None = None
+
+    def wait() -> None:
+        nonlocal cursor
+        found = wait_for_comments(store, "feat/contract", cursor, 0, real)
+        seen.update(c.id for c in found.comments)
+        cursor = found.cursor
+
+    for kind, created_at, step in steps:
+        if kind == "append":
+            clock.advance(step)
+            stored = store.append(
+                NewComment(branch="feat/contract", body="x", created_at=created_at)
+            )
+            appended.add(stored.id)
+        else:
+            wait()
+    wait()
+    assert appended <= seen
