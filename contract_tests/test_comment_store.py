@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 import threading
 from datetime import timedelta
@@ -161,7 +162,7 @@ class TestCommentStoreContract:
         stamps += [c.received_at for c in store.append_many([new(), new()])]
         instants = [parse_stamp(s) for s in stamps if s]
         assert len(instants) == 6
-        assert all(a < b for a, b in zip(instants, instants[1:], strict=False))  # type: ignore[operator]
+        assert all(a < b for a, b in itertools.pairwise(instants))  # type: ignore[operator]
 
     def test_approvals_round_trip_newest_first(self, store: CommentStore) -> None:
         assert store.approvals(BRANCH) == []

@@ -163,7 +163,7 @@ class StoreAgreement(RuleBasedStateMachine):
         cursor = None
         for _ in range(page + 1):
             query = ListQuery(branch=branch, statuses=statuses, cursor=cursor, limit=limit)
-            results = self.agree([outcome(lambda s=s: s.list(query)) for s in self.stores])
+            results = self.agree([outcome(lambda s=s, q=query: s.list(q)) for s in self.stores])
             if results[0][0] != "ok" or results[0][1].cursor is None:
                 return
             cursor = results[0][1].cursor
@@ -179,7 +179,7 @@ class StoreAgreement(RuleBasedStateMachine):
     @invariant()
     def approvals_agree(self) -> None:
         for branch in ("feat/x", "feat/y"):
-            self.agree([outcome(lambda s=s: s.approvals(branch)) for s in self.stores])
+            self.agree([outcome(lambda s=s, b=branch: s.approvals(b)) for s in self.stores])
 
 
 StoreAgreement.TestCase.settings = settings(

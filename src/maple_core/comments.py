@@ -7,10 +7,13 @@ written by another tool (or a newer Maple) survives a round trip through any sto
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from maple_core.errors import InvalidRecordError
 from maple_core.json_types import JsonObject, JsonValue
 from maple_core.statuses import CommentStatus, parse_status
+
+_STATUSES = {s.value: s for s in CommentStatus}
 
 __all__ = [
     "Anchor",
@@ -97,57 +100,107 @@ class RegionMember:
         return out
 
 
-@dataclass(frozen=True, slots=True)
-class Anchor:
-    """Where a comment points (Maple ``CommentAnchor``).
+def _str_or_none(value: JsonValue) -> str | None:
+    return value if isinstance(value, str) else None
 
-    ``key``, ``region`` and unknown keys stay in ``extra``.
+
+def _number_or_none(value: JsonValue) -> Number | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value
+    return None
+
+
+def _object_or_none(value: JsonValue) -> JsonObject | None:
+    return value if isinstance(value, dict) else None
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class Anchor:
+    """Where a comment points (Maple ``CommentAnchor``), as a view over its JSON object.
+
+    Reading a stored anchor wraps its object without copying, so listing thousands of comments
+    stays cheap; each field is read (and type-checked, a mistyped one reading as absent) when
+    asked for. ``key``, ``region`` and unknown keys are in ``extra``.
     """
 
-    source: str | None = None
-    component: str | None = None
-    selector: str | None = None
-    located_by: str | None = None
-    quote: JsonObject | None = None
-    members: tuple[RegionMember, ...] = ()
-    extra: JsonObject = field(default_factory=dict)
+    data: JsonObject
+
+    def __init__(
+        self,
+        *,
+        source: str | None = None,
+        component: str | None = None,
+        selector: str | None = None,
+        located_by: str | None = None,
+        quote: JsonObject | None = None,
+        members: tuple[RegionMember, ...] = (),
+        extra: JsonObject | None = None,
+    ) -> None:
+        data: JsonObject = {}
+        _put(data, "source", source)
+        _put(data, "component", component)
+        _put(data, "selector", selector)
+        _put(data, "locatedBy", located_by)
+        _put(data, "quote", quote)
+        if members:
+            data["members"] = [m.to_json() for m in members]
+        data.update(extra or {})
+        object.__setattr__(self, "data", data)
+
+    @classmethod
+    def from_json(cls, value: JsonValue) -> Anchor:
+        """Wrap an anchor's JSON object (it must be an object)."""
+        anchor = cls.__new__(cls)
+        object.__setattr__(anchor, "data", object_of(value, "a comment's anchor"))
+        return anchor
+
+    @property
+    def source(self) -> str | None:
+        """``path/to/file.tsx:line:col``, when known."""
+        return _str_or_none(self.data.get("source"))
+
+    @property
+    def component(self) -> str | None:
+        """The component's display name, when known."""
+        return _str_or_none(self.data.get("component"))
+
+    @property
+    def selector(self) -> str | None:
+        """A CSS selector for the element, when known."""
+        return _str_or_none(self.data.get("selector"))
+
+    @property
+    def located_by(self) -> str | None:
+        """How ``source`` was found: ``tagger`` or ``owner-stack``."""
+        return _str_or_none(self.data.get("locatedBy"))
+
+    @property
+    def quote(self) -> JsonObject | None:
+        """The quoted text and its surroundings (``exact``, ``prefix``, ``suffix``, ``offset``)."""
+        return _object_or_none(self.data.get("quote"))
 
     @property
     def quote_exact(self) -> str | None:
         """The quoted text, when the anchor quotes some."""
-        exact = self.quote.get("exact") if self.quote else None
-        return exact if isinstance(exact, str) else None
+        quote = self.quote
+        return _str_or_none(quote.get("exact")) if quote else None
 
-    @classmethod
-    def from_json(cls, value: JsonValue) -> Anchor:
-        """Read an anchor from its JSON object."""
-        obj = object_of(value, "a comment's anchor")
-        quote = obj.get("quote")
-        members = obj.get("members")
-        return cls(
-            source=optional_str(obj, "source", "anchor"),
-            component=optional_str(obj, "component", "anchor"),
-            selector=optional_str(obj, "selector", "anchor"),
-            located_by=optional_str(obj, "locatedBy", "anchor"),
-            quote=object_of(quote, "anchor.quote") if quote is not None else None,
-            members=tuple(RegionMember.from_json(m) for m in members)
-            if isinstance(members, list)
-            else (),
-            extra={k: v for k, v in obj.items() if k not in _ANCHOR_KEYS},
-        )
+    @property
+    def members(self) -> tuple[RegionMember, ...]:
+        """The elements a region comment covers."""
+        members = self.data.get("members")
+        if not isinstance(members, list):
+            return ()
+        return tuple(RegionMember.from_json(m) for m in members if isinstance(m, dict))
+
+    @property
+    def extra(self) -> JsonObject:
+        """Every key but the ones above."""
+        return {k: v for k, v in self.data.items() if k not in _ANCHOR_KEYS}
 
     def to_json(self) -> JsonObject:
-        """Return the anchor's JSON object."""
-        out: JsonObject = {}
-        _put(out, "source", self.source)
-        _put(out, "component", self.component)
-        _put(out, "selector", self.selector)
-        _put(out, "locatedBy", self.located_by)
-        _put(out, "quote", self.quote)
-        if self.members:
-            out["members"] = [m.to_json() for m in self.members]
-        out.update(self.extra)
-        return out
+        """Return the anchor's JSON object (a copy)."""
+        return dict(self.data)
 
 
 _CONTEXT_KEYS = frozenset(
@@ -155,44 +208,81 @@ _CONTEXT_KEYS = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Context:
-    """The reviewer's environment when writing (Maple ``CommentContext``)."""
+    """The reviewer's environment when writing (Maple ``CommentContext``), as a view over JSON.
 
-    url: str | None = None
-    viewport_width: Number | None = None
-    viewport_height: Number | None = None
-    device_pixel_ratio: Number | None = None
-    color_scheme: str | None = None
-    mock: JsonObject | None = None
-    extra: JsonObject = field(default_factory=dict)
+    Like :class:`Anchor`, a stored context is wrapped without copying and read field by field.
+    """
+
+    data: JsonObject
+
+    def __init__(
+        self,
+        *,
+        url: str | None = None,
+        viewport_width: Number | None = None,
+        viewport_height: Number | None = None,
+        device_pixel_ratio: Number | None = None,
+        color_scheme: str | None = None,
+        mock: JsonObject | None = None,
+        extra: JsonObject | None = None,
+    ) -> None:
+        data: JsonObject = {}
+        _put(data, "url", url)
+        _put(data, "viewportWidth", viewport_width)
+        _put(data, "viewportHeight", viewport_height)
+        _put(data, "devicePixelRatio", device_pixel_ratio)
+        _put(data, "colorScheme", color_scheme)
+        _put(data, "mock", mock)
+        data.update(extra or {})
+        object.__setattr__(self, "data", data)
 
     @classmethod
     def from_json(cls, value: JsonValue) -> Context:
-        """Read a context from its JSON object."""
-        obj = object_of(value, "a comment's context")
-        mock = obj.get("mock")
-        return cls(
-            url=optional_str(obj, "url", "context"),
-            viewport_width=_optional_number(obj, "viewportWidth"),
-            viewport_height=_optional_number(obj, "viewportHeight"),
-            device_pixel_ratio=_optional_number(obj, "devicePixelRatio"),
-            color_scheme=optional_str(obj, "colorScheme", "context"),
-            mock=object_of(mock, "context.mock") if mock is not None else None,
-            extra={k: v for k, v in obj.items() if k not in _CONTEXT_KEYS},
-        )
+        """Wrap a context's JSON object (it must be an object)."""
+        context = cls.__new__(cls)
+        object.__setattr__(context, "data", object_of(value, "a comment's context"))
+        return context
+
+    @property
+    def url(self) -> str | None:
+        """The page the reviewer was on."""
+        return _str_or_none(self.data.get("url"))
+
+    @property
+    def viewport_width(self) -> Number | None:
+        """The viewport's width in CSS pixels."""
+        return _number_or_none(self.data.get("viewportWidth"))
+
+    @property
+    def viewport_height(self) -> Number | None:
+        """The viewport's height in CSS pixels."""
+        return _number_or_none(self.data.get("viewportHeight"))
+
+    @property
+    def device_pixel_ratio(self) -> Number | None:
+        """The screen's device pixel ratio."""
+        return _number_or_none(self.data.get("devicePixelRatio"))
+
+    @property
+    def color_scheme(self) -> str | None:
+        """``light`` or ``dark``."""
+        return _str_or_none(self.data.get("colorScheme"))
+
+    @property
+    def mock(self) -> JsonObject | None:
+        """The Maple Mock recipe the page was rendered under, when there was one."""
+        return _object_or_none(self.data.get("mock"))
+
+    @property
+    def extra(self) -> JsonObject:
+        """Every key but the ones above."""
+        return {k: v for k, v in self.data.items() if k not in _CONTEXT_KEYS}
 
     def to_json(self) -> JsonObject:
-        """Return the context's JSON object."""
-        out: JsonObject = {}
-        _put(out, "url", self.url)
-        _put(out, "viewportWidth", self.viewport_width)
-        _put(out, "viewportHeight", self.viewport_height)
-        _put(out, "devicePixelRatio", self.device_pixel_ratio)
-        _put(out, "colorScheme", self.color_scheme)
-        _put(out, "mock", self.mock)
-        out.update(self.extra)
-        return out
+        """Return the context's JSON object (a copy)."""
+        return dict(self.data)
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,18 +388,15 @@ class Comment:
                 field has the wrong type.
         """
         obj = object_of(value, "a comment")
-        new = _read_new_comment(obj)
+        comment_id = obj.get("id")
+        if not isinstance(comment_id, str):
+            raise InvalidRecordError(
+                f"a stored comment needs a string 'id'; it has {_kind(comment_id)}"
+            )
         return cls(
-            id=required_str(obj, "id", "a stored comment"),
-            branch=new.branch,
-            body=new.body,
-            status=new.status,
-            created_at=new.created_at,
+            id=comment_id,
             received_at=optional_str(obj, "receivedAt", "comment"),
-            anchor=new.anchor,
-            context=new.context,
-            resolution=new.resolution,
-            extra=new.extra,
+            **_common_fields(obj),
         )
 
     def to_json(self) -> JsonObject:
@@ -338,21 +425,32 @@ class Comment:
         return self.received_at if self.received_at is not None else self.created_at
 
 
+def _common_fields(obj: JsonObject) -> dict[str, Any]:
+    branch, body = obj.get("branch"), obj.get("body")
+    if not isinstance(branch, str):
+        raise InvalidRecordError(f"a comment needs a string 'branch'; it has {_kind(branch)}")
+    if not isinstance(body, str):
+        raise InvalidRecordError(f"a comment needs a string 'body'; it has {_kind(body)}")
+    status = obj.get("status", "open")
+    parsed = _STATUSES.get(status) if isinstance(status, str) else None
+    if parsed is None:
+        try:
+            parsed = parse_status(status)
+        except ValueError as exc:
+            raise InvalidRecordError(f"a comment's status: {exc}") from None
+    anchor, context, resolution = obj.get("anchor"), obj.get("context"), obj.get("resolution")
+    extra = obj.keys() - _COMMENT_KEYS
+    return {
+        "branch": branch,
+        "body": body,
+        "status": parsed,
+        "created_at": optional_str(obj, "createdAt", "comment"),
+        "anchor": Anchor.from_json(anchor) if anchor is not None else Anchor(),
+        "context": Context.from_json(context) if context is not None else None,
+        "resolution": Resolution.from_json(resolution) if resolution is not None else None,
+        "extra": {k: obj[k] for k in obj if k in extra} if extra else {},
+    }
+
+
 def _read_new_comment(obj: JsonObject) -> NewComment:
-    anchor = obj.get("anchor")
-    context = obj.get("context")
-    resolution = obj.get("resolution")
-    try:
-        status = parse_status(obj.get("status", CommentStatus.OPEN.value))
-    except ValueError as exc:
-        raise InvalidRecordError(f"a comment's status: {exc}") from None
-    return NewComment(
-        branch=required_str(obj, "branch", "a comment"),
-        body=required_str(obj, "body", "a comment"),
-        anchor=Anchor.from_json(anchor) if anchor is not None else Anchor(),
-        context=Context.from_json(context) if context is not None else None,
-        created_at=optional_str(obj, "createdAt", "comment"),
-        status=status,
-        resolution=Resolution.from_json(resolution) if resolution is not None else None,
-        extra={k: v for k, v in obj.items() if k not in _COMMENT_KEYS},
-    )
+    return NewComment(**_common_fields(obj))

@@ -68,22 +68,41 @@ def _common_dir(git_dir: Path) -> Path:
     return target if target.is_absolute() else (git_dir / target).resolve()
 
 
-def find_checkout(cwd: Path) -> GitCheckout:
-    """Walk up from ``cwd`` to the nearest ``.git`` and read the branch and main checkout.
-
-    A ``.git`` file (a worktree or submodule) is followed through its ``gitdir:`` line; the main
-    checkout is the parent of the common git directory when that is named ``.git``, else the
-    common directory itself (a bare repository), as Maple resolves it.
-    """
-    start = cwd.resolve()
+def _locate(start: Path) -> tuple[Path, Path] | None:
     for directory in (start, *start.parents):
         dot_git = directory / ".git"
         if not dot_git.exists():
             continue
         git_dir = _git_dir_of(dot_git)
         if git_dir is None:
-            return GitCheckout(root=start, branch=None, git_dir=None)
+            return None
         common = _common_dir(git_dir)
-        root = common.parent if common.name == ".git" else common
-        return GitCheckout(root=root, branch=_branch_in(git_dir), git_dir=git_dir)
-    return GitCheckout(root=start, branch=None, git_dir=None)
+        return git_dir, (common.parent if common.name == ".git" else common)
+    return None
+
+
+_LAYOUTS: dict[Path, tuple[Path, Path] | None] = {}
+
+
+def find_checkout(cwd: Path) -> GitCheckout:
+    """Walk up from ``cwd`` to the nearest ``.git`` and read the branch and main checkout.
+
+    A ``.git`` file (a worktree or submodule) is followed through its ``gitdir:`` line; the main
+    checkout is the parent of the common git directory when that is named ``.git``, else the
+    common directory itself (a bare repository), as Maple resolves it. Where the git directory
+    is gets remembered per directory; ``HEAD`` is read on every call, so a branch switch shows at
+    once, and a git directory that disappears is looked for again.
+    """
+    layout = _LAYOUTS.get(cwd)
+    if layout is not None:
+        branch = _branch_in(layout[0])
+        if branch is not None or (layout[0] / "HEAD").exists():
+            return GitCheckout(root=layout[1], branch=branch, git_dir=layout[0])
+    start = cwd.resolve()
+    layout = _locate(start)
+    if len(_LAYOUTS) > 256:
+        _LAYOUTS.clear()
+    _LAYOUTS[cwd] = layout
+    if layout is None:
+        return GitCheckout(root=start, branch=None, git_dir=None)
+    return GitCheckout(root=layout[1], branch=_branch_in(layout[0]), git_dir=layout[0])

@@ -147,22 +147,30 @@ class Seal:
             return None
 
     def write(self, ledger: Path) -> None:
-        """Record this seal beside ``ledger``."""
-        replace_atomically(self.path_for(ledger), json.dumps(asdict(self)).encode(), sync=False)
+        """Record this seal beside ``ledger``.
+
+        Written in place: a torn seal does not parse, and an unreadable seal only sends the next
+        append down the slow path.
+        """
+        fd = os.open(self.path_for(ledger), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            os.write(fd, json.dumps(asdict(self)).encode())
+        finally:
+            os.close(fd)
 
 
-def replace_atomically(target: Path, data: bytes, *, sync: bool = True) -> None:
-    """Write ``data`` to a sibling temp file, flush it to disk, and rename it over ``target``.
+def replace_atomically(target: Path, *chunks: bytes | memoryview) -> None:
+    """Write ``chunks`` to a sibling temp file, flush it to disk, and rename it over ``target``.
 
     A crash leaves the old file or the new one, never half of either.
     """
     temp = target.with_name(f"{target.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
     try:
         with open(temp, "wb") as handle:
-            handle.write(data)
-            if sync:
-                handle.flush()
-                os.fsync(handle.fileno())
+            for chunk in chunks:
+                handle.write(chunk)
+            handle.flush()
+            os.fsync(handle.fileno())
         os.replace(temp, target)
     except BaseException:
         temp.unlink(missing_ok=True)

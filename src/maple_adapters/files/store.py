@@ -8,8 +8,6 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from filelock import FileLock, Timeout
-
 from maple_adapters.files.ledger import (
     Ledger,
     Seal,
@@ -18,6 +16,7 @@ from maple_adapters.files.ledger import (
     render_ledger,
     replace_atomically,
 )
+from maple_adapters.files.lock import LockTimeoutError, exclusive
 from maple_adapters.files.place import LocalPlace, resolve_place
 from maple_adapters.files.signal import FileChangeSignal
 from maple_core.approvals import Approval, NewApproval
@@ -110,21 +109,18 @@ class FileCommentStore:
     @contextmanager
     def _locked(self, operation: str) -> Iterator[Path]:
         path = self.place().ledger
-        path.parent.mkdir(parents=True, exist_ok=True)
-        lock = FileLock(str(path) + ".lock", timeout=_LOCK_TIMEOUT_S)
+        if not path.parent.is_dir():
+            path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            lock.acquire()
-        except Timeout:
+            with exclusive(path.with_name(path.name + ".lock"), _LOCK_TIMEOUT_S):
+                yield path
+        except LockTimeoutError:
             raise StoreUnavailableError(
                 f"{path} stayed locked by another maple process for {_LOCK_TIMEOUT_S:.0f} s. "
                 "Try again; if it persists, find the process holding the lock.",
                 store=self._name,
                 operation=operation,
             ) from None
-        try:
-            yield path
-        finally:
-            lock.release()
 
     def _commit(self, path: Path, ledger: Ledger) -> None:
         data, close = render_ledger(ledger)
@@ -175,10 +171,9 @@ class FileCommentStore:
         return stored
 
     def _splice(self, path: Path, seal: Seal, stored: Sequence[Comment]) -> None:
-        old = path.read_bytes()
+        old = memoryview(path.read_bytes())
         insert = b",\n    " + render_comments([c.to_json() for c in stored])
-        data = old[: seal.close] + insert + old[seal.close :]
-        replace_atomically(path, data)
+        replace_atomically(path, old[: seal.close], insert, old[seal.close :])
         self._seal(path, seal.close + len(insert), stored[-1].received_at)
 
     def _rewrite(self, operation: str, change: Callable[[Ledger], Ledger]) -> None:

@@ -1,0 +1,51 @@
+"""An exclusive lock across processes on one ledger, with a timeout.
+
+``filelock`` was measured at about 300 µs per acquire and release here, against 4 µs for a bare
+``flock``, and it polls a held lock every 50 ms; on the append path of a shared ledger (the
+bridge, the CLI, the MCP server and the hook writing at once) that was a fifth of the time budget.
+So the lock is ``flock(2)`` directly: the kernel releases it when the holder closes the file or
+dies, so a killed writer never leaves it held.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+__all__ = ["LockTimeoutError", "exclusive"]
+
+_FIRST_DELAY_S = 0.0002
+_MAX_DELAY_S = 0.002
+
+
+class LockTimeoutError(Exception):
+    """Raised when the lock stayed held by another process for the whole timeout."""
+
+
+@contextmanager
+def exclusive(path: Path, timeout: float) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``path`` (created if missing) for the ``with`` block.
+
+    Raises:
+        LockTimeoutError: another process held the lock for ``timeout`` seconds.
+    """
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        deadline = time.monotonic() + timeout
+        delay = _FIRST_DELAY_S
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise LockTimeoutError(str(path)) from None
+                time.sleep(delay)
+                delay = min(delay * 2, _MAX_DELAY_S)
+        yield
+    finally:
+        os.close(fd)

@@ -1,0 +1,185 @@
+"""Maple's ``gate-decide.test.ts``: every reason, title, summary and count of ``decide_gate``."""
+
+from __future__ import annotations
+
+from maple_core.approvals import Approval
+from maple_core.comments import Anchor, Comment, Resolution
+from maple_core.gate import GateConclusion, GatePolicy, GateReason, decide_gate
+from maple_core.statuses import BLOCKING_STATUSES, CommentStatus
+
+OPEN, RESOLVED = CommentStatus.OPEN, CommentStatus.RESOLVED
+COMMIT = "9f2c1ab"
+
+
+def c(status: CommentStatus = OPEN, body: str = "Tighten it", **kw: object) -> Comment:
+    return Comment(id="c", branch="b", body=body, status=status, **kw)  # type: ignore[arg-type]
+
+
+def approval(commit: str = COMMIT, note: str | None = None) -> Approval:
+    return Approval("a1", "b", commit, "2026-01-01T00:00:00.000Z", {"name": "Dana"}, note)
+
+
+def test_each_blocking_status_blocks_and_resolved_clears() -> None:
+    for status in (OPEN, CommentStatus.NEEDS_REVERIFY, CommentStatus.ORPHANED):
+        verdict = decide_gate([c(status)])
+        assert (verdict.conclusion, verdict.reason, verdict.open) == (
+            GateConclusion.BLOCKED,
+            GateReason.COMMENTS_OPEN,
+            1,
+        )
+    assert decide_gate([c(RESOLVED)]).conclusion is GateConclusion.CLEAR
+
+
+def test_blocking_statuses_are_marples() -> None:
+    assert sorted(BLOCKING_STATUSES) == ["needs_reverify", "open", "orphaned"]
+
+
+def test_block_on_open_only_clears_an_orphan() -> None:
+    verdict = decide_gate([c(CommentStatus.ORPHANED)], GatePolicy(block_on=frozenset({OPEN})))
+    assert verdict.reason is GateReason.ALL_RESOLVED
+
+
+def test_neutral_reasons() -> None:
+    unreadable = decide_gate(None)
+    assert (unreadable.conclusion, unreadable.reason) == (
+        GateConclusion.NEUTRAL,
+        GateReason.UNREADABLE,
+    )
+    assert unreadable.title == "Visual review was not checked"
+    assert "could not read" in unreadable.summary
+    untracked = decide_gate([], GatePolicy(status_tracked=False))
+    assert untracked.reason is GateReason.STATUS_UNTRACKED
+    assert untracked.summary == (
+        "This store cannot record whether a comment was resolved, "
+        "so this check has nothing to say about them."
+    )
+    assert decide_gate([c()], GatePolicy(status_tracked=False)).conclusion is GateConclusion.NEUTRAL
+    no_review = decide_gate([c()], GatePolicy(has_review=False))
+    assert (no_review.reason, no_review.title) == (
+        GateReason.NO_REVIEW,
+        "No visual review on this pull request",
+    )
+    assert "could not read" not in no_review.summary
+    assert (no_review.open, no_review.total) == (0, 0)
+
+
+def test_clear_reasons() -> None:
+    none = decide_gate([])
+    assert (none.reason, none.title, none.summary) == (
+        GateReason.NO_COMMENTS,
+        "No visual review comments",
+        "Nobody has left a visual review comment on this pull request.",
+    )
+    done = decide_gate([c(RESOLVED)])
+    assert (done.reason, done.title, done.summary) == (
+        GateReason.ALL_RESOLVED,
+        "Every comment is resolved",
+        "Every visual review comment on this pull request has been resolved.",
+    )
+
+
+def test_the_summary_numbers_comments_by_their_place_in_the_full_list() -> None:
+    verdict = decide_gate(
+        [
+            c(RESOLVED, "done"),
+            c(OPEN, "still wrong", anchor=Anchor(component="DashboardHeader")),
+        ]
+    )
+    assert "2. `DashboardHeader` — still wrong" in verdict.summary
+    assert "1. " not in verdict.summary
+    assert verdict.summary.startswith("These comments are still open:\n\n")
+
+
+def test_titles_and_counts() -> None:
+    verdict = decide_gate([c(OPEN), c(RESOLVED), c(CommentStatus.ORPHANED)])
+    assert (verdict.title, verdict.open, verdict.total) == ("2 of 3 comments still open", 2, 3)
+    assert decide_gate([c()]).title == "1 of 1 comment still open"
+
+
+def test_notes_and_flattening() -> None:
+    assert "needs re-checking" in decide_gate([c(CommentStatus.NEEDS_REVERIFY)]).summary
+    assert "(unpinned)" in decide_gate([c(CommentStatus.ORPHANED)]).summary
+    assert "1. one two" in decide_gate([c(body="one\n\ntwo")]).summary
+
+
+def test_more_than_ten_are_summed_up() -> None:
+    verdict = decide_gate([c() for _ in range(13)])
+    assert verdict.summary.endswith("…and 3 more.")
+    assert verdict.open == 13
+    assert verdict.summary.count("\n") == 2 + 10
+
+
+def test_approval_rules() -> None:
+    assert decide_gate([]).conclusion is GateConclusion.CLEAR
+    required = GatePolicy(require_approval=True, approvals=[], commit=COMMIT)
+    waiting = decide_gate([c(RESOLVED)], required)
+    assert (waiting.conclusion, waiting.reason, waiting.open, waiting.total) == (
+        GateConclusion.BLOCKED,
+        GateReason.AWAITING_APPROVAL,
+        0,
+        1,
+    )
+    assert "nobody has approved the preview" in waiting.summary
+    assert waiting.summary.endswith("\n\nOpen the preview and approve it from the Maple overlay.")
+    assert "nobody has approved it either" in decide_gate([], required).summary
+
+    approved = decide_gate(
+        [], GatePolicy(require_approval=True, approvals=[approval()], commit=COMMIT)
+    )
+    assert (approved.conclusion, approved.reason, approved.title) == (
+        GateConclusion.CLEAR,
+        GateReason.NO_COMMENTS,
+        "Approved by Dana",
+    )
+    stale = GatePolicy(require_approval=True, approvals=[approval("deadbee")], commit=COMMIT)
+    assert decide_gate([], stale).reason is GateReason.AWAITING_APPROVAL
+
+    noted = decide_gate(
+        [], GatePolicy(approvals=[approval(note="Checked at 375px\ntoo")], commit=COMMIT)
+    )
+    assert "> Checked at 375px too" in noted.summary
+    both = decide_gate([c(RESOLVED)], GatePolicy(approvals=[approval()], commit=COMMIT))
+    assert both.reason is GateReason.ALL_RESOLVED
+    assert "Dana approved this preview." in both.summary
+
+    open_required = GatePolicy(require_approval=True, approvals=[], commit=COMMIT)
+    assert decide_gate([c()], open_required).reason is GateReason.COMMENTS_OPEN
+    assert (
+        decide_gate([], GatePolicy(require_approval=True, has_review=False)).reason
+        is GateReason.NO_REVIEW
+    )
+
+
+def test_approval_untracked() -> None:
+    cannot = decide_gate([], GatePolicy(require_approval=True, commit=COMMIT))
+    assert (cannot.conclusion, cannot.reason) == (
+        GateConclusion.NEUTRAL,
+        GateReason.APPROVAL_UNTRACKED,
+    )
+    assert "cannot record" in cannot.summary
+    uncommitted = decide_gate([], GatePolicy(require_approval=True, approvals=[]))
+    assert uncommitted.reason is GateReason.APPROVAL_UNTRACKED
+    assert "names the commit" in uncommitted.summary
+    assert decide_gate([c()], GatePolicy(require_approval=True)).reason is GateReason.COMMENTS_OPEN
+
+
+def test_reverify() -> None:
+    older = c(RESOLVED, resolution=Resolution(sha="older11", at="t"))
+    assert decide_gate([older], GatePolicy(commit=COMMIT)).conclusion is GateConclusion.CLEAR
+    reverify = decide_gate([older], GatePolicy(commit=COMMIT, reverify_resolved=True))
+    assert (reverify.conclusion, reverify.reason) == (
+        GateConclusion.BLOCKED,
+        GateReason.COMMENTS_OPEN,
+    )
+    assert "needs re-checking" in reverify.summary
+    same = c(RESOLVED, resolution=Resolution(sha=COMMIT, at="t"))
+    assert decide_gate([same], GatePolicy(commit=COMMIT, reverify_resolved=True)).conclusion is (
+        GateConclusion.CLEAR
+    )
+    bare = c(RESOLVED)
+    assert decide_gate([bare], GatePolicy(commit=COMMIT, reverify_resolved=True)).conclusion is (
+        GateConclusion.CLEAR
+    )
+    assert decide_gate([older], GatePolicy(reverify_resolved=True)).conclusion is (
+        GateConclusion.CLEAR
+    )

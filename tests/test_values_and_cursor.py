@@ -1,0 +1,149 @@
+"""Comment values keep Maple's JSON shape; the wait cursor judges freshness on arrival."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from maple_core.comments import Comment, NewComment
+from maple_core.cursor import (
+    EPOCH_CURSOR,
+    format_js_timestamp,
+    format_stamp,
+    newest_first,
+    next_arrival_stamp,
+    select_fresh,
+)
+from maple_core.errors import InvalidCursorError, InvalidRecordError
+from maple_core.paging import decode_offset_cursor, encode_offset_cursor
+
+MAPLE_COMMENT = {
+    "branch": "feat/x",
+    "label": "WEB-482",
+    "commit": "9f1c0de",
+    "body": "Tighten the header.",
+    "status": "resolved",
+    "createdAt": "2026-01-01T12:00:00.000Z",
+    "author": {"id": "u1", "name": "Dana", "provenance": "server", "colorSlot": 3},
+    "anchor": {
+        "key": "hero",
+        "source": "src/App.tsx:4:3",
+        "locatedBy": "owner-stack",
+        "quote": {"exact": "Overview", "prefix": "x"},
+        "region": {"x": 0, "y": 0, "width": 1, "height": 0.2},
+        "members": [{"anchor": {"component": "Card"}, "offset": {"top": 1}, "overlap": 0.95}],
+    },
+    "context": {
+        "url": "https://preview.example.com/dashboard",
+        "viewportWidth": 1440,
+        "viewportHeight": 900,
+        "devicePixelRatio": 2,
+        "colorScheme": "light",
+        "locale": "en-GB",
+        "mock": {"version": 2, "calls": []},
+    },
+    "attachments": [{"connector": "file", "key": "shot-1", "contentType": "image/png"}],
+    "resolution": {"sha": "9f1c0de", "note": "Done.", "at": "2026-01-01T13:00:00.000Z"},
+    "id": "loc_0123456789ab",
+    "somethingNew": {"a": [1, None]},
+}
+
+
+def test_a_maple_comment_round_trips_unchanged() -> None:
+    comment = Comment.from_json(MAPLE_COMMENT)
+    assert comment.to_json() == MAPLE_COMMENT
+    assert comment.anchor.quote_exact == "Overview"
+    assert comment.anchor.members[0].overlap == 0.95
+    assert comment.context is not None
+    assert comment.context.device_pixel_ratio == 2
+
+
+@pytest.mark.parametrize(
+    ("record", "message"),
+    [
+        ({"id": "x", "body": "b"}, "needs a string 'branch'"),
+        ({"id": "x", "branch": "b", "body": 3}, "needs a string 'body'"),
+        ({"branch": "b", "body": "b"}, "needs a string 'id'"),
+        ({"id": "x", "branch": "b", "body": "b", "status": "done"}, "not a comment status"),
+        ({"id": "x", "branch": "b", "body": "b", "anchor": []}, "must be a JSON object"),
+        ([], "must be a JSON object"),
+    ],
+)
+def test_a_malformed_record_names_what_is_wrong(record: object, message: str) -> None:
+    with pytest.raises(InvalidRecordError, match=message):
+        Comment.from_json(record)  # type: ignore[arg-type]
+
+
+def test_new_comment_ignores_a_submitted_id_and_arrival() -> None:
+    new = NewComment.from_json({**MAPLE_COMMENT, "receivedAt": "forged"})
+    stored = new.stored("mem_1", "2026-02-01T00:00:00.000001Z", "2026-02-01T00:00:00.000Z")
+    assert stored.id == "mem_1"
+    assert stored.received_at == "2026-02-01T00:00:00.000001Z"
+    assert stored.created_at == "2026-01-01T12:00:00.000Z"
+    assert "receivedAt" not in new.extra
+
+
+def test_stamp_formats() -> None:
+    instant = datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=UTC)
+    assert format_stamp(instant) == "2026-01-02T03:04:05.678901Z"
+    assert format_js_timestamp(instant) == "2026-01-02T03:04:05.678Z"
+
+
+def test_arrival_stamps_step_past_a_clock_that_is_behind() -> None:
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    later = "2026-06-01T00:00:00.000000Z"
+    assert format_stamp(next_arrival_stamp(now, [None, later])) == "2026-06-01T00:00:00.000001Z"
+    assert next_arrival_stamp(now, ["garbage", None]) == now
+
+
+def c(cid: str, arrival: str | None, created: str | None = None) -> Comment:
+    return Comment(id=cid, branch="b", body="", created_at=created, received_at=arrival)
+
+
+def test_freshness_is_judged_on_arrival_not_on_the_clients_clock() -> None:
+    cursor = "2026-01-01T12:00:00.000500Z"
+    comments = [
+        c("old", "2026-01-01T12:00:00.000400Z", "2030-01-01T00:00:00.000Z"),
+        c("new", "2026-01-01T12:00:00.000600Z", "2000-01-01T00:00:00.000Z"),
+    ]
+    found = select_fresh(comments, cursor)
+    assert [x.id for x in found.comments] == ["new"]
+    assert found.cursor == "2026-01-01T12:00:00.000600Z"
+
+
+def test_maple_comments_fall_back_to_created_at_and_maple_cursors_are_read() -> None:
+    comments = [
+        c("m1", None, "2026-01-01T12:01:00.000Z"),
+        c("m2", None, "2026-01-01T12:03:00.000Z"),
+    ]
+    found = select_fresh(comments, "2026-01-01T12:02:00.000Z")
+    assert [x.id for x in found.comments] == ["m2"]
+    assert found.cursor == "2026-01-01T12:03:00.000Z"
+
+
+def test_a_drain_returns_everything_and_nothing_fresh_keeps_the_cursor() -> None:
+    comments = [c("a", None), c("b", "2026-01-01T12:00:00.000000Z")]
+    drained = select_fresh(comments, None)
+    assert {x.id for x in drained.comments} == {"a", "b"}
+    assert drained.cursor == "2026-01-01T12:00:00.000000Z"
+    assert select_fresh([], None).cursor == EPOCH_CURSOR
+    again = select_fresh(comments, drained.cursor)
+    assert again.timed_out
+    assert again.cursor == drained.cursor
+
+
+def test_a_cursor_that_is_not_a_timestamp_is_refused() -> None:
+    with pytest.raises(InvalidCursorError, match="not a timestamp"):
+        select_fresh([], "abc")
+
+
+def test_newest_first_is_stable() -> None:
+    items = [c("1", None, "2026-01-01T12:01:00.000Z"), c("2", None, "2026-01-01T12:03:00.000Z")]
+    items.append(c("3", None, "2026-01-01T12:03:00.000Z"))
+    assert [x.id for x in newest_first(items)] == ["2", "3", "1"]
+
+
+def test_page_cursors_are_marples() -> None:
+    assert encode_offset_cursor(2) == "Mg"
+    assert decode_offset_cursor("Mg") == 2
