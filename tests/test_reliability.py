@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from contract_tests.support import make_repo
 
 WORKER = Path(__file__).with_name("append_worker.py")

@@ -35,11 +35,9 @@ from maple_core.stop import (
 from maple_core.wait import clamp_wait_ms
 
 __all__ = [
-    "BLOCKING_STATUSES",
-    "EPOCH_CURSOR",
-    "MAX_BLOCKS",
     "Anchor",
     "Approval",
+    "BLOCKING_STATUSES",
     "Capability",
     "ChangeSignal",
     "Clock",
@@ -50,6 +48,7 @@ __all__ = [
     "ConfigurationError",
     "Context",
     "CorruptLedgerError",
+    "EPOCH_CURSOR",
     "FreshComments",
     "GateConclusion",
     "GatePolicy",
@@ -61,6 +60,7 @@ __all__ = [
     "InvalidQueryError",
     "InvalidRecordError",
     "ListQuery",
+    "MAX_BLOCKS",
     "MapleError",
     "MediaRef",
     "MissingCapabilityError",

@@ -15,8 +15,8 @@ from maple_core.comments import Anchor, Comment
 from maple_core.statuses import CommentStatus
 
 __all__ = [
-    "MAX_BLOCKS",
     "CounterUpdate",
+    "MAX_BLOCKS",
     "SessionStop",
     "StopDecision",
     "StopPayload",

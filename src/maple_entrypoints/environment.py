@@ -18,52 +18,18 @@ class EnvironmentVariable:
 
 ENVIRONMENT: tuple[EnvironmentVariable, ...] = (
     EnvironmentVariable(
+        "MAPLE_STORE",
+        False,
+        "Where comments live: file (the .maple/ folder at the main checkout) or github; unset "
+        "means github when any GitHub variable below is set, else file.",
+    ),
+    EnvironmentVariable(
         "GITHUB_TOKEN",
         True,
         "Token that can read and write the pull-request comments Maple keeps its ledger in.",
     ),
-    EnvironmentVariable(
-        "MAPLE_GITHUB_OWNER", False, "The repository's owner, for the github store and the gate."
-    ),
-    EnvironmentVariable("MAPLE_GITHUB_REPO", False, "The repository's name, for the github store."),
-    EnvironmentVariable(
-        "MAPLE_GITHUB_API", False, "GitHub's API root, for GitHub Enterprise Server."
-    ),
-    EnvironmentVariable(
-        "MAPLE_STORE",
-        False,
-        "Where comments live: file (the .maple/ folder, the default when no GitHub variable "
-        "is set), github or route.",
-    ),
-    EnvironmentVariable(
-        "MAPLE_BRANCH",
-        False,
-        "The branch the Stop hook checks, else the one checked out.",
-    ),
-    EnvironmentVariable(
-        "MAPLE_URL",
-        False,
-        "The deployed Maple route's mount URL, asked to refresh the gate after a resolve.",
-    ),
-    EnvironmentVariable(
-        "MAPLE_GATE_TOKEN", True, "CI only: the gate App's installation token for direct publish."
-    ),
-    EnvironmentVariable(
-        "MAPLE_GATE_APP_ID", False, "The gate App's id, so it only updates its own check runs."
-    ),
-    EnvironmentVariable(
-        "MAPLE_REQUIRE_APPROVAL",
-        False,
-        "Exactly true to hold the gate until somebody approves the preview.",
-    ),
-    EnvironmentVariable(
-        "MAPLE_GITHUB_TRANSPORT",
-        False,
-        "How to reach GitHub: auto (a token means api, else a signed-in gh means cli), api or cli.",
-    ),
-    EnvironmentVariable(
-        "MAPLE_AGENTS", False, "Comma-separated external agents to offer: codex, claude."
-    ),
+    EnvironmentVariable("MAPLE_GITHUB_OWNER", False, "The repository's owner."),
+    EnvironmentVariable("MAPLE_GITHUB_REPO", False, "The repository's name."),
 )
 """Every variable maple reads, in the order the docs list them."""
 
@@ -89,8 +55,9 @@ def render_markdown() -> str:
         lines.append(f"| `{variable.name}` | {secret} | {variable.description} |")
     lines += [
         "",
-        "An empty value counts as unset. A setting maple cannot use stops it at start-up with one",
-        "line naming the variable and the fix.",
+        "An empty GitHub variable counts as unset; an empty or unknown `MAPLE_STORE` is refused,",
+        "as Maple refuses it. A setting maple cannot use stops it with one line naming the",
+        "variable and the fix (exit code 2), never a traceback.",
         "",
     ]
     return "\n".join(lines)

@@ -29,9 +29,7 @@ class Settings(BaseSettings):
     GITHUB_TOKEN: SecretStr | None = None
     MAPLE_GITHUB_OWNER: str | None = None
     MAPLE_GITHUB_REPO: str | None = None
-    MAPLE_GITHUB_API: str | None = None
     MAPLE_STORE: str | None = None
-    MAPLE_BRANCH: str | None = None
 
     def store_kind(self) -> StoreKind:
         """The store to use: ``MAPLE_STORE``, else ``github`` when any GitHub variable is set.

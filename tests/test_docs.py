@@ -1,0 +1,48 @@
+"""The docs stay true: the library example runs, and the configuration page matches the code."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from maple_entrypoints.environment import ENVIRONMENT, describe_variable, render_markdown
+from maple_entrypoints.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_library_example_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in list(os.environ):
+        if name.startswith(("MAPLE_", "GITHUB_")):
+            monkeypatch.delenv(name)
+    text = (ROOT / "docs" / "library.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert blocks, "docs/library.md has no python example"
+    for block in blocks:
+        exec(compile(block, "docs/library.md", "exec"), {})
+
+
+def test_the_configuration_page_is_generated_from_the_table() -> None:
+    assert (ROOT / "docs" / "configuration.md").read_text() == render_markdown()
+
+
+def test_the_table_lists_exactly_what_settings_reads() -> None:
+    assert sorted(v.name for v in ENVIRONMENT) == sorted(Settings.model_fields)
+
+
+def test_every_description_is_one_sentence() -> None:
+    for variable in ENVIRONMENT:
+        assert re.fullmatch(r"\S.*\.", variable.description), variable.name
+    assert describe_variable("GITHUB_TOKEN") is not None
+    assert "pull-request comments" in (describe_variable("GITHUB_TOKEN") or "")
+    assert describe_variable("NOT_A_MAPLE_VARIABLE") is None
+
+
+def test_the_readme_quick_start_is_two_commands() -> None:
+    readme = (ROOT / "README.md").read_text()
+    quick = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    commands = re.findall(r"^\s*(make \w+)\s*$", quick, re.M)
+    assert commands == ["make demo", "make test"]
