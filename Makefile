@@ -31,7 +31,7 @@ demo: venv
 	PATH="$(CURDIR)/$(BIN):$$PATH" bash scripts/demo.sh
 
 docs: venv
-	$(BIN)/python -m maple_entrypoints.environment > docs/configuration.md
+	$(BIN)/python -c 'from maple_entrypoints.environment import render_markdown as r; print(r(), end="")' > docs/configuration.md
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -18,3 +18,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
         report.outcome = "failed"
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
         report.longrepr = f"MAPLE_TEST_STRICT=1 and this test skipped: {reason}"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """Async tests run on asyncio (the MCP SDK's default)."""
+    return "asyncio"

@@ -81,15 +81,26 @@ def test_an_unknown_store_is_one_line_naming_the_variable(repo: Path) -> None:
     out = run(repo, "comments", "list", MAPLE_STORE="sqlite")
     assert out.returncode == 2
     assert out.stderr.strip() == (
-        'maple: Unknown MAPLE_STORE sqlite; "file", "github", "route" exist.'
+        'maple: Unknown MAPLE_STORE sqlite; "github", "file" and "route" exist.'
     )
     assert "Traceback" not in out.stderr
 
 
 def test_a_github_configuration_is_refused_without_printing_the_token(repo: Path) -> None:
-    out = run(repo, "comments", "list", GITHUB_TOKEN=SECRET)
+    half = run(repo, "comments", "list", GITHUB_TOKEN=SECRET)
+    assert half.returncode == 2
+    assert half.stderr.startswith("maple: MAPLE_GITHUB_OWNER is not set; maple cannot start")
+    out = run(
+        repo,
+        "comments",
+        "list",
+        GITHUB_TOKEN=SECRET,
+        MAPLE_GITHUB_OWNER="acme",
+        MAPLE_GITHUB_REPO="web",
+    )
     assert out.returncode == 2
     assert "MAPLE_STORE=github" in out.stderr
+    assert SECRET not in half.stdout + half.stderr
     assert SECRET not in out.stdout + out.stderr
 
 

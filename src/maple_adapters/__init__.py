@@ -2,6 +2,13 @@
 
 from maple_adapters.files import FileCommentStore, FileMedia
 from maple_adapters.memory import InMemoryCommentStore
+from maple_adapters.memory_gate import InMemoryGatePublisher
 from maple_adapters.system import SystemClock
 
-__all__ = ["FileCommentStore", "FileMedia", "InMemoryCommentStore", "SystemClock"]
+__all__ = [
+    "FileCommentStore",
+    "FileMedia",
+    "InMemoryCommentStore",
+    "InMemoryGatePublisher",
+    "SystemClock",
+]

@@ -15,6 +15,7 @@ __all__ = [
     "GateConclusion",
     "GatePolicy",
     "GateReason",
+    "GateReport",
     "GateVerdict",
     "decide_gate",
 ]
@@ -54,6 +55,16 @@ class GateVerdict:
     summary: str
     open: int
     total: int
+
+
+@dataclass(frozen=True, slots=True)
+class GateReport:
+    """What a gate publisher is asked to show: a verdict for one commit of one branch."""
+
+    branch: str
+    sha: str
+    verdict: GateVerdict
+    review_url: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,10 +15,11 @@ from typing import Protocol
 
 from maple_core.approvals import Approval, NewApproval
 from maple_core.comments import Comment, NewComment, Resolution
+from maple_core.gate import GateReport, GateVerdict
 from maple_core.paging import CommentPage, ListQuery
 from maple_core.statuses import CommentStatus
 
-__all__ = ["Capability", "ChangeSignal", "Clock", "CommentStore"]
+__all__ = ["Capability", "ChangeSignal", "Clock", "CommentStore", "GatePublisher"]
 
 
 class Capability(StrEnum):
@@ -116,4 +117,21 @@ class CommentStore(Protocol):
 
     def changes(self, branch: str) -> ChangeSignal:
         """A signal that wakes when the branch's comments may have changed."""
+        ...
+
+
+class GatePublisher(Protocol):
+    """Shows the gate's verdict where the merge is decided (a GitHub check run, a route)."""
+
+    @property
+    def name(self) -> str:
+        """A stable lowercase id such as ``memory``."""
+        ...
+
+    def publish(self, report: GateReport) -> None:
+        """Show ``report``'s verdict on its commit, replacing what was shown before."""
+        ...
+
+    def read(self, branch: str, sha: str) -> GateVerdict | None:
+        """The verdict last shown on ``sha``, or ``None`` when there is none."""
         ...

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from maple_core.comments import Comment, Resolution
 from maple_core.cursor import FreshComments, format_js_timestamp, newest_first, select_fresh
 from maple_core.errors import MissingCapabilityError
+from maple_core.gate import GatePolicy, GateReport, decide_gate
 from maple_core.paging import ListQuery
-from maple_core.ports import Capability, Clock, CommentStore
+from maple_core.ports import Capability, Clock, CommentStore, GatePublisher
 from maple_core.statuses import CommentStatus
 
-__all__ = ["list_all", "resolve_comment", "wait_for_comments"]
+__all__ = ["PublishOutcome", "list_all", "publish_gate", "resolve_comment", "wait_for_comments"]
 
 _MAX_COMMENTS = 10_000
 
@@ -74,3 +76,47 @@ def resolve_comment(
         )
     resolution = Resolution(sha=sha, note=note, at=format_js_timestamp(clock.now()))
     return store.set_status(comment_id, CommentStatus.RESOLVED, resolution)
+
+
+@dataclass(frozen=True, slots=True)
+class PublishOutcome:
+    """What :func:`publish_gate` did: the report it published, or why it published none."""
+
+    report: GateReport | None = None
+    skipped: str | None = None
+
+
+def publish_gate(
+    store: CommentStore,
+    gate: GatePublisher,
+    branch: str,
+    *,
+    require_approval: bool = False,
+    review_url: str | None = None,
+) -> PublishOutcome:
+    """Decide the gate for ``branch``'s head commit and publish it (Maple's ``publishGate``).
+
+    A store that cannot name the head commit publishes nothing: publishing on a guessed commit
+    is worse than not publishing. Errors from the store or the publisher propagate; the caller
+    decides that a publish failure never fails a resolve.
+    """
+    if Capability.HEAD not in store.capabilities:
+        return PublishOutcome(
+            skipped=f'Store "{store.name}" cannot name a head commit, so no gate was published.'
+        )
+    sha = store.head(branch)
+    if sha is None:
+        return PublishOutcome(skipped=f'No head commit for "{branch}", so no gate was published.')
+    approvals = store.approvals(branch)
+    verdict = decide_gate(
+        list_all(store, branch),
+        GatePolicy(
+            status_tracked=Capability.SET_STATUS in store.capabilities,
+            commit=sha,
+            require_approval=require_approval,
+            approvals=approvals,
+        ),
+    )
+    report = GateReport(branch=branch, sha=sha, verdict=verdict, review_url=review_url)
+    gate.publish(report)
+    return PublishOutcome(report=report)

@@ -19,8 +19,7 @@ from maple_core.comments import Comment, NewComment
 from maple_core.errors import ConfigurationError, MapleError
 from maple_core.services import list_all
 from maple_core.statuses import CommentStatus
-from maple_entrypoints.settings import load_settings
-from maple_entrypoints.wiring import build_store
+from maple_entrypoints.wiring import store_from_environment
 
 __all__ = ["EXIT_CONFIG", "EXIT_ERROR", "app", "main"]
 
@@ -64,7 +63,7 @@ def _branch(explicit: str | None, cwd: Path) -> str:
 
 def _store(cwd: Path):  # type: ignore[no-untyped-def]
     try:
-        return build_store(load_settings(), cwd)
+        return store_from_environment(cwd=cwd)
     except ConfigurationError as exc:
         raise _fail(str(exc), EXIT_CONFIG) from None
 
@@ -120,6 +119,14 @@ def add_comment(
         print(json.dumps(stored.to_json(), indent=2, ensure_ascii=False))
     else:
         print(stored.id)
+
+
+@app.command("mcp")
+def mcp_server() -> None:
+    """Run the MCP server over stdio (the same program as ``maple-mcp``)."""
+    from maple_entrypoints.mcp_server import main as serve
+
+    serve()
 
 
 def main() -> None:

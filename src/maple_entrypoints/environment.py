@@ -20,16 +20,63 @@ ENVIRONMENT: tuple[EnvironmentVariable, ...] = (
     EnvironmentVariable(
         "MAPLE_STORE",
         False,
-        "Where comments live: file (the .maple/ folder at the main checkout) or github; unset "
-        "means github when any GitHub variable below is set, else file.",
+        "Where comments live: file (the .maple/ folder at the main checkout), github (the pull "
+        "request's ledger comment) or route (a deployed Maple route); unset means github when "
+        "GITHUB_TOKEN, MAPLE_GITHUB_OWNER or MAPLE_GITHUB_REPO is set, else file.",
     ),
     EnvironmentVariable(
         "GITHUB_TOKEN",
         True,
-        "Token that can read and write the pull-request comments Maple keeps its ledger in.",
+        "Token that can read and write the pull-request comments Maple keeps its ledger in; "
+        "also sent to MAPLE_URL.",
     ),
-    EnvironmentVariable("MAPLE_GITHUB_OWNER", False, "The repository's owner."),
-    EnvironmentVariable("MAPLE_GITHUB_REPO", False, "The repository's name."),
+    EnvironmentVariable(
+        "MAPLE_GITHUB_OWNER",
+        False,
+        "The repository's owner, for the github store and MAPLE_GATE_TOKEN.",
+    ),
+    EnvironmentVariable(
+        "MAPLE_GITHUB_REPO",
+        False,
+        "The repository's name, for the github store and MAPLE_GATE_TOKEN.",
+    ),
+    EnvironmentVariable(
+        "MAPLE_GITHUB_API", False, "GitHub's API root, for GitHub Enterprise Server."
+    ),
+    EnvironmentVariable(
+        "MAPLE_GITHUB_TRANSPORT",
+        False,
+        "How to reach GitHub: auto (a GITHUB_TOKEN means api, else a signed-in gh means cli), "
+        "api or cli.",
+    ),
+    EnvironmentVariable(
+        "MAPLE_BRANCH",
+        False,
+        "The branch the Stop hook checks, else the one checked out; the server ignores it.",
+    ),
+    EnvironmentVariable(
+        "MAPLE_URL",
+        False,
+        "The deployed Maple route's mount URL, asked to refresh the merge gate after a resolve.",
+    ),
+    EnvironmentVariable(
+        "MAPLE_GATE_TOKEN",
+        True,
+        "CI only: the gate App's installation token, to publish the merge gate directly.",
+    ),
+    EnvironmentVariable(
+        "MAPLE_GATE_APP_ID",
+        False,
+        "The gate App's id, so the gate only updates check runs that App created.",
+    ),
+    EnvironmentVariable(
+        "MAPLE_REQUIRE_APPROVAL",
+        False,
+        "Exactly true to hold the gate until somebody approves the preview (direct publish only).",
+    ),
+    EnvironmentVariable(
+        "MAPLE_AGENTS", False, "Comma-separated external agents to offer: codex, claude."
+    ),
 )
 """Every variable maple reads, in the order the docs list them."""
 
@@ -61,7 +108,3 @@ def render_markdown() -> str:
         "",
     ]
     return "\n".join(lines)
-
-
-if __name__ == "__main__":
-    print(render_markdown(), end="")

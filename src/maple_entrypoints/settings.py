@@ -1,53 +1,158 @@
-"""Settings: the only module that reads the environment."""
+"""Settings: the only module that reads the environment, and the checks made at start-up.
+
+The checks follow Maple's order and wording (gate, then refresh, then store), so a
+configuration Maple refuses is refused here with the same intent.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from enum import StrEnum
 
 from pydantic import SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from maple_core.errors import ConfigurationError
+from maple_entrypoints.environment import describe_variable
 
-__all__ = ["Settings", "StoreKind", "load_settings"]
+__all__ = [
+    "GateMode",
+    "ServerConfig",
+    "Settings",
+    "StoreKind",
+    "Transport",
+    "load_settings",
+    "resolve_config",
+]
 
 
 class StoreKind(StrEnum):
     """The stores ``MAPLE_STORE`` can name."""
 
-    FILE = "file"
     GITHUB = "github"
+    FILE = "file"
+    ROUTE = "route"
+
+
+class Transport(StrEnum):
+    """How the GitHub adapters reach GitHub (``MAPLE_GITHUB_TRANSPORT``)."""
+
+    AUTO = "auto"
+    API = "api"
+    CLI = "cli"
+
+
+class GateMode(StrEnum):
+    """How a resolve reaches the merge gate."""
+
+    NONE = "none"
+    DIRECT = "direct"
     ROUTE = "route"
 
 
 class Settings(BaseSettings):
-    """maple's configuration, read from the environment (names in ``environment.ENVIRONMENT``)."""
+    """maple's environment, as read; :func:`resolve_config` checks it."""
 
     model_config = SettingsConfigDict(env_prefix="", case_sensitive=True, extra="ignore")
 
+    MAPLE_STORE: str | None = None
     GITHUB_TOKEN: SecretStr | None = None
     MAPLE_GITHUB_OWNER: str | None = None
     MAPLE_GITHUB_REPO: str | None = None
-    MAPLE_STORE: str | None = None
+    MAPLE_GITHUB_API: str | None = None
+    MAPLE_GITHUB_TRANSPORT: str | None = None
+    MAPLE_BRANCH: str | None = None
+    MAPLE_URL: str | None = None
+    MAPLE_GATE_TOKEN: SecretStr | None = None
+    MAPLE_GATE_APP_ID: str | None = None
+    MAPLE_REQUIRE_APPROVAL: str | None = None
+    MAPLE_AGENTS: str | None = None
 
-    def store_kind(self) -> StoreKind:
-        """The store to use: ``MAPLE_STORE``, else ``github`` when any GitHub variable is set.
+    def text(self, name: str) -> str | None:
+        """The variable's value (a secret revealed), or ``None`` when unset or empty."""
+        value = getattr(self, name)
+        if isinstance(value, SecretStr):
+            value = value.get_secret_value()
+        return value or None
 
-        Raises:
-            ConfigurationError: ``MAPLE_STORE`` names no store.
-        """
-        if self.MAPLE_STORE is None:
-            token = self.GITHUB_TOKEN.get_secret_value() if self.GITHUB_TOKEN else ""
-            forge = token or self.MAPLE_GITHUB_OWNER or self.MAPLE_GITHUB_REPO
-            return StoreKind.GITHUB if forge else StoreKind.FILE
-        try:
-            return StoreKind(self.MAPLE_STORE)
-        except ValueError:
-            names = ", ".join(f'"{k.value}"' for k in StoreKind)
-            raise ConfigurationError(
-                f"Unknown MAPLE_STORE {self.MAPLE_STORE}; {names} exist."
-            ) from None
+    def secrets(self) -> list[str]:
+        """Every secret value set, so output can be scrubbed of them."""
+        return [v for v in (self.text("GITHUB_TOKEN"), self.text("MAPLE_GATE_TOKEN")) if v]
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    """A checked configuration: which store, which gate path, whether approval is required."""
+
+    store: StoreKind
+    gate: GateMode
+    transport: Transport
+    require_approval: bool
+
+
+def _required(settings: Settings, name: str, program: str) -> str:
+    value = settings.text(name)
+    if value is None:
+        description = describe_variable(name)
+        it_is = f" It is: {description}" if description else ""
+        raise ConfigurationError(f"{name} is not set; {program} cannot start without it.{it_is}")
+    return value
+
+
+def _store_kind(settings: Settings) -> StoreKind:
+    if settings.MAPLE_STORE is None:
+        forge = any(
+            settings.text(n) for n in ("GITHUB_TOKEN", "MAPLE_GITHUB_OWNER", "MAPLE_GITHUB_REPO")
+        )
+        return StoreKind.GITHUB if forge else StoreKind.FILE
+    try:
+        return StoreKind(settings.MAPLE_STORE)
+    except ValueError:
+        raise ConfigurationError(
+            f'Unknown MAPLE_STORE {settings.MAPLE_STORE}; "github", "file" and "route" exist.'
+        ) from None
+
+
+def resolve_config(settings: Settings, program: str = "Maple's MCP server") -> ServerConfig:
+    """Check the settings as Maple's server does at start-up, in its order.
+
+    Raises:
+        ConfigurationError: one line naming the variable and what to do.
+    """
+    gate = GateMode.NONE
+    if settings.text("MAPLE_URL") and settings.text("MAPLE_GATE_TOKEN"):
+        raise ConfigurationError(
+            f"MAPLE_URL and MAPLE_GATE_TOKEN are both set; {program} cannot start with both. "
+            "Keep MAPLE_URL on a developer machine, where the route publishes the gate, and "
+            "MAPLE_GATE_TOKEN for CI only."
+        )
+    if settings.text("MAPLE_GATE_TOKEN"):
+        _required(settings, "MAPLE_GITHUB_OWNER", program)
+        _required(settings, "MAPLE_GITHUB_REPO", program)
+        gate = GateMode.DIRECT
+    if settings.text("MAPLE_URL"):
+        _required(settings, "GITHUB_TOKEN", program)
+        gate = GateMode.ROUTE
+    store = _store_kind(settings)
+    if store is StoreKind.GITHUB:
+        for name in ("MAPLE_GITHUB_OWNER", "MAPLE_GITHUB_REPO", "GITHUB_TOKEN"):
+            _required(settings, name, program)
+    elif store is StoreKind.ROUTE:
+        _required(settings, "MAPLE_URL", program)
+    try:
+        transport = Transport(settings.MAPLE_GITHUB_TRANSPORT or "auto")
+    except ValueError:
+        raise ConfigurationError(
+            f"Unknown MAPLE_GITHUB_TRANSPORT {settings.MAPLE_GITHUB_TRANSPORT}; "
+            '"auto", "api" and "cli" exist.'
+        ) from None
+    return ServerConfig(
+        store=store,
+        gate=gate,
+        transport=transport,
+        require_approval=settings.MAPLE_REQUIRE_APPROVAL == "true",
+    )
 
 
 def load_settings(environ: Mapping[str, str] | None = None) -> Settings:

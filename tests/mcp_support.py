@@ -1,0 +1,45 @@
+"""Start ``maple-mcp`` as a subprocess and talk to it with the official MCP client."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from mcp.client import Client
+from mcp.client.stdio import StdioServerParameters
+
+MAPLE_MCP = Path(sys.executable).with_name("maple-mcp")
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """The test's environment without any MAPLE_ or GITHUB_ variable, plus ``extra``."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("MAPLE_", "GITHUB_"))}
+    return {**base, **extra}
+
+
+@asynccontextmanager
+async def stdio_server(cwd: Path, **env: str) -> AsyncIterator[Client]:
+    """A connected client of a ``maple-mcp`` process started in ``cwd``."""
+    params = StdioServerParameters(command=str(MAPLE_MCP), cwd=cwd, env=clean_env(**env))
+    async with Client(params) as connected:
+        yield connected
+
+
+def structured(result: Any) -> Any:
+    """The structured content of a successful tool result, checked against its text."""
+    assert not result.is_error, result.content
+    text = json.loads(result.content[0].text)
+    data = result.structured_content
+    assert (data["result"] if set(data) == {"result"} else data) == text
+    return data["result"] if set(data) == {"result"} else data
+
+
+def error_text(result: Any) -> str:
+    """The message of a tool error."""
+    assert result.is_error, result.structured_content
+    return str(result.content[0].text)

@@ -1,0 +1,83 @@
+"""Configuration from the environment, checked at start-up as Maple checks it (behaviour §8)."""
+
+from __future__ import annotations
+
+import pytest
+
+from maple_core.errors import ConfigurationError
+from maple_entrypoints.settings import GateMode, StoreKind, load_settings, resolve_config
+
+FORGE = {"GITHUB_TOKEN": "t", "MAPLE_GITHUB_OWNER": "acme", "MAPLE_GITHUB_REPO": "web"}
+
+
+@pytest.mark.parametrize(
+    ("env", "store"),
+    [
+        ({}, StoreKind.FILE),
+        (FORGE, StoreKind.GITHUB),
+        ({"MAPLE_STORE": "file", "GITHUB_TOKEN": "t"}, StoreKind.FILE),
+        ({"MAPLE_STORE": "github", **FORGE}, StoreKind.GITHUB),
+        (
+            {
+                "MAPLE_STORE": "route",
+                "MAPLE_URL": "https://p.example/api/maple",
+                "GITHUB_TOKEN": "t",
+            },
+            StoreKind.ROUTE,
+        ),
+    ],
+)
+def test_which_store(env: dict[str, str], store: StoreKind) -> None:
+    assert resolve_config(load_settings(env)).store is store
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        (
+            {"MAPLE_GITHUB_REPO": "r"},
+            r"^MAPLE_GITHUB_OWNER is not set; .* It is: The repository's owner",
+        ),
+        ({"GITHUB_TOKEN": "t", "MAPLE_GITHUB_REPO": "r"}, r"^MAPLE_GITHUB_OWNER is not set"),
+        ({"MAPLE_GITHUB_OWNER": "o", "MAPLE_GITHUB_REPO": "r"}, r"^GITHUB_TOKEN is not set"),
+        (
+            {"MAPLE_STORE": "sqlite"},
+            r'Unknown MAPLE_STORE sqlite; "github", "file" and "route" exist',
+        ),
+        ({"MAPLE_STORE": "route"}, r"^MAPLE_URL is not set"),
+        (
+            {**FORGE, "MAPLE_URL": "https://x", "MAPLE_GATE_TOKEN": "g"},
+            r"MAPLE_URL and MAPLE_GATE_TOKEN are both",
+        ),
+        ({"MAPLE_GATE_TOKEN": "g"}, r"^MAPLE_GITHUB_OWNER is not set"),
+        ({"MAPLE_URL": "https://x"}, r"^GITHUB_TOKEN is not set"),
+    ],
+)
+def test_refusals(env: dict[str, str], message: str) -> None:
+    with pytest.raises(ConfigurationError, match=message):
+        resolve_config(load_settings(env))
+
+
+@pytest.mark.parametrize(
+    ("env", "gate"),
+    [
+        ({}, GateMode.NONE),
+        ({"MAPLE_STORE": "file", "MAPLE_URL": "https://x", "GITHUB_TOKEN": "t"}, GateMode.ROUTE),
+        ({"MAPLE_URL": "", "MAPLE_GATE_TOKEN": ""}, GateMode.NONE),
+        ({**FORGE, "MAPLE_GATE_TOKEN": "g"}, GateMode.DIRECT),
+    ],
+)
+def test_which_gate(env: dict[str, str], gate: GateMode) -> None:
+    assert resolve_config(load_settings(env)).gate is gate
+
+
+def test_require_approval_is_exactly_true() -> None:
+    assert resolve_config(load_settings({"MAPLE_REQUIRE_APPROVAL": "true"})).require_approval
+    assert not resolve_config(load_settings({"MAPLE_REQUIRE_APPROVAL": "yes"})).require_approval
+
+
+def test_tokens_are_secret_in_reprs() -> None:
+    settings = load_settings({"GITHUB_TOKEN": "ghp_visible?", "MAPLE_GATE_TOKEN": "gate_visible?"})
+    assert "ghp_visible?" not in repr(settings) + str(settings)
+    assert "gate_visible?" not in repr(settings)
+    assert settings.secrets() == ["ghp_visible?", "gate_visible?"]
