@@ -136,8 +136,11 @@ def bench_appends(base: Path) -> Row:
 
 
 def main() -> int:
+    from bench.mcp_rows import startup_row, wake_row
+
     with tempfile.TemporaryDirectory(prefix="maple-bench-") as tmp:
         rows = [bench_list(Path(tmp)), bench_appends(Path(tmp))]
+    rows += [Row(*wake_row()), Row(*startup_row())]
     headers = ("benchmark", "figure", "anchor (same run)", "ratio", "budget", "")
     table = [
         (r.name, r.figure, r.anchor, f"{r.ratio:.2f}×", r.budget, "ok" if r.ok else "OVER BUDGET")

@@ -7,7 +7,6 @@ written by another tool (or a newer Maple) survives a round trip through any sto
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from maple_core.errors import InvalidRecordError
 from maple_core.json_types import JsonObject, JsonValue
@@ -338,7 +337,10 @@ class NewComment:
     @classmethod
     def from_json(cls, value: JsonValue) -> NewComment:
         """Read a submitted comment; ``id`` and ``receivedAt`` in the input are ignored."""
-        return _read_new_comment(object_of(value, "a comment"))
+        branch, body, status, created_at, anchor, context, resolution, extra = _fields(
+            object_of(value, "a comment")
+        )
+        return cls(branch, body, anchor, context, created_at, status, resolution, extra)
 
     def stored(self, comment_id: str, received_at: str, created_at: str) -> Comment:
         """Return the comment a store keeps: an id, the arrival stamp, and a ``createdAt``.
@@ -388,15 +390,28 @@ class Comment:
                 field has the wrong type.
         """
         obj = object_of(value, "a comment")
-        comment_id = obj.get("id")
+        get = obj.get
+        comment_id, received_at = get("id"), get("receivedAt")
         if not isinstance(comment_id, str):
             raise InvalidRecordError(
                 f"a stored comment needs a string 'id'; it has {_kind(comment_id)}"
             )
+        if received_at is not None and not isinstance(received_at, str):
+            raise InvalidRecordError(
+                f"comment.receivedAt must be a string, not {_kind(received_at)}"
+            )
+        branch, body, status, created_at, anchor, context, resolution, extra = _fields(obj)
         return cls(
-            id=comment_id,
-            received_at=optional_str(obj, "receivedAt", "comment"),
-            **_common_fields(obj),
+            comment_id,
+            branch,
+            body,
+            status,
+            created_at,
+            received_at,
+            anchor,
+            context,
+            resolution,
+            extra,
         )
 
     def to_json(self) -> JsonObject:
@@ -425,32 +440,36 @@ class Comment:
         return self.received_at if self.received_at is not None else self.created_at
 
 
-def _common_fields(obj: JsonObject) -> dict[str, Any]:
-    branch, body = obj.get("branch"), obj.get("body")
+_Fields = tuple[
+    str, str, CommentStatus, str | None, Anchor, Context | None, Resolution | None, JsonObject
+]
+
+
+def _fields(obj: JsonObject) -> _Fields:
+    get = obj.get
+    branch, body, created_at = get("branch"), get("body"), get("createdAt")
     if not isinstance(branch, str):
         raise InvalidRecordError(f"a comment needs a string 'branch'; it has {_kind(branch)}")
     if not isinstance(body, str):
         raise InvalidRecordError(f"a comment needs a string 'body'; it has {_kind(body)}")
-    status = obj.get("status", "open")
+    if created_at is not None and not isinstance(created_at, str):
+        raise InvalidRecordError(f"comment.createdAt must be a string, not {_kind(created_at)}")
+    status = get("status", "open")
     parsed = _STATUSES.get(status) if isinstance(status, str) else None
     if parsed is None:
         try:
             parsed = parse_status(status)
         except ValueError as exc:
             raise InvalidRecordError(f"a comment's status: {exc}") from None
-    anchor, context, resolution = obj.get("anchor"), obj.get("context"), obj.get("resolution")
-    extra = obj.keys() - _COMMENT_KEYS
-    return {
-        "branch": branch,
-        "body": body,
-        "status": parsed,
-        "created_at": optional_str(obj, "createdAt", "comment"),
-        "anchor": Anchor.from_json(anchor) if anchor is not None else Anchor(),
-        "context": Context.from_json(context) if context is not None else None,
-        "resolution": Resolution.from_json(resolution) if resolution is not None else None,
-        "extra": {k: obj[k] for k in obj if k in extra} if extra else {},
-    }
-
-
-def _read_new_comment(obj: JsonObject) -> NewComment:
-    return NewComment(**_common_fields(obj))
+    anchor, context, resolution = get("anchor"), get("context"), get("resolution")
+    unknown = obj.keys() - _COMMENT_KEYS
+    return (
+        branch,
+        body,
+        parsed,
+        created_at,
+        Anchor.from_json(anchor) if anchor is not None else Anchor(),
+        Context.from_json(context) if context is not None else None,
+        Resolution.from_json(resolution) if resolution is not None else None,
+        {k: v for k, v in obj.items() if k in unknown} if unknown else {},
+    )
