@@ -143,7 +143,7 @@ def main() -> int:
     rows += [Row(*wake_row()), Row(*startup_row())]
     headers = ("benchmark", "figure", "anchor (same run)", "ratio", "budget", "")
     table = [
-        (r.name, r.figure, r.anchor, f"{r.ratio:.2f}×", r.budget, "ok" if r.ok else "OVER BUDGET")
+        (r.name, r.figure, r.anchor, f"{r.ratio:.3g}×", r.budget, "ok" if r.ok else "OVER BUDGET")
         for r in rows
     ]
     widths = [max(len(str(x)) for x in col) for col in zip(headers, *table, strict=True)]

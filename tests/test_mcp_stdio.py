@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import time
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +53,7 @@ def tools_snapshot(tools: Any) -> list[dict[str, Any]]:
 async def test_tools_list_matches_the_snapshot(repo: Path) -> None:
     async with stdio_server(repo) as client:
         assert client.server_info.name == "maple"
-        assert client.server_info.version
+        assert client.server_info.version == version("maple-review")
         listed = tools_snapshot(await client.list_tools())
     if os.environ.get("MAPLE_UPDATE_SNAPSHOTS") == "1":
         SNAPSHOT.parent.mkdir(exist_ok=True)
