@@ -25,6 +25,7 @@ test: lint
 	$(BIN)/pytest
 
 bench: venv
+	$(BIN)/python -m compileall -q src  # measure the installed state: pip byte-compiles on install
 	$(BIN)/python bench/run.py
 
 demo: venv

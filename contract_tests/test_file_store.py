@@ -127,7 +127,7 @@ class TestGitDiscovery:
         common = Path(git(cwd, "rev-parse", "--path-format=absolute", "--git-common-dir"))
         root = common.parent if common.name == ".git" else common
         assert found.branch == (branch or None)
-        assert found.root == root.resolve()
+        assert Path(found.root) == root.resolve()
 
     def test_main_checkout_and_subdirectory(self, repo: Path) -> None:
         (repo / "src" / "app").mkdir(parents=True)
@@ -146,7 +146,7 @@ class TestGitDiscovery:
 
     def test_outside_git_there_is_no_branch(self, tmp_path: Path) -> None:
         found = find_checkout(tmp_path)
-        assert (found.branch, found.root) == (None, tmp_path.resolve())
+        assert (found.branch, Path(found.root)) == (None, tmp_path.resolve())
 
 
 class TestLedgerFile:

@@ -26,13 +26,14 @@ def modules() -> list[str]:
 @pytest.mark.parametrize("package", PACKAGES)
 def test_all_lists_exactly_the_public_names(package: str) -> None:
     module = importlib.import_module(package)
-    public = {
-        name
-        for name, value in vars(module).items()
-        if not name.startswith("_") and not isinstance(value, types.ModuleType)
-    }
     assert module.__all__ == sorted(module.__all__)
-    assert set(module.__all__) == public
+    assert dir(module) == module.__all__
+    for name in module.__all__:
+        value = getattr(module, name)
+        assert not isinstance(value, types.ModuleType), name
+        if inspect.isclass(value) or inspect.isfunction(value):
+            assert name in importlib.import_module(value.__module__).__all__, name
+    assert not hasattr(module, "not_a_public_name")
 
 
 @pytest.mark.parametrize("name", modules())

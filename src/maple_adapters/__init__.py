@@ -1,9 +1,16 @@
-"""Adapters: one module or package per technology, each implementing ports of ``maple_core``."""
+"""Adapters: one module or package per technology, each implementing ports of ``maple_core``.
 
-from maple_adapters.files import FileCommentStore, FileMedia
-from maple_adapters.memory import InMemoryCommentStore
-from maple_adapters.memory_gate import InMemoryGatePublisher
-from maple_adapters.system import SystemClock
+Names are imported on first use.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from maple_adapters.files import FileCommentStore, FileMedia
+    from maple_adapters.memory import InMemoryCommentStore
+    from maple_adapters.memory_gate import InMemoryGatePublisher
+    from maple_adapters.system import SystemClock
 
 __all__ = [
     "FileCommentStore",
@@ -12,3 +19,24 @@ __all__ = [
     "InMemoryGatePublisher",
     "SystemClock",
 ]
+
+_HOMES = {
+    "FileCommentStore": "maple_adapters.files",
+    "FileMedia": "maple_adapters.files",
+    "InMemoryCommentStore": "maple_adapters.memory",
+    "InMemoryGatePublisher": "maple_adapters.memory_gate",
+    "SystemClock": "maple_adapters.system",
+}
+
+
+def __getattr__(name: str) -> object:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(__import__(home, fromlist=[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

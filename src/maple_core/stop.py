@@ -1,18 +1,22 @@
 """The Stop hook's decision: let the agent stop, or hand it the open comments as a worklist.
 
 A hook that blocks forever traps the agent, so blocks are counted per session and the hook gives
-up after :data:`MAX_BLOCKS` in a row.
+up after :data:`MAX_BLOCKS` in a row. This module works on comments in Maple's JSON shape (a
+:class:`~maple_core.comments.Comment` is accepted too) and imports almost nothing, so the hook
+that uses it starts nearly as fast as a bare interpreter.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
-from dataclasses import dataclass
-from enum import StrEnum
+from collections.abc import Mapping, Sequence
 
-from maple_core.comments import Anchor, Comment
-from maple_core.statuses import CommentStatus
+from maple_core.frozen import Frozen
+from maple_core.quickjson import loads
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from maple_core.comments import Comment
+    from maple_core.json_types import JsonObject
 
 __all__ = [
     "CounterUpdate",
@@ -20,6 +24,7 @@ __all__ = [
     "SessionStop",
     "StopDecision",
     "StopPayload",
+    "decide_cursor_stop",
     "decide_session_stop",
     "decide_stop",
     "parse_stop_payload",
@@ -34,12 +39,15 @@ _LINE_KEEP = 117
 _QUOTE_KEEP = 24
 
 
-@dataclass(frozen=True, slots=True)
-class StopDecision:
+class StopDecision(Frozen):
     """What the hook answers: block with a worklist, let go with a reason, or say nothing."""
 
-    block: bool = False
-    reason: str | None = None
+    __slots__ = ("block", "reason")
+    block: bool
+    reason: str | None
+
+    def __init__(self, block: bool = False, reason: str | None = None) -> None:
+        self._set(block=block, reason=reason)
 
     def to_json(self) -> dict[str, str]:
         """Claude Code's and Codex's shape: ``{}``, ``{"reason"}`` or ``{"decision","reason"}``."""
@@ -51,16 +59,30 @@ class StopDecision:
         return out
 
 
-def _member_name(anchor: Anchor) -> str | None:
-    if not anchor.members:
+def _record(comment: Comment | JsonObject) -> Mapping[str, object]:
+    return comment if isinstance(comment, dict) else comment.to_json()
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _object(value: object) -> Mapping[str, object]:
+    return value if isinstance(value, dict) else {}
+
+
+def _member_name(anchor: Mapping[str, object]) -> str | None:
+    members = anchor.get("members")
+    if not isinstance(members, list) or not members:
         return None
-    first = anchor.members[0].anchor
-    exact = first.quote_exact
-    quoted = f"“{exact.strip()[:_QUOTE_KEEP]}”" if exact is not None else None
-    name = first.component or quoted or first.source or first.selector
+    first = _object(_object(members[0]).get("anchor"))
+    exact = _object(first.get("quote")).get("exact")
+    quoted = f"“{exact.strip()[:_QUOTE_KEEP]}”" if isinstance(exact, str) else None
+    name = _str(first.get("component")) or quoted or _str(first.get("source"))
+    name = name or _str(first.get("selector"))
     if name is None:
         return None
-    more = len(anchor.members) - 1
+    more = len(members) - 1
     return f"{name} +{more}" if more else name
 
 
@@ -69,23 +91,30 @@ def _first_line(body: str) -> str:
     return line[:_LINE_KEEP] + "…" if len(line) > _LINE_LIMIT else line
 
 
-def worklist(comments: Sequence[Comment]) -> str:
+def worklist(comments: Sequence[Comment | JsonObject]) -> str:
     """The message that keeps the agent working: a header, then one line per open comment."""
     lines = [
         f"{len(comments)} Maple review comment(s) are still open. "
         "Address or reply to each, then resolve it with resolve_comment."
     ]
     for i, comment in enumerate(comments, start=1):
-        anchor = comment.anchor
-        where = _member_name(anchor) or anchor.source or anchor.component or anchor.selector or "?"
-        orphan = (
-            " (orphaned: the location is stale)" if comment.status is CommentStatus.ORPHANED else ""
+        record = _record(comment)
+        anchor = _object(record.get("anchor"))
+        where = (
+            _member_name(anchor)
+            or _str(anchor.get("source"))
+            or _str(anchor.get("component"))
+            or _str(anchor.get("selector"))
+            or "?"
         )
-        lines.append(f"{i}. [{comment.id}] {where}{orphan} — {_first_line(comment.body)}")
+        orphan = " (orphaned: the location is stale)" if record.get("status") == "orphaned" else ""
+        body = record.get("body")
+        first = _first_line(body if isinstance(body, str) else "")
+        lines.append(f"{i}. [{record.get('id')}] {where}{orphan} — {first}")
     return "\n".join(lines)
 
 
-def decide_stop(open_comments: Sequence[Comment], blocks: int) -> StopDecision:
+def decide_stop(open_comments: Sequence[Comment | JsonObject], blocks: int) -> StopDecision:
     """Decide one stop given the comments still open and the blocks already made in a row."""
     if not open_comments:
         return StopDecision()
@@ -100,34 +129,73 @@ def decide_stop(open_comments: Sequence[Comment], blocks: int) -> StopDecision:
     return StopDecision(block=True, reason=worklist(open_comments))
 
 
-@dataclass(frozen=True, slots=True)
-class StopPayload:
-    """The three fields the hook reads from the client's Stop payload."""
+class StopPayload(Frozen):
+    """What the hook reads from the client's Stop payload.
 
-    session_id: str | None = None
-    cwd: str | None = None
-    stop_hook_active: bool | None = None
+    Claude Code and Codex: ``session_id``, ``cwd``, ``stop_hook_active``. Cursor: its
+    ``conversation_id`` (as the session), ``loop_count`` and first ``workspace_roots`` entry.
+    """
+
+    __slots__ = ("cursor", "cwd", "loop_count", "session_id", "stop_hook_active")
+    session_id: str | None
+    cwd: str | None
+    stop_hook_active: bool | None
+    loop_count: int | None
+    cursor: bool
+
+    def __init__(
+        self,
+        session_id: str | None = None,
+        cwd: str | None = None,
+        stop_hook_active: bool | None = None,
+        loop_count: int | None = None,
+        cursor: bool = False,
+    ) -> None:
+        self._set(
+            session_id=session_id,
+            cwd=cwd,
+            stop_hook_active=stop_hook_active,
+            loop_count=loop_count,
+            cursor=cursor,
+        )
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def parse_stop_payload(text: str) -> StopPayload:
-    """Read the client's payload; bad JSON, a non-object or a mistyped field reads as absent."""
+    """Read the client's payload; bad JSON, a non-object or a mistyped field reads as absent.
+
+    A payload carrying Cursor's ``loop_count`` or ``conversation_id``, or naming the event
+    ``stop`` in lowercase, is read as Cursor's.
+    """
     try:
-        data = json.loads(text) if text.strip() else {}
+        data = loads(text) if text.strip() else {}
     except ValueError:
         return StopPayload()
     if not isinstance(data, dict):
         return StopPayload()
-    session_id = data.get("session_id")
-    cwd = data.get("cwd")
     active = data.get("stop_hook_active")
+    loop_count = data.get("loop_count")
+    if isinstance(loop_count, bool) or not isinstance(loop_count, int):
+        loop_count = None
+    cursor = (
+        loop_count is not None or "conversation_id" in data or data.get("hook_event_name") == "stop"
+    )
+    roots = data.get("workspace_roots")
+    first_root = _text(roots[0]) if isinstance(roots, list) and roots else None
+    session = _text(data.get("session_id"))
     return StopPayload(
-        session_id=session_id if isinstance(session_id, str) else None,
-        cwd=cwd if isinstance(cwd, str) else None,
+        session_id=session or (_text(data.get("conversation_id")) if cursor else None),
+        cwd=_text(data.get("cwd")) or (first_root if cursor else None),
         stop_hook_active=active if isinstance(active, bool) else None,
+        loop_count=loop_count,
+        cursor=cursor,
     )
 
 
-class CounterUpdate(StrEnum):
+class CounterUpdate:
     """What to do with the session's block counter after a stop."""
 
     KEEP = "keep"
@@ -135,17 +203,27 @@ class CounterUpdate(StrEnum):
     CLEAR = "clear"
 
 
-@dataclass(frozen=True, slots=True)
-class SessionStop:
+class SessionStop(Frozen):
     """A stop decision plus what to do with the session's counter (``count`` for a write)."""
 
+    __slots__ = ("count", "counter", "decision")
     decision: StopDecision
-    counter: CounterUpdate
-    count: int = 0
+    counter: str
+    count: int
+
+    def __init__(self, decision: StopDecision, counter: str, count: int = 0) -> None:
+        self._set(decision=decision, counter=counter, count=count)
+
+
+def decide_cursor_stop(
+    open_comments: Sequence[Comment | JsonObject], payload: StopPayload
+) -> StopDecision:
+    """Decide a Cursor stop: Cursor counts its own follow-ups in ``loop_count``."""
+    return decide_stop(open_comments, max(0, payload.loop_count or 0))
 
 
 def decide_session_stop(
-    open_comments: Sequence[Comment], payload: StopPayload, stored_blocks: int
+    open_comments: Sequence[Comment | JsonObject], payload: StopPayload, stored_blocks: int
 ) -> SessionStop:
     """Decide a stop for a session whose counter holds ``stored_blocks``.
 

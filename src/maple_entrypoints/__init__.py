@@ -1,13 +1,20 @@
-"""Entrypoints: the CLI, the MCP server, settings and wiring."""
+"""Entrypoints: the CLI, the MCP server, the Stop hook, settings and wiring.
 
-from maple_entrypoints.settings import (
-    ServerConfig,
-    Settings,
-    StoreKind,
-    load_settings,
-    resolve_config,
-)
-from maple_entrypoints.wiring import build_gate, build_store, store_from_environment
+Names are imported on first use, so the Stop hook's start-up never loads pydantic or the MCP SDK.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from maple_entrypoints.settings import (
+        ServerConfig,
+        Settings,
+        StoreKind,
+        load_settings,
+        resolve_config,
+    )
+    from maple_entrypoints.wiring import build_gate, build_store, store_from_environment
 
 __all__ = [
     "ServerConfig",
@@ -19,3 +26,27 @@ __all__ = [
     "resolve_config",
     "store_from_environment",
 ]
+
+_HOMES = {
+    "ServerConfig": "maple_entrypoints.settings",
+    "Settings": "maple_entrypoints.settings",
+    "StoreKind": "maple_entrypoints.settings",
+    "build_gate": "maple_entrypoints.wiring",
+    "build_store": "maple_entrypoints.wiring",
+    "load_settings": "maple_entrypoints.settings",
+    "resolve_config": "maple_entrypoints.settings",
+    "store_from_environment": "maple_entrypoints.wiring",
+}
+
+
+def __getattr__(name: str) -> object:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(__import__(home, fromlist=[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

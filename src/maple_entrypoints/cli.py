@@ -121,6 +121,25 @@ def add_comment(
         print(stored.id)
 
 
+hook_app = typer.Typer(help="Hooks for coding agents.", no_args_is_help=True)
+app.add_typer(hook_app, name="hook")
+
+
+@hook_app.command(
+    "stop", context_settings={"allow_extra_args": True, "ignore_unknown_options": True}
+)
+def stop_hook(
+    client: Annotated[
+        str | None,
+        typer.Option("--client", help="claude, codex or cursor; detected when omitted."),
+    ] = None,
+) -> None:
+    """Run the Stop hook (the same program as ``maple-stop-hook``)."""
+    from maple_entrypoints.stop_hook import main as hook
+
+    raise typer.Exit(hook(["--client", client] if client else []))
+
+
 @app.command("mcp")
 def mcp_server() -> None:
     """Run the MCP server over stdio (the same program as ``maple-mcp``)."""

@@ -23,24 +23,16 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from maple_adapters.files.records import corrupt, parse_records
 from maple_core.approvals import Approval
 from maple_core.comments import Comment
-from maple_core.errors import CorruptLedgerError, InvalidRecordError
+from maple_core.errors import InvalidRecordError
 from maple_core.json_types import JsonObject, JsonValue
 
 __all__ = ["Ledger", "Seal", "read_ledger", "render_ledger", "replace_atomically"]
 
 _COMMENT_INDENT = "\n    "
 _CLOSE = b"\n  ]"
-
-
-def _corrupt(path: Path, detail: str, operation: str) -> CorruptLedgerError:
-    return CorruptLedgerError(
-        f"{path} is not a Maple comments file ({detail}). "
-        "Fix or delete it; Maple will not overwrite it.",
-        store="file",
-        operation=operation,
-    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,25 +66,13 @@ def _parse(path: Path, data: bytes, operation: str) -> Ledger:
 
 
 def _parse_document(path: Path, data: bytes, operation: str) -> Ledger:
+    records = parse_records(str(path), data, operation)
     try:
-        doc = json.loads(data)
-    except (ValueError, UnicodeDecodeError):
-        raise _corrupt(path, "it is not JSON", operation) from None
-    if not isinstance(doc, dict):
-        raise _corrupt(path, "it is not a JSON object", operation)
-    raw_comments = doc.get("comments")
-    raw_approvals = doc.get("approvals", [])
-    if not isinstance(raw_comments, list):
-        raise _corrupt(path, "its comments are not an array", operation)
-    if not isinstance(raw_approvals, list):
-        raise _corrupt(path, "its approvals are not an array", operation)
-    try:
-        comments = tuple([Comment.from_json(c) for c in raw_comments])
-        approvals = tuple([Approval.from_json(a) for a in raw_approvals])
+        comments = tuple([Comment.from_json(c) for c in records.comments])
+        approvals = tuple([Approval.from_json(a) for a in records.approvals])
     except InvalidRecordError as exc:
-        raise _corrupt(path, str(exc), operation) from None
-    top = tuple((k, v) for k, v in doc.items() if k not in ("comments", "approvals"))
-    return Ledger(comments, approvals, top or (("version", 1),))
+        raise corrupt(str(path), str(exc), operation) from None
+    return Ledger(comments, approvals, tuple(records.top))
 
 
 def read_ledger(path: Path, operation: str = "list") -> Ledger:

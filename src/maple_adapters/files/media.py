@@ -26,10 +26,8 @@ class FileMedia:
         self._url = url
 
     def _folder(self) -> Path:
-        return (
-            resolve_place(self._cwd or Path.cwd(), root=self._root, url=self._url).directory
-            / "media"
-        )
+        place = resolve_place(self._cwd or Path.cwd(), root=self._root, url=self._url)
+        return Path(place.directory) / "media"
 
     def put(self, data: bytes, content_type: str) -> MediaRef:
         """Store a blob atomically under a new ``shot-`` key."""

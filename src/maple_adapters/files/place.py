@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-from pathlib import Path
+import os
 
 from maple_adapters.files.git import find_checkout
+from maple_core.frozen import Frozen
 
 __all__ = ["LocalPlace", "resolve_place", "slug", "url_slug"]
 
-_OUTSIDE = re.compile(r"[^a-z0-9._]+")
-_SCHEME = re.compile(r"^[^:/?#]*://")
+# Plain string work rather than regular expressions: the Stop hook resolves a place on every
+# stop, and importing ``re`` costs a quarter of a bare interpreter's start.
+_KEEP = frozenset("abcdefghijklmnopqrstuvwxyz0123456789._")
 
 
 def slug(text: str) -> str:
@@ -19,8 +19,13 @@ def slug(text: str) -> str:
 
     ``feat/x`` → ``feat-x``; an empty result is ``default``.
     """
-    cleaned = _OUTSIDE.sub("-", text.lower()).strip("-.")
-    return cleaned or "default"
+    out: list[str] = []
+    for char in text.lower():
+        if char in _KEEP:
+            out.append(char)
+        elif not out or out[-1] != "-":
+            out.append("-")
+    return "".join(out).strip("-.") or "default"
 
 
 def url_slug(url: str) -> str:
@@ -28,42 +33,54 @@ def url_slug(url: str) -> str:
 
     ``http://localhost:3000/`` → ``localhost-3000``.
     """
-    rest = _SCHEME.sub("", url, count=1)
-    authority = re.split(r"[/?#]", rest, maxsplit=1)[0]
-    return slug(authority)
+    scheme_end = url.find("://")
+    rest = url
+    if scheme_end >= 0 and not any(c in url[:scheme_end] for c in ":/?#"):
+        rest = url[scheme_end + 3 :]
+    for stop in "/?#":
+        rest = rest.split(stop, 1)[0]
+    return slug(rest)
 
 
-@dataclass(frozen=True, slots=True)
-class LocalPlace:
+class LocalPlace(Frozen):
     """The folder a working directory's comments live in, and the branch that named it."""
 
-    root: Path
+    __slots__ = ("branch", "key", "root")
+    root: str
     key: str
     branch: str | None
 
+    def __init__(self, root: str, key: str, branch: str | None) -> None:
+        self._set(root=root, key=key, branch=branch)
+
     @property
-    def directory(self) -> Path:
+    def directory(self) -> str:
         """``<root>/.maple/<key>``."""
-        return self.root / ".maple" / self.key
+        return os.path.join(self.root, ".maple", self.key)
 
     @property
-    def ledger(self) -> Path:
+    def ledger(self) -> str:
         """``<root>/.maple/<key>/comments.json``."""
-        return self.directory / "comments.json"
+        return os.path.join(self.root, ".maple", self.key, "comments.json")
 
 
-def resolve_place(cwd: Path, *, root: Path | None = None, url: str | None = None) -> LocalPlace:
+def resolve_place(
+    cwd: str | os.PathLike[str],
+    *,
+    root: str | os.PathLike[str] | None = None,
+    url: str | None = None,
+) -> LocalPlace:
     """Resolve the place for ``cwd`` as Maple does, on every call.
 
     The folder is keyed by the branch checked out in ``cwd`` (not by a comment's branch), else by
     ``url``, else ``default``; it sits at the main checkout so every worktree shares it.
     """
     checkout = find_checkout(cwd)
-    base = root.resolve() if root is not None else checkout.root
+    base = os.path.realpath(root) if root is not None else checkout.root
     if checkout.branch:
         key = slug(checkout.branch)
     elif url:
         key = url_slug(url)
     else:
         key = "default"
-    return LocalPlace(root=base, key=key, branch=checkout.branch)
+    return LocalPlace(base, key, checkout.branch)

@@ -82,10 +82,13 @@ class FileCommentStore:
         """The folder this store reads and writes now."""
         return resolve_place(self._cwd or Path.cwd(), root=self._root, url=self._url)
 
+    def _ledger_path(self) -> Path:
+        return Path(self.place().ledger)
+
     # -- reads ---------------------------------------------------------------------------------
 
     def _read(self, operation: str = "list") -> Ledger:
-        return read_ledger(self.place().ledger, operation)
+        return read_ledger(self._ledger_path(), operation)
 
     def list(self, query: ListQuery) -> CommentPage:
         """One page of the branch's comments in append order; the file is re-read every call."""
@@ -102,13 +105,13 @@ class FileCommentStore:
 
     def changes(self, branch: str) -> FileChangeSignal:
         """A signal that wakes when this folder's ledger file is replaced."""
-        return FileChangeSignal(self.place().ledger)
+        return FileChangeSignal(self._ledger_path())
 
     # -- writes --------------------------------------------------------------------------------
 
     @contextmanager
     def _locked(self, operation: str) -> Iterator[Path]:
-        path = self.place().ledger
+        path = self._ledger_path()
         if not path.parent.is_dir():
             path.parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -194,7 +197,7 @@ class FileCommentStore:
                     updated.append(comments[index])
                     return Ledger(tuple(comments), ledger.approvals, ledger.top)
             raise NotFoundError(
-                f"No comment with id {comment_id} in {self.place().ledger}. "
+                f"No comment with id {comment_id} in {self._ledger_path()}. "
                 "List the branch's comments for the ids there are.",
                 store=self._name,
                 operation="set_status",

@@ -1,0 +1,109 @@
+"""A ledger file's records as plain JSON, read with the standard library alone.
+
+The file store builds comment values from these records; the Stop hook, which must start as fast
+as a bare interpreter, uses them as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from maple_core.errors import CorruptLedgerError
+from maple_core.quickjson import loads
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from maple_core.json_types import JsonObject as Record
+    from maple_core.json_types import JsonValue
+
+__all__ = ["Records", "blocking_records", "corrupt", "parse_records", "read_records"]
+
+
+class Records:
+    """The ledger's comment and approval records and its other top-level keys, in file order."""
+
+    __slots__ = ("approvals", "comments", "top")
+
+    def __init__(
+        self,
+        comments: list[Record] | None = None,
+        approvals: list[Record] | None = None,
+        top: list[tuple[str, JsonValue]] | None = None,
+    ) -> None:
+        self.comments: list[Record] = comments or []
+        self.approvals: list[Record] = approvals or []
+        self.top: list[tuple[str, JsonValue]] = top or [("version", 1)]
+
+
+def corrupt(path: str, detail: str, operation: str) -> CorruptLedgerError:
+    """Maple's refusal of a file that is not a ledger, with what is wrong in the middle."""
+    return CorruptLedgerError(
+        f"{path} is not a Maple comments file ({detail}). "
+        "Fix or delete it; Maple will not overwrite it.",
+        store="file",
+        operation=operation,
+    )
+
+
+def parse_records(path: str, data: bytes, operation: str) -> Records:
+    """Parse a ledger file's bytes, checking its shape.
+
+    Raises:
+        CorruptLedgerError: not JSON, not an object, or its comments or approvals are not arrays
+            of objects.
+    """
+    try:
+        doc = loads(data)
+    except (ValueError, UnicodeDecodeError):
+        raise corrupt(path, "it is not JSON", operation) from None
+    if not isinstance(doc, dict):
+        raise corrupt(path, "it is not a JSON object", operation)
+    comments = doc.get("comments")
+    approvals = doc.get("approvals", [])
+    if not isinstance(comments, list):
+        raise corrupt(path, "its comments are not an array", operation)
+    if not isinstance(approvals, list):
+        raise corrupt(path, "its approvals are not an array", operation)
+    top = [(k, v) for k, v in doc.items() if k not in ("comments", "approvals")]
+    return Records(
+        _objects(comments, "comment", path, operation),
+        _objects(approvals, "approval", path, operation),
+        top,
+    )
+
+
+def _objects(items: list[JsonValue], kind: str, path: str, operation: str) -> list[Record]:
+    objects: list[Record] = []
+    for index, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise corrupt(path, f"{kind} {index + 1} is not an object", operation)
+        objects.append(item)
+    return objects
+
+
+def read_records(path: str, operation: str = "list") -> Records:
+    """Read the ledger at ``path``; a missing file is an empty ledger."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except FileNotFoundError:
+        return Records()
+    return parse_records(path, data, operation)
+
+
+def blocking_records(path: str, branch: str, statuses: Collection[str]) -> list[Record]:
+    """The branch's comments in ``statuses``, newest first by ``createdAt`` (stable, as Maple).
+
+    Raises:
+        CorruptLedgerError: the file is not a ledger, or a matching record lacks a string id.
+    """
+    records = read_records(path, "list")
+    mine = [
+        r
+        for r in records.comments
+        if r.get("branch") == branch and r.get("status", "open") in statuses
+    ]
+    for record in mine:
+        if not isinstance(record.get("id"), str):
+            raise corrupt(path, "a comment has no string id", "list")
+    return sorted(mine, key=lambda r: str(r.get("createdAt") or ""), reverse=True)

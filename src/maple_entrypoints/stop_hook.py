@@ -1,0 +1,181 @@
+"""``maple-stop-hook``: keep a coding agent working while review comments are open.
+
+Reads the client's Stop payload on stdin and writes one JSON object on stdout: Claude Code and
+Codex get ``{"decision": "block", "reason": ...}``, ``{}`` or the give-up ``{"reason": ...}``;
+Cursor gets ``{"followup_message": ...}`` or ``{}``. The file-store path imports nothing heavy, so
+the hook costs about what a bare interpreter does.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+
+from maple_adapters.files.git import find_checkout
+from maple_adapters.files.place import resolve_place
+from maple_adapters.files.records import blocking_records
+from maple_core.errors import ConfigurationError, MapleError
+from maple_core.quickjson import dumps_flat
+from maple_core.stop import (
+    CounterUpdate,
+    StopPayload,
+    decide_cursor_stop,
+    decide_session_stop,
+    parse_stop_payload,
+)
+from maple_entrypoints.hook_settings import HookSettings, read_hook_settings
+
+__all__ = ["BlockCounter", "main", "open_comments", "run"]
+
+try:  # the interpreter's own SHA-256, which starts faster than hashlib's OpenSSL
+    from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
+except ImportError:  # pragma: no cover - an interpreter built without it
+    from hashlib import sha256
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from maple_core.json_types import JsonObject
+
+HOOK = "maple-stop-hook"
+_BLOCKING = ("open", "needs_reverify")
+_USAGE = "usage: maple-stop-hook [--client claude|codex|cursor]"
+
+
+class BlockCounter:
+    """Consecutive blocks per session: ``<temp>/maple-stop-hook/<sha256(session)[:32]>.txt``."""
+
+    def __init__(self, temp_dir: str) -> None:
+        self.directory = os.path.join(temp_dir, HOOK)
+
+    def _path(self, session_id: str) -> str:
+        digest = sha256(session_id.encode()).hexdigest()[:32]
+        return os.path.join(self.directory, f"{digest}.txt")
+
+    def read(self, session_id: str) -> int:
+        """The stored count; missing, unreadable or garbage reads as 0."""
+        try:
+            with open(self._path(session_id), encoding="utf-8") as handle:
+                count = int(handle.read())
+        except (OSError, ValueError):
+            return 0
+        return max(count, 0)
+
+    def write(self, session_id: str, count: int) -> None:
+        """Store ``count`` for the session."""
+        os.makedirs(self.directory, exist_ok=True)
+        with open(self._path(session_id), "w", encoding="utf-8") as handle:
+            handle.write(str(count))
+
+    def clear(self, session_id: str) -> None:
+        """Forget the session's count."""
+        try:  # noqa: SIM105 - contextlib stays off the hook's start-up path
+            os.unlink(self._path(session_id))
+        except FileNotFoundError:
+            pass
+
+
+def _forge_comments(settings: HookSettings, branch: str | None) -> list[JsonObject]:
+    for name, value in (
+        ("MAPLE_GITHUB_OWNER", settings.owner),
+        ("MAPLE_GITHUB_REPO", settings.repo),
+        ("GITHUB_TOKEN", settings.has_token),
+    ):
+        if not value:
+            raise ConfigurationError(
+                f"{name} is not set; the Stop hook cannot read the pull request without it."
+            )
+    if branch is None:
+        raise ConfigurationError(
+            "MAPLE_BRANCH is not set; the Stop hook cannot tell which pull request to check. "
+            "It is: The branch the Stop hook checks, else the one checked out. "
+            "The server ignores it."
+        )
+    raise ConfigurationError(
+        "MAPLE_GITHUB_OWNER and MAPLE_GITHUB_REPO point the hook at GitHub, but this version "
+        "of maple cannot read the github store yet; unset them to check the .maple/ folder."
+    )
+
+
+def open_comments(settings: HookSettings, cwd: str) -> list[JsonObject]:
+    """The comments that keep the agent working: ``open`` and ``needs_reverify``, newest first.
+
+    Without a forge it reads ``.maple/`` only if the ledger already exists (it never creates the
+    folder), and nothing when no branch is known or ``MAPLE_STORE`` is ``github``.
+    """
+    branch = settings.branch or find_checkout(cwd).branch
+    if settings.forge:
+        return _forge_comments(settings, branch)
+    if branch is None or settings.store == "github":
+        return []
+    ledger = resolve_place(cwd).ledger
+    if not os.path.isfile(ledger):
+        return []
+    return blocking_records(ledger, branch, _BLOCKING)
+
+
+def _emit(data: dict[str, str]) -> None:
+    sys.stdout.write(dumps_flat(data))
+    sys.stdout.flush()
+
+
+def _decide(
+    payload: StopPayload, comments: Sequence[JsonObject], client: str, temp_dir: str
+) -> dict[str, str]:
+    if client == "cursor":
+        decision = decide_cursor_stop(comments, payload)
+        if decision.block and decision.reason:
+            return {"followup_message": decision.reason}
+        if decision.reason:
+            sys.stderr.write(f"{HOOK}: {decision.reason}\n")
+        return {}
+    counter = BlockCounter(temp_dir)
+    stored = counter.read(payload.session_id) if payload.session_id else 0
+    step = decide_session_stop(comments, payload, stored)
+    if payload.session_id is not None:
+        if step.counter is CounterUpdate.WRITE:
+            counter.write(payload.session_id, step.count)
+        elif step.counter is CounterUpdate.CLEAR:
+            counter.clear(payload.session_id)
+    return step.decision.to_json()
+
+
+def _client(argv: Sequence[str]) -> str | None:
+    if not argv:
+        return None
+    value = argv[1] if len(argv) == 2 and argv[0] == "--client" else None
+    if len(argv) == 1 and argv[0].startswith("--client="):
+        value = argv[0].split("=", 1)[1]
+    if value not in ("claude", "codex", "cursor"):
+        raise ValueError(argv)
+    return value
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the hook; return the exit code (1 for a configuration the hook cannot use, 2 usage)."""
+    try:
+        chosen = _client(sys.argv[1:] if argv is None else argv)
+    except ValueError:
+        sys.stderr.write(f"{_USAGE}\n")
+        return 2
+    payload = parse_stop_payload(sys.stdin.read())
+    client = chosen or ("cursor" if payload.cursor else "claude")
+    settings = read_hook_settings()
+    try:
+        comments = open_comments(settings, payload.cwd or os.getcwd())
+    except ConfigurationError as exc:
+        sys.stderr.write(f"{HOOK}: {exc}\n")
+        return 1
+    except (MapleError, OSError) as exc:
+        sys.stderr.write(
+            f"{HOOK}: could not read the review comments, so the stop goes ahead: {exc}\n"
+        )
+        _emit({})
+        return 0
+    _emit(_decide(payload, comments, client, settings.temp_dir))
+    return 0
+
+
+def run() -> None:
+    """Console-script entry point."""
+    raise SystemExit(main())

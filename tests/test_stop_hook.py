@@ -1,0 +1,360 @@
+"""``maple-stop-hook`` run as a subprocess in real git repositories (behaviour §7, §10.11–10.13)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from contract_tests.support import git, make_repo
+from maple_adapters.files import FileCommentStore
+from maple_adapters.files.git import find_checkout
+from maple_adapters.system import SystemClock
+from maple_core.comments import Anchor, NewComment
+from maple_core.statuses import CommentStatus
+from maple_entrypoints.stop_hook import BlockCounter
+from tests.test_stop_decision import RECORDED_CLAUDE_CODE_STOP
+
+HOOK = Path(sys.executable).with_name("maple-stop-hook")
+MAPLE = Path(sys.executable).with_name("maple")
+
+
+class Hook:
+    """Runs the installed hook with a private temp directory for its counters."""
+
+    def __init__(self, temp: Path) -> None:
+        self.temp = temp
+        self.counters = temp / "maple-stop-hook"
+
+    def run(
+        self,
+        payload: Any,
+        cwd: Path,
+        *args: str,
+        command: list[str] | None = None,
+        **env: str,
+    ) -> subprocess.CompletedProcess[str]:
+        base = {k: v for k, v in os.environ.items() if not k.startswith(("MAPLE_", "GITHUB_"))}
+        text = payload if isinstance(payload, str) else json.dumps(payload)
+        return subprocess.run(
+            [*(command or [str(HOOK)]), *args],
+            input=text,
+            cwd=cwd,
+            env={**base, "TMPDIR": str(self.temp), **env},
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+
+    def decide(self, payload: Any, cwd: Path, *args: str, **env: str) -> dict[str, str]:
+        done = self.run(payload, cwd, *args, **env)
+        assert done.returncode == 0, done.stderr
+        assert not done.stdout.endswith("\n")
+        return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+    def files(self) -> list[Path]:
+        return sorted(self.counters.glob("*")) if self.counters.exists() else []
+
+
+@pytest.fixture
+def hook(tmp_path: Path) -> Hook:
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    return Hook(temp)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return make_repo(tmp_path / "main", "feat/x")
+
+
+def stop(cwd: Path, active: bool = False, session: str | None = "session-1") -> dict[str, Any]:
+    payload = {**RECORDED_CLAUDE_CODE_STOP, "cwd": str(cwd), "stop_hook_active": active}
+    if session is None:
+        payload.pop("session_id")
+    else:
+        payload["session_id"] = session
+    return payload
+
+
+def add(cwd: Path, body: str = "Tighten the header.", branch: str = "feat/x", **kw: Any) -> str:
+    return (
+        FileCommentStore(SystemClock(), cwd).append(NewComment(branch=branch, body=body, **kw)).id
+    )
+
+
+class TestLocalStore:
+    def test_an_open_comment_blocks_with_the_worklist(self, hook: Hook, repo: Path) -> None:
+        cid = add(repo, anchor=Anchor(source="src/App.tsx:4:3", component="Header"))
+        decision = hook.decide(stop(repo), repo)
+        assert decision["decision"] == "block"
+        assert "still open" in decision["reason"]
+        assert f"[{cid}] src/App.tsx:4:3 — Tighten the header." in decision["reason"]
+        assert "resolve_comment" in decision["reason"]
+
+    def test_resolved_and_orphaned_comments_do_not_block(self, hook: Hook, repo: Path) -> None:
+        store = FileCommentStore(SystemClock(), repo)
+        store.set_status(add(repo), CommentStatus.RESOLVED)
+        store.set_status(add(repo), CommentStatus.ORPHANED)
+        assert hook.decide(stop(repo), repo) == {}
+
+    def test_needs_reverify_blocks(self, hook: Hook, repo: Path) -> None:
+        FileCommentStore(SystemClock(), repo).set_status(add(repo), CommentStatus.NEEDS_REVERIFY)
+        assert hook.decide(stop(repo), repo)["decision"] == "block"
+
+    def test_a_folder_without_a_ledger_does_not_block(self, hook: Hook, repo: Path) -> None:
+        (repo / ".maple" / "feat-x").mkdir(parents=True)
+        assert hook.decide(stop(repo), repo) == {}
+
+    def test_another_branchs_comment_in_this_folder_does_not_block(
+        self, hook: Hook, repo: Path
+    ) -> None:
+        add(repo, branch="feat/other")
+        assert hook.decide(stop(repo), repo) == {}
+
+    def test_a_worktree_reads_the_main_checkouts_folder(
+        self, hook: Hook, repo: Path, tmp_path: Path
+    ) -> None:
+        add(repo)
+        git(repo, "checkout", "-q", "-b", "main")
+        git(repo, "worktree", "add", "-q", str(tmp_path / "wt"), "feat/x")
+        assert hook.decide(stop(tmp_path / "wt"), tmp_path / "wt")["decision"] == "block"
+
+    def test_no_maple_folder_says_nothing_and_creates_nothing(self, hook: Hook, repo: Path) -> None:
+        assert hook.decide(stop(repo), repo) == {}
+        assert not (repo / ".maple").exists()
+
+    def test_outside_a_repository_nothing_is_read(self, hook: Hook, tmp_path: Path) -> None:
+        plain = tmp_path / "plain"
+        (plain / ".maple" / "default").mkdir(parents=True)
+        (plain / ".maple" / "default" / "comments.json").write_text("not even json")
+        done = hook.run(stop(plain), plain)
+        assert (done.returncode, done.stdout, done.stderr) == (0, "{}", "")
+
+    def test_maple_store_github_without_a_forge_reads_nothing(self, hook: Hook, repo: Path) -> None:
+        add(repo)
+        assert hook.decide(stop(repo), repo, GITHUB_TOKEN="t", MAPLE_STORE="github") == {}
+
+    def test_maple_branch_chooses_the_branch(self, hook: Hook, repo: Path) -> None:
+        add(repo, branch="feat/other")
+        assert hook.decide(stop(repo), repo, MAPLE_BRANCH="feat/other")["decision"] == "block"
+
+    def test_the_cwd_comes_from_the_payload(self, hook: Hook, repo: Path, tmp_path: Path) -> None:
+        add(repo)
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.mkdir()
+        assert hook.decide(stop(repo), elsewhere)["decision"] == "block"
+        assert hook.decide({"session_id": "s"}, repo)["decision"] == "block"
+
+    def test_newest_first(self, hook: Hook, repo: Path) -> None:
+        add(repo, "older", created_at="2026-01-01T12:00:00.000Z")
+        add(repo, "newer", created_at="2026-01-01T13:00:00.000Z")
+        lines = hook.decide(stop(repo), repo)["reason"].splitlines()
+        assert lines[1].endswith("newer")
+        assert lines[2].endswith("older")
+
+
+class TestBudget:
+    def test_eight_blocks_then_the_give_up_then_a_fresh_start(self, hook: Hook, repo: Path) -> None:
+        add(repo)
+        answers = [hook.decide(stop(repo, active=i > 0), repo) for i in range(9)]
+        assert [a.get("decision") for a in answers] == ["block"] * 8 + [None]
+        assert answers[8]["reason"] == (
+            "1 Maple comment(s) are still open after 8 attempts. Letting the session end; say "
+            "what is left rather than resolving them silently."
+        )
+        assert hook.files() == []
+        assert hook.decide(stop(repo, active=False), repo)["decision"] == "block"
+
+    def test_sessions_are_counted_apart(self, hook: Hook, repo: Path) -> None:
+        add(repo)
+        for i in range(8):
+            hook.decide(stop(repo, active=i > 0, session="a"), repo)
+        assert "decision" not in hook.decide(stop(repo, active=True, session="a"), repo)
+        assert hook.decide(stop(repo, active=True, session="b"), repo)["decision"] == "block"
+
+    def test_a_block_leaves_one_counter_that_nothing_open_clears(
+        self, hook: Hook, repo: Path
+    ) -> None:
+        cid = add(repo)
+        hook.decide(stop(repo), repo)
+        [counter] = hook.files()
+        assert counter.read_text() == "1"
+        FileCommentStore(SystemClock(), repo).set_status(cid, CommentStatus.RESOLVED)
+        assert hook.decide(stop(repo, active=True), repo) == {}
+        assert hook.files() == []
+
+    def test_without_a_session_id_it_blocks_once_and_writes_nothing(
+        self, hook: Hook, repo: Path
+    ) -> None:
+        add(repo)
+        assert hook.decide({}, repo)["decision"] == "block"
+        assert "decision" not in hook.decide({"stop_hook_active": True}, repo)
+        assert hook.files() == []
+
+    def test_bad_payloads_read_as_empty(self, hook: Hook, repo: Path) -> None:
+        add(repo)
+        for text in ["", "not json", "[1]", '{"session_id": 7, "stop_hook_active": "yes"}']:
+            assert hook.decide(text, repo)["decision"] == "block"
+        assert hook.files() == []
+
+
+class TestCounterFile:
+    def test_names_are_hashed_so_ids_cannot_escape(self, tmp_path: Path) -> None:
+        counter = BlockCounter(str(tmp_path))
+        counter.write("../../escape", 3)
+        assert len(list((tmp_path / "maple-stop-hook").iterdir())) == 1
+        assert counter.read("../../escape") == 3
+
+    def test_missing_or_garbage_reads_as_zero(self, tmp_path: Path) -> None:
+        counter = BlockCounter(str(tmp_path))
+        assert counter.read("s") == 0
+        counter.write("s", 2)
+        [path] = (tmp_path / "maple-stop-hook").iterdir()
+        path.write_text("garbage")
+        assert counter.read("s") == 0
+
+
+class TestBranchFromGitFiles:
+    def test_a_hand_made_head(self, tmp_path: Path) -> None:
+        (tmp_path / ".git").mkdir()
+        (tmp_path / ".git" / "HEAD").write_text("ref: refs/heads/feature/web-482\n")
+        (tmp_path / "src" / "app").mkdir(parents=True)
+        assert find_checkout(tmp_path).branch == "feature/web-482"
+        assert find_checkout(tmp_path / "src" / "app").branch == "feature/web-482"
+
+    def test_a_worktree_gitdir_file(self, tmp_path: Path) -> None:
+        worktrees = tmp_path / "main" / ".git" / "worktrees" / "wt"
+        worktrees.mkdir(parents=True)
+        (worktrees / "HEAD").write_text("ref: refs/heads/wt\n")
+        (tmp_path / "wt").mkdir()
+        (tmp_path / "wt" / ".git").write_text("gitdir: ../main/.git/worktrees/wt\n")
+        assert find_checkout(tmp_path / "wt").branch == "wt"
+
+    def test_a_detached_head(self, tmp_path: Path) -> None:
+        (tmp_path / ".git").mkdir()
+        (tmp_path / ".git" / "HEAD").write_text("9f1c0de" * 5 + "abcde\n")
+        assert find_checkout(tmp_path).branch is None
+
+
+class TestClients:
+    def test_cursor_gets_a_followup_message(self, hook: Hook, repo: Path) -> None:
+        add(repo)
+        payload = {
+            "conversation_id": "c1",
+            "generation_id": "g1",
+            "hook_event_name": "stop",
+            "status": "completed",
+            "loop_count": 0,
+            "workspace_roots": [str(repo)],
+        }
+        answer = hook.decide(payload, repo.parent)
+        assert list(answer) == ["followup_message"]
+        assert "still open" in answer["followup_message"]
+        assert hook.decide({**payload, "loop_count": 7}, repo)["followup_message"]
+        done = hook.run({**payload, "loop_count": 8}, repo)
+        assert (done.returncode, done.stdout) == (0, "{}")
+        assert "Letting the session end" in done.stderr
+        assert hook.files() == []
+
+    def test_cursor_can_be_chosen_explicitly(self, hook: Hook, repo: Path) -> None:
+        add(repo)
+        assert "followup_message" in hook.decide(stop(repo), repo, "--client", "cursor")
+        assert hook.decide(stop(repo), repo, "--client=claude")["decision"] == "block"
+
+    def test_codex_gets_claudes_shape(self, hook: Hook, repo: Path) -> None:
+        add(repo)
+        payload = {
+            "session_id": "thread-1",
+            "turn_id": "turn-1",
+            "transcript_path": "/tmp/rollout.jsonl",
+            "cwd": str(repo),
+            "hook_event_name": "Stop",
+            "model": "gpt-5",
+            "permission_mode": "default",
+            "stop_hook_active": False,
+            "last_assistant_message": "Done.",
+        }
+        for args in ([], ["--client", "codex"]):
+            answer = hook.decide(payload, repo, *args)
+            assert answer["decision"] == "block"
+            assert set(answer) == {"decision", "reason"}
+
+    def test_nothing_open_is_empty_for_every_client(self, hook: Hook, repo: Path) -> None:
+        for client in ("claude", "codex", "cursor"):
+            assert hook.decide(stop(repo), repo, "--client", client) == {}
+
+    def test_an_unknown_client_is_a_usage_error(self, hook: Hook, repo: Path) -> None:
+        done = hook.run(stop(repo), repo, "--client", "vim")
+        assert done.returncode == 2
+        assert "usage: maple-stop-hook" in done.stderr
+
+    def test_maple_hook_stop_is_the_same_program(self, hook: Hook, repo: Path) -> None:
+        add(repo)
+        done = hook.run(stop(repo), repo, command=[str(MAPLE), "hook", "stop"])
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["decision"] == "block"
+        cursor = hook.run(
+            stop(repo), repo, "--client", "cursor", command=[str(MAPLE), "hook", "stop"]
+        )
+        assert "followup_message" in json.loads(cursor.stdout)
+
+
+class TestFailures:
+    def test_a_half_written_forge_exits_with_one_line(self, hook: Hook, repo: Path) -> None:
+        add(repo)
+        done = hook.run(stop(repo), repo, MAPLE_GITHUB_OWNER="acme", GITHUB_TOKEN="ghp_hook_secret")
+        assert done.returncode == 1
+        assert done.stdout == ""
+        [line] = done.stderr.splitlines()
+        assert line.startswith("maple-stop-hook: MAPLE_GITHUB_REPO is not set")
+        assert "Traceback" not in done.stderr
+        assert "ghp_hook_secret" not in done.stderr
+
+    def test_a_forge_from_outside_a_repository_asks_for_maple_branch(
+        self, hook: Hook, tmp_path: Path
+    ) -> None:
+        forge = {"MAPLE_GITHUB_OWNER": "acme", "MAPLE_GITHUB_REPO": "web", "GITHUB_TOKEN": "t"}
+        done = hook.run(stop(tmp_path), tmp_path, **forge)
+        assert done.returncode == 1
+        assert "MAPLE_BRANCH is not set" in done.stderr
+
+    def test_a_forge_ignores_the_local_folder(self, hook: Hook, repo: Path) -> None:
+        add(repo)
+        forge = {"MAPLE_GITHUB_OWNER": "acme", "MAPLE_GITHUB_REPO": "web", "GITHUB_TOKEN": "t"}
+        done = hook.run(stop(repo), repo, **forge)
+        assert "block" not in done.stdout
+        assert done.returncode == 1
+        assert len(done.stderr.splitlines()) == 1
+
+    def test_a_corrupt_ledger_lets_the_stop_go_ahead_and_says_why(
+        self, hook: Hook, repo: Path
+    ) -> None:
+        ledger = repo / ".maple" / "feat-x" / "comments.json"
+        ledger.parent.mkdir(parents=True)
+        ledger.write_text("{broken")
+        done = hook.run(stop(repo), repo)
+        assert (done.returncode, done.stdout) == (0, "{}")
+        assert "could not read the review comments" in done.stderr
+        assert "is not a Maple comments file" in done.stderr
+        assert ledger.read_text() == "{broken"
+
+
+def test_the_file_store_path_imports_nothing_heavy() -> None:
+    code = (
+        "import sys, maple_entrypoints.stop_hook as h; "
+        "print(sorted({m.split('.')[0] for m in sys.modules}))"
+    )
+    loaded = json.loads(
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        ).stdout.replace("'", '"')
+    )
+    heavy = {"mcp", "pydantic", "pydantic_settings", "github", "httpx", "typer", "rich"}
+    slow = {"json", "re", "dataclasses", "typing", "pathlib", "inspect", "hashlib", "uuid"}
+    assert not (heavy | slow) & set(loaded)
