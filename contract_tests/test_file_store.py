@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import threading
 from pathlib import Path
 
@@ -242,6 +243,69 @@ class TestLedgerFile:
         assert [c.body for c in store.list(ListQuery(branch="feat/x")).comments] == ["edi", "two"]
         assert path.read_text() == canonical(path)
 
+    def test_an_in_place_edit_that_keeps_size_and_times_is_caught_before_splicing(
+        self, repo: Path
+    ) -> None:
+        store = FileCommentStore(FakeClock(), repo)
+        store.append(new("one"))
+        store.append(new("two"))
+        path = repo / ".maple" / "feat-x" / "comments.json"
+        before = path.stat()
+        data = path.read_bytes()
+        # Another tool shortens a body by a byte and pads after the array: same size, shifted.
+        edited = data.replace(b'"two"', b'"tw"').replace(b'"approvals": []', b'"approvals":  []')
+        assert len(edited) == len(data)
+        with open(path, "r+b") as handle:
+            handle.write(edited)
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+        assert (path.stat().st_ino, path.stat().st_size, path.stat().st_mtime_ns) == (
+            before.st_ino,
+            before.st_size,
+            before.st_mtime_ns,
+        )
+        store.append(new("three"))
+        assert [c.body for c in store.list(ListQuery(branch="feat/x")).comments] == [
+            "one",
+            "tw",
+            "three",
+        ]
+        assert path.read_text() == canonical(path)
+
+    def test_a_file_replaced_right_after_our_write_is_never_spliced(self, repo: Path) -> None:
+        store = FileCommentStore(FakeClock(), repo)
+        store.append(new("one"))
+        path = repo / ".maple" / "feat-x" / "comments.json"
+        other = path.with_name("other.json")
+        other.write_text(json.dumps({"version": 1, "comments": [], "approvals": []}, indent=2))
+        os.replace(other, path)  # a writer that takes no lock, between our write and the next
+        store.append(new("two"))
+        assert [c.body for c in store.list(ListQuery(branch="feat/x")).comments] == ["two"]
+        assert path.read_text() == canonical(path)
+
+    def test_a_mistyped_seal_is_ignored(self, repo: Path) -> None:
+        store = FileCommentStore(FakeClock(), repo)
+        store.append(new("one"))
+        seal = repo / ".maple" / "feat-x" / "comments.json.seal"
+        data = json.loads(seal.read_text())
+        seal.write_text(json.dumps({**data, "close": "x"}))
+        store.append(new("two"))
+        assert len(list_all(store, "feat/x")) == 2
+
+    def test_lone_surrogates_from_javascript_are_kept_escaped(self, repo: Path) -> None:
+        path = repo / ".maple" / "feat-x" / "comments.json"
+        path.parent.mkdir(parents=True)
+        record = (
+            '{"id": "loc_1", "branch": "feat/x", "body": "half \\ud83d emoji", "status": "open"}'
+        )
+        path.write_text('{"version": 1, "comments": [' + record + '], "approvals": []}')
+        store = FileCommentStore(FakeClock(), repo)
+        store.append(new("two"))
+        store.set_status("loc_1", CommentStatus.RESOLVED)
+        assert "\\ud83d" in path.read_text()
+        assert next(iter(store.list(ListQuery(branch="feat/x")).comments)).body == (
+            "half \ud83d emoji"
+        )
+
     def test_an_unknown_id_is_not_found_and_writes_nothing(self, repo: Path) -> None:
         store = FileCommentStore(FakeClock(), repo)
         store.append(new("one"))
@@ -291,3 +355,8 @@ class TestMedia:
         media.remove(ref.key)
         with pytest.raises(NotFoundError):
             media.get(ref.key)
+
+
+def test_a_key_with_a_trailing_newline_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(InvalidMediaKeyError):
+        FileMedia(tmp_path).get("shot-1\n")

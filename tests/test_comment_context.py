@@ -145,6 +145,30 @@ def test_without_a_mock_there_is_no_mock() -> None:
     assert "mocked" not in context.conditions
 
 
+def test_replay_sets_the_parameter_where_it_stands_as_urlsearchparams_does() -> None:
+    replay = replay_url(
+        "https://p.example/a?maple-mock=old&x=1&maple-mock=older", {"version": 1, "calls": []}
+    )
+    keys = [pair.split("=")[0] for pair in urlsplit(replay).query.split("&")]
+    assert keys == ["maple-mock", "x"]
+    assert replay_url("https://p.example?x=1", {"version": 2, "calls": []}).startswith(
+        "https://p.example/?x=1&maple-mock="
+    )
+
+
+def test_members_round_half_up_and_keep_non_ascii_quotes() -> None:
+    anchor = Anchor(
+        members=(
+            RegionMember(Anchor(quote={"exact": "Café"}), 0.125),
+            RegionMember(Anchor(component="Card"), 0.005),
+        )
+    )
+    assert describe_anchors(c(anchor)) == (
+        'covers "Café" (13% inside the rectangle)',
+        "covers Card (1% inside the rectangle)",
+    )
+
+
 def test_replay_replaces_an_old_mock_parameter_and_keeps_the_rest() -> None:
     replay = replay_url(
         "https://p.example/a?x=1&maple-mock=old&y=a%20b#frag", {"version": 1, "calls": []}

@@ -209,3 +209,62 @@ def test_any_arguments_give_a_result_or_a_clear_error_and_the_server_keeps_servi
             )
 
     anyio.run(scenario)
+
+
+class CountingStore(InMemoryCommentStore):
+    """A memory store that counts how often it is listed."""
+
+    def __init__(self) -> None:
+        super().__init__(FakeClock())
+        self.lists = 0
+
+    def list(self, query: ListQuery) -> CommentPage:
+        self.lists += 1
+        return super().list(query)
+
+
+async def test_an_idle_wait_reads_the_store_only_when_it_changes() -> None:
+    store = CountingStore()
+    async with Client(build_server(store)) as client:
+        result = await client.call_tool(
+            "wait_for_comments",
+            {"branch": "b", "cursor": "2999-01-01T00:00:00Z", "timeoutMs": 2000},
+        )
+    assert structured(result)["status"] == "timeout"
+    assert store.lists == 1
+
+
+async def test_a_cancelled_wait_stops_reading_the_store() -> None:
+    import anyio
+
+    store = CountingStore()
+    async with Client(build_server(store)) as client:
+        with anyio.move_on_after(0.3):
+            await client.call_tool(
+                "wait_for_comments",
+                {"branch": "b", "cursor": "2999-01-01T00:00:00Z", "timeoutMs": 55000},
+            )
+        await anyio.sleep(0.5)
+        after_cancel = store.lists
+        seed(store, [1], "b")  # a change the cancelled wait would wake for
+        await anyio.sleep(0.5)
+        assert store.lists == after_cancel
+
+
+async def test_an_empty_cursor_drains_as_maple_does() -> None:
+    store = InMemoryCommentStore(FakeClock())
+    seed(store, [1, 2])
+    async with Client(build_server(store)) as client:
+        found = structured(
+            await client.call_tool("wait_for_comments", {"branch": "feature/x", "cursor": ""})
+        )
+    assert len(found["comments"]) == 2
+
+
+async def test_half_an_emoji_never_breaks_the_wire() -> None:
+    store = InMemoryCommentStore(FakeClock())
+    store.append(NewComment(branch="b", body="half \ud83d emoji"))
+    async with Client(build_server(store)) as client:
+        [comment] = structured(await client.call_tool("list_comments", {"branch": "b"}))
+        assert comment["body"] == "half \ufffd emoji"
+        assert structured(await client.call_tool("list_comments", {"branch": "b"}))

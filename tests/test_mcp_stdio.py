@@ -291,7 +291,7 @@ SECRET = "ghp_secret_value_never_printed_0001"
         ({"GITHUB_TOKEN": SECRET, "MAPLE_GITHUB_REPO": "r"}, "MAPLE_GITHUB_OWNER is not set"),
         (
             {"MAPLE_STORE": "sqlite"},
-            'Unknown MAPLE_STORE sqlite; "github", "file" and "route" exist.',
+            'Unknown MAPLE_STORE sqlite; "github" and "file" exist',
         ),
         ({"MAPLE_STORE": ""}, "Unknown MAPLE_STORE ;"),
         ({"MAPLE_URL": "https://x.example/api/maple"}, "GITHUB_TOKEN is not set"),
@@ -351,3 +351,15 @@ async def test_context_through_the_server(repo: Path) -> None:
     ]
     assert context["comment"]["id"] == cid
     assert "mock" not in context
+
+
+async def test_half_an_emoji_written_by_javascript_does_not_kill_the_server(repo: Path) -> None:
+    ledger = repo / ".maple" / "feat-x" / "comments.json"
+    ledger.parent.mkdir(parents=True)
+    record = '{"id": "loc_1", "branch": "feat/x", "body": "half \\ud83d", "status": "open"}'
+    ledger.write_text('{"version": 1, "comments": [' + record + "]}")
+    async with stdio_server(repo) as client:
+        [comment] = structured(await client.call_tool("list_comments", {"branch": BRANCH}))
+        assert comment["body"] == "half \ufffd"
+        waited = structured(await client.call_tool("wait_for_comments", {"branch": BRANCH}))
+        assert waited["comments"][0]["body"] == "half \ufffd"

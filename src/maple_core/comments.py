@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 
 from maple_core.errors import InvalidRecordError
 from maple_core.json_types import JsonObject, JsonValue
-from maple_core.statuses import CommentStatus, parse_status
+from maple_core.statuses import CommentStatus
 
 _STATUSES = {s.value: s for s in CommentStatus}
 
@@ -366,8 +366,9 @@ class NewComment:
 class Comment:
     """A stored review comment (Maple ``Comment``) plus maple's arrival stamp ``receivedAt``.
 
-    ``label``, ``commit``, ``author``, ``attachments`` and ``parentId`` are kept in ``extra`` as
-    Maple wrote them.
+    ``label``, ``commit``, ``author``, ``attachments``, ``parentId`` and any key maple does not
+    know are kept in ``extra`` as written, and so is a known field whose value maple cannot read
+    (it then reads as absent), so every record survives every rewrite unchanged.
     """
 
     id: str
@@ -396,11 +397,9 @@ class Comment:
             raise InvalidRecordError(
                 f"a stored comment needs a string 'id'; it has {_kind(comment_id)}"
             )
-        if received_at is not None and not isinstance(received_at, str):
-            raise InvalidRecordError(
-                f"comment.receivedAt must be a string, not {_kind(received_at)}"
-            )
         branch, body, status, created_at, anchor, context, resolution, extra = _fields(obj)
+        if received_at is not None and not isinstance(received_at, str):
+            extra["receivedAt"], received_at = received_at, None
         return cls(
             comment_id,
             branch,
@@ -430,9 +429,11 @@ class Comment:
 
     def with_status(self, status: CommentStatus, resolution: Resolution | None = None) -> Comment:
         """Return this comment with a new status; the resolution is replaced only when given."""
+        replaced = ("status", "resolution") if resolution is not None else ("status",)
+        extra = {k: v for k, v in self.extra.items() if k not in replaced}
         if resolution is None:
-            return replace(self, status=status)
-        return replace(self, status=status, resolution=resolution)
+            return replace(self, status=status, extra=extra)
+        return replace(self, status=status, resolution=resolution, extra=extra)
 
     @property
     def arrival(self) -> str | None:
@@ -446,30 +447,45 @@ _Fields = tuple[
 
 
 def _fields(obj: JsonObject) -> _Fields:
+    """Read a comment's fields; only a missing string ``branch`` or ``body`` is refused.
+
+    A known field whose value maple cannot read (Maple's route stores any truthy anchor, for
+    one) reads as absent and is kept as written in ``extra``, so it survives every rewrite. An
+    unknown status reads as ``open``: a comment maple cannot judge holds the gate.
+    """
     get = obj.get
-    branch, body, created_at = get("branch"), get("body"), get("createdAt")
+    branch, body = get("branch"), get("body")
     if not isinstance(branch, str):
         raise InvalidRecordError(f"a comment needs a string 'branch'; it has {_kind(branch)}")
     if not isinstance(body, str):
         raise InvalidRecordError(f"a comment needs a string 'body'; it has {_kind(body)}")
+    unknown = obj.keys() - _COMMENT_KEYS
+    extra: JsonObject = {k: v for k, v in obj.items() if k in unknown} if unknown else {}
+    created_at = get("createdAt")
     if created_at is not None and not isinstance(created_at, str):
-        raise InvalidRecordError(f"comment.createdAt must be a string, not {_kind(created_at)}")
+        extra["createdAt"], created_at = created_at, None
     status = get("status", "open")
     parsed = _STATUSES.get(status) if isinstance(status, str) else None
     if parsed is None:
-        try:
-            parsed = parse_status(status)
-        except ValueError as exc:
-            raise InvalidRecordError(f"a comment's status: {exc}") from None
-    anchor, context, resolution = get("anchor"), get("context"), get("resolution")
-    unknown = obj.keys() - _COMMENT_KEYS
+        extra["status"], parsed = status, CommentStatus.OPEN
+    anchor_value, context_value = get("anchor"), get("context")
+    resolution_value = get("resolution")
+    if anchor_value is not None and not isinstance(anchor_value, dict):
+        extra["anchor"] = anchor_value
+    if context_value is not None and not isinstance(context_value, dict):
+        extra["context"], context_value = context_value, None
+    resolution: Resolution | None = None
+    if isinstance(resolution_value, dict) and isinstance(resolution_value.get("sha"), str):
+        resolution = Resolution.from_json(resolution_value)
+    elif resolution_value is not None:
+        extra["resolution"] = resolution_value
     return (
         branch,
         body,
         parsed,
-        created_at,
-        Anchor.from_json(anchor) if anchor is not None else Anchor(),
-        Context.from_json(context) if context is not None else None,
-        Resolution.from_json(resolution) if resolution is not None else None,
-        {k: v for k, v in obj.items() if k in unknown} if unknown else {},
+        created_at if isinstance(created_at, str) else None,
+        Anchor.from_json(anchor_value) if isinstance(anchor_value, dict) else Anchor(),
+        Context.from_json(context_value) if context_value is not None else None,
+        resolution,
+        extra,
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, quote_plus, urlsplit, urlunsplit
@@ -49,7 +50,13 @@ class CommentContext:
 
 def _member_where(anchor: Anchor) -> str:
     exact = anchor.quote_exact
-    return anchor.source or anchor.component or (json.dumps(exact) if exact is not None else "?")
+    quoted = json.dumps(exact, ensure_ascii=False) if exact is not None else None
+    return anchor.source or anchor.component or quoted or "?"
+
+
+def _js_round(value: float) -> int:
+    # JavaScript's Math.round rounds halves up (0.125 → 13%); Python's round() goes to even.
+    return math.floor(value + 0.5)
 
 
 def describe_anchors(comment: Comment) -> tuple[str, ...]:
@@ -69,7 +76,7 @@ def describe_anchors(comment: Comment) -> tuple[str, ...]:
     if anchor.selector:
         lines.append(f"selector {anchor.selector}")
     for member in anchor.members:
-        overlap = round((member.overlap or 0) * 100)
+        overlap = _js_round((member.overlap or 0) * 100)
         lines.append(f"covers {_member_where(member.anchor)} ({overlap}% inside the rectangle)")
     return tuple(lines)
 
@@ -125,10 +132,20 @@ def replay_url(url: str, mock: JsonObject) -> str:
         raise InvalidInputError(f"The comment's page address {url!r} is not an http(s) URL.")
     payload = compact_json(parse_recipe(mock).to_json()).encode()
     encoded = base64.urlsafe_b64encode(payload).decode().rstrip("=")
-    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "maple-mock"]
-    query.append(("maple-mock", encoded))
+    # URLSearchParams.set: the first maple-mock keeps its place, later ones go, else append.
+    query: list[tuple[str, str]] = []
+    placed = False
+    for key, value in parse_qsl(parts.query, keep_blank_values=True):
+        if key != "maple-mock":
+            query.append((key, value))
+        elif not placed:
+            query.append((key, encoded))
+            placed = True
+    if not placed:
+        query.append(("maple-mock", encoded))
     serialised = "&".join(f"{_form_quote(k)}={_form_quote(v)}" for k, v in query)
-    return urlunsplit((parts.scheme, parts.netloc, parts.path, serialised, parts.fragment))
+    path = parts.path or "/"  # the URL standard serialises an empty http(s) path as "/"
+    return urlunsplit((parts.scheme, parts.netloc, path, serialised, parts.fragment))
 
 
 def comment_context(comments: Sequence[Comment], comment_id: str, branch: str) -> CommentContext:

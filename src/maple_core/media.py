@@ -9,7 +9,7 @@ from maple_core.errors import InvalidMediaKeyError
 
 __all__ = ["MediaRef", "check_media_key", "content_type_for", "extension_for"]
 
-_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _EXTENSIONS = {
     "image/png": "png",
     "image/jpeg": "jpg",
@@ -39,7 +39,7 @@ def check_media_key(key: str) -> str:
     Raises:
         InvalidMediaKeyError: the key is empty or holds anything else (``../x``, ``x.png``).
     """
-    if not _KEY.match(key):
+    if not _KEY.fullmatch(key):
         raise InvalidMediaKeyError(
             f"No blob is held under {key}. A media key is letters, digits, '_' and '-' only."
         )

@@ -38,8 +38,6 @@ app = typer.Typer(
 comments_app = typer.Typer(help="Read and write review comments.", no_args_is_help=True)
 app.add_typer(comments_app, name="comments")
 
-_err = Console(stderr=True)
-
 BranchOption = Annotated[
     str | None,
     typer.Option("--branch", "-b", help="Head branch the comments are on; default: checked out."),
@@ -48,7 +46,7 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of 
 
 
 def _fail(message: str, code: int) -> typer.Exit:
-    _err.print(f"maple: {message}", markup=False, highlight=False)
+    sys.stderr.write(f"maple: {message}\n")  # one line, never wrapped to the terminal's width
     return typer.Exit(code)
 
 

@@ -33,12 +33,12 @@ ENVIRONMENT: tuple[EnvironmentVariable, ...] = (
     EnvironmentVariable(
         "MAPLE_GITHUB_OWNER",
         False,
-        "The repository's owner, for the github store and MAPLE_GATE_TOKEN.",
+        "The repository's owner.",
     ),
     EnvironmentVariable(
         "MAPLE_GITHUB_REPO",
         False,
-        "The repository's name, for the github store and MAPLE_GATE_TOKEN.",
+        "The repository's name.",
     ),
     EnvironmentVariable(
         "MAPLE_GITHUB_API", False, "GitHub's API root, for GitHub Enterprise Server."
@@ -102,9 +102,10 @@ def render_markdown() -> str:
         lines.append(f"| `{variable.name}` | {secret} | {variable.description} |")
     lines += [
         "",
-        "An empty GitHub variable counts as unset; an empty or unknown `MAPLE_STORE` is refused,",
-        "as Maple refuses it. A setting maple cannot use stops it with one line naming the",
-        "variable and the fix (exit code 2), never a traceback.",
+        "An empty value counts as unset, except that an empty `MAPLE_STORE` is refused, as Maple",
+        "refuses it. A setting maple cannot use stops the program before it does anything, with",
+        "one line on stderr naming the variable and the fix and a non-zero exit (1 for",
+        "`maple-mcp` and `maple-stop-hook`, 2 for `maple`), never a traceback.",
         "",
     ]
     return "\n".join(lines)

@@ -24,7 +24,7 @@ from pydantic import Field
 
 from maple_adapters.system import SystemClock
 from maple_core.context import comment_context
-from maple_core.cursor import parse_cursor, select_fresh
+from maple_core.cursor import FreshComments, parse_cursor, select_fresh
 from maple_core.errors import ConfigurationError, MapleError
 from maple_core.ports import Clock, CommentStore, GatePublisher
 from maple_core.services import list_all, publish_gate, resolve_comment
@@ -43,6 +43,7 @@ TOOL_NAMES = ("list_comments", "wait_for_comments", "resolve_comment", "get_comm
 """The tools in the order they are advertised (``start_solo`` comes with solo mode)."""
 
 _SIGNAL_SLICE_S = 0.25
+_RELIST_S = 5.0  # a safety net under the change signal
 _MAX_TEXT = 65_536
 
 Branch = Annotated[
@@ -82,8 +83,26 @@ def _reported(fn: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
+def _without_lone_surrogates(value: Any) -> Any:
+    """``value`` with every unpaired UTF-16 surrogate (half an emoji) replaced by U+FFFD."""
+    if isinstance(value, str):
+        return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in value)
+    if isinstance(value, list):
+        return [_without_lone_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {_without_lone_surrogates(k): _without_lone_surrogates(v) for k, v in value.items()}
+    return value
+
+
 def _result(text_value: object, structured: dict[str, Any]) -> CallToolResult:
     text = json.dumps(text_value, indent=2, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        # JavaScript can store half an emoji; the wire must be valid UTF-8 or the client drops us.
+        text_value = _without_lone_surrogates(text_value)
+        structured = _without_lone_surrogates(structured)
+        text = json.dumps(text_value, indent=2, ensure_ascii=False)
     return CallToolResult(
         content=[TextContent(type="text", text=text)], structured_content=structured
     )
@@ -156,30 +175,11 @@ def build_server(
             ),
         ] = None,
     ) -> Annotated[CallToolResult, WaitModel]:
+        since = cursor or None  # Maple treats an empty cursor as none: drain
         try:
-            if cursor is not None:
-                parse_cursor(cursor)
-            budget_s = clamp_wait_ms(timeoutMs) / 1000
-            signal = store.changes(branch)
-            start = anyio.current_time()
-            deadline = start + budget_s
-            next_progress = start + PROGRESS_INTERVAL_MS / 1000
-            while True:
-                token = signal.token()
-                comments = await anyio.to_thread.run_sync(list_all, store, branch)
-                found = select_fresh(comments, cursor)
-                now = anyio.current_time()
-                if found.comments or now >= deadline:
-                    break
-                if now >= next_progress:
-                    await ctx.report_progress(
-                        round(now - start, 3), budget_s, f"Waiting for comments on {branch}"
-                    )
-                    next_progress += PROGRESS_INTERVAL_MS / 1000
-                step = min(deadline, next_progress) - now
-                await anyio.to_thread.run_sync(
-                    signal.wait, token, min(step, _SIGNAL_SLICE_S), abandon_on_cancel=True
-                )
+            if since is not None:
+                parse_cursor(since)
+            found = await _wait_for_fresh(store, branch, since, clamp_wait_ms(timeoutMs), ctx)
         except MapleError as exc:
             raise ToolError(str(exc)) from exc
         data: dict[str, Any] = {
@@ -234,6 +234,41 @@ def build_server(
         return _result(data, data)
 
     return server
+
+
+async def _wait_for_fresh(
+    store: CommentStore, branch: str, cursor: str | None, budget_ms: int, ctx: Context
+) -> FreshComments:
+    """List once, then again only when the store's signal says it changed (or every few seconds).
+
+    The signal is waited on in short slices on a worker thread, so a cancelled call stops within
+    one slice and progress can be reported between slices.
+    """
+    signal = store.changes(branch)
+    start = anyio.current_time()
+    deadline = start + budget_ms / 1000
+    next_progress = start + PROGRESS_INTERVAL_MS / 1000
+    token = signal.token()
+    found = select_fresh(await anyio.to_thread.run_sync(list_all, store, branch), cursor)
+    next_relist = anyio.current_time() + _RELIST_S
+    while not found.comments:
+        now = anyio.current_time()
+        if now >= deadline:
+            break
+        if now >= next_progress:
+            await ctx.report_progress(
+                round(now - start, 3), budget_ms / 1000, f"Waiting for comments on {branch}"
+            )
+            next_progress += PROGRESS_INTERVAL_MS / 1000
+        step = min(deadline, next_progress) - now
+        changed = await anyio.to_thread.run_sync(
+            signal.wait, token, min(step, _SIGNAL_SLICE_S), abandon_on_cancel=True
+        )
+        if changed or anyio.current_time() >= next_relist:
+            token = signal.token()
+            found = select_fresh(await anyio.to_thread.run_sync(list_all, store, branch), cursor)
+            next_relist = anyio.current_time() + _RELIST_S
+    return found
 
 
 def _report_to_gate(

@@ -110,7 +110,8 @@ def _store_kind(settings: Settings) -> StoreKind:
         return StoreKind(settings.MAPLE_STORE)
     except ValueError:
         raise ConfigurationError(
-            f'Unknown MAPLE_STORE {settings.MAPLE_STORE}; "github", "file" and "route" exist.'
+            f'Unknown MAPLE_STORE {settings.MAPLE_STORE}; "github" and "file" exist, and "route" '
+            "for a deployed Maple route."
         ) from None
 
 

@@ -14,7 +14,9 @@ the slow path that reads and validates everything.
 
 from __future__ import annotations
 
+import contextlib
 import gc
+import hashlib
 import json
 import os
 import uuid
@@ -29,7 +31,14 @@ from maple_core.comments import Comment
 from maple_core.errors import InvalidRecordError
 from maple_core.json_types import JsonObject, JsonValue
 
-__all__ = ["Ledger", "Seal", "read_ledger", "render_ledger", "replace_atomically"]
+__all__ = [
+    "Ledger",
+    "Seal",
+    "forget_seal",
+    "read_ledger",
+    "render_ledger",
+    "replace_atomically",
+]
 
 _COMMENT_INDENT = "\n    "
 _CLOSE = b"\n  ]"
@@ -88,13 +97,20 @@ def read_ledger(path: Path, operation: str = "list") -> Ledger:
     return _parse(path, data, operation)
 
 
+def _utf8(text: str) -> bytes:
+    # JavaScript writes half an emoji as a lone surrogate escape ("\\ud83d"); Python reads it
+    # into a str that UTF-8 cannot encode. Writing it back as the same escape keeps the file
+    # valid JSON that both sides read the same way.
+    return text.encode("utf-8", "backslashreplace")
+
+
 def _dump(value: JsonValue, indent: str) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", indent)
 
 
 def render_comments(comments: Sequence[JsonObject]) -> bytes:
     """Render comments as they sit inside the ledger's comments array (no leading newline)."""
-    return ",\n    ".join(_dump(c, _COMMENT_INDENT) for c in comments).encode()
+    return _utf8(",\n    ".join(_dump(c, _COMMENT_INDENT) for c in comments))
 
 
 def render_ledger(ledger: Ledger) -> tuple[bytes, int]:
@@ -102,7 +118,7 @@ def render_ledger(ledger: Ledger) -> tuple[bytes, int]:
     head = ["{"]
     for key, value in ledger.top:
         head.append(f"\n  {json.dumps(key, ensure_ascii=False)}: {_dump(value, chr(10) + '  ')},")
-    prefix = "".join(head).encode() + b'\n  "comments": ['
+    prefix = _utf8("".join(head)) + b'\n  "comments": ['
     if ledger.comments:
         body = b"\n    " + render_comments([c.to_json() for c in ledger.comments])
         close = len(prefix) + len(body)
@@ -110,20 +126,26 @@ def render_ledger(ledger: Ledger) -> tuple[bytes, int]:
     else:
         close = -1
         prefix += b"]"
-    approvals = [a.to_json() for a in ledger.approvals]
-    tail = f',\n  "approvals": {_dump(approvals, chr(10) + "  ")}\n}}\n'.encode()  # type: ignore[arg-type]
+    approvals: list[JsonValue] = [a.to_json() for a in ledger.approvals]
+    tail = _utf8(f',\n  "approvals": {_dump(approvals, chr(10) + "  ")}\n}}\n')
     return prefix + tail, close
 
 
 @dataclass(frozen=True, slots=True)
 class Seal:
-    """What maple knew about the ledger file it last wrote."""
+    """What maple knew about the ledger file it last wrote, to splice the next append in.
+
+    ``inode``, ``size`` and ``mtime_ns`` are taken from the file maple wrote, before it was
+    renamed into place, so a file another tool put there since never matches. ``close`` is where
+    the comments array closes, and ``tail_sha256`` the hash of the bytes from there to the end:
+    the splice point is checked byte for byte before anything is inserted.
+    """
 
     inode: int
     size: int
     mtime_ns: int
-    ctime_ns: int
     close: int
+    tail_sha256: str
     last_stamp: str | None
 
     @staticmethod
@@ -131,41 +153,74 @@ class Seal:
         """``comments.json.seal`` beside the ledger."""
         return ledger.with_name(ledger.name + ".seal")
 
+    @staticmethod
+    def tail_hash(data: bytes | memoryview, close: int) -> str:
+        """The hash the seal keeps of ``data`` from ``close`` to the end."""
+        return hashlib.sha256(data[close:]).hexdigest()
+
     def matches(self, stat: os.stat_result) -> bool:
-        """True when the file on disk is still the one this seal describes."""
-        return (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns) == (
+        """True when the file on disk is, by its identity, the one this seal describes."""
+        return (stat.st_ino, stat.st_size, stat.st_mtime_ns) == (
             self.inode,
             self.size,
             self.mtime_ns,
-            self.ctime_ns,
+        )
+
+    def admits(self, data: bytes | memoryview) -> bool:
+        """True when ``data`` has the comments array closing exactly where the seal says."""
+        return (
+            len(data) == self.size
+            and 0 < self.close < len(data)
+            and bytes(data[self.close : self.close + len(_CLOSE)]) == _CLOSE
+            and self.tail_hash(data, self.close) == self.tail_sha256
         )
 
     @classmethod
     def read(cls, ledger: Path) -> Seal | None:
-        """The seal beside ``ledger``, or ``None`` when absent or unreadable."""
+        """The seal beside ``ledger``, or ``None`` when absent, unreadable or mistyped."""
         try:
             data = json.loads(cls.path_for(ledger).read_bytes())
-            return cls(**data)
+            seal = cls(**data)
         except (OSError, ValueError, TypeError):
             return None
+        numbers = (seal.inode, seal.size, seal.mtime_ns, seal.close)
+        if not all(isinstance(n, int) and not isinstance(n, bool) for n in numbers):
+            return None
+        if not isinstance(seal.tail_sha256, str):
+            return None
+        if seal.last_stamp is not None and not isinstance(seal.last_stamp, str):
+            return None
+        return seal
 
     def write(self, ledger: Path) -> None:
-        """Record this seal beside ``ledger``.
+        """Record this seal beside ``ledger``; a seal that cannot be written is removed.
 
-        Written in place: a torn seal does not parse, and an unreadable seal only sends the next
-        append down the slow path.
+        Best effort: the comments are already saved, and without a seal the next append just
+        reads the whole file.
         """
-        fd = os.open(self.path_for(ledger), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        path = self.path_for(ledger)
         try:
-            os.write(fd, json.dumps(asdict(self)).encode())
-        finally:
-            os.close(fd)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            try:
+                os.write(fd, json.dumps(asdict(self)).encode())
+            finally:
+                os.close(fd)
+        except OSError:
+            forget_seal(ledger)
 
 
-def replace_atomically(target: Path, *chunks: bytes | memoryview) -> None:
+def forget_seal(ledger: Path) -> None:
+    """Remove the seal beside ``ledger``, if any, so the next append reads everything."""
+    with contextlib.suppress(OSError):
+        Seal.path_for(ledger).unlink(missing_ok=True)
+
+
+def replace_atomically(target: Path, *chunks: bytes | memoryview) -> os.stat_result:
     """Write ``chunks`` to a sibling temp file, flush it to disk, and rename it over ``target``.
 
-    A crash leaves the old file or the new one, never half of either.
+    A crash leaves the old file or the new one, never half of either. Returns the written file's
+    status, taken before the rename, so it describes our file even if another tool replaces it
+    the moment after.
     """
     temp = target.with_name(f"{target.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
     try:
@@ -174,7 +229,9 @@ def replace_atomically(target: Path, *chunks: bytes | memoryview) -> None:
                 handle.write(chunk)
             handle.flush()
             os.fsync(handle.fileno())
+            written = os.fstat(handle.fileno())
         os.replace(temp, target)
+        return written
     except BaseException:
         temp.unlink(missing_ok=True)
         raise

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import os
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -11,6 +12,7 @@ from pathlib import Path
 from maple_adapters.files.ledger import (
     Ledger,
     Seal,
+    forget_seal,
     read_ledger,
     render_comments,
     render_ledger,
@@ -127,14 +129,18 @@ class FileCommentStore:
 
     def _commit(self, path: Path, ledger: Ledger) -> None:
         data, close = render_ledger(ledger)
-        replace_atomically(path, data)
-        self._seal(path, close, latest_stamp(c.arrival for c in ledger.comments))
+        written = replace_atomically(path, data)
+        if close < 0:
+            forget_seal(path)
+            return
+        last = latest_stamp(c.arrival for c in ledger.comments)
+        self._seal(path, written, close, Seal.tail_hash(data, close), last)
 
-    def _seal(self, path: Path, close: int, last_stamp: str | None) -> None:
-        stat = path.stat()
-        seal = Seal(
-            stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, close, last_stamp
-        )
+    @staticmethod
+    def _seal(
+        path: Path, written: os.stat_result, close: int, tail: str, last_stamp: str | None
+    ) -> None:
+        seal = Seal(written.st_ino, written.st_size, written.st_mtime_ns, close, tail, last_stamp)
         seal.write(path)
 
     def append(self, comment: NewComment) -> Comment:
@@ -146,14 +152,11 @@ class FileCommentStore:
         if not comments:
             return []
         with self._locked("append") as path:
-            seal = Seal.read(path)
-            try:
-                stat = path.stat()
-            except FileNotFoundError:
-                stat = None
-            if seal is not None and stat is not None and seal.close > 0 and seal.matches(stat):
-                stored = self._stamp(comments, [seal.last_stamp])
-                self._splice(path, seal, stored)
+            seal = self._admitted_seal(path)
+            if seal is not None:
+                sealed, old = seal
+                stored = self._stamp(comments, [sealed.last_stamp])
+                self._splice(path, sealed, old, stored)
             else:
                 ledger = read_ledger(path, "append")
                 stored = self._stamp(comments, [c.arrival for c in ledger.comments])
@@ -173,11 +176,27 @@ class FileCommentStore:
             stored.append(new.stored(_random_id("loc_"), stamp, format_js_timestamp(instant)))
         return stored
 
-    def _splice(self, path: Path, seal: Seal, stored: Sequence[Comment]) -> None:
-        old = memoryview(path.read_bytes())
+    @staticmethod
+    def _admitted_seal(path: Path) -> tuple[Seal, memoryview] | None:
+        """The seal and the file's bytes, when the file is exactly what the seal describes."""
+        seal = Seal.read(path)
+        if seal is None:
+            return None
+        try:
+            if not seal.matches(path.stat()):
+                return None
+            data = memoryview(path.read_bytes())
+        except OSError:
+            return None
+        return (seal, data) if seal.admits(data) else None
+
+    def _splice(self, path: Path, seal: Seal, old: memoryview, stored: Sequence[Comment]) -> None:
         insert = b",\n    " + render_comments([c.to_json() for c in stored])
-        replace_atomically(path, old[: seal.close], insert, old[seal.close :])
-        self._seal(path, seal.close + len(insert), stored[-1].received_at)
+        written = replace_atomically(path, old[: seal.close], insert, old[seal.close :])
+        # The bytes after the splice point are unchanged, so the tail's hash still holds.
+        self._seal(
+            path, written, seal.close + len(insert), seal.tail_sha256, stored[-1].received_at
+        )
 
     def _rewrite(self, operation: str, change: Callable[[Ledger], Ledger]) -> None:
         with self._locked(operation) as path:
