@@ -286,13 +286,25 @@ class TestClients:
             assert set(answer) == {"decision", "reason"}
 
     def test_nothing_open_is_empty_for_every_client(self, hook: Hook, repo: Path) -> None:
+        FileCommentStore(SystemClock(), repo).set_status(add(repo), CommentStatus.RESOLVED)
         for client in ("claude", "codex", "cursor"):
             assert hook.decide(stop(repo), repo, "--client", client) == {}
 
-    def test_an_unknown_client_is_a_usage_error(self, hook: Hook, repo: Path) -> None:
+    def test_an_unknown_client_is_an_error_that_never_blocks(self, hook: Hook, repo: Path) -> None:
+        add(repo)
         done = hook.run(stop(repo), repo, "--client", "vim")
-        assert done.returncode == 2
+        assert done.returncode == 1  # exit 2 would mean "block" to Claude Code and Codex
+        assert done.stdout == ""
         assert "usage: maple-stop-hook" in done.stderr
+
+    def test_cursor_is_not_followed_up_after_the_person_stopped_it(
+        self, hook: Hook, repo: Path
+    ) -> None:
+        add(repo)
+        payload = {"conversation_id": "c1", "loop_count": 0, "workspace_roots": [str(repo)]}
+        assert hook.decide({**payload, "status": "aborted"}, repo) == {}
+        assert hook.decide({**payload, "status": "error"}, repo) == {}
+        assert "followup_message" in hook.decide({**payload, "status": "completed"}, repo)
 
     def test_maple_hook_stop_is_the_same_program(self, hook: Hook, repo: Path) -> None:
         add(repo)
@@ -324,13 +336,46 @@ class TestFailures:
         assert done.returncode == 1
         assert "MAPLE_BRANCH is not set" in done.stderr
 
-    def test_a_forge_ignores_the_local_folder(self, hook: Hook, repo: Path) -> None:
+    def test_a_forge_with_maple_store_file_reads_the_local_folder(
+        self, hook: Hook, repo: Path
+    ) -> None:
         add(repo)
-        forge = {"MAPLE_GITHUB_OWNER": "acme", "MAPLE_GITHUB_REPO": "web", "GITHUB_TOKEN": "t"}
-        done = hook.run(stop(repo), repo, **forge)
-        assert "block" not in done.stdout
+        answer = hook.decide(stop(repo), repo, MAPLE_GITHUB_OWNER="acme", MAPLE_STORE="file")
+        assert answer["decision"] == "block"
+
+    def test_a_forge_with_an_unknown_store_names_it(self, hook: Hook, repo: Path) -> None:
+        done = hook.run(stop(repo), repo, MAPLE_GITHUB_OWNER="acme", MAPLE_STORE="sqlite")
         assert done.returncode == 1
-        assert len(done.stderr.splitlines()) == 1
+        assert "Unknown MAPLE_STORE sqlite" in done.stderr
+
+    def test_odd_inputs_never_end_in_a_traceback(
+        self, hook: Hook, repo: Path, tmp_path: Path
+    ) -> None:
+        add(repo, "half \ud83d emoji — and a dash")
+        surrogate = hook.run(stop(repo), repo)
+        assert json.loads(surrogate.stdout)["decision"] == "block"
+        assert surrogate.stdout.isascii()
+        raw = subprocess.run(
+            [str(HOOK)],
+            input=b"\xff\xfe not utf-8",
+            cwd=repo,
+            capture_output=True,
+            timeout=30,
+            env={**os.environ, "TMPDIR": str(hook.temp), "PYTHONIOENCODING": "latin-1"},
+        )
+        assert (raw.returncode, json.loads(raw.stdout)["decision"]) == (0, "block")
+        nul = hook.run({"session_id": "s", "cwd": "a\u0000b"}, repo)
+        assert (nul.returncode, nul.stdout) == (0, "{}")
+        gone = hook.run(stop(tmp_path / "gone"), repo)
+        assert (gone.returncode, gone.stdout) == (0, "{}")
+        (tmp_path / "not-a-dir").write_text("x")
+        blocked = hook.run(stop(repo), repo, TMPDIR=str(tmp_path / "not-a-dir"))
+        assert json.loads(blocked.stdout)["decision"] == "block"
+        assert "could not keep the block count" in blocked.stderr
+        for done in (surrogate, raw, nul, gone, blocked):
+            assert b"Traceback" not in (
+                done.stderr if isinstance(done.stderr, bytes) else done.stderr.encode()
+            )
 
     def test_a_corrupt_ledger_lets_the_stop_go_ahead_and_says_why(
         self, hook: Hook, repo: Path
@@ -343,6 +388,31 @@ class TestFailures:
         assert "could not read the review comments" in done.stderr
         assert "is not a Maple comments file" in done.stderr
         assert ledger.read_text() == "{broken"
+
+
+def test_the_counter_file_is_named_as_marples(hook: Hook, repo: Path) -> None:
+    import hashlib
+
+    add(repo)
+    hook.decide(stop(repo, session="session-1"), repo)
+    expected = hashlib.sha256(b"session-1").hexdigest()[:32] + ".txt"
+    assert [p.name for p in hook.files()] == [expected]
+    assert (hook.counters / expected).read_bytes() == b"1"
+
+
+def test_a_real_run_imports_nothing_heavy(hook: Hook, repo: Path) -> None:
+    add(repo)
+    done = hook.run(stop(repo), repo, command=[sys.executable, "-X", "importtime", str(HOOK)])
+    assert json.loads(done.stdout)["decision"] == "block"
+    loaded = {
+        line.rsplit("|", 1)[-1].strip().split(".")[0]
+        for line in done.stderr.splitlines()
+        if "|" in line
+    }
+    heavy = {"mcp", "pydantic", "pydantic_settings", "github", "httpx", "typer", "rich"}
+    slow = {"json", "re", "dataclasses", "typing", "pathlib", "inspect", "hashlib", "uuid"}
+    assert "maple_core" in loaded
+    assert not (heavy | slow) & loaded
 
 
 def test_the_file_store_path_imports_nothing_heavy() -> None:

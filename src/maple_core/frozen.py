@@ -3,8 +3,8 @@
 The Stop hook runs at every stop of every agent turn and must start almost as fast as a bare
 interpreter; importing :mod:`dataclasses` (and through it :mod:`inspect`) alone costs about as
 much as the interpreter's own start. The few values on that path derive from this class, which
-gives them what ``@dataclass(frozen=True, slots=True)`` would: equality, hashing, a repr, and no
-assignment after construction.
+gives them what ``@dataclass(frozen=True, slots=True)`` would: equality, hashing, a repr, copying
+and pickling, and no assignment after construction.
 """
 
 from __future__ import annotations
@@ -29,6 +29,13 @@ class Frozen:
 
     def __delattr__(self, name: str) -> None:
         raise AttributeError(f"{type(self).__name__} is immutable; cannot delete {name}")
+
+    def __getstate__(self) -> dict[str, object]:
+        return {name: getattr(self, name) for name in self.__slots__}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):

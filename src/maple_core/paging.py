@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from maple_core.comments import Comment
 from maple_core.errors import InvalidQueryError
 from maple_core.statuses import CommentStatus
 
-__all__ = ["CommentPage", "ListQuery", "decode_offset_cursor", "encode_offset_cursor", "page_of"]
+__all__ = [
+    "CommentPage",
+    "ListQuery",
+    "decode_decimal_cursor",
+    "decode_offset_cursor",
+    "encode_offset_cursor",
+    "page_of",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,15 +61,36 @@ def decode_offset_cursor(cursor: str) -> int:
     return int(text)
 
 
-def page_of(comments: Iterable[Comment], query: ListQuery) -> CommentPage:
+def decode_decimal_cursor(cursor: str) -> int:
+    """Decode the GitHub store's page cursor: the decimal offset itself (``"2"``).
+
+    Raises:
+        InvalidQueryError: the cursor is not a decimal offset.
+    """
+    if not cursor.isdigit() or not cursor.isascii():
+        raise InvalidQueryError(
+            f"Invalid cursor: {cursor}. Pass a cursor a previous page returned."
+        )
+    return int(cursor)
+
+
+def page_of(
+    comments: Iterable[Comment],
+    query: ListQuery,
+    *,
+    encode: Callable[[int], str] = encode_offset_cursor,
+    decode: Callable[[str], int] = decode_offset_cursor,
+) -> CommentPage:
     """Filter ``comments`` (in store order) by the query's branch and statuses, then page them.
+
+    Page cursors are base64url offsets unless other ``encode``/``decode`` functions are given.
 
     Raises:
         InvalidQueryError: the limit is not positive or the cursor is not one of ours.
     """
     if query.limit is not None and query.limit <= 0:
         raise InvalidQueryError(f"limit must be positive, received {query.limit}")
-    offset = decode_offset_cursor(query.cursor) if query.cursor is not None else 0
+    offset = decode(query.cursor) if query.cursor is not None else 0
     statuses = query.statuses
     matching: Sequence[Comment] = [
         c
@@ -70,5 +98,5 @@ def page_of(comments: Iterable[Comment], query: ListQuery) -> CommentPage:
         if c.branch == query.branch and (statuses is None or c.status in statuses)
     ]
     end = len(matching) if query.limit is None else offset + query.limit
-    cursor = encode_offset_cursor(end) if end < len(matching) else None
+    cursor = encode(end) if end < len(matching) else None
     return CommentPage(comments=tuple(matching[offset:end]), cursor=cursor)

@@ -43,6 +43,7 @@ class _Context:
 
 try:
     from _json import encode_basestring as _encode
+    from _json import encode_basestring_ascii as _encode_ascii
     from _json import make_scanner as _make_scanner
 except ImportError:  # pragma: no cover - an interpreter without the accelerator
     _scan: Callable[[str, int], tuple[JsonValue, int]] | None = None
@@ -57,12 +58,15 @@ def _skip(text: str, index: int) -> int:
 
 
 def loads(data: str | bytes) -> JsonValue:
-    """Parse one JSON document (bytes are read as UTF-8).
+    """Parse one JSON document; bytes are read as UTF-8 with bad bytes replaced, as Node does.
+
+    A string parses exactly as ``json.loads`` parses it. Bytes differ from ``json.loads`` in
+    following Node: no UTF-16/32 detection, and invalid UTF-8 becomes U+FFFD.
 
     Raises:
         ValueError: the text is not one JSON document (``json.JSONDecodeError`` is one).
     """
-    text = data.decode("utf-8") if isinstance(data, bytes) else data
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
     if _scan is None:  # pragma: no cover
         return _json_loads(text)
     try:
@@ -82,10 +86,15 @@ def _json_loads(text: str) -> JsonValue:
     return json.loads(text)  # type: ignore[no-any-return]
 
 
-def dumps_flat(mapping: Mapping[str, str]) -> str:
-    """A flat object of strings as compact JSON (non-ASCII kept), like ``json.dumps``."""
+def dumps_flat(mapping: Mapping[str, str], *, ascii_only: bool = False) -> str:
+    """A flat object of strings as compact JSON, like ``json.dumps``.
+
+    With ``ascii_only`` every non-ASCII character (a lone surrogate too) is escaped, so the text
+    can be written in any encoding.
+    """
     if _scan is None:  # pragma: no cover
         import json
 
-        return json.dumps(mapping, ensure_ascii=False, separators=(",", ":"))
-    return "{" + ",".join(f"{_encode(k)}:{_encode(v)}" for k, v in mapping.items()) + "}"
+        return json.dumps(mapping, ensure_ascii=ascii_only, separators=(",", ":"))
+    encode = _encode_ascii if ascii_only else _encode
+    return "{" + ",".join(f"{encode(k)}:{encode(v)}" for k, v in mapping.items()) + "}"

@@ -64,7 +64,19 @@ def _record(comment: Comment | JsonObject) -> Mapping[str, object]:
 
 
 def _str(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
+    # Maple chains these with `??`: an empty string is a value, only a missing one falls through.
+    return value if isinstance(value, str) else None
+
+
+def _utf16_len(text: str) -> int:
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def _utf16_head(text: str, units: int) -> str:
+    """The first ``units`` UTF-16 code units, as JavaScript's ``slice`` counts them."""
+    return text.encode("utf-16-le", "surrogatepass")[: units * 2].decode(
+        "utf-16-le", "surrogatepass"
+    )
 
 
 def _object(value: object) -> Mapping[str, object]:
@@ -77,18 +89,25 @@ def _member_name(anchor: Mapping[str, object]) -> str | None:
         return None
     first = _object(_object(members[0]).get("anchor"))
     exact = _object(first.get("quote")).get("exact")
-    quoted = f"“{exact.strip()[:_QUOTE_KEEP]}”" if isinstance(exact, str) else None
-    name = _str(first.get("component")) or quoted or _str(first.get("source"))
-    name = name or _str(first.get("selector"))
+    quoted = f"“{_utf16_head(exact.strip(), _QUOTE_KEEP)}”" if isinstance(exact, str) else None
+    name = _first_present(
+        _str(first.get("component")), quoted, _str(first.get("source")), _str(first.get("selector"))
+    )
     if name is None:
         return None
     more = len(members) - 1
     return f"{name} +{more}" if more else name
 
 
+def _first_present(*values: str | None) -> str | None:
+    return next((v for v in values if v is not None), None)
+
+
 def _first_line(body: str) -> str:
     line = body.split("\n", 1)[0]
-    return line[:_LINE_KEEP] + "…" if len(line) > _LINE_LIMIT else line
+    if _utf16_len(line) > _LINE_LIMIT:
+        return _utf16_head(line, _LINE_KEEP) + "…"
+    return line
 
 
 def worklist(comments: Sequence[Comment | JsonObject]) -> str:
@@ -100,12 +119,12 @@ def worklist(comments: Sequence[Comment | JsonObject]) -> str:
     for i, comment in enumerate(comments, start=1):
         record = _record(comment)
         anchor = _object(record.get("anchor"))
-        where = (
-            _member_name(anchor)
-            or _str(anchor.get("source"))
-            or _str(anchor.get("component"))
-            or _str(anchor.get("selector"))
-            or "?"
+        where = _first_present(
+            _member_name(anchor),
+            _str(anchor.get("source")),
+            _str(anchor.get("component")),
+            _str(anchor.get("selector")),
+            "?",
         )
         orphan = " (orphaned: the location is stale)" if record.get("status") == "orphaned" else ""
         body = record.get("body")
@@ -136,12 +155,13 @@ class StopPayload(Frozen):
     ``conversation_id`` (as the session), ``loop_count`` and first ``workspace_roots`` entry.
     """
 
-    __slots__ = ("cursor", "cwd", "loop_count", "session_id", "stop_hook_active")
+    __slots__ = ("cursor", "cwd", "loop_count", "session_id", "status", "stop_hook_active")
     session_id: str | None
     cwd: str | None
     stop_hook_active: bool | None
     loop_count: int | None
     cursor: bool
+    status: str | None
 
     def __init__(
         self,
@@ -150,6 +170,7 @@ class StopPayload(Frozen):
         stop_hook_active: bool | None = None,
         loop_count: int | None = None,
         cursor: bool = False,
+        status: str | None = None,
     ) -> None:
         self._set(
             session_id=session_id,
@@ -157,6 +178,7 @@ class StopPayload(Frozen):
             stop_hook_active=stop_hook_active,
             loop_count=loop_count,
             cursor=cursor,
+            status=status,
         )
 
 
@@ -192,6 +214,7 @@ def parse_stop_payload(text: str) -> StopPayload:
         stop_hook_active=active if isinstance(active, bool) else None,
         loop_count=loop_count,
         cursor=cursor,
+        status=_text(data.get("status")) if cursor else None,
     )
 
 
@@ -218,7 +241,12 @@ class SessionStop(Frozen):
 def decide_cursor_stop(
     open_comments: Sequence[Comment | JsonObject], payload: StopPayload
 ) -> StopDecision:
-    """Decide a Cursor stop: Cursor counts its own follow-ups in ``loop_count``."""
+    """Decide a Cursor stop: Cursor counts its own follow-ups in ``loop_count``.
+
+    A run the person stopped (``aborted``) or that failed (``error``) is not followed up.
+    """
+    if payload.status not in (None, "completed"):
+        return StopDecision()
     return decide_stop(open_comments, max(0, payload.loop_count or 0))
 
 

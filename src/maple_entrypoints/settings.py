@@ -24,6 +24,7 @@ __all__ = [
     "Transport",
     "load_settings",
     "resolve_config",
+    "store_kind",
 ]
 
 
@@ -115,6 +116,21 @@ def _store_kind(settings: Settings) -> StoreKind:
         ) from None
 
 
+def store_kind(settings: Settings, program: str = "Maple's MCP server") -> StoreKind:
+    """The configured store, with the variables it needs checked (Maple's ``storeFromEnvironment``).
+
+    Raises:
+        ConfigurationError: ``MAPLE_STORE`` is unknown, or a variable the store needs is unset.
+    """
+    store = _store_kind(settings)
+    if store is StoreKind.GITHUB:
+        for name in ("MAPLE_GITHUB_OWNER", "MAPLE_GITHUB_REPO", "GITHUB_TOKEN"):
+            _required(settings, name, program)
+    elif store is StoreKind.ROUTE:
+        _required(settings, "MAPLE_URL", program)
+    return store
+
+
 def resolve_config(settings: Settings, program: str = "Maple's MCP server") -> ServerConfig:
     """Check the settings as Maple's server does at start-up, in its order.
 
@@ -135,12 +151,7 @@ def resolve_config(settings: Settings, program: str = "Maple's MCP server") -> S
     if settings.text("MAPLE_URL"):
         _required(settings, "GITHUB_TOKEN", program)
         gate = GateMode.ROUTE
-    store = _store_kind(settings)
-    if store is StoreKind.GITHUB:
-        for name in ("MAPLE_GITHUB_OWNER", "MAPLE_GITHUB_REPO", "GITHUB_TOKEN"):
-            _required(settings, name, program)
-    elif store is StoreKind.ROUTE:
-        _required(settings, "MAPLE_URL", program)
+    store = store_kind(settings, program)
     try:
         transport = Transport(settings.MAPLE_GITHUB_TRANSPORT or "auto")
     except ValueError:

@@ -35,6 +35,8 @@ except ImportError:  # pragma: no cover - an interpreter built without it
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from maple_core.json_types import JsonObject
 
 HOOK = "maple-stop-hook"
@@ -49,7 +51,7 @@ class BlockCounter:
         self.directory = os.path.join(temp_dir, HOOK)
 
     def _path(self, session_id: str) -> str:
-        digest = sha256(session_id.encode()).hexdigest()[:32]
+        digest = sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:32]
         return os.path.join(self.directory, f"{digest}.txt")
 
     def read(self, session_id: str) -> int:
@@ -75,38 +77,50 @@ class BlockCounter:
             pass
 
 
-def _forge_comments(settings: HookSettings, branch: str | None) -> list[JsonObject]:
-    for name, value in (
-        ("MAPLE_GITHUB_OWNER", settings.owner),
-        ("MAPLE_GITHUB_REPO", settings.repo),
-        ("GITHUB_TOKEN", settings.has_token),
-    ):
-        if not value:
-            raise ConfigurationError(
-                f"{name} is not set; the Stop hook cannot read the pull request without it."
-            )
+def _forge_comments(cwd: str, branch: str | None) -> list[JsonObject]:
+    """Maple's forge path: the store the environment configures (§7.2 step 4), heavy imports."""
+    from maple_core.services import list_all
+    from maple_core.statuses import CommentStatus
+    from maple_entrypoints.settings import (
+        load_settings,
+        resolve_config,
+        store_kind,
+    )
+    from maple_entrypoints.wiring import build_store
+
+    settings = load_settings()
+    store_kind(settings, "the Stop hook")
     if branch is None:
         raise ConfigurationError(
             "MAPLE_BRANCH is not set; the Stop hook cannot tell which pull request to check. "
             "It is: The branch the Stop hook checks, else the one checked out. "
             "The server ignores it."
         )
-    raise ConfigurationError(
-        "MAPLE_GITHUB_OWNER and MAPLE_GITHUB_REPO point the hook at GitHub, but this version "
-        "of maple cannot read the github store yet; unset them to check the .maple/ folder."
+    config = resolve_config(
+        settings.model_copy(update={"MAPLE_URL": None, "MAPLE_GATE_TOKEN": None}), "the Stop hook"
     )
+    store = build_store(config, _path(cwd))
+    wanted = (CommentStatus.OPEN, CommentStatus.NEEDS_REVERIFY)
+    return [c.to_json() for c in list_all(store, branch, wanted)]
+
+
+def _path(cwd: str) -> Path:
+    from pathlib import Path
+
+    return Path(cwd)
 
 
 def open_comments(settings: HookSettings, cwd: str) -> list[JsonObject]:
     """The comments that keep the agent working: ``open`` and ``needs_reverify``, newest first.
 
     Without a forge it reads ``.maple/`` only if the ledger already exists (it never creates the
-    folder), and nothing when no branch is known or ``MAPLE_STORE`` is ``github``.
+    folder), and nothing when no branch is known, ``MAPLE_STORE`` is ``github``, or the working
+    directory is gone.
     """
     branch = settings.branch or find_checkout(cwd).branch
     if settings.forge:
-        return _forge_comments(settings, branch)
-    if branch is None or settings.store == "github":
+        return _forge_comments(cwd, branch)
+    if branch is None or settings.store == "github" or not os.path.isdir(cwd):
         return []
     ledger = resolve_place(cwd).ledger
     if not os.path.isfile(ledger):
@@ -115,7 +129,8 @@ def open_comments(settings: HookSettings, cwd: str) -> list[JsonObject]:
 
 
 def _emit(data: dict[str, str]) -> None:
-    sys.stdout.write(dumps_flat(data))
+    # ASCII-escaped, so any locale's stdout can carry it (and half an emoji stays valid JSON).
+    sys.stdout.write(dumps_flat(data, ascii_only=True))
     sys.stdout.flush()
 
 
@@ -132,11 +147,13 @@ def _decide(
     counter = BlockCounter(temp_dir)
     stored = counter.read(payload.session_id) if payload.session_id else 0
     step = decide_session_stop(comments, payload, stored)
-    if payload.session_id is not None:
-        if step.counter is CounterUpdate.WRITE:
+    try:
+        if payload.session_id is not None and step.counter == CounterUpdate.WRITE:
             counter.write(payload.session_id, step.count)
-        elif step.counter is CounterUpdate.CLEAR:
+        elif payload.session_id is not None and step.counter == CounterUpdate.CLEAR:
             counter.clear(payload.session_id)
+    except OSError as exc:
+        sys.stderr.write(f"{HOOK}: could not keep the block count in {counter.directory}: {exc}\n")
     return step.decision.to_json()
 
 
@@ -152,27 +169,31 @@ def _client(argv: Sequence[str]) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the hook; return the exit code (1 for a configuration the hook cannot use, 2 usage)."""
+    """Run the hook and return its exit code.
+
+    Exit 1 (which Claude Code and Codex treat as a hook error that lets the stop go ahead) for a
+    configuration or usage the hook cannot use; never exit 2, which they read as "block".
+    """
     try:
         chosen = _client(sys.argv[1:] if argv is None else argv)
     except ValueError:
         sys.stderr.write(f"{_USAGE}\n")
-        return 2
-    payload = parse_stop_payload(sys.stdin.read())
+        return 1
+    payload = parse_stop_payload(sys.stdin.buffer.read().decode("utf-8", "replace"))
     client = chosen or ("cursor" if payload.cursor else "claude")
     settings = read_hook_settings()
     try:
         comments = open_comments(settings, payload.cwd or os.getcwd())
+        answer = _decide(payload, comments, client, settings.temp_dir)
     except ConfigurationError as exc:
         sys.stderr.write(f"{HOOK}: {exc}\n")
         return 1
-    except (MapleError, OSError) as exc:
+    except (MapleError, OSError, ValueError, RecursionError) as exc:
         sys.stderr.write(
             f"{HOOK}: could not read the review comments, so the stop goes ahead: {exc}\n"
         )
-        _emit({})
-        return 0
-    _emit(_decide(payload, comments, client, settings.temp_dir))
+        answer = {}
+    _emit(answer)
     return 0
 
 

@@ -38,13 +38,15 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> object:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(__import__(home, fromlist=[name]), name)
-    globals()[name] = value
-    return value
+if not TYPE_CHECKING:  # type checkers see the real imports above
+
+    def __getattr__(name: str) -> object:
+        home = _HOMES.get(name)
+        if home is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(__import__(home, fromlist=[name]), name)
+        globals()[name] = value
+        return value
 
 
 def __dir__() -> list[str]:
