@@ -2,32 +2,64 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from contract_tests.github_peers import api_transport, cli_transport
 from contract_tests.support import FakeClock, make_repo
 from maple_adapters.files import FileCommentStore
+from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.memory import InMemoryCommentStore
 from maple_core.ports import CommentStore
+from tests.github.fake_github import FakeGitHub, Served, serve
 
-StoreFactory = Callable[[FakeClock, Path], CommentStore]
+StoreFactory = Callable[[FakeClock, Path, pytest.FixtureRequest], CommentStore]
+BRANCHES_WITH_PULLS = ("feat/contract", "feat/other")
 
 
-def _memory(clock: FakeClock, tmp: Path) -> CommentStore:
+def _memory(clock: FakeClock, tmp: Path, request: pytest.FixtureRequest) -> CommentStore:
     return InMemoryCommentStore(clock)
 
 
-def _file(clock: FakeClock, tmp: Path) -> CommentStore:
+def _file(clock: FakeClock, tmp: Path, request: pytest.FixtureRequest) -> CommentStore:
     return FileCommentStore(clock, make_repo(tmp / "repo", "feat/contract"))
+
+
+def _github(clock: FakeClock, served: Served, transport_name: str, tmp: Path) -> CommentStore:
+    served.fake.reset()
+    for branch in BRANCHES_WITH_PULLS:
+        served.fake.open_pull(branch)
+    transport = (
+        api_transport(served) if transport_name == "api" else cli_transport(served, tmp / "gh")
+    )
+    return GitHubLedgerStore(transport, "acme", "web", clock)
+
+
+def _github_api(clock: FakeClock, tmp: Path, request: pytest.FixtureRequest) -> CommentStore:
+    return _github(clock, request.getfixturevalue("github_server"), "api", tmp)
+
+
+def _github_cli(clock: FakeClock, tmp: Path, request: pytest.FixtureRequest) -> CommentStore:
+    return _github(clock, request.getfixturevalue("github_server"), "cli", tmp)
 
 
 STORE_ADAPTERS = [
     pytest.param(_memory, id="memory"),
     pytest.param(_file, id="file"),
+    pytest.param(_github_api, id="github-api"),
+    pytest.param(_github_cli, id="github-cli"),
 ]
 """Every comment-store adapter. A new adapter is one new entry here."""
+
+
+@pytest.fixture(scope="session")
+def github_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    """One fake GitHub over HTTPS for the whole run; each store resets it."""
+    served = serve(FakeGitHub(), tmp_path_factory.mktemp("fake-github"))
+    yield served
+    served.stop()
 
 
 @pytest.fixture
@@ -41,5 +73,7 @@ def store_factory(request: pytest.FixtureRequest) -> StoreFactory:
 
 
 @pytest.fixture
-def store(store_factory: StoreFactory, clock: FakeClock, tmp_path: Path) -> CommentStore:
-    return store_factory(clock, tmp_path)
+def store(
+    store_factory: StoreFactory, clock: FakeClock, tmp_path: Path, request: pytest.FixtureRequest
+) -> CommentStore:
+    return store_factory(clock, tmp_path, request)

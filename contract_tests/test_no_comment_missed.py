@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -41,12 +42,13 @@ STEPS = st.lists(
 @given(steps=STEPS)
 def test_every_appended_comment_is_returned_at_least_once(
     store_factory: StoreFactory,
-    tmp_path_factory: object,
+    tmp_path_factory: pytest.TempPathFactory,
+    request: pytest.FixtureRequest,
     steps: list[tuple[str, str | None, float]],
 ) -> None:
     clock = FakeClock()
-    base = Path(tmp_path_factory.mktemp("missed"))  # type: ignore[attr-defined]
-    store = store_factory(clock, base)
+    base = Path(tmp_path_factory.mktemp("missed"))
+    store = store_factory(clock, base, request)
     real = SystemClock()
     appended: set[str] = set()
     seen: set[str] = set()

@@ -98,9 +98,10 @@ def test_a_github_configuration_is_refused_without_printing_the_token(repo: Path
         GITHUB_TOKEN=SECRET,
         MAPLE_GITHUB_OWNER="acme",
         MAPLE_GITHUB_REPO="web",
+        MAPLE_GITHUB_API="https://127.0.0.1:9/api/v3",  # a closed loopback port: refused at once
     )
-    assert out.returncode == 2
-    assert "MAPLE_STORE=github" in out.stderr
+    assert out.returncode == 1
+    assert "GitHub could not be reached" in out.stderr
     assert SECRET not in half.stdout + half.stderr
     assert SECRET not in out.stdout + out.stderr
 

@@ -298,8 +298,21 @@ SECRET = "ghp_secret_value_never_printed_0001"
         ({"MAPLE_GATE_TOKEN": SECRET}, "MAPLE_GITHUB_OWNER is not set"),
         ({"MAPLE_GITHUB_TRANSPORT": "ssh"}, "Unknown MAPLE_GITHUB_TRANSPORT ssh"),
         (
-            {"GITHUB_TOKEN": SECRET, "MAPLE_GITHUB_OWNER": "acme", "MAPLE_GITHUB_REPO": "web"},
-            "MAPLE_STORE=github is not available in this version",
+            {
+                "MAPLE_STORE": "route",
+                "MAPLE_URL": "https://x.example/api/maple",
+                "GITHUB_TOKEN": SECRET,
+            },
+            "MAPLE_URL is set, but this version of maple cannot refresh the gate",
+        ),
+        (
+            {
+                "MAPLE_GITHUB_OWNER": "acme",
+                "MAPLE_GITHUB_REPO": "web",
+                "MAPLE_GITHUB_TRANSPORT": "cli",
+                "PATH": "/nonexistent",
+            },
+            "MAPLE_GITHUB_TRANSPORT=cli needs gh signed in",
         ),
     ],
 )

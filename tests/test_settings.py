@@ -39,7 +39,10 @@ def test_which_store(env: dict[str, str], store: StoreKind) -> None:
             r"^MAPLE_GITHUB_OWNER is not set; .* It is: The repository's owner\.",
         ),
         ({"GITHUB_TOKEN": "t", "MAPLE_GITHUB_REPO": "r"}, r"^MAPLE_GITHUB_OWNER is not set"),
-        ({"MAPLE_GITHUB_OWNER": "o", "MAPLE_GITHUB_REPO": "r"}, r"^GITHUB_TOKEN is not set"),
+        (
+            {"MAPLE_GITHUB_OWNER": "o", "MAPLE_GITHUB_REPO": "r", "MAPLE_GITHUB_TRANSPORT": "api"},
+            r"^GITHUB_TOKEN is not set",
+        ),
         (
             {"MAPLE_STORE": "sqlite"},
             r'Unknown MAPLE_STORE sqlite; "github" and "file" exist',

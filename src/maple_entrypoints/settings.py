@@ -18,6 +18,7 @@ from maple_entrypoints.environment import describe_variable
 
 __all__ = [
     "GateMode",
+    "GitHubConfig",
     "ServerConfig",
     "Settings",
     "StoreKind",
@@ -83,6 +84,18 @@ class Settings(BaseSettings):
 
 
 @dataclass(frozen=True, slots=True)
+class GitHubConfig:
+    """Where and how to reach the repository; tokens stay ``SecretStr``."""
+
+    owner: str | None = None
+    repo: str | None = None
+    api_url: str | None = None
+    token: SecretStr | None = None
+    gate_token: SecretStr | None = None
+    gate_app_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ServerConfig:
     """A checked configuration: which store, which gate path, whether approval is required."""
 
@@ -90,6 +103,7 @@ class ServerConfig:
     gate: GateMode
     transport: Transport
     require_approval: bool
+    github: GitHubConfig = GitHubConfig()
 
 
 def _required(settings: Settings, name: str, program: str) -> str:
@@ -124,7 +138,10 @@ def store_kind(settings: Settings, program: str = "Maple's MCP server") -> Store
     """
     store = _store_kind(settings)
     if store is StoreKind.GITHUB:
-        for name in ("MAPLE_GITHUB_OWNER", "MAPLE_GITHUB_REPO", "GITHUB_TOKEN"):
+        needed = ["MAPLE_GITHUB_OWNER", "MAPLE_GITHUB_REPO"]
+        if Transport.API.value == settings.MAPLE_GITHUB_TRANSPORT:
+            needed.append("GITHUB_TOKEN")  # auto without a token may use a signed-in gh
+        for name in needed:
             _required(settings, name, program)
     elif store is StoreKind.ROUTE:
         _required(settings, "MAPLE_URL", program)
@@ -164,6 +181,14 @@ def resolve_config(settings: Settings, program: str = "Maple's MCP server") -> S
         gate=gate,
         transport=transport,
         require_approval=settings.MAPLE_REQUIRE_APPROVAL == "true",
+        github=GitHubConfig(
+            owner=settings.text("MAPLE_GITHUB_OWNER"),
+            repo=settings.text("MAPLE_GITHUB_REPO"),
+            api_url=settings.text("MAPLE_GITHUB_API"),
+            token=settings.GITHUB_TOKEN if settings.text("GITHUB_TOKEN") else None,
+            gate_token=settings.MAPLE_GATE_TOKEN if settings.text("MAPLE_GATE_TOKEN") else None,
+            gate_app_id=settings.text("MAPLE_GATE_APP_ID"),
+        ),
     )
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -11,13 +13,83 @@ from maple_core.errors import ConfigurationError
 from maple_core.ports import Clock, CommentStore, GatePublisher
 from maple_entrypoints.settings import (
     GateMode,
+    GitHubConfig,
     ServerConfig,
     StoreKind,
+    Transport,
     load_settings,
     resolve_config,
 )
 
-__all__ = ["build_gate", "build_store", "store_from_environment"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from maple_adapters.github.transport import GitHubTransport
+
+__all__ = ["build_gate", "build_store", "build_transport", "store_from_environment"]
+
+
+def _gh_signed_in(host: str | None) -> bool:
+    """True when a ``gh`` binary answers ``gh auth token`` (the token itself is discarded)."""
+    env = {**os.environ, **({"GH_HOST": host} if host else {}), "GH_PROMPT_DISABLED": "1"}
+    try:
+        done = subprocess.run(
+            ["gh", "auth", "token"], capture_output=True, timeout=10, check=False, env=env
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0 and bool(done.stdout.strip())
+
+
+def build_transport(github: GitHubConfig, transport: Transport) -> GitHubTransport:
+    """The GitHub transport the settings choose, resilient and conditional.
+
+    ``auto``: a ``GITHUB_TOKEN`` means ``api``; else a ``gh`` that answers ``gh auth token``
+    means ``cli``; else it refuses, naming both remedies. An explicit choice is honoured as it
+    is and never falls back.
+
+    Raises:
+        ConfigurationError: the chosen transport cannot work here.
+    """
+    from maple_adapters.github.transport import (
+        ConditionalTransport,
+        GhCliTransport,
+        PyGithubTransport,
+        ResilientTransport,
+        host_of,
+    )
+
+    token = github.token.get_secret_value() if github.token else None
+    host = host_of(github.api_url)
+    chosen = transport
+    if chosen is Transport.AUTO:
+        if token:
+            chosen = Transport.API
+        elif _gh_signed_in(host):
+            chosen = Transport.CLI
+        else:
+            raise ConfigurationError(
+                "GitHub cannot be reached: set GITHUB_TOKEN (a token that can read and write "
+                "pull-request comments), or install gh and run `gh auth login`."
+            )
+    inner: GitHubTransport
+    if chosen is Transport.API:
+        if not token:
+            raise ConfigurationError(
+                "MAPLE_GITHUB_TRANSPORT=api needs GITHUB_TOKEN; set it, or use "
+                "MAPLE_GITHUB_TRANSPORT=cli with a signed-in gh."
+            )
+        inner = PyGithubTransport(token, base_url=github.api_url)
+    else:
+        if not _gh_signed_in(host):
+            raise ConfigurationError(
+                "MAPLE_GITHUB_TRANSPORT=cli needs gh signed in to "
+                f"{host or 'github.com'}: install gh and run `gh auth login`"
+                f"{' --hostname ' + host if host else ''}, or set GITHUB_TOKEN and use "
+                "MAPLE_GITHUB_TRANSPORT=api."
+            )
+        inner = GhCliTransport(host=host, env={"GH_TOKEN": token} if token else None)
+    secrets = [token] if token else []
+    return ConditionalTransport(ResilientTransport(inner, secrets=secrets))
 
 
 def build_store(config: ServerConfig, cwd: Path, clock: Clock | None = None) -> CommentStore:
@@ -26,15 +98,22 @@ def build_store(config: ServerConfig, cwd: Path, clock: Clock | None = None) -> 
     Raises:
         ConfigurationError: the configuration names a store this version cannot build.
     """
+    clock = clock or SystemClock()
     if config.store is StoreKind.FILE:
-        return FileCommentStore(clock or SystemClock(), cwd)
+        return FileCommentStore(clock, cwd)
+    if config.store is StoreKind.GITHUB:
+        from maple_adapters.github.store import GitHubLedgerStore
+
+        github = config.github
+        transport = build_transport(github, config.transport)
+        return GitHubLedgerStore(transport, github.owner or "", github.repo or "", clock)
     raise ConfigurationError(
         f"MAPLE_STORE={config.store.value} is not available in this version of maple yet; "
-        "set MAPLE_STORE=file (or unset the GitHub variables) to use the .maple/ folder."
+        "set MAPLE_STORE=file or MAPLE_STORE=github."
     )
 
 
-def build_gate(config: ServerConfig) -> GatePublisher | None:
+def build_gate(config: ServerConfig, clock: Clock | None = None) -> GatePublisher | None:
     """Build the gate publisher a resolve reports to, or ``None`` when none is configured.
 
     Raises:
@@ -42,10 +121,24 @@ def build_gate(config: ServerConfig) -> GatePublisher | None:
     """
     if config.gate is GateMode.NONE:
         return None
-    variable = "MAPLE_URL" if config.gate is GateMode.ROUTE else "MAPLE_GATE_TOKEN"
+    if config.gate is GateMode.DIRECT:
+        from maple_adapters.github.gate import GitHubCheckRunPublisher
+
+        github = config.github
+        gate_config = GitHubConfig(
+            owner=github.owner, repo=github.repo, api_url=github.api_url, token=github.gate_token
+        )
+        transport = build_transport(gate_config, Transport.API)
+        return GitHubCheckRunPublisher(
+            transport,
+            github.owner or "",
+            github.repo or "",
+            now=(clock or SystemClock()).now,
+            app_id=github.gate_app_id,
+        )
     raise ConfigurationError(
-        f"{variable} is set, but this version of maple cannot publish the merge gate yet; "
-        f"unset {variable} to run without a gate."
+        "MAPLE_URL is set, but this version of maple cannot refresh the gate through a route "
+        "yet; unset MAPLE_URL (or use MAPLE_GATE_TOKEN in CI)."
     )
 
 

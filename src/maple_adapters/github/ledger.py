@@ -252,40 +252,42 @@ def parse_ledger_body(body: str, branch: str | None = None) -> GitHubLedger | No
 
 
 def merge_ledgers(ledgers: Sequence[GitHubLedger]) -> GitHubLedger:
-    """Union of ledgers given oldest update first: every comment once, its newest version kept.
+    """Union of ledgers given oldest write first: every comment once, its newest version kept.
 
     Two writers racing on one pull request each repost a ledger; reading merges them, so
-    neither loses a comment. Two racers can also give different comments the same number; the
-    later one then reads under the next free number (the same on every read), and the next write
-    records it so.
+    neither loses a comment. A comment is known by what never changes about it (arrival stamp,
+    creation time, body), and keeps the id the newest ledger holding it gives it. Two racers can
+    also give different comments one number; the one written earlier then reads under the next
+    free number (the same on every read), and the next write records that.
     """
     if not ledgers:
         raise ValueError("merge_ledgers needs at least one ledger")
-    numbers = [_number(c.id) for ledger in ledgers for c in ledger.comments]
-    next_free = max(numbers, default=0) + 1
-    comments: dict[str, Comment] = {}
+    latest: dict[tuple[str | None, str | None, str], tuple[int, Comment]] = {}
+    for order, ledger in enumerate(ledgers):
+        for comment in ledger.comments:
+            latest[_identity(comment)] = (order, comment)
+    next_free = max((_number(c.id) for _, c in latest.values()), default=0) + 1
+    taken: set[str] = set()
+    merged: list[Comment] = []
+    for _, comment in sorted(latest.values(), key=lambda item: -item[0]):
+        if comment.id in taken:
+            comment = replace(comment, id=f"{comment.id.rsplit('_', 1)[0]}_{next_free}")
+            next_free += 1
+        taken.add(comment.id)
+        merged.append(comment)
+    merged.sort(key=lambda c: (_number(c.id), c.arrival or ""))
     approvals: dict[str, Approval] = {}
     for ledger in ledgers:
-        for comment in ledger.comments:
-            prior = comments.get(comment.id)
-            if prior is not None and _different(prior, comment):
-                prefix = comment.id.rsplit("_", 1)[0]
-                comment = replace(comment, id=f"{prefix}_{next_free}")
-                next_free += 1
-            comments[comment.id] = comment
         for approval in ledger.approvals:
             approvals[approval.id] = approval
-    merged = sorted(comments.values(), key=lambda c: (_number(c.id), c.arrival or ""))
     return GitHubLedger(ledgers[-1].branch, tuple(merged), tuple(approvals.values()))
+
+
+def _identity(comment: Comment) -> tuple[str | None, str | None, str]:
+    """What never changes about a comment: versions differ only in status and resolution."""
+    return (comment.received_at, comment.created_at, comment.body)
 
 
 def _number(comment_id: str) -> int:
     tail = comment_id.rsplit("_", 1)[-1]
     return int(tail) if tail.isdigit() else 0
-
-
-def _different(one: Comment, other: Comment) -> bool:
-    """Two records under one id are different comments, not two versions of one."""
-    if one.received_at is not None or other.received_at is not None:
-        return one.received_at != other.received_at
-    return (one.created_at, one.body) != (other.created_at, other.body)

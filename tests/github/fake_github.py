@@ -1,0 +1,470 @@
+"""A fake GitHub REST API on 127.0.0.1 that behaves as GitHub documents, for real clients.
+
+It serves the endpoints maple uses under ``/api/v3`` (as GitHub Enterprise Server does, so the
+real ``gh`` reaches it with ``GH_HOST``), over HTTPS with a throwaway CA. It checks the token,
+pages with ``Link`` headers, answers ``If-None-Match`` with ``304`` (which does not count
+against the rate limit), sends the rate-limit headers, and can be told to fail.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import trustme
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+PREFIX = "/api/v3"
+RATE_LIMIT = 5000
+
+
+@dataclass
+class Pull:
+    number: int
+    head_ref: str
+    head_sha: str
+    state: str = "open"
+    updated_at: str = "2026-01-01T00:00:00Z"
+
+
+@dataclass
+class Fault:
+    """Answer ``status`` to requests whose method and path match, ``times`` times."""
+
+    method: str
+    path_contains: str
+    status: int
+    body: dict[str, Any]
+    headers: dict[str, str] = field(default_factory=dict)
+    times: int = 1
+
+
+@dataclass
+class Repo:
+    pulls: list[Pull] = field(default_factory=list)
+    comments: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    check_runs: list[dict[str, Any]] = field(default_factory=list)
+    commit_pulls: dict[str, list[int]] = field(default_factory=dict)
+
+
+class FakeGitHub:
+    """The fake's state and its ASGI app; ``serve()`` runs it on a free loopback port."""
+
+    def __init__(self, tokens: dict[str, int] | None = None) -> None:
+        self.tokens = tokens or {"ghp_fake_token": 1}  # token -> app id (for check runs)
+        self.repos: dict[tuple[str, str], Repo] = {}
+        self.faults: list[Fault] = []
+        self.requests: list[tuple[str, str, int]] = []  # method, path, status
+        self.counted = 0  # requests that count against the primary rate limit
+        self.lock = threading.Lock()
+        self._next_id = 1000
+        self.base_url = ""
+        self.ca_file = ""
+        self.app = Starlette(routes=self._routes())
+
+    # -- state -----------------------------------------------------------------------------
+
+    def reset(self) -> None:
+        """Forget every repository, fault and recorded request."""
+        with self.lock:
+            self.repos.clear()
+            self.faults.clear()
+            self.requests.clear()
+            self.counted = 0
+
+    def repo(self, owner: str = "acme", name: str = "web") -> Repo:
+        return self.repos.setdefault((owner, name), Repo())
+
+    def open_pull(self, head_ref: str, head_sha: str = "9ab1c2d" * 5 + "abcde", **kw: Any) -> Pull:
+        repo = self.repo(kw.pop("owner", "acme"), kw.pop("name", "web"))
+        pull = Pull(number=len(repo.pulls) + 1, head_ref=head_ref, head_sha=head_sha, **kw)
+        repo.pulls.append(pull)
+        repo.comments.setdefault(pull.number, [])
+        repo.commit_pulls.setdefault(head_sha, []).append(pull.number)
+        return pull
+
+    def issue_comments(
+        self, number: int, owner: str = "acme", name: str = "web"
+    ) -> list[dict[str, Any]]:
+        return self.repo(owner, name).comments.setdefault(number, [])
+
+    def add_comment(self, number: int, body: str, login: str = "someone") -> dict[str, Any]:
+        with self.lock:
+            return self._create_comment(self.repo(), number, body, login)
+
+    def _id(self) -> int:
+        self._next_id += 1
+        return self._next_id
+
+    def _now(self) -> str:
+        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+    def _create_comment(self, repo: Repo, number: int, body: str, login: str) -> dict[str, Any]:
+        comment_id = self._id()
+        stamp = self._now()
+        comment = {
+            "id": comment_id,
+            "node_id": f"IC_{comment_id}",
+            "body": body,
+            "user": {"login": login, "id": 1, "type": "User"},
+            "created_at": stamp,
+            "updated_at": stamp,
+            "url": f"{self.base_url}/repos/acme/web/issues/comments/{comment_id}",
+            "html_url": f"https://github.example/acme/web/pull/{number}#issuecomment-{comment_id}",
+            "issue_url": f"{self.base_url}/repos/acme/web/issues/{number}",
+            "author_association": "MEMBER",
+        }
+        repo.comments.setdefault(number, []).append(comment)
+        return comment
+
+    # -- HTTP ------------------------------------------------------------------------------
+
+    def _routes(self) -> list[Route]:
+        r = "/api/v3/repos/{owner}/{repo}"
+        return [
+            Route(r + "", self.get_repo),
+            Route(r + "/commits/{sha}/pulls", self.commit_pulls),
+            Route(r + "/pulls", self.list_pulls),
+            Route(r + "/pulls/{number:int}", self.get_pull),
+            Route(
+                r + "/issues/{number:int}/comments",
+                self.issue_comments_endpoint,
+                methods=["GET", "POST"],
+            ),
+            Route(
+                r + "/issues/comments/{comment_id:int}",
+                self.one_comment,
+                methods=["GET", "PATCH", "DELETE"],
+            ),
+            Route(r + "/commits/{sha}/check-runs", self.list_check_runs),
+            Route(r + "/check-runs", self.create_check_run, methods=["POST"]),
+            Route(r + "/check-runs/{run_id:int}", self.update_check_run, methods=["PATCH"]),
+        ]
+
+    def _rate_headers(self) -> dict[str, str]:
+        return {
+            "x-ratelimit-limit": str(RATE_LIMIT),
+            "x-ratelimit-remaining": str(max(RATE_LIMIT - self.counted, 0)),
+            "x-ratelimit-used": str(self.counted),
+            "x-ratelimit-reset": str(int(time.time()) + 3600),
+            "x-ratelimit-resource": "core",
+            "x-github-api-version-selected": "2022-11-28",
+        }
+
+    def _answer(
+        self, request: Request, status: int, data: Any, headers: dict[str, str] | None = None
+    ) -> Response:
+        if status != 304:
+            self.counted += 1
+        self.requests.append((request.method, request.url.path, status))
+        all_headers = {**self._rate_headers(), **(headers or {})}
+        if status in (204, 304):
+            return Response(status_code=status, headers=all_headers)
+        return JSONResponse(data, status_code=status, headers=all_headers)
+
+    def _guard(self, request: Request) -> Response | int:
+        """The app id of the caller, or the answer refusing it."""
+        auth = request.headers.get("authorization", "")
+        token = auth.split(" ", 1)[1].strip() if " " in auth else ""
+        for fault in self.faults:
+            if (
+                fault.times > 0
+                and fault.method == request.method
+                and fault.path_contains in request.url.path
+            ):
+                fault.times -= 1
+                return self._answer(request, fault.status, fault.body, fault.headers)
+        if token not in self.tokens:
+            return self._answer(
+                request,
+                401,
+                {"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"},
+            )
+        return self.tokens[token]
+
+    def _repo_of(self, request: Request) -> Repo | None:
+        return self.repos.get((request.path_params["owner"], request.path_params["repo"]))
+
+    def _not_found(self, request: Request) -> Response:
+        return self._answer(
+            request,
+            404,
+            {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"},
+        )
+
+    def _pull_json(self, pull: Pull) -> dict[str, Any]:
+        return {
+            "number": pull.number,
+            "state": pull.state,
+            "head": {"ref": pull.head_ref, "sha": pull.head_sha, "label": f"acme:{pull.head_ref}"},
+            "updated_at": pull.updated_at,
+            "url": f"{self.base_url}/repos/acme/web/pulls/{pull.number}",
+        }
+
+    def _paged(self, request: Request, items: list[Any]) -> Response:
+        per_page = min(int(request.query_params.get("per_page", "30")), 100)
+        page = max(int(request.query_params.get("page", "1")), 1)
+        start = (page - 1) * per_page
+        chunk = items[start : start + per_page]
+        body = json.dumps(chunk).encode()
+        etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+        headers = {"etag": etag}
+        last = max((len(items) + per_page - 1) // per_page, 1)
+        links = []
+        base = f"https://{request.url.netloc}{request.url.path}"
+        query = dict(request.query_params)
+        if page < last:
+            links.append(f'<{base}?{urlencode({**query, "page": page + 1})}>; rel="next"')
+            links.append(f'<{base}?{urlencode({**query, "page": last})}>; rel="last"')
+        if links:
+            headers["link"] = ", ".join(links)
+        if request.headers.get("if-none-match") == etag:
+            return self._answer(request, 304, None, headers)
+        return self._answer(request, 200, chunk, headers)
+
+    async def get_repo(self, request: Request) -> Response:
+        guard = self._guard(request)
+        if isinstance(guard, Response):
+            return guard
+        if self._repo_of(request) is None:
+            return self._not_found(request)
+        return self._answer(request, 200, {"full_name": "acme/web", "permissions": {"push": True}})
+
+    async def commit_pulls(self, request: Request) -> Response:
+        guard = self._guard(request)
+        if isinstance(guard, Response):
+            return guard
+        repo = self._repo_of(request)
+        if repo is None:
+            return self._not_found(request)
+        numbers = repo.commit_pulls.get(request.path_params["sha"], [])
+        return self._paged(request, [self._pull_json(p) for p in repo.pulls if p.number in numbers])
+
+    async def list_pulls(self, request: Request) -> Response:
+        guard = self._guard(request)
+        if isinstance(guard, Response):
+            return guard
+        repo = self._repo_of(request)
+        if repo is None:
+            return self._not_found(request)
+        state = request.query_params.get("state", "open")
+        head = request.query_params.get("head")
+        pulls = [p for p in repo.pulls if state == "all" or p.state == state]
+        if head:
+            ref = head.split(":", 1)[1] if ":" in head else head
+            pulls = [p for p in pulls if p.head_ref == ref]
+        if request.query_params.get("sort") == "updated":
+            pulls = sorted(
+                pulls,
+                key=lambda p: p.updated_at,
+                reverse=request.query_params.get("direction", "desc") == "desc",
+            )
+        return self._paged(request, [self._pull_json(p) for p in pulls])
+
+    async def get_pull(self, request: Request) -> Response:
+        guard = self._guard(request)
+        if isinstance(guard, Response):
+            return guard
+        repo = self._repo_of(request)
+        pull = (
+            next((p for p in repo.pulls if p.number == request.path_params["number"]), None)
+            if repo
+            else None
+        )
+        if pull is None:
+            return self._not_found(request)
+        return self._answer(request, 200, self._pull_json(pull))
+
+    async def issue_comments_endpoint(self, request: Request) -> Response:
+        guard = self._guard(request)
+        if isinstance(guard, Response):
+            return guard
+        repo = self._repo_of(request)
+        number = request.path_params["number"]
+        if repo is None or not any(p.number == number for p in repo.pulls):
+            return self._not_found(request)
+        if request.method == "GET":
+            with self.lock:
+                items = list(repo.comments.get(number, []))
+            return self._paged(request, items)
+        payload = await request.json()
+        if not isinstance(payload.get("body"), str) or not payload["body"]:
+            return self._answer(
+                request,
+                422,
+                {
+                    "message": "Validation Failed",
+                    "errors": [{"field": "body", "code": "missing_field"}],
+                },
+            )
+        if len(payload["body"]) > 65536:
+            return self._answer(
+                request,
+                422,
+                {
+                    "message": "Validation Failed",
+                    "errors": [
+                        {
+                            "field": "body",
+                            "code": "custom",
+                            "message": "Body is too long (maximum is 65536 characters)",
+                        }
+                    ],
+                },
+            )
+        with self.lock:
+            created = self._create_comment(repo, number, payload["body"], "maple-bot")
+        return self._answer(request, 201, created)
+
+    async def one_comment(self, request: Request) -> Response:
+        guard = self._guard(request)
+        if isinstance(guard, Response):
+            return guard
+        repo = self._repo_of(request)
+        comment_id = request.path_params["comment_id"]
+        with self.lock:
+            found = [
+                (n, c)
+                for n, cs in (repo.comments.items() if repo else [])
+                for c in cs
+                if c["id"] == comment_id
+            ]
+        if not found:
+            return self._not_found(request)
+        number, comment = found[0]
+        if request.method == "GET":
+            return self._answer(request, 200, comment)
+        if request.method == "DELETE":
+            with self.lock:
+                repo.comments[number] = [c for c in repo.comments[number] if c["id"] != comment_id]  # type: ignore[union-attr]
+            return self._answer(request, 204, None)
+        payload = await request.json()
+        with self.lock:
+            comment["body"] = payload["body"]
+            comment["updated_at"] = self._now()
+        return self._answer(request, 200, comment)
+
+    async def list_check_runs(self, request: Request) -> Response:
+        guard = self._guard(request)
+        if isinstance(guard, Response):
+            return guard
+        repo = self._repo_of(request)
+        if repo is None:
+            return self._not_found(request)
+        sha = request.path_params["sha"]
+        name = request.query_params.get("check_name")
+        runs = [
+            r
+            for r in repo.check_runs
+            if r["head_sha"] == sha and (name is None or r["name"] == name)
+        ]
+        if request.query_params.get("filter", "latest") == "latest":
+            latest: dict[tuple[str, int], dict[str, Any]] = {}
+            for run in runs:
+                latest[(run["name"], run["app"]["id"])] = run
+            runs = list(latest.values())
+        return self._answer(
+            request, 200, {"total_count": len(runs), "check_runs": list(reversed(runs))}
+        )
+
+    async def create_check_run(self, request: Request) -> Response:
+        guard = self._guard(request)
+        if isinstance(guard, Response):
+            return guard
+        repo = self._repo_of(request)
+        if repo is None:
+            return self._not_found(request)
+        payload = await request.json()
+        run = {
+            "id": self._id(),
+            "app": {"id": guard},
+            "status": "queued",
+            "conclusion": None,
+            **payload,
+        }
+        repo.check_runs.append(run)
+        return self._answer(request, 201, run)
+
+    async def update_check_run(self, request: Request) -> Response:
+        guard = self._guard(request)
+        if isinstance(guard, Response):
+            return guard
+        repo = self._repo_of(request)
+        run = (
+            next((r for r in repo.check_runs if r["id"] == request.path_params["run_id"]), None)
+            if repo
+            else None
+        )
+        if run is None:
+            return self._not_found(request)
+        if run["app"]["id"] != guard:
+            return self._answer(
+                request,
+                403,
+                {
+                    "message": f"Invalid app_id `{guard}` - check run can only be modified by "
+                    "the GitHub App that created it."
+                },
+            )
+        run.update(await request.json())
+        return self._answer(request, 200, run)
+
+
+@dataclass
+class Served:
+    fake: FakeGitHub
+    base_url: str
+    host: str
+    ca_file: str
+    stop: Callable[[], None]
+
+
+def serve(fake: FakeGitHub, tmp: Path) -> Served:
+    """Run ``fake`` over HTTPS on a free 127.0.0.1 port until ``stop()``."""
+    ca = trustme.CA()
+    cert = ca.issue_cert("127.0.0.1", "localhost")
+    ca_file, cert_file, key_file = tmp / "ca.pem", tmp / "cert.pem", tmp / "key.pem"
+    ca.cert_pem.write_to_path(str(ca_file))
+    cert.private_key_and_cert_chain_pem.write_to_path(str(cert_file))
+    cert.private_key_pem.write_to_path(str(key_file))
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = uvicorn.Config(
+        fake.app,
+        host="127.0.0.1",
+        port=port,
+        ssl_certfile=str(cert_file),
+        ssl_keyfile=str(key_file),
+        log_level="error",
+        lifespan="off",
+        timeout_graceful_shutdown=1,
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        if time.monotonic() > deadline:
+            raise RuntimeError("the fake GitHub did not start")
+        time.sleep(0.01)
+    fake.base_url = f"https://127.0.0.1:{port}{PREFIX}"
+    fake.ca_file = str(ca_file)
+
+    def stop() -> None:
+        server.should_exit = True
+        thread.join(timeout=5)
+
+    return Served(fake, fake.base_url, f"127.0.0.1:{port}", str(ca_file), stop)

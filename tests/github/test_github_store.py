@@ -1,0 +1,262 @@
+"""The GitHub store over both transports: Maple's ledger rules, racing writers, failures, tokens."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from contract_tests.github_peers import TOKEN, api_transport, cli_transport
+from contract_tests.support import FakeClock
+from maple_adapters.github.ledger import parse_ledger_body
+from maple_adapters.github.store import GitHubLedgerStore
+from maple_adapters.github.transport import GitHubTransport
+from maple_core.comments import Anchor, NewComment
+from maple_core.errors import MapleError, NotFoundError, StoreUnavailableError
+from maple_core.gate import GatePolicy, decide_gate
+from maple_core.paging import ListQuery
+from maple_core.services import list_all
+from maple_core.statuses import CommentStatus
+from tests.github.fake_github import FakeGitHub, Fault, Served, serve
+
+SECRET = "ghp_recognisable_secret_token_0123456789"
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    running = serve(FakeGitHub(tokens={TOKEN: 1, SECRET: 1}), tmp_path_factory.mktemp("gh"))
+    yield running
+    running.stop()
+
+
+@pytest.fixture(params=["api", "cli"])
+def transport_name(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def make_transport(served: Served, name: str, tmp: Path, token: str = TOKEN) -> GitHubTransport:
+    return (
+        api_transport(served, token) if name == "api" else cli_transport(served, tmp / "gh", token)
+    )
+
+
+@pytest.fixture
+def fake(served: Served) -> FakeGitHub:
+    served.fake.reset()
+    served.fake.open_pull("feat/x")
+    return served.fake
+
+
+def store_for(served: Served, name: str, tmp: Path, token: str = TOKEN) -> GitHubLedgerStore:
+    return GitHubLedgerStore(make_transport(served, name, tmp, token), "acme", "web", FakeClock())
+
+
+def new(body: str, branch: str = "feat/x") -> NewComment:
+    return NewComment(branch=branch, body=body, anchor=Anchor(extra={"kind": "page"}))
+
+
+def test_appends_repost_one_ledger_and_leave_other_comments_alone(
+    served: Served, fake: FakeGitHub, transport_name: str, tmp_path: Path
+) -> None:
+    fake.add_comment(1, "Looks good to me")
+    store = store_for(served, transport_name, tmp_path)
+    for body in ("first", "second", "third"):
+        store.append(new(body))
+    comments = fake.issue_comments(1)
+    assert comments[0]["body"] == "Looks good to me"
+    ledgers = [c for c in comments if "```maple" in c["body"]]
+    assert len(ledgers) == 1
+    parsed = parse_ledger_body(ledgers[0]["body"])
+    assert parsed is not None
+    assert [c.body for c in parsed.comments] == ["first", "second", "third"]
+    assert [c.id for c in parsed.comments] == ["gh_1_1", "gh_1_2", "gh_1_3"]
+    writes = [(m, p) for m, p, _ in fake.requests if m in ("POST", "DELETE", "PATCH")]
+    assert [m for m, _ in writes[-2:]] == ["POST", "DELETE"]
+
+
+def test_a_resolve_edits_in_place(
+    served: Served, fake: FakeGitHub, transport_name: str, tmp_path: Path
+) -> None:
+    store = store_for(served, transport_name, tmp_path)
+    stored = store.append(new("fix"))
+    ledger_id = next(c["id"] for c in fake.issue_comments(1) if "```maple" in c["body"])
+    store.set_status(stored.id, CommentStatus.RESOLVED)
+    [ledger] = [c for c in fake.issue_comments(1) if "```maple" in c["body"]]
+    assert ledger["id"] == ledger_id
+    assert "| Resolved |" in ledger["body"]
+
+
+def test_no_pull_request_means_nothing_to_list_and_nowhere_to_post(
+    served: Served, fake: FakeGitHub, transport_name: str, tmp_path: Path
+) -> None:
+    store = store_for(served, transport_name, tmp_path)
+    assert store.list(ListQuery(branch="no-pull/x")).comments == ()
+    assert store.head("no-pull/x") is None
+    with pytest.raises(NotFoundError, match="No pull request for branch no-pull/x"):
+        store.append(new("x", branch="no-pull/x"))
+
+
+def test_ids_that_are_not_githubs_are_refused(
+    served: Served, fake: FakeGitHub, tmp_path: Path
+) -> None:
+    store = store_for(served, "api", tmp_path)
+    with pytest.raises(NotFoundError, match="Not a GitHub comment id: mem_1"):
+        store.set_status("mem_1", CommentStatus.RESOLVED)
+    with pytest.raises(NotFoundError, match="No Maple record gh_1_999999"):
+        store.set_status("gh_1_999999", CommentStatus.RESOLVED)
+    with pytest.raises(NotFoundError, match="Not a GitHub approval id"):
+        store.unapprove("app_1")
+
+
+def test_head_is_the_pull_requests_head(
+    served: Served, fake: FakeGitHub, transport_name: str, tmp_path: Path
+) -> None:
+    assert (
+        store_for(served, transport_name, tmp_path).head("feat/x") == fake.repo().pulls[0].head_sha
+    )
+
+
+def test_two_writers_racing_lose_nothing(
+    served: Served, fake: FakeGitHub, transport_name: str, tmp_path: Path
+) -> None:
+    writers = [store_for(served, transport_name, tmp_path / f"w{i}") for i in range(2)]
+    errors: list[BaseException] = []
+
+    def write(store: GitHubLedgerStore, tag: str) -> None:
+        try:
+            for i in range(20):
+                store.append(new(f"{tag}{i}"))
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [
+        threading.Thread(target=write, args=(w, t)) for w, t in zip(writers, "ab", strict=True)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    bodies = [c.body for c in list_all(writers[0], "feat/x")]
+    assert sorted(bodies) == sorted([f"a{i}" for i in range(20)] + [f"b{i}" for i in range(20)])
+    assert len({c.id for c in list_all(writers[0], "feat/x")}) == 40
+    writers[0].append(new("consolidate"))
+    ledgers = [c for c in fake.issue_comments(1) if "```maple" in c["body"]]
+    assert len(ledgers) == 1
+
+
+def test_server_errors_are_retried_and_rate_limits_name_the_reset(
+    served: Served, fake: FakeGitHub, transport_name: str, tmp_path: Path
+) -> None:
+    store = store_for(served, transport_name, tmp_path)
+    fake.faults.append(Fault("GET", "/pulls", 502, {"message": "Bad Gateway"}, times=2))
+    assert store.list(ListQuery(branch="feat/x")).comments == ()
+    fake.faults.append(
+        Fault(
+            "GET",
+            "/pulls",
+            403,
+            {"message": "API rate limit exceeded"},
+            {"x-ratelimit-remaining": "0", "x-ratelimit-reset": "4102444800"},
+            times=5,
+        )
+    )
+    with pytest.raises(
+        StoreUnavailableError, match=r"GitHub 403 .*API rate limit exceeded.*resets at"
+    ):
+        store.list(ListQuery(branch="feat/x"))
+
+
+def test_a_short_retry_after_is_waited_out(
+    served: Served, fake: FakeGitHub, tmp_path: Path
+) -> None:
+    store = store_for(served, "api", tmp_path)
+    fake.faults.append(
+        Fault("GET", "/pulls", 429, {"message": "secondary rate limit"}, {"retry-after": "1"})
+    )
+    assert store.list(ListQuery(branch="feat/x")).comments == ()
+
+
+def test_a_rejected_token_names_the_fix_and_never_the_token(
+    served: Served,
+    fake: FakeGitHub,
+    transport_name: str,
+    tmp_path: Path,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    store = store_for(served, transport_name, tmp_path, token="ghp_wrong_" + SECRET[10:])
+    with pytest.raises(MapleError) as caught:
+        store.append(new("x"))
+    message = str(caught.value)
+    assert "GitHub 401" in message
+    assert "GITHUB_TOKEN" in message
+    out, err = capfd.readouterr()
+    for text in (message, repr(caught.value), out, err, repr(store.transport)):
+        assert SECRET[10:] not in text
+    config = tmp_path / "gh"
+    if config.exists():
+        for path in config.rglob("*"):
+            if path.is_file():
+                assert SECRET[10:] not in path.read_text(errors="replace")
+
+
+def test_an_unreachable_github_is_unavailable_without_the_token(tmp_path: Path) -> None:
+    from maple_adapters.github.transport import (
+        ConditionalTransport,
+        PyGithubTransport,
+        ResilientTransport,
+    )
+
+    inner = PyGithubTransport(SECRET, base_url="https://127.0.0.1:9/api/v3")
+    transport = ConditionalTransport(
+        ResilientTransport(inner, secrets=[SECRET], sleep=lambda _: None)
+    )
+    store = GitHubLedgerStore(transport, "acme", "web", FakeClock())
+    with pytest.raises(StoreUnavailableError) as caught:
+        store.list(ListQuery(branch="feat/x"))
+    assert "could not be reached" in str(caught.value)
+    assert SECRET not in str(caught.value) + repr(caught.value)
+
+
+def test_an_idle_wait_costs_no_rate_limit_after_the_first_look(
+    served: Served, fake: FakeGitHub, transport_name: str, tmp_path: Path
+) -> None:
+    store = store_for(served, transport_name, tmp_path)
+    store.append(new("x"))
+    signal = store.changes("feat/x")
+    token = signal.token()
+    list_all(store, "feat/x")
+    counted = fake.counted
+    assert signal.wait(token, 4.5) is False
+    list_all(store, "feat/x")
+    assert fake.counted == counted
+    assert any(status == 304 for _, _, status in fake.requests)
+
+
+STATUSES = st.sampled_from(list(CommentStatus))
+
+
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(statuses=st.lists(STATUSES, max_size=5))
+def test_both_transports_give_the_same_verdict(
+    served: Served, tmp_path: Path, statuses: list[CommentStatus]
+) -> None:
+    verdicts = []
+    for name in ("api", "cli"):
+        served.fake.reset()
+        served.fake.open_pull("feat/x")
+        store = store_for(served, name, tmp_path)
+        for i, status in enumerate(statuses):
+            stored = store.append(new(f"c{i}"))
+            if status is not CommentStatus.OPEN:
+                store.set_status(stored.id, status)
+        verdicts.append(
+            decide_gate(list_all(store, "feat/x"), GatePolicy(commit=store.head("feat/x")))
+        )
+    assert verdicts[0] == verdicts[1]
