@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from maple_adapters.files.git import find_checkout
 from maple_adapters.files.place import resolve_place
@@ -104,6 +104,32 @@ def _forge_comments(cwd: str, branch: str | None) -> list[JsonObject]:
     return [c.to_json() for c in list_all(store, branch, wanted)]
 
 
+_FORGE_BUDGET_S = 10.0
+
+
+def _within(seconds: float, read: Callable[[], list[JsonObject]]) -> list[JsonObject]:
+    """Run ``read`` on a worker thread; give up after ``seconds`` (the hook never hangs)."""
+    import threading
+
+    outcome: list[list[JsonObject] | BaseException] = []
+
+    def work() -> None:
+        try:
+            outcome.append(read())
+        except BaseException as exc:
+            outcome.append(exc)
+
+    worker = threading.Thread(target=work, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if not outcome:
+        raise TimeoutError(f"GitHub did not answer within {seconds:.0f} s")
+    result = outcome[0]
+    if isinstance(result, BaseException):
+        raise result
+    return result
+
+
 def _path(cwd: str) -> Path:
     from pathlib import Path
 
@@ -119,7 +145,7 @@ def open_comments(settings: HookSettings, cwd: str) -> list[JsonObject]:
     """
     branch = settings.branch or find_checkout(cwd).branch
     if settings.forge:
-        return _forge_comments(cwd, branch)
+        return _within(_FORGE_BUDGET_S, lambda: _forge_comments(cwd, branch))
     if branch is None or settings.store == "github" or not os.path.isdir(cwd):
         return []
     ledger = resolve_place(cwd).ledger
@@ -188,7 +214,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigurationError as exc:
         sys.stderr.write(f"{HOOK}: {exc}\n")
         return 1
-    except (MapleError, OSError, ValueError, RecursionError) as exc:
+    except (MapleError, OSError, ValueError, RecursionError, TimeoutError) as exc:
         sys.stderr.write(
             f"{HOOK}: could not read the review comments, so the stop goes ahead: {exc}\n"
         )

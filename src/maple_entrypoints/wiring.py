@@ -31,10 +31,9 @@ __all__ = ["build_gate", "build_store", "build_transport", "store_from_environme
 def _gh_signed_in(host: str | None) -> bool:
     """True when a ``gh`` binary answers ``gh auth token`` (the token itself is discarded)."""
     env = {**os.environ, **({"GH_HOST": host} if host else {}), "GH_PROMPT_DISABLED": "1"}
+    command = ["gh", "auth", "token", *(["--hostname", host] if host else [])]
     try:
-        done = subprocess.run(
-            ["gh", "auth", "token"], capture_output=True, timeout=10, check=False, env=env
-        )
+        done = subprocess.run(command, capture_output=True, timeout=10, check=False, env=env)
     except (OSError, subprocess.TimeoutExpired):
         return False
     return done.returncode == 0 and bool(done.stdout.strip())

@@ -1,0 +1,137 @@
+"""``maple-mcp`` and ``maple-stop-hook`` configured for GitHub, against the fake over TLS."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from contract_tests.github_peers import TOKEN, api_transport
+from contract_tests.support import FakeClock, make_repo
+from maple_adapters.github.store import GitHubLedgerStore
+from maple_core.comments import NewComment
+from tests.github.fake_github import FakeGitHub, Served, serve
+from tests.mcp_support import stdio_server, structured
+
+pytestmark = pytest.mark.anyio
+GATE_TOKEN = "ghs_gate_installation_token_42"
+HOOK = Path(sys.executable).with_name("maple-stop-hook")
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    running = serve(FakeGitHub(tokens={TOKEN: 1, GATE_TOKEN: 4242}), tmp_path_factory.mktemp("e2e"))
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def fake(served: Served) -> FakeGitHub:
+    served.fake.reset()
+    served.fake.open_pull("feat/x")
+    return served.fake
+
+
+def env_for(served: Served, transport: str, tmp: Path) -> dict[str, str]:
+    common = {
+        "MAPLE_GITHUB_OWNER": "acme",
+        "MAPLE_GITHUB_REPO": "web",
+        "MAPLE_GITHUB_API": served.base_url,
+        "REQUESTS_CA_BUNDLE": served.ca_file,
+        "SSL_CERT_FILE": served.ca_file,
+        "GH_CONFIG_DIR": str(tmp / "gh"),
+    }
+    if transport == "api":
+        return {**common, "GITHUB_TOKEN": TOKEN}
+    return {**common, "MAPLE_GITHUB_TRANSPORT": "cli", "GH_ENTERPRISE_TOKEN": TOKEN}
+
+
+@pytest.mark.parametrize("transport", ["api", "cli"])
+async def test_the_agent_loop_over_github(
+    served: Served, fake: FakeGitHub, transport: str, tmp_path: Path
+) -> None:
+    seeded = GitHubLedgerStore(api_transport(served), "acme", "web", FakeClock()).append(
+        NewComment(branch="feat/x", body="The header wraps at 375px.")
+    )
+    repo = make_repo(tmp_path / "repo", "feat/x")
+    env = env_for(served, transport, tmp_path)
+    async with stdio_server(
+        repo, **env, MAPLE_GATE_TOKEN=GATE_TOKEN, MAPLE_GATE_APP_ID="4242"
+    ) as client:
+        listed = structured(await client.call_tool("list_comments", {"branch": "feat/x"}))
+        assert [c["id"] for c in listed] == [seeded.id]
+        drained = structured(await client.call_tool("wait_for_comments", {"branch": "feat/x"}))
+        assert drained["status"] == "comments"
+        resolved = structured(
+            await client.call_tool("resolve_comment", {"id": seeded.id, "sha": "9f1c0de"})
+        )
+        assert resolved["status"] == "resolved"
+    [run] = fake.repo().check_runs
+    assert (run["app"]["id"], run["status"], run["conclusion"]) == (4242, "completed", "success")
+    assert run["head_sha"] == fake.repo().pulls[0].head_sha
+    ledger = next(c["body"] for c in fake.issue_comments(1) if "```maple" in c["body"])
+    assert '"status":"resolved"' in ledger
+
+
+@pytest.mark.parametrize("transport", ["api", "cli"])
+def test_the_stop_hook_reads_the_pull_request(
+    served: Served, fake: FakeGitHub, transport: str, tmp_path: Path
+) -> None:
+    GitHubLedgerStore(api_transport(served), "acme", "web", FakeClock()).append(
+        NewComment(branch="feat/x", body="Still open on GitHub.")
+    )
+    repo = make_repo(tmp_path / "repo", "feat/x")
+    payload = json.dumps({"session_id": "s", "cwd": str(repo), "stop_hook_active": False})
+    done = subprocess.run(
+        [str(HOOK)],
+        input=payload,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={
+            **__import__("os").environ,
+            **env_for(served, transport, tmp_path),
+            "TMPDIR": str(tmp_path),
+        },
+    )
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["decision"] == "block"
+    assert "Still open on GitHub." in answer["reason"]
+
+
+def test_the_stop_hook_gives_up_on_a_silent_github_within_ten_seconds(tmp_path: Path) -> None:
+    import socket
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)  # accepts connections, never answers
+    port = listener.getsockname()[1]
+    repo = make_repo(tmp_path / "repo", "feat/x")
+    env = {
+        "MAPLE_GITHUB_OWNER": "acme",
+        "MAPLE_GITHUB_REPO": "web",
+        "GITHUB_TOKEN": TOKEN,
+        "MAPLE_GITHUB_API": f"https://127.0.0.1:{port}/api/v3",
+        "TMPDIR": str(tmp_path),
+    }
+    started = time.monotonic()
+    done = subprocess.run(
+        [str(HOOK)],
+        input=json.dumps({"session_id": "s", "cwd": str(repo)}),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**__import__("os").environ, **env},
+    )
+    elapsed = time.monotonic() - started
+    listener.close()
+    assert (done.returncode, done.stdout) == (0, "{}")
+    assert "within 10 s" in done.stderr
+    assert elapsed < 12
+    assert TOKEN not in done.stderr
