@@ -68,6 +68,8 @@ class FakeGitHub:
         self.faults: list[Fault] = []
         self.requests: list[tuple[str, str, int]] = []  # method, path, status
         self.counted = 0  # requests that count against the primary rate limit
+        self.counted_by_token: dict[str, int] = {}
+        self.requests_by_token: dict[str, int] = {}
         self.lock = threading.Lock()
         self._next_id = 1000
         self.base_url = ""
@@ -83,6 +85,8 @@ class FakeGitHub:
             self.faults.clear()
             self.requests.clear()
             self.counted = 0
+            self.counted_by_token.clear()
+            self.requests_by_token.clear()
 
     def repo(self, owner: str = "acme", name: str = "web") -> Repo:
         return self.repos.setdefault((owner, name), Repo())
@@ -166,8 +170,12 @@ class FakeGitHub:
     def _answer(
         self, request: Request, status: int, data: Any, headers: dict[str, str] | None = None
     ) -> Response:
+        auth = request.headers.get("authorization", "")
+        token = auth.split(" ", 1)[1].strip() if " " in auth else ""
+        self.requests_by_token[token] = self.requests_by_token.get(token, 0) + 1
         if status != 304:
             self.counted += 1
+            self.counted_by_token[token] = self.counted_by_token.get(token, 0) + 1
         self.requests.append((request.method, request.url.path, status))
         all_headers = {**self._rate_headers(), **(headers or {})}
         if status in (204, 304):

@@ -1,0 +1,112 @@
+"""Bench row: an idle 55 s ``wait_for_comments`` on GitHub costs no rate limit after its first look.
+
+The anchor is Maple's loop, measured in the same run against the same fake: list the pull
+request's comments every 2 s with plain requests, each of which counts against the limit.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import anyio
+from mcp.client import Client
+from mcp.client.stdio import StdioServerParameters
+
+from contract_tests.support import FakeClock, make_repo
+from maple_adapters.github.store import GitHubLedgerStore
+from maple_adapters.github.transport import PyGithubTransport, ResilientTransport
+from maple_core.comments import NewComment
+from maple_core.paging import ListQuery
+from tests.github.fake_github import FakeGitHub, serve
+
+OURS, MAPLES = "ghp_bench_maple_py", "ghp_bench_maple_ts"
+WAIT_MS = 55_000
+
+
+def maple_polling(base_url: str, ca_file: str, stop: threading.Event) -> None:
+    """Maple's wait: list every 2 s without conditional requests."""
+    store = GitHubLedgerStore(
+        ResilientTransport(PyGithubTransport(MAPLES, base_url=base_url, verify=ca_file)),
+        "acme",
+        "web",
+        FakeClock(),
+    )
+    while not stop.is_set():
+        store.list(ListQuery(branch="feat/idle"))
+        stop.wait(2.0)
+
+
+def github_row() -> tuple[str, str, str, float, str, bool]:
+    fake = FakeGitHub(tokens={OURS: 1, MAPLES: 1})
+    fake.open_pull("feat/idle")
+    with tempfile.TemporaryDirectory(prefix="maple-gh-bench-") as tmp:
+        served = serve(fake, Path(tmp))
+        try:
+            seed = GitHubLedgerStore(
+                ResilientTransport(
+                    PyGithubTransport(OURS, base_url=served.base_url, verify=served.ca_file)
+                ),
+                "acme",
+                "web",
+                FakeClock(),
+            )
+            seed.append(NewComment(branch="feat/idle", body="waiting for nothing"))
+            repo = make_repo(Path(tmp) / "repo", "feat/idle")
+            env = {
+                "GITHUB_TOKEN": OURS,
+                "MAPLE_GITHUB_OWNER": "acme",
+                "MAPLE_GITHUB_REPO": "web",
+                "MAPLE_GITHUB_API": served.base_url,
+                "REQUESTS_CA_BUNDLE": served.ca_file,
+            }
+            stop = threading.Event()
+            anchor = threading.Thread(
+                target=maple_polling, args=(served.base_url, served.ca_file, stop)
+            )
+
+            async def wait() -> tuple[int, int, int]:
+                params = StdioServerParameters(
+                    command=str(Path(sys.executable).with_name("maple-mcp")),
+                    cwd=repo,
+                    env=env,
+                )
+                async with Client(params) as client:
+                    start_counted = fake.counted_by_token.get(OURS, 0)
+                    start_requests = fake.requests_by_token.get(OURS, 0)
+                    anchor.start()
+                    result = await client.call_tool(
+                        "wait_for_comments",
+                        {
+                            "branch": "feat/idle",
+                            "cursor": "2999-01-01T00:00:00Z",
+                            "timeoutMs": WAIT_MS,
+                        },
+                    )
+                    assert result.structured_content is not None
+                    assert result.structured_content["status"] == "timeout"
+                    ours = fake.counted_by_token.get(OURS, 0) - start_counted
+                    total = fake.requests_by_token.get(OURS, 0) - start_requests
+                    return ours, total, start_counted
+
+            began = time.monotonic()
+            counted, total, _ = anyio.run(wait)
+            stop.set()
+            anchor.join()
+            elapsed = time.monotonic() - began
+        finally:
+            served.stop()
+    first_look = 2  # the pull-request lookup and the comments page, before any 304 exists
+    after_first = max(counted - first_look, 0)
+    maples = fake.counted_by_token.get(MAPLES, 0)
+    return (
+        f"idle wait_for_comments on GitHub, {elapsed:.0f} s",
+        f"{after_first} counted after the first look ({counted} counted, {total} requests in all)",
+        f"Maple's 2 s loop, same run: {maples} counted",
+        after_first / max(maples, 1),
+        "0 counted after the first",
+        after_first == 0,
+    )
