@@ -296,6 +296,15 @@ SECRET = "ghp_secret_value_never_printed_0001"
         ({"MAPLE_STORE": ""}, "Unknown MAPLE_STORE ;"),
         ({"MAPLE_URL": "https://x.example/api/maple"}, "GITHUB_TOKEN is not set"),
         ({"MAPLE_GATE_TOKEN": SECRET}, "MAPLE_GITHUB_OWNER is not set"),
+        (
+            {
+                "MAPLE_STORE": "file",
+                "MAPLE_GATE_TOKEN": SECRET,
+                "MAPLE_GITHUB_OWNER": "a",
+                "MAPLE_GITHUB_REPO": "w",
+            },
+            "the file store cannot name it",
+        ),
         ({"MAPLE_GITHUB_TRANSPORT": "ssh"}, "Unknown MAPLE_GITHUB_TRANSPORT ssh"),
         (
             {

@@ -34,7 +34,7 @@ from maple_entrypoints.mcp_models import CommentList, ContextModel, WaitModel
 from maple_entrypoints.mcp_models import CommentModel as CommentOut
 from maple_entrypoints.server_log import ServerLog
 from maple_entrypoints.settings import load_settings, resolve_config
-from maple_entrypoints.wiring import build_gate, build_store
+from maple_entrypoints.wiring import build_gate, build_store, check_capabilities
 
 __all__ = ["SERVICE", "TOOL_NAMES", "build_server", "main", "package_version"]
 
@@ -295,6 +295,7 @@ def main() -> None:
         config = resolve_config(settings)
         gate = build_gate(config)
         store = build_store(config, Path.cwd())
+        check_capabilities(store, gate)
     except ConfigurationError as exc:
         sys.stderr.write(f"{SERVICE}: {exc}\n")
         raise SystemExit(1) from None

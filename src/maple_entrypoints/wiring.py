@@ -10,7 +10,7 @@ from pathlib import Path
 from maple_adapters.files import FileCommentStore
 from maple_adapters.system import SystemClock
 from maple_core.errors import ConfigurationError
-from maple_core.ports import Clock, CommentStore, GatePublisher
+from maple_core.ports import Capability, Clock, CommentStore, GatePublisher
 from maple_entrypoints.settings import (
     GateMode,
     GitHubConfig,
@@ -25,7 +25,13 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from maple_adapters.github.transport import GitHubTransport
 
-__all__ = ["build_gate", "build_store", "build_transport", "store_from_environment"]
+__all__ = [
+    "build_gate",
+    "build_store",
+    "build_transport",
+    "check_capabilities",
+    "store_from_environment",
+]
 
 
 def _gh_signed_in(host: str | None) -> bool:
@@ -139,6 +145,25 @@ def build_gate(config: ServerConfig, clock: Clock | None = None) -> GatePublishe
         "MAPLE_URL is set, but this version of maple cannot refresh the gate through a route "
         "yet; unset MAPLE_URL (or use MAPLE_GATE_TOKEN in CI)."
     )
+
+
+def check_capabilities(store: CommentStore, gate: GatePublisher | None) -> None:
+    """Refuse a server whose store cannot do what its tools and gate need.
+
+    Raises:
+        ConfigurationError: naming the operation, the store and the fixes.
+    """
+    if Capability.SET_STATUS not in store.capabilities:
+        raise ConfigurationError(
+            f"resolve_comment needs a store that can change a status, and the {store.name} "
+            "store cannot; use MAPLE_STORE=file or MAPLE_STORE=github."
+        )
+    if gate is not None and Capability.HEAD not in store.capabilities:
+        raise ConfigurationError(
+            f"Publishing the merge gate needs the commit the pull request's head is at, and the "
+            f"{store.name} store cannot name it; use MAPLE_STORE=github with MAPLE_GATE_TOKEN, "
+            "or unset MAPLE_GATE_TOKEN."
+        )
 
 
 def store_from_environment(
