@@ -260,3 +260,34 @@ def test_both_transports_give_the_same_verdict(
             decide_gate(list_all(store, "feat/x"), GatePolicy(commit=store.head("feat/x")))
         )
     assert verdicts[0] == verdicts[1]
+
+
+def test_a_batch_is_one_post_and_pages_use_decimal_cursors(
+    served: Served, fake: FakeGitHub, tmp_path: Path
+) -> None:
+    store = store_for(served, "api", tmp_path)
+    store.append_many([new("one"), new("two"), new("three")])
+    assert [m for m, _, _ in fake.requests].count("POST") == 1
+    store.append_many([])
+    assert [m for m, _, _ in fake.requests].count("POST") == 1
+    first = store.list(ListQuery(branch="feat/x", limit=2))
+    assert first.cursor == "2"
+    assert store.list(ListQuery(branch="feat/x", limit=2, cursor="2")).cursor is None
+
+
+def test_other_comments_and_an_empty_foreign_fence_are_not_ledgers(
+    served: Served, fake: FakeGitHub, tmp_path: Path
+) -> None:
+    fake.add_comment(1, "Nice work")
+    fake.add_comment(1, "```maple\n```")
+    assert store_for(served, "api", tmp_path).list(ListQuery(branch="feat/x")).comments == ()
+
+
+def test_an_html_502_that_persists_names_the_status(
+    served: Served, fake: FakeGitHub, transport_name: str, tmp_path: Path
+) -> None:
+    fake.faults.append(
+        Fault("GET", "/pulls", 502, {"message": "<html>Bad Gateway</html>"}, times=3)
+    )
+    with pytest.raises(StoreUnavailableError, match="GitHub 502"):
+        store_for(served, transport_name, tmp_path).list(ListQuery(branch="feat/x"))
