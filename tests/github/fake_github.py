@@ -458,7 +458,8 @@ def serve(fake: FakeGitHub, tmp: Path) -> Served:
         ssl_keyfile=str(key_file),
         log_level="error",
         lifespan="off",
-        timeout_graceful_shutdown=1,
+        timeout_keep_alive=1,
+        timeout_graceful_shutdown=2,
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
@@ -473,6 +474,9 @@ def serve(fake: FakeGitHub, tmp: Path) -> Served:
 
     def stop() -> None:
         server.should_exit = True
-        thread.join(timeout=5)
+        thread.join(timeout=3)
+        if thread.is_alive():  # idle TLS keep-alive connections: stop waiting for them
+            server.force_exit = True
+            thread.join(timeout=3)
 
     return Served(fake, fake.base_url, f"127.0.0.1:{port}", str(ca_file), stop)

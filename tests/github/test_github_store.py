@@ -291,3 +291,88 @@ def test_an_html_502_that_persists_names_the_status(
     )
     with pytest.raises(StoreUnavailableError, match="GitHub 502"):
         store_for(served, transport_name, tmp_path).list(ListQuery(branch="feat/x"))
+
+
+def test_a_body_that_spells_a_fence_does_not_break_the_ledger(
+    served: Served, fake: FakeGitHub, tmp_path: Path
+) -> None:
+    store = store_for(served, "api", tmp_path)
+    store.append(new("use a\n```maple\nblock here"))
+    store.append(new("after"))
+    assert [c.body for c in store.list(ListQuery(branch="feat/x")).comments] == [
+        "use a\n```maple\nblock here",
+        "after",
+    ]
+
+
+def test_racing_resolves_and_appends_all_land(
+    served: Served, fake: FakeGitHub, transport_name: str, tmp_path: Path
+) -> None:
+    setup = store_for(served, transport_name, tmp_path / "setup")
+    first, second = setup.append_many([new("one"), new("two")])
+    actors = [store_for(served, transport_name, tmp_path / f"a{i}") for i in range(3)]
+    errors: list[BaseException] = []
+
+    def run(action: object) -> None:
+        try:
+            action()  # type: ignore[operator]
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [
+        threading.Thread(
+            target=run, args=(lambda: actors[0].set_status(first.id, CommentStatus.RESOLVED),)
+        ),
+        threading.Thread(
+            target=run, args=(lambda: actors[1].set_status(second.id, CommentStatus.RESOLVED),)
+        ),
+        threading.Thread(target=run, args=(lambda: actors[2].append(new("three")),)),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    final = {c.body: c.status for c in list_all(setup, "feat/x")}
+    assert final == {
+        "one": CommentStatus.RESOLVED,
+        "two": CommentStatus.RESOLVED,
+        "three": CommentStatus.OPEN,
+    }
+
+
+def test_a_withdrawn_approval_stays_withdrawn_when_a_stale_ledger_survives(
+    served: Served, fake: FakeGitHub, tmp_path: Path
+) -> None:
+    from maple_core.approvals import NewApproval
+
+    store = store_for(served, "api", tmp_path)
+    approval = store.approve(
+        NewApproval("feat/x", "9f2c1ab", "2026-01-01T00:00:00.000Z", {"name": "Dana"})
+    )
+    fake.faults.append(Fault("DELETE", "/issues/comments/", 500, {"message": "boom"}, times=10))
+    store.append(new("a comment that reposts the ledger"))  # the old ledger survives
+    store.unapprove(approval.id)
+    assert len([c for c in fake.issue_comments(1) if "```maple" in c["body"]]) >= 2
+    assert store.approvals("feat/x") == []
+
+
+def test_many_long_comments_stay_under_githubs_body_limit(
+    served: Served, fake: FakeGitHub, tmp_path: Path
+) -> None:
+    store = store_for(served, "api", tmp_path)
+    store.append_many([new(f"{i}: " + "word " * 200) for i in range(35)])  # ~35 KB of text
+    [ledger] = [c["body"] for c in fake.issue_comments(1) if "```maple" in c["body"]]
+    assert len(ledger) <= 65_536
+    assert "more comment(s), in the block below." in ledger
+    assert len(list_all(store, "feat/x")) == 35
+
+
+def test_a_token_github_echoes_back_is_scrubbed(
+    served: Served, fake: FakeGitHub, tmp_path: Path
+) -> None:
+    fake.faults.append(Fault("GET", "/pulls", 400, {"message": f"bad header: token {TOKEN}"}))
+    with pytest.raises(StoreUnavailableError) as caught:
+        store_for(served, "api", tmp_path).list(ListQuery(branch="feat/x"))
+    assert "GitHub 400" in str(caught.value)
+    assert TOKEN not in str(caught.value)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 from maple_core.approvals import Approval
 from maple_core.comments import Anchor, Comment, Context
@@ -22,6 +23,7 @@ from maple_core.statuses import CommentStatus
 from maple_core.text import js_number
 
 __all__ = [
+    "BODY_LIMIT",
     "FENCE_BUDGET",
     "GitHubLedger",
     "UnsupportedFenceError",
@@ -33,13 +35,16 @@ __all__ = [
 FENCE_BUDGET = 40_000
 """Bytes (UTF-8) the fenced JSON may take before detail is shed."""
 
-_FENCE = re.compile(r"```maple[^\n]*\n(.*?)\n```", re.S)
+_FENCE = re.compile(r"^```maple[^\n]*\n(.*?)\n```", re.S | re.M)
 _STATUS_WORDS = {
     CommentStatus.OPEN: "Open",
     CommentStatus.RESOLVED: "Resolved",
     CommentStatus.NEEDS_REVERIFY: "Re-verify",
     CommentStatus.ORPHANED: "Unpinned",
 }
+
+
+_R = TypeVar("_R", Comment, Approval)
 
 
 class UnsupportedFenceError(InvalidRecordError):
@@ -53,6 +58,7 @@ class GitHubLedger:
     branch: str
     comments: tuple[Comment, ...] = ()
     approvals: tuple[Approval, ...] = ()
+    withdrawn: tuple[str, ...] = ()
 
 
 def _stable(value: JsonValue) -> str:
@@ -63,6 +69,8 @@ def _fence_json(ledger: GitHubLedger, comments: Sequence[Comment]) -> str:
     doc: JsonObject = {"branch": ledger.branch, "comments": [c.to_json() for c in comments]}
     if ledger.approvals:
         doc["approvals"] = [a.to_json() for a in ledger.approvals]
+    if ledger.withdrawn:
+        doc["withdrawn"] = list(ledger.withdrawn)  # ours: Maple ignores unknown keys
     doc["version"] = 1
     return _stable(doc)
 
@@ -148,12 +156,17 @@ def fit_fence(ledger: GitHubLedger, budget: int = FENCE_BUDGET) -> tuple[str, tu
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\r\n", "\n").replace("\n", "<br>")
+    # Backticks are escaped so no cell can spell ```maple and fool a reader into a wrong fence.
+    cell = text.replace("`", "\\`").replace("|", "\\|")
+    return cell.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "<br>")
 
 
 def _where(c: Comment) -> str:
     where = c.anchor.component or c.anchor.source or c.anchor.selector
-    return f"`{where}`" if where else "—"
+    if not where:
+        return "—"
+    flat = " ".join(where.split()).replace("`", "'").replace("|", "\\|")
+    return f"`{flat}`"
 
 
 def _viewport(c: Comment) -> str:
@@ -165,32 +178,19 @@ def _viewport(c: Comment) -> str:
     return size + (" · mocked" if context.mock is not None else "")
 
 
+BODY_LIMIT = 65_536
+"""GitHub's limit on an issue comment's body, in characters."""
+
+
 def render_ledger_body(ledger: GitHubLedger, budget: int = FENCE_BUDGET) -> str:
-    """The ledger comment's markdown: intro, table, approvals, the ```` ```maple ```` fence."""
+    """The ledger comment's markdown: intro, table, approvals, the ```` ```maple ```` fence.
+
+    The fence keeps its own 40,000-byte budget; the table gets what is left of GitHub's 65,536
+    characters, and rows that do not fit are counted instead of shown (the fence has them all).
+    """
     comments = ledger.comments
-    with_status = any(c.status is not CommentStatus.OPEN for c in comments)
-    header = ["#", "Where", "Comment", *(["Status"] if with_status else []), "Viewport"]
-    lines = [
-        f"**Maple** keeps this pull request's visual review here: {len(comments)} comment(s).",
-        "",
-    ]
-    if comments:
-        lines.append("| " + " | ".join(header) + " |")
-        lines.append("|" + "---|" * len(header))
-        for i, c in enumerate(comments, start=1):
-            row = [str(i), _where(c), _cell(c.body)]
-            if with_status:
-                row.append(_STATUS_WORDS[c.status])
-            row.append(_viewport(c))
-            lines.append("| " + " | ".join(row) + " |")
-        lines.append("")
-    if ledger.approvals:
-        lines.append("Approved:")
-        for approval in ledger.approvals:
-            lines.append(f"- {approval.author_name} on `{approval.commit}`")
-        lines.append("")
     fence, _ = fit_fence(ledger, budget)
-    lines += [
+    tail = [
         "The full comment details in markdown, to copy into an agent:",
         "",
         "```maple",
@@ -200,7 +200,37 @@ def render_ledger_body(ledger: GitHubLedger, budget: int = FENCE_BUDGET) -> str:
         "---",
         "<sub>Kept by maple, powered by Maple</sub>",
     ]
-    return "\n".join(lines)
+    head = [
+        f"**Maple** keeps this pull request's visual review here: {len(comments)} comment(s).",
+        "",
+    ]
+    approvals: list[str] = []
+    if ledger.approvals:
+        approvals.append("Approved:")
+        approvals += [f"- {_cell(a.author_name)} on {_cell(a.commit)}" for a in ledger.approvals]
+        approvals.append("")
+    room = BODY_LIMIT - sum(len(line) + 1 for line in head + approvals + tail) - 200
+    table: list[str] = []
+    if comments:
+        with_status = any(c.status is not CommentStatus.OPEN for c in comments)
+        header = ["#", "Where", "Comment", *(["Status"] if with_status else []), "Viewport"]
+        table.append("| " + " | ".join(header) + " |")
+        table.append("|" + "---|" * len(header))
+        used = sum(len(line) + 1 for line in table)
+        for i, c in enumerate(comments, start=1):
+            row = [str(i), _where(c), _cell(c.body)]
+            if with_status:
+                row.append(_STATUS_WORDS[c.status])
+            row.append(_viewport(c))
+            line = "| " + " | ".join(row) + " |"
+            if used + len(line) + 1 > room:
+                table.append("")
+                table.append(f"…and {len(comments) - i + 1} more comment(s), in the block below.")
+                break
+            table.append(line)
+            used += len(line) + 1
+        table.append("")
+    return "\n".join(head + table + approvals + tail)
 
 
 def _readable_mock(c: Comment) -> Comment:
@@ -248,7 +278,13 @@ def parse_ledger_body(body: str, branch: str | None = None) -> GitHubLedger | No
         _readable_mock(replace(Comment.from_json(c), branch=target)) for c in raw_comments
     )
     approvals = tuple(Approval.from_json(a) for a in raw_approvals)
-    return GitHubLedger(branch=target, comments=comments, approvals=approvals)
+    raw_withdrawn = doc.get("withdrawn", [])
+    withdrawn = (
+        tuple(w for w in raw_withdrawn if isinstance(w, str))
+        if isinstance(raw_withdrawn, list)
+        else ()
+    )
+    return GitHubLedger(target, comments, approvals, withdrawn)
 
 
 def merge_ledgers(ledgers: Sequence[GitHubLedger]) -> GitHubLedger:
@@ -256,36 +292,65 @@ def merge_ledgers(ledgers: Sequence[GitHubLedger]) -> GitHubLedger:
 
     Two writers racing on one pull request each repost a ledger; reading merges them, so
     neither loses a comment. A comment is known by what never changes about it (arrival stamp,
-    creation time, body), and keeps the id the newest ledger holding it gives it. Two racers can
-    also give different comments one number; the one written earlier then reads under the next
-    free number (the same on every read), and the next write records that.
+    creation time, body); of its versions, the one with the latest ``updatedAt`` (maple stamps
+    every change) wins, the newer ledger breaking ties. Its id is the one the newest ledger
+    holding it gives; two racers that gave different comments one number keep both, the older
+    one under the next free number (the same on every read). Approvals merge the same way, and
+    an approval withdrawn in any ledger stays withdrawn.
     """
     if not ledgers:
         raise ValueError("merge_ledgers needs at least one ledger")
-    latest: dict[tuple[str | None, str | None, str], tuple[int, Comment]] = {}
-    for order, ledger in enumerate(ledgers):
-        for comment in ledger.comments:
-            latest[_identity(comment)] = (order, comment)
-    next_free = max((_number(c.id) for _, c in latest.values()), default=0) + 1
+    comments = _merge_records(
+        [(order, c) for order, ledger in enumerate(ledgers) for c in ledger.comments],
+        identity=_identity,
+        version=_version,
+    )
+    withdrawn = tuple(dict.fromkeys(w for ledger in ledgers for w in ledger.withdrawn))
+    approvals = _merge_records(
+        [(order, a) for order, ledger in enumerate(ledgers) for a in ledger.approvals],
+        identity=lambda a: (a.branch, a.commit, a.at, a.author_name),
+        version=lambda a: a.at,
+    )
+    kept = tuple(a for a in approvals if a.id not in withdrawn)
+    return GitHubLedger(ledgers[-1].branch, tuple(comments), kept, withdrawn)
+
+
+def _merge_records(
+    records: Sequence[tuple[int, _R]],
+    *,
+    identity: Callable[[_R], Hashable],
+    version: Callable[[_R], str],
+) -> list[_R]:
+    best: dict[Hashable, tuple[str, int, _R]] = {}
+    newest_id: dict[Hashable, tuple[int, str]] = {}
+    for order, record in records:
+        key = identity(record)
+        candidate = (version(record), order, record)
+        if key not in best or candidate[:2] >= best[key][:2]:
+            best[key] = candidate
+        newest_id[key] = (order, record.id)
+    next_free = max((_number(i) for _, i in newest_id.values()), default=0) + 1
     taken: set[str] = set()
-    merged: list[Comment] = []
-    for _, comment in sorted(latest.values(), key=lambda item: -item[0]):
-        if comment.id in taken:
-            comment = replace(comment, id=f"{comment.id.rsplit('_', 1)[0]}_{next_free}")
+    merged: list[_R] = []
+    for key in sorted(newest_id, key=lambda k: -newest_id[k][0]):
+        record_id = newest_id[key][1]
+        if record_id in taken:
+            record_id = f"{record_id.rsplit('_', 1)[0]}_{next_free}"
             next_free += 1
-        taken.add(comment.id)
-        merged.append(comment)
-    merged.sort(key=lambda c: (_number(c.id), c.arrival or ""))
-    approvals: dict[str, Approval] = {}
-    for ledger in ledgers:
-        for approval in ledger.approvals:
-            approvals[approval.id] = approval
-    return GitHubLedger(ledgers[-1].branch, tuple(merged), tuple(approvals.values()))
+        taken.add(record_id)
+        merged.append(replace(best[key][2], id=record_id))
+    merged.sort(key=lambda r: (_number(r.id), version(r)))
+    return merged
 
 
 def _identity(comment: Comment) -> tuple[str | None, str | None, str]:
     """What never changes about a comment: versions differ only in status and resolution."""
     return (comment.received_at, comment.created_at, comment.body)
+
+
+def _version(comment: Comment) -> str:
+    stamp = comment.extra.get("updatedAt")
+    return stamp if isinstance(stamp, str) else comment.arrival or ""
 
 
 def _number(comment_id: str) -> int:

@@ -6,8 +6,9 @@ import builtins
 import contextlib
 import re
 import time
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
+from typing import TypeVar
 from urllib.parse import parse_qs, urlsplit
 
 from maple_adapters.github.ledger import (
@@ -33,6 +34,8 @@ _COMMENT_ID = re.compile(r"gh_(\d+)_(\d+)")
 _APPROVAL_ID = re.compile(r"gha_(\d+)_(\d+)")
 _MAX_PAGES = 100
 _POLL_S = 2.0
+_WRITE_ATTEMPTS = 3
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +45,7 @@ class _Ledgers:
     pull: int
     ids: tuple[int, ...]
     merged: GitHubLedger
+    updated: tuple[str, ...] = ()
 
 
 class GitHubLedgerStore:
@@ -108,10 +112,12 @@ class GitHubLedgerStore:
                 f"{self._base}/issues/{pull}/comments",
                 params={"per_page": 100, "page": page},
             )
-            if isinstance(response.data, list):
-                found += [c for c in response.data if isinstance(c, dict)]
+            items = response.data if isinstance(response.data, list) else []
+            found += [c for c in items if isinstance(c, dict)]
             following = _next_page(response.headers.get("link", ""))
-            if following is None:
+            if following is None and len(items) >= 100:
+                following = page + 1  # a full page without a Link: look once more
+            if following is None or following <= page:
                 break
             page = following
         return found
@@ -130,7 +136,9 @@ class GitHubLedgerStore:
             return None
         ledgers.sort(key=lambda item: (item[0], item[1]))
         merged = merge_ledgers([ledger for _, _, ledger in ledgers])
-        return _Ledgers(pull, tuple(i for _, i, _ in ledgers), merged)
+        return _Ledgers(
+            pull, tuple(i for _, i, _ in ledgers), merged, tuple(u for u, _, _ in ledgers)
+        )
 
     def list(self, query: ListQuery) -> CommentPage:
         """One page of the branch's comments; no pull request means none."""
@@ -171,28 +179,71 @@ class GitHubLedgerStore:
 
     # -- writing ---------------------------------------------------------------------------
 
-    def _post(self, pull: int, ledger: GitHubLedger, stale: Sequence[int]) -> None:
-        """Create the new ledger first, then delete the old ones (a failed delete is ignored)."""
+    def _post(self, pull: int, ledger: GitHubLedger, found: _Ledgers | None) -> None:
+        """Create the new ledger first, then delete the old ones we read (never a changed one)."""
         self._transport.request(
             "POST",
             f"{self._base}/issues/{pull}/comments",
             body={"body": render_ledger_body(ledger)},
         )
-        self._delete(stale)
-
-    def _delete(self, stale: Sequence[int]) -> None:
-        for comment_id in stale:
-            with contextlib.suppress(MapleError):
-                self._transport.request("DELETE", f"{self._base}/issues/comments/{comment_id}")
+        if found is not None:
+            self._delete_unchanged(found, range(len(found.ids)))
 
     def _edit(self, found: _Ledgers, ledger: GitHubLedger) -> None:
-        """Write the merged ledger over the newest one, then delete the others."""
+        """Write the merged ledger over the newest one, then delete the others we read."""
         self._transport.request(
             "PATCH",
             f"{self._base}/issues/comments/{found.ids[-1]}",
             body={"body": render_ledger_body(ledger)},
         )
-        self._delete(found.ids[:-1])
+        self._delete_unchanged(found, range(len(found.ids) - 1))
+
+    def _delete_unchanged(self, found: _Ledgers, indexes: Sequence[int] | range) -> None:
+        """Delete stale ledgers, but only those nobody changed since we read them."""
+        for index in indexes:
+            comment_id = found.ids[index]
+            path = f"{self._base}/issues/comments/{comment_id}"
+            with contextlib.suppress(MapleError):
+                now = self._transport.request("GET", path).data
+                if isinstance(now, dict) and now.get("updated_at") == found.updated[index]:
+                    self._transport.request("DELETE", path)
+
+    def _write(
+        self,
+        pull: int,
+        branch: str | None,
+        operation: str,
+        change: Callable[[GitHubLedger], GitHubLedger],
+        landed: Callable[[GitHubLedger], _T | None],
+        *,
+        repost: bool,
+    ) -> _T:
+        """Read, change, write, then read again to check the change landed; retry if it did not.
+
+        GitHub cannot make an edit conditional on the version read, so another writer may
+        overwrite ours; reading back catches that, and the change is made again on what is there.
+        """
+        for _ in range(_WRITE_ATTEMPTS):
+            found = self._ledgers(pull, branch)
+            current = found.merged if found else GitHubLedger(branch or "")
+            updated = change(current)
+            if repost or found is None:
+                self._post(pull, updated, found)
+            else:
+                self._edit(found, updated)
+            after = self._ledgers(pull, branch)
+            result = landed(after.merged) if after else None
+            if result is not None:
+                return result
+        raise StoreUnavailableError(
+            f"Other writers kept changing pull request #{pull}'s ledger, so {operation} did not "
+            "land. Try again.",
+            store=self.name,
+            operation=operation,
+        )
+
+    def _stamp_now(self) -> str:
+        return format_stamp(self._clock.now())
 
     def append(self, comment: NewComment) -> Comment:
         """Store one comment as ``gh_<pull>_<n>``."""
@@ -212,26 +263,32 @@ class GitHubLedgerStore:
                     store=self.name,
                     operation="append",
                 )
-            found = self._ledgers(pull, branch)
-            existing = found.merged if found else GitHubLedger(branch)
-            number = max((_number(c.id) for c in existing.comments), default=0)
-            stamps: builtins.list[str | None] = [c.arrival for c in existing.comments]
-            stored: builtins.list[Comment] = []
-            for offset, new in enumerate(comments, start=1):
-                instant = next_arrival_stamp(self._clock.now(), stamps)
-                stamp = format_stamp(instant)
-                stamps = [stamp]
-                comment = new.stored(
-                    f"gh_{pull}_{number + offset}", stamp, format_js_timestamp(instant)
-                )
-                stored.append(replace(comment, branch=branch))
-            ledger = replace(existing, branch=branch, comments=existing.comments + tuple(stored))
-            self._post(pull, ledger, found.ids if found else ())
+            wanted: builtins.list[Comment] = []
+
+            def change(current: GitHubLedger) -> GitHubLedger:
+                number = max((_number(c.id) for c in current.comments), default=0)
+                stamps: builtins.list[str | None] = [c.arrival for c in current.comments]
+                wanted.clear()
+                for offset, new in enumerate(comments, start=1):
+                    instant = next_arrival_stamp(self._clock.now(), stamps)
+                    stamp = format_stamp(instant)
+                    stamps = [stamp]
+                    stored = new.stored(
+                        f"gh_{pull}_{number + offset}", stamp, format_js_timestamp(instant)
+                    )
+                    wanted.append(replace(stored, branch=branch))
+                return replace(current, branch=branch, comments=current.comments + tuple(wanted))
+
+            def landed(merged: GitHubLedger) -> builtins.list[Comment] | None:
+                by_identity = {_identity(c): c for c in merged.comments}
+                final = [by_identity.get(_identity(c)) for c in wanted]
+                return None if any(c is None for c in final) else [c for c in final if c]
+
+            return self._write(pull, branch, "append", change, landed, repost=True)
         except NotFoundError:
             raise
         except MapleError as exc:
             raise self._fail(exc, "append") from exc
-        return stored
 
     def _by_id(self, pattern: re.Pattern[str], record_id: str, kind: str, operation: str) -> int:
         match = pattern.fullmatch(record_id)
@@ -256,21 +313,37 @@ class GitHubLedgerStore:
                 if found
                 else None
             )
-            if found is None or target is None:
+            if target is None:
                 raise NotFoundError(
                     f"No Maple record {comment_id} on this repository. "
                     "List the branch's comments for the ids there are.",
                     store=self.name,
                     operation="set_status",
                 )
-            updated = target.with_status(status, resolution)
-            comments = tuple(updated if c.id == comment_id else c for c in found.merged.comments)
-            self._edit(found, replace(found.merged, comments=comments))
+            key = _identity(target)
+            stamp = self._stamp_now()
+
+            def change(current: GitHubLedger) -> GitHubLedger:
+                versions = []
+                for c in current.comments:
+                    if _identity(c) == key:
+                        c = c.with_status(status, resolution)
+                        c = replace(c, extra={**c.extra, "updatedAt": stamp})
+                    versions.append(c)
+                return replace(current, comments=tuple(versions))
+
+            def landed(merged: GitHubLedger) -> Comment | None:
+                now = next((c for c in merged.comments if _identity(c) == key), None)
+                ok = (
+                    now is not None and now.status is status and now.extra.get("updatedAt") == stamp
+                )
+                return now if ok else None
+
+            return self._write(pull, None, "set_status", change, landed, repost=False)
         except NotFoundError:
             raise
         except MapleError as exc:
             raise self._fail(exc, "set_status") from exc
-        return updated
 
     def approve(self, approval: NewApproval) -> Approval:
         """Store an approval as ``gha_<pull>_<n>`` (a repost, like an append)."""
@@ -282,36 +355,51 @@ class GitHubLedgerStore:
                     store=self.name,
                     operation="approve",
                 )
-            found = self._ledgers(pull, approval.branch)
-            existing = found.merged if found else GitHubLedger(approval.branch)
-            number = max((_number(a.id) for a in existing.approvals), default=0) + 1
-            stored = approval.stored(f"gha_{pull}_{number}")
-            self._post(
-                pull,
-                replace(existing, approvals=(*existing.approvals, stored)),
-                found.ids if found else (),
-            )
+            key = (approval.branch, approval.commit, approval.at)
+
+            def change(current: GitHubLedger) -> GitHubLedger:
+                number = max((_number(a.id) for a in current.approvals), default=0) + 1
+                stored = approval.stored(f"gha_{pull}_{number}")
+                return replace(current, approvals=(*current.approvals, stored))
+
+            def landed(merged: GitHubLedger) -> Approval | None:
+                return next(
+                    (a for a in merged.approvals if (a.branch, a.commit, a.at) == key), None
+                )
+
+            return self._write(pull, approval.branch, "approve", change, landed, repost=True)
         except NotFoundError:
             raise
         except MapleError as exc:
             raise self._fail(exc, "approve") from exc
-        return stored
 
     def unapprove(self, approval_id: str) -> None:
-        """Withdraw an approval, editing the ledger in place."""
+        """Withdraw an approval, editing the ledger in place (and remembering the withdrawal)."""
         pull = self._by_id(_APPROVAL_ID, approval_id, "approval", "unapprove")
         try:
             found = self._ledgers(pull, None)
-            kept = tuple(a for a in found.merged.approvals if a.id != approval_id) if found else ()
-            if found is None or len(kept) == len(found.merged.approvals):
+            if found is None or all(a.id != approval_id for a in found.merged.approvals):
                 raise NotFoundError(
                     f"No approval with id {approval_id}.", store=self.name, operation="unapprove"
                 )
-            self._edit(found, replace(found.merged, approvals=kept))
+
+            def change(current: GitHubLedger) -> GitHubLedger:
+                kept = tuple(a for a in current.approvals if a.id != approval_id)
+                withdrawn = tuple(dict.fromkeys((*current.withdrawn, approval_id)))
+                return replace(current, approvals=kept, withdrawn=withdrawn)
+
+            def landed(merged: GitHubLedger) -> bool | None:
+                return True if all(a.id != approval_id for a in merged.approvals) else None
+
+            self._write(pull, None, "unapprove", change, landed, repost=False)
         except NotFoundError:
             raise
         except MapleError as exc:
             raise self._fail(exc, "unapprove") from exc
+
+
+def _identity(comment: Comment) -> tuple[str | None, str | None, str]:
+    return (comment.received_at, comment.created_at, comment.body)
 
 
 def _number(record_id: str) -> int:

@@ -14,7 +14,7 @@ import random
 import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 from urllib.parse import urlencode, urlsplit
 
@@ -350,7 +350,7 @@ class ResilientTransport:
                 return response
             wait = self._rate_wait(response)
             if wait is not None:
-                if waited or wait > self._max_wait_s:
+                if waited or wait > self._max_wait_s or attempt == self._attempts:
                     reset = time.strftime("%H:%M:%S UTC", time.gmtime(self._now() + wait))
                     raise GitHubError(
                         response.status,
@@ -412,7 +412,8 @@ class ConditionalTransport:
             method, path, params=params, etag=etag or (cached[0] if cached else None)
         )
         if response.status == 304 and cached is not None:
-            return cached[1]
+            # The 304's own headers (a fresh Link, rate-limit counts) win over the remembered ones.
+            return replace(cached[1], headers={**cached[1].headers, **response.headers})
         tag = response.headers.get("etag")
         if response.status == 200 and tag:
             if len(self._cache) >= self._max:
