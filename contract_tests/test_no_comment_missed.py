@@ -36,8 +36,9 @@ STEPS = st.lists(
 )
 
 
+@pytest.mark.timeout(900)  # over the real gh, each step is a few subprocesses
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(steps=STEPS)
 def test_every_appended_comment_is_returned_at_least_once(
