@@ -5,6 +5,8 @@ Names are imported on first use, so nothing here loads unless GitHub is configur
 
 from __future__ import annotations
 
+from maple_core.lazy import lazy_exports
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from maple_adapters.github.gate import CHECK_NAME, GitHubCheckRunPublisher
@@ -41,15 +43,4 @@ _HOMES = {
 
 
 if not TYPE_CHECKING:  # type checkers see the real imports above
-
-    def __getattr__(name: str) -> object:
-        home = _HOMES.get(name)
-        if home is None:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        value = getattr(__import__(home, fromlist=[name]), name)
-        globals()[name] = value
-        return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+    __getattr__, __dir__ = lazy_exports(__name__, _HOMES, __all__)
