@@ -49,13 +49,6 @@ def required_str(obj: JsonObject, key: str, what: str) -> str:
     raise InvalidRecordError(f"{what} needs a string {key!r}; it has {_kind(value)}")
 
 
-def _optional_number(obj: JsonObject, key: str) -> Number | None:
-    value = obj.get(key)
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return value
-    return None
-
-
 def _kind(value: object) -> str:
     if value is None:
         return "nothing"
@@ -87,7 +80,7 @@ class RegionMember:
         inner = obj.get("anchor")
         return cls(
             anchor=Anchor.from_json(inner) if inner is not None else Anchor(),
-            overlap=_optional_number(obj, "overlap"),
+            overlap=_number_or_none(obj.get("overlap")),
             extra={k: v for k, v in obj.items() if k not in ("anchor", "overlap")},
         )
 

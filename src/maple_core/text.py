@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from maple_core.comments import Anchor
 
-__all__ = ["flatten", "js_number", "where_of"]
+__all__ = ["flatten", "js_number", "scrub", "where_of"]
 
 _WHITESPACE = re.compile(r"\s+")
 
@@ -26,3 +27,11 @@ def js_number(value: float) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
+
+
+def scrub(text: str, secrets: Iterable[str]) -> str:
+    """``text`` with every (non-empty) secret replaced by ``***``."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "***")
+    return text

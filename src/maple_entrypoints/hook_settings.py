@@ -18,12 +18,11 @@ __all__ = ["HookSettings", "read_hook_settings"]
 class HookSettings(Frozen):
     """``MAPLE_BRANCH``, the forge variables and ``MAPLE_STORE``; empty values read as unset."""
 
-    __slots__ = ("branch", "has_token", "owner", "repo", "store", "temp_dir")
+    __slots__ = ("branch", "owner", "repo", "store", "temp_dir")
     branch: str | None
     owner: str | None
     repo: str | None
     store: str | None
-    has_token: bool
     temp_dir: str
 
     def __init__(
@@ -32,7 +31,6 @@ class HookSettings(Frozen):
         owner: str | None = None,
         repo: str | None = None,
         store: str | None = None,
-        has_token: bool = False,
         temp_dir: str = "/tmp",
     ) -> None:
         self._set(
@@ -40,7 +38,6 @@ class HookSettings(Frozen):
             owner=owner,
             repo=repo,
             store=store,
-            has_token=has_token,
             temp_dir=temp_dir,
         )
 
@@ -63,6 +60,5 @@ def read_hook_settings(environ: Mapping[str, str] | None = None) -> HookSettings
         owner=env.get("MAPLE_GITHUB_OWNER") or None,
         repo=env.get("MAPLE_GITHUB_REPO") or None,
         store=env.get("MAPLE_STORE"),
-        has_token=bool(env.get("GITHUB_TOKEN")),
         temp_dir=temp.rstrip("/") or "/",
     )

@@ -8,17 +8,9 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import TextIO
 
-__all__ = ["ServerLog", "scrub"]
+from maple_core.text import scrub
 
-_MASK = "***"
-
-
-def scrub(text: str, secrets: Iterable[str]) -> str:
-    """``text`` with every secret replaced by ``***``."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, _MASK)
-    return text
+__all__ = ["ServerLog"]
 
 
 class ServerLog:

@@ -27,8 +27,10 @@ __all__ = [
     "FENCE_BUDGET",
     "GitHubLedger",
     "UnsupportedFenceError",
+    "comment_identity",
     "merge_ledgers",
     "parse_ledger_body",
+    "record_number",
     "render_ledger_body",
 ]
 
@@ -302,7 +304,7 @@ def merge_ledgers(ledgers: Sequence[GitHubLedger]) -> GitHubLedger:
         raise ValueError("merge_ledgers needs at least one ledger")
     comments = _merge_records(
         [(order, c) for order, ledger in enumerate(ledgers) for c in ledger.comments],
-        identity=_identity,
+        identity=comment_identity,
         version=_version,
     )
     withdrawn = tuple(dict.fromkeys(w for ledger in ledgers for w in ledger.withdrawn))
@@ -329,7 +331,7 @@ def _merge_records(
         if key not in best or candidate[:2] >= best[key][:2]:
             best[key] = candidate
         newest_id[key] = (order, record.id)
-    next_free = max((_number(i) for _, i in newest_id.values()), default=0) + 1
+    next_free = max((record_number(i) for _, i in newest_id.values()), default=0) + 1
     taken: set[str] = set()
     merged: list[_R] = []
     for key in sorted(newest_id, key=lambda k: -newest_id[k][0]):
@@ -339,11 +341,11 @@ def _merge_records(
             next_free += 1
         taken.add(record_id)
         merged.append(replace(best[key][2], id=record_id))
-    merged.sort(key=lambda r: (_number(r.id), version(r)))
+    merged.sort(key=lambda r: (record_number(r.id), version(r)))
     return merged
 
 
-def _identity(comment: Comment) -> tuple[str | None, str | None, str]:
+def comment_identity(comment: Comment) -> tuple[str | None, str | None, str]:
     """What never changes about a comment: versions differ only in status and resolution."""
     return (comment.received_at, comment.created_at, comment.body)
 
@@ -353,6 +355,7 @@ def _version(comment: Comment) -> str:
     return stamp if isinstance(stamp, str) else comment.arrival or ""
 
 
-def _number(comment_id: str) -> int:
+def record_number(comment_id: str) -> int:
+    """The ``n`` of a ``gh_<pull>_<n>`` or ``gha_<pull>_<n>`` id (0 for any other id)."""
     tail = comment_id.rsplit("_", 1)[-1]
     return int(tail) if tail.isdigit() else 0

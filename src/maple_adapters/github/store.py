@@ -13,8 +13,10 @@ from urllib.parse import parse_qs, urlsplit
 
 from maple_adapters.github.ledger import (
     GitHubLedger,
+    comment_identity,
     merge_ledgers,
     parse_ledger_body,
+    record_number,
     render_ledger_body,
 )
 from maple_adapters.github.transport import GitHubError, GitHubTransport
@@ -103,7 +105,8 @@ class GitHubLedgerStore:
                     return number
         return None
 
-    def _issue_comments(self, pull: int) -> builtins.list[JsonObject]:
+    def issue_comments(self, pull: int) -> builtins.list[JsonObject]:
+        """Every issue comment on the pull request, all pages, oldest first."""
         found: builtins.list[JsonObject] = []
         page = 1
         while page <= _MAX_PAGES:
@@ -124,7 +127,7 @@ class GitHubLedgerStore:
 
     def _ledgers(self, pull: int, branch: str | None) -> _Ledgers | None:
         ledgers: builtins.list[tuple[str, int, GitHubLedger]] = []
-        for comment in self._issue_comments(pull):
+        for comment in self.issue_comments(pull):
             body, comment_id = comment.get("body"), comment.get("id")
             if not isinstance(body, str) or not isinstance(comment_id, int):
                 continue
@@ -266,7 +269,7 @@ class GitHubLedgerStore:
             wanted: builtins.list[Comment] = []
 
             def change(current: GitHubLedger) -> GitHubLedger:
-                number = max((_number(c.id) for c in current.comments), default=0)
+                number = max((record_number(c.id) for c in current.comments), default=0)
                 stamps: builtins.list[str | None] = [c.arrival for c in current.comments]
                 wanted.clear()
                 for offset, new in enumerate(comments, start=1):
@@ -280,8 +283,8 @@ class GitHubLedgerStore:
                 return replace(current, branch=branch, comments=current.comments + tuple(wanted))
 
             def landed(merged: GitHubLedger) -> builtins.list[Comment] | None:
-                by_identity = {_identity(c): c for c in merged.comments}
-                final = [by_identity.get(_identity(c)) for c in wanted]
+                by_identity = {comment_identity(c): c for c in merged.comments}
+                final = [by_identity.get(comment_identity(c)) for c in wanted]
                 return None if any(c is None for c in final) else [c for c in final if c]
 
             return self._write(pull, branch, "append", change, landed, repost=True)
@@ -320,20 +323,20 @@ class GitHubLedgerStore:
                     store=self.name,
                     operation="set_status",
                 )
-            key = _identity(target)
+            key = comment_identity(target)
             stamp = self._stamp_now()
 
             def change(current: GitHubLedger) -> GitHubLedger:
                 versions = []
                 for c in current.comments:
-                    if _identity(c) == key:
+                    if comment_identity(c) == key:
                         c = c.with_status(status, resolution)
                         c = replace(c, extra={**c.extra, "updatedAt": stamp})
                     versions.append(c)
                 return replace(current, comments=tuple(versions))
 
             def landed(merged: GitHubLedger) -> Comment | None:
-                now = next((c for c in merged.comments if _identity(c) == key), None)
+                now = next((c for c in merged.comments if comment_identity(c) == key), None)
                 ok = (
                     now is not None and now.status is status and now.extra.get("updatedAt") == stamp
                 )
@@ -358,7 +361,7 @@ class GitHubLedgerStore:
             key = (approval.branch, approval.commit, approval.at)
 
             def change(current: GitHubLedger) -> GitHubLedger:
-                number = max((_number(a.id) for a in current.approvals), default=0) + 1
+                number = max((record_number(a.id) for a in current.approvals), default=0) + 1
                 stored = approval.stored(f"gha_{pull}_{number}")
                 return replace(current, approvals=(*current.approvals, stored))
 
@@ -398,15 +401,6 @@ class GitHubLedgerStore:
             raise self._fail(exc, "unapprove") from exc
 
 
-def _identity(comment: Comment) -> tuple[str | None, str | None, str]:
-    return (comment.received_at, comment.created_at, comment.body)
-
-
-def _number(record_id: str) -> int:
-    tail = record_id.rsplit("_", 1)[-1]
-    return int(tail) if tail.isdigit() else 0
-
-
 def _next_page(link: str) -> int | None:
     for part in link.split(","):
         if 'rel="next"' in part:
@@ -430,7 +424,7 @@ class GitHubChangeSignal:
             pull = self._store.find_pull(self._branch)
             if pull is None:
                 return None
-            comments = self._store._issue_comments(pull)
+            comments = self._store.issue_comments(pull)
         except (MapleError, GitHubError):
             return ("unreadable", time.monotonic())
         return tuple((c.get("id"), c.get("updated_at"), hash(str(c.get("body")))) for c in comments)

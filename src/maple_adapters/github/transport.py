@@ -20,6 +20,7 @@ from urllib.parse import urlencode, urlsplit
 
 from maple_core.errors import MapleError
 from maple_core.json_types import JsonObject, JsonValue
+from maple_core.text import scrub
 
 __all__ = [
     "ConditionalTransport",
@@ -301,9 +302,7 @@ class ResilientTransport:
         return self.inner.name
 
     def _scrub(self, text: str) -> str:
-        for secret in self._secrets:
-            text = text.replace(secret, "***")
-        return text
+        return scrub(text, self._secrets)
 
     def _rate_wait(self, response: GitHubResponse) -> float | None:
         """Seconds to wait for a rate limit, or ``None`` when this is not one."""
