@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from contract_tests.github_peers import api_transport, cli_transport
+from contract_tests.github_peers import TOKEN, api_transport, cli_transport
 from contract_tests.support import FakeClock, make_repo
-from maple_adapters.files import FileCommentStore
+from maple_adapters.files import FileCommentStore, FileMedia
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.memory import InMemoryCommentStore
+from maple_adapters.route import RouteCommentStore, RouteHttp
 from maple_core.ports import CommentStore
+from maple_entrypoints.route import RouteOptions
+from maple_entrypoints.route.serve import TokenStores, served_app
 from tests.github.fake_github import FakeGitHub, Served, serve
+from tests.loopback import serve_asgi
 
 StoreFactory = Callable[[FakeClock, Path, pytest.FixtureRequest], CommentStore]
 BRANCHES_WITH_PULLS = ("feat/contract", "feat/other")
@@ -45,11 +50,41 @@ def _github_cli(clock: FakeClock, tmp: Path, request: pytest.FixtureRequest) -> 
     return _github(clock, request.getfixturevalue("github_server"), "cli", tmp)
 
 
+def _through_route(
+    options: RouteOptions, request: pytest.FixtureRequest, token: str | None = None
+) -> CommentStore:
+    running = serve_asgi(served_app(options))
+    request.addfinalizer(gc.collect)  # closes the route's idle GitHub connections at once
+    request.addfinalizer(running.stop)
+    http = RouteHttp(running.url + "/api/maple", token)
+    request.addfinalizer(http.close)
+    return RouteCommentStore(http, poll_s=0.05)
+
+
+def _route_file(clock: FakeClock, tmp: Path, request: pytest.FixtureRequest) -> CommentStore:
+    repo = make_repo(tmp / "repo", "feat/contract")
+    options = RouteOptions(store=FileCommentStore(clock, repo), media=FileMedia(repo), clock=clock)
+    return _through_route(options, request)
+
+
+def _route_github(clock: FakeClock, tmp: Path, request: pytest.FixtureRequest) -> CommentStore:
+    served: Served = request.getfixturevalue("github_server")
+    served.fake.reset()
+    for branch in BRANCHES_WITH_PULLS:
+        served.fake.open_pull(branch)
+    stores = TokenStores(
+        lambda token: GitHubLedgerStore(api_transport(served, token), "acme", "web", clock)
+    )
+    return _through_route(RouteOptions(store=stores, clock=clock), request, TOKEN)
+
+
 STORE_ADAPTERS = [
     pytest.param(_memory, id="memory"),
     pytest.param(_file, id="file"),
     pytest.param(_github_api, id="github-api"),
     pytest.param(_github_cli, id="github-cli"),
+    pytest.param(_route_file, id="route-file"),
+    pytest.param(_route_github, id="route-github"),
 ]
 """Every comment-store adapter. A new adapter is one new entry here."""
 

@@ -14,7 +14,12 @@ from maple_adapters.system import SystemClock
 from maple_core.approvals import NewApproval
 from maple_core.comments import Anchor, Context, NewComment, Resolution
 from maple_core.cursor import parse_stamp
-from maple_core.errors import InvalidCursorError, InvalidQueryError, NotFoundError
+from maple_core.errors import (
+    InvalidCursorError,
+    InvalidQueryError,
+    MissingCapabilityError,
+    NotFoundError,
+)
 from maple_core.paging import ListQuery
 from maple_core.ports import Capability, CommentStore
 from maple_core.services import list_all, resolve_comment, wait_for_comments
@@ -99,10 +104,12 @@ class TestCommentStoreContract:
     def test_a_resolved_status_and_resolution_survive_a_re_read(self, store: CommentStore) -> None:
         stored = store.append(new())
         resolution = Resolution(sha="9f1c0de", note="Matched the card's padding.", at="t")
-        store.set_status(stored.id, CommentStatus.RESOLVED, resolution)
+        updated = store.set_status(stored.id, CommentStatus.RESOLVED, resolution)
         [again] = list_all(store, BRANCH)
         assert again.status is CommentStatus.RESOLVED
-        assert again.resolution == resolution
+        assert again.resolution == updated.resolution
+        assert again.resolution is not None
+        assert (again.resolution.sha, again.resolution.note) == (resolution.sha, resolution.note)
 
     def test_reopening_keeps_the_old_resolution(self, store: CommentStore) -> None:
         stored = store.append(new())
@@ -166,6 +173,13 @@ class TestCommentStoreContract:
 
     def test_approvals_round_trip_newest_first(self, store: CommentStore) -> None:
         assert store.approvals(BRANCH) == []
+        author = {"id": "u1", "name": "Dana", "provenance": "server"}
+        if Capability.APPROVE not in store.capabilities:  # listed, but approved elsewhere
+            with pytest.raises(MissingCapabilityError, match="approve"):
+                store.approve(NewApproval(BRANCH, "9f2c1ab", "2026-01-01T12:00:00.000Z", author))
+            with pytest.raises(MissingCapabilityError):
+                store.unapprove("app_1")
+            return
         author = {"id": "u1", "name": "Dana", "provenance": "server"}
         older = store.approve(NewApproval(BRANCH, "9f2c1ab", "2026-01-01T12:00:00.000Z", author))
         newer = store.approve(NewApproval(BRANCH, "9f2c1ab", "2026-01-01T13:00:00.000Z", author))

@@ -13,6 +13,7 @@
         ├── NotFoundError         no comment or approval has that id
         ├── CorruptLedgerError    the stored ledger cannot be read; it is left untouched
         ├── MissingCapabilityError the store cannot do this kind of operation at all
+        ├── StoreRejectedError    the store refused the request; trying again will not help
         └── StoreUnavailableError the store could not be reached; trying again may work
 """
 
@@ -30,6 +31,7 @@ __all__ = [
     "MissingCapabilityError",
     "NotFoundError",
     "StoreError",
+    "StoreRejectedError",
     "StoreUnavailableError",
 ]
 
@@ -86,6 +88,10 @@ class CorruptLedgerError(StoreError):
 
 class MissingCapabilityError(StoreError):
     """Raised when a store cannot do this kind of operation at all."""
+
+
+class StoreRejectedError(StoreError):
+    """Raised when a store refused a request (credentials, permissions); retrying will not help."""
 
 
 class StoreUnavailableError(StoreError):

@@ -16,10 +16,19 @@ from typing import Protocol
 from maple_core.approvals import Approval, NewApproval
 from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.gate import GateReport, GateVerdict
+from maple_core.media import MediaRef
 from maple_core.paging import CommentPage, ListQuery
 from maple_core.statuses import CommentStatus
 
-__all__ = ["Capability", "ChangeSignal", "Clock", "CommentStore", "GatePublisher"]
+__all__ = [
+    "Capability",
+    "ChangeSignal",
+    "Clock",
+    "CommentStore",
+    "GatePublisher",
+    "GateRefresher",
+    "MediaStore",
+]
 
 
 class Capability(StrEnum):
@@ -134,4 +143,34 @@ class GatePublisher(Protocol):
 
     def read(self, branch: str, sha: str) -> GateVerdict | None:
         """The verdict last shown on ``sha``, or ``None`` when there is none."""
+        ...
+
+
+class GateRefresher(Protocol):
+    """Asks someone else to decide and publish the gate for a branch (a deployed route)."""
+
+    @property
+    def name(self) -> str:
+        """A stable lowercase id such as ``route``."""
+        ...
+
+    def refresh(self, branch: str) -> None:
+        """Ask for ``branch``'s gate to be published again; raise when that was refused."""
+        ...
+
+
+class MediaStore(Protocol):
+    """Where screenshots attached to comments are kept."""
+
+    @property
+    def name(self) -> str:
+        """The connector name a ``MediaRef`` records, such as ``file``."""
+        ...
+
+    def put(self, data: bytes, content_type: str) -> MediaRef:
+        """Keep a blob under a new key."""
+        ...
+
+    def get(self, key: str) -> tuple[bytes, str]:
+        """A blob's bytes and content type; ``NotFoundError`` when nothing is held."""
         ...

@@ -70,9 +70,21 @@ ENVIRONMENT: tuple[EnvironmentVariable, ...] = (
         "The gate App's id, so the gate only updates check runs that App created.",
     ),
     EnvironmentVariable(
+        "MAPLE_GATE_INSTALLATION_ID",
+        False,
+        "Route server only: the gate App's installation id on the repository.",
+    ),
+    EnvironmentVariable(
+        "MAPLE_GATE_PRIVATE_KEY",
+        True,
+        "Route server only: the gate App's private key (the PEM text, not a path), so the "
+        "route mints its own installation tokens to publish the merge gate.",
+    ),
+    EnvironmentVariable(
         "MAPLE_REQUIRE_APPROVAL",
         False,
-        "Exactly true to hold the gate until somebody approves the preview (direct publish only).",
+        "Exactly true to hold the gate until somebody approves the preview (direct publish and "
+        "the route server).",
     ),
     EnvironmentVariable(
         "MAPLE_AGENTS", False, "Comma-separated external agents to offer: codex, claude."

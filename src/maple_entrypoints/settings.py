@@ -68,6 +68,8 @@ class Settings(BaseSettings):
     MAPLE_URL: str | None = None
     MAPLE_GATE_TOKEN: SecretStr | None = None
     MAPLE_GATE_APP_ID: str | None = None
+    MAPLE_GATE_INSTALLATION_ID: str | None = None
+    MAPLE_GATE_PRIVATE_KEY: SecretStr | None = None
     MAPLE_REQUIRE_APPROVAL: str | None = None
     MAPLE_AGENTS: str | None = None
 
@@ -80,7 +82,8 @@ class Settings(BaseSettings):
 
     def secrets(self) -> list[str]:
         """Every secret value set, so output can be scrubbed of them."""
-        return [v for v in (self.text("GITHUB_TOKEN"), self.text("MAPLE_GATE_TOKEN")) if v]
+        names = ("GITHUB_TOKEN", "MAPLE_GATE_TOKEN", "MAPLE_GATE_PRIVATE_KEY")
+        return [v for v in (self.text(n) for n in names) if v]
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,6 +25,11 @@ class FileMedia:
         self._root = root
         self._url = url
 
+    @property
+    def name(self) -> str:
+        """``file``, the connector name a ``MediaRef`` records."""
+        return "file"
+
     def _folder(self) -> Path:
         place = resolve_place(self._cwd or Path.cwd(), root=self._root, url=self._url)
         return Path(place.directory) / "media"

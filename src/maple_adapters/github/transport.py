@@ -15,7 +15,7 @@ import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Protocol
+from typing import Any, Protocol
 from urllib.parse import urlencode, urlsplit
 
 from maple_core.errors import MapleError
@@ -110,11 +110,18 @@ class PyGithubTransport:
         verify: TLS verification, or the path of a CA bundle.
     """
 
-    def __init__(self, token: str, base_url: str | None = None, verify: bool | str = True) -> None:
+    def __init__(
+        self,
+        token: str | None,
+        base_url: str | None = None,
+        verify: bool | str = True,
+        *,
+        auth: Any = None,
+    ) -> None:
         from github import Auth, Github
 
         self._github = Github(
-            auth=Auth.Token(token),
+            auth=auth if auth is not None else Auth.Token(token or ""),
             base_url=base_url or "https://api.github.com",
             timeout=int(TIMEOUT_S),
             retry=None,
@@ -125,6 +132,25 @@ class PyGithubTransport:
             seconds_between_requests=None,
             seconds_between_writes=None,
         )
+
+    @classmethod
+    def for_github_app(
+        cls,
+        app_id: str,
+        private_key: str,
+        installation_id: int,
+        base_url: str | None = None,
+        verify: bool | str = True,
+    ) -> PyGithubTransport:
+        """A transport acting as a GitHub App installation.
+
+        PyGithub signs the App's JWT with ``private_key`` (PEM text), exchanges it for an
+        installation token, and mints a new one shortly before each expires.
+        """
+        from github import Auth
+
+        app = Auth.AppAuth(app_id, private_key)
+        return cls(None, base_url, verify, auth=app.get_installation_auth(installation_id))
 
     @property
     def name(self) -> str:

@@ -1,0 +1,267 @@
+"""``MAPLE_STORE=route``: comments read and resolved through a deployed Maple route."""
+
+from __future__ import annotations
+
+import builtins
+import hashlib
+import time
+from collections.abc import Hashable, Sequence
+from urllib.parse import quote
+
+from maple_adapters.route.http import RouteAnswer, RouteHttp, RouteUnreachableError
+from maple_core.approvals import Approval, NewApproval
+from maple_core.comments import Comment, NewComment, Resolution
+from maple_core.errors import (
+    InvalidQueryError,
+    InvalidRecordError,
+    MapleError,
+    MissingCapabilityError,
+    NotFoundError,
+    StoreRejectedError,
+    StoreUnavailableError,
+)
+from maple_core.json_types import JsonObject, JsonValue
+from maple_core.paging import CommentPage, ListQuery
+from maple_core.ports import Capability
+from maple_core.statuses import CommentStatus
+
+__all__ = ["RouteChangeSignal", "RouteCommentStore"]
+
+_CAPABILITIES = frozenset(
+    {
+        Capability.LIST,
+        Capability.APPEND,
+        Capability.APPEND_MANY,
+        Capability.SET_STATUS,
+        Capability.APPROVALS,
+    }
+)
+POLL_S = 1.0
+
+
+class RouteCommentStore:
+    """The comment store behind a Maple route mount URL (``MAPLE_URL``).
+
+    The route decides what a write becomes: it names the author, stamps a resolution's time and
+    keeps the comments in its own store. ``GITHUB_TOKEN``, when set, is sent as a bearer token
+    (a route backed by GitHub acts with it). Approving is a reviewer's act in the overlay, where
+    the route knows who they are, so this store lists approvals but does not approve; it cannot
+    name a head commit either (the route publishes the gate itself, on ``/gate/refresh``).
+    """
+
+    def __init__(self, http: RouteHttp, poll_s: float = POLL_S) -> None:
+        self._http = http
+        self._poll_s = poll_s
+
+    @property
+    def name(self) -> str:
+        """``route``."""
+        return "route"
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        """List, append, append many, set status and approvals."""
+        return _CAPABILITIES
+
+    def __repr__(self) -> str:
+        return f"RouteCommentStore({self._http.base!r})"
+
+    # -- requests ----------------------------------------------------------------------------
+
+    def _ask(
+        self,
+        operation: str,
+        method: str,
+        path: str,
+        *,
+        params: dict[str, str | list[str]] | None = None,
+        body: JsonValue = None,
+    ) -> RouteAnswer:
+        try:
+            answer = self._http.request(method, path, params=params, body=body)
+        except RouteUnreachableError as exc:
+            raise StoreUnavailableError(
+                f"{exc}. Check that MAPLE_URL is the route's mount URL and the deployment is up.",
+                store=self.name,
+                operation=operation,
+            ) from None
+        if answer.ok:
+            return answer
+        raise self._refusal(answer, operation)
+
+    def _refusal(self, answer: RouteAnswer, operation: str) -> MapleError:
+        text = answer.describe()
+        status = answer.status
+        if status == 400:
+            kind = InvalidQueryError if operation == "list" else InvalidRecordError
+            return kind(text)
+        if status == 404:
+            if isinstance(answer.data, dict) and answer.data.get("error") == "Not found":
+                return StoreRejectedError(
+                    f"{text} MAPLE_URL must be the route's mount URL, such as "
+                    "https://preview.example.com/api/maple.",
+                    store=self.name,
+                    operation=operation,
+                )
+            return NotFoundError(text, store=self.name, operation=operation)
+        if status == 501:
+            return MissingCapabilityError(text, store=self.name, operation=operation)
+        if status in (401, 403):
+            return StoreRejectedError(
+                f"{text} Set GITHUB_TOKEN to a token the route accepts.",
+                store=self.name,
+                operation=operation,
+            )
+        if status >= 500 or status == 429:
+            return StoreUnavailableError(text, store=self.name, operation=operation)
+        return StoreRejectedError(text, store=self.name, operation=operation)
+
+    @staticmethod
+    def _comments(data: JsonValue, what: str) -> builtins.list[Comment]:
+        values = data.get("comments") if isinstance(data, dict) else None
+        if not isinstance(values, list):
+            raise InvalidRecordError(f"The route's {what} answer has no 'comments' array.")
+        return [Comment.from_json(v) for v in values]
+
+    # -- the store port ----------------------------------------------------------------------
+
+    def list(self, query: ListQuery) -> CommentPage:
+        """One page from ``GET /comments``; the route's cursor is passed through unread."""
+        if query.limit is not None and query.limit <= 0:
+            raise InvalidQueryError(f"limit must be positive, received {query.limit}")
+        answer = self._ask("list", "GET", "/comments", params=_list_params(query))
+        cursor = answer.data.get("cursor") if isinstance(answer.data, dict) else None
+        return CommentPage(
+            tuple(self._comments(answer.data, "listing")),
+            cursor if isinstance(cursor, str) else None,
+        )
+
+    def append(self, comment: NewComment) -> Comment:
+        """``POST /comments`` with one comment; the route names its author."""
+        answer = self._ask("append", "POST", "/comments", body=_draft_json(comment))
+        return Comment.from_json(answer.data)
+
+    def append_many(self, comments: Sequence[NewComment]) -> builtins.list[Comment]:
+        """``POST /comments`` with an array: one write on the route's store."""
+        if not comments:
+            return []
+        body: JsonValue = [_draft_json(c) for c in comments]
+        answer = self._ask("append", "POST", "/comments", body=body)
+        return self._comments(answer.data, "append")
+
+    def set_status(
+        self, comment_id: str, status: CommentStatus, resolution: Resolution | None = None
+    ) -> Comment:
+        """``PATCH /comments/{id}``; the route stamps the resolution's time itself."""
+        body: JsonObject = {"status": status.value}
+        if resolution is not None:
+            claim: JsonObject = {"sha": resolution.sha}
+            if resolution.note is not None:
+                claim["note"] = resolution.note
+            body["resolution"] = claim
+        path = "/comments/" + quote(comment_id, safe="")
+        return Comment.from_json(self._ask("set_status", "PATCH", path, body=body).data)
+
+    def head(self, branch: str) -> str | None:
+        """Always ``None``: a route does not say which commit its preview serves."""
+        return None
+
+    def approvals(self, branch: str) -> builtins.list[Approval] | None:
+        """``GET /approvals``, newest first; ``None`` when the route's store keeps none."""
+        try:
+            answer = self._ask("approvals", "GET", "/approvals", params={"branch": branch})
+        except MissingCapabilityError:
+            return None
+        values = answer.data.get("approvals") if isinstance(answer.data, dict) else None
+        if not isinstance(values, list):
+            raise InvalidRecordError("The route's approvals answer has no 'approvals' array.")
+        return [Approval.from_json(v) for v in values]
+
+    def approve(self, approval: NewApproval) -> Approval:
+        """Refused: the reviewer approves in the overlay, where the route can name them."""
+        raise MissingCapabilityError(
+            "The route store does not approve: a reviewer approves from the overlay, where the "
+            "route knows who they are.",
+            store=self.name,
+            operation="approve",
+        )
+
+    def unapprove(self, approval_id: str) -> None:
+        """Refused, for the reason :meth:`approve` is."""
+        raise MissingCapabilityError(
+            "The route store does not withdraw approvals: the reviewer who approved withdraws "
+            "it from the overlay.",
+            store=self.name,
+            operation="unapprove",
+        )
+
+    def changes(self, branch: str) -> RouteChangeSignal:
+        """A signal that polls the branch's listing (conditionally, when the route sends ETags)."""
+        return RouteChangeSignal(self._http, branch, self._poll_s)
+
+
+def _list_params(query: ListQuery) -> dict[str, str | list[str]]:
+    params: dict[str, str | list[str]] = {"branch": query.branch}
+    if query.cursor is not None:
+        params["cursor"] = query.cursor
+    if query.limit is not None:
+        params["limit"] = str(query.limit)
+    if query.statuses:
+        params["status"] = sorted(s.value for s in query.statuses)
+    return params
+
+
+def _draft_json(comment: NewComment) -> JsonObject:
+    data = comment.stored("", "", "").to_json()
+    for key in ("id", "receivedAt", "resolution"):
+        data.pop(key, None)
+    if comment.created_at is None:
+        data.pop("createdAt", None)
+    return data
+
+
+class RouteChangeSignal:
+    """Wakes when a branch's listing on the route changes, by polling it every ``poll_s``.
+
+    A route that sends an ``ETag`` is asked with ``If-None-Match`` and answers ``304`` while
+    nothing changed; otherwise the listing's bytes are compared. A route that cannot be reached
+    counts as unchanged, so a waiter keeps waiting rather than failing.
+    """
+
+    def __init__(self, http: RouteHttp, branch: str, poll_s: float) -> None:
+        self._http = http
+        self._branch = branch
+        self._poll_s = poll_s
+        self._etag: str | None = None
+        self._digest: str | None = None
+
+    def _look(self) -> str | None:
+        headers = {"if-none-match": self._etag} if self._etag else None
+        try:
+            answer = self._http.request(
+                "GET", "/comments", params={"branch": self._branch}, headers=headers
+            )
+        except RouteUnreachableError:
+            return self._digest
+        if answer.status == 304:
+            return self._digest
+        if not answer.ok:
+            return self._digest
+        self._etag = answer.headers.get("etag")
+        self._digest = self._etag or hashlib.sha256(repr(answer.data).encode()).hexdigest()
+        return self._digest
+
+    def token(self) -> Hashable:
+        """A mark of the listing as it is now."""
+        return self._look()
+
+    def wait(self, token: Hashable, timeout: float) -> bool:
+        """Poll until the listing differs from ``token`` (True) or ``timeout`` seconds pass."""
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            time.sleep(min(self._poll_s, remaining))
+            if self._look() != token:
+                return True

@@ -1,0 +1,186 @@
+"""What a client may send Maple's route, checked before anything is written.
+
+Pure rules over parsed JSON and query parameters: each reader returns a value the route can
+act on, or raises :class:`~maple_core.errors.InvalidRecordError` (or
+:class:`~maple_core.errors.InvalidQueryError`) with a message that names the field and the fix.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from maple_core.comments import NewComment
+from maple_core.errors import InvalidQueryError, InvalidRecordError
+from maple_core.json_types import JsonObject, JsonValue
+from maple_core.paging import ListQuery
+from maple_core.statuses import CommentStatus
+
+__all__ = [
+    "MAX_BATCH",
+    "StatusChange",
+    "read_branch",
+    "read_drafts",
+    "read_list_query",
+    "read_note",
+    "read_status_change",
+]
+
+MAX_BATCH = 500
+"""The most comments one ``POST /comments`` may carry."""
+
+_COMMIT = re.compile(r"[0-9a-f]{7,40}")
+_SERVER_KEYS = ("id", "receivedAt", "author", "resolution")
+_STATUS_NAMES = ", ".join(s.value for s in CommentStatus)
+
+
+def _kind(value: object) -> str:
+    if value is None:
+        return "null"
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}.get(
+        type(value), "a number"
+    )
+
+
+def _draft(value: JsonValue, where: str, author: JsonObject) -> NewComment:
+    if not isinstance(value, dict):
+        raise InvalidRecordError(f"{where} must be a JSON object, not {_kind(value)}.")
+    problems = []
+    for key in ("branch", "body"):
+        if not isinstance(value.get(key), str):
+            problems.append(f"'{key}' must be a string, not {_kind(value.get(key))}")
+    if value.get("branch") == "":
+        problems.append("'branch' must not be empty")
+    if not isinstance(value.get("anchor"), dict) and not value.get("anchor"):
+        problems.append("'anchor' is required (an object saying where the comment points)")
+    label, commit = value.get("label"), value.get("commit")
+    if label is not None and not isinstance(label, str):
+        problems.append(f"'label' must be a string, not {_kind(label)}")
+    if commit is not None and not (isinstance(commit, str) and _COMMIT.fullmatch(commit)):
+        problems.append("'commit' must be 7 to 40 lower-case hex digits")
+    status = value.get("status")
+    if status is not None and status != CommentStatus.OPEN.value:
+        problems.append("'status' of a new comment can only be \"open\"; resolve it with PATCH")
+    if problems:
+        listed = "; ".join(problems)
+        raise InvalidRecordError(f"A branch and a body are required: {where} has {listed}.")
+    kept = {k: v for k, v in value.items() if k not in _SERVER_KEYS}
+    kept["author"] = author
+    return NewComment.from_json(kept)
+
+
+def read_drafts(value: JsonValue, author: JsonObject) -> tuple[list[NewComment], bool]:
+    """The comments a ``POST /comments`` body asks for, and whether it sent an array.
+
+    Each needs a string ``branch`` (not empty), a string ``body`` and an ``anchor``; ``label``
+    must be a string and ``commit`` 7–40 hex digits when present. The author is the route's to
+    say (``author``), and a client cannot send an id, an arrival stamp or a resolution: those
+    keys are dropped, as Maple's route drops a resolution.
+
+    Raises:
+        InvalidRecordError: naming the first comment that is wrong and every problem with it.
+    """
+    if isinstance(value, list):
+        if not value:
+            raise InvalidRecordError("The array of comments is empty; send at least one.")
+        if len(value) > MAX_BATCH:
+            raise InvalidRecordError(
+                f"{len(value)} comments in one request is too many; send at most {MAX_BATCH}."
+            )
+        return [_draft(v, f"comment {i}", author) for i, v in enumerate(value, 1)], True
+    return [_draft(value, "the comment", author)], False
+
+
+@dataclass(frozen=True, slots=True)
+class StatusChange:
+    """A ``PATCH /comments/{id}`` body: the new status and, when claimed, its resolution."""
+
+    status: CommentStatus
+    sha: str | None = None
+    note: str | None = None
+
+
+def read_status_change(value: JsonValue) -> StatusChange:
+    """Read ``{status, resolution?: {sha, note?}}``; the time of a resolution is never read.
+
+    Raises:
+        InvalidRecordError: the status is unknown, or a resolution lacks a string ``sha``.
+    """
+    if not isinstance(value, dict):
+        raise InvalidRecordError(
+            f'A status change must be a JSON object like {{"status": "resolved"}}, '
+            f"not {_kind(value)}."
+        )
+    status = value.get("status")
+    try:
+        parsed = CommentStatus(status) if isinstance(status, str) else None
+    except ValueError:
+        parsed = None
+    if parsed is None:
+        raise InvalidRecordError(f"A known status is required: one of {_STATUS_NAMES}.")
+    claimed = value.get("resolution")
+    if claimed is None:
+        return StatusChange(parsed)
+    sha = claimed.get("sha") if isinstance(claimed, dict) else None
+    note = claimed.get("note") if isinstance(claimed, dict) else None
+    if not isinstance(sha, str) or not sha:
+        raise InvalidRecordError(
+            'A resolution needs a sha: send {"sha": "<commit>", "note": "..."}.'
+        )
+    if note is not None and not isinstance(note, str):
+        raise InvalidRecordError(f"A resolution's note must be a string, not {_kind(note)}.")
+    return StatusChange(parsed, sha, note)
+
+
+def read_branch(value: JsonValue) -> str:
+    """The non-empty string ``branch`` of a JSON body (``/approvals``, ``/gate/refresh``).
+
+    Raises:
+        InvalidRecordError: ``A branch is required``.
+    """
+    branch = value.get("branch") if isinstance(value, dict) else None
+    if not isinstance(branch, str) or not branch:
+        raise InvalidRecordError('A branch is required: send {"branch": "<head branch>"}.')
+    return branch
+
+
+def read_note(value: JsonValue) -> str | None:
+    """The optional non-empty string ``note`` of a JSON body."""
+    note = value.get("note") if isinstance(value, dict) else None
+    return note if isinstance(note, str) and note else None
+
+
+def read_list_query(params: Mapping[str, Sequence[str]]) -> ListQuery:
+    """A listing from query parameters ``branch``, ``cursor``, ``limit`` and ``status`` (repeated).
+
+    Unknown statuses are ignored, as Maple's route ignores them.
+
+    Raises:
+        InvalidQueryError: no branch, or a limit that is not a positive whole number.
+    """
+    branch = _first(params, "branch")
+    if not branch:
+        raise InvalidQueryError("A branch is required: add ?branch=<head branch> to the URL.")
+    limit_text = _first(params, "limit")
+    limit: int | None = None
+    if limit_text is not None:
+        if not re.fullmatch(r"[0-9]{1,9}", limit_text) or int(limit_text) <= 0:
+            raise InvalidQueryError(
+                f"limit must be positive, received {limit_text}; send a whole number of 1 or more."
+            )
+        limit = int(limit_text)
+    wanted = frozenset(
+        CommentStatus(s) for s in params.get("status", ()) if s in CommentStatus._value2member_map_
+    )
+    return ListQuery(
+        branch=branch,
+        statuses=wanted or None,
+        cursor=_first(params, "cursor"),
+        limit=limit,
+    )
+
+
+def _first(params: Mapping[str, Sequence[str]], name: str) -> str | None:
+    values = params.get(name)
+    return values[0] if values else None

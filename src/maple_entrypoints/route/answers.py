@@ -1,0 +1,110 @@
+"""How the route answers: JSON never cached, bodies read under a size limit, errors as JSON."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from maple_core.errors import (
+    InvalidInputError,
+    MapleError,
+    MissingCapabilityError,
+    NotFoundError,
+    StoreRejectedError,
+    StoreUnavailableError,
+)
+from maple_core.json_types import JsonValue
+
+__all__ = [
+    "RouteRefusalError",
+    "bearer_token",
+    "json_answer",
+    "read_bytes",
+    "read_json",
+    "refusal_for",
+]
+
+_BEARER = re.compile(r"Bearer\s+(\S+)", re.IGNORECASE)
+
+
+class RouteRefusalError(Exception):
+    """An answer other than success, raised anywhere in a handler and turned into JSON."""
+
+    def __init__(self, status: int, error: str) -> None:
+        super().__init__(error)
+        self.status = status
+        self.error = error
+
+
+def json_answer(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    """JSON with ``cache-control: no-store``, so nothing between keeps a reviewer's data."""
+    return Response(
+        json.dumps(body).encode(),  # ASCII: a lone surrogate a browser sent travels escaped
+        status_code=status,
+        media_type="application/json",
+        headers={"cache-control": "no-store", **(headers or {})},
+    )
+
+
+def bearer_token(request: Request) -> str | None:
+    """The token of an ``Authorization: Bearer <token>`` header (scheme case-insensitive)."""
+    match = _BEARER.fullmatch(request.headers.get("authorization", "").strip())
+    return match.group(1) if match else None
+
+
+async def read_bytes(request: Request, limit: int, what: str) -> bytes:
+    """The request body, refused with 413 once it passes ``limit`` bytes (declared or sent)."""
+    declared = request.headers.get("content-length", "")
+    too_large = RouteRefusalError(
+        413, f"The {what} is larger than {limit:,} bytes; send a smaller one."
+    )
+    if declared.isdigit() and int(declared) > limit:
+        raise too_large
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise too_large
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _no_constants(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
+
+
+async def read_json(request: Request, limit: int) -> JsonValue:
+    """The body as JSON, or a 400 naming what is wrong with it (413 when too large)."""
+    data = await read_bytes(request, limit, "request body")
+    try:
+        value: JsonValue = json.loads(data.decode("utf-8"), parse_constant=_no_constants)
+    except UnicodeDecodeError:
+        raise RouteRefusalError(400, "The request body is not UTF-8 text; send JSON.") from None
+    except ValueError as exc:
+        raise RouteRefusalError(400, f"The request body is not valid JSON: {exc}.") from None
+    return value
+
+
+def refusal_for(exc: MapleError) -> RouteRefusalError | None:
+    """The answer for one of maple's own errors, or ``None`` for a failure to log as a 5xx.
+
+    A caller's mistake (bad input, unknown id, an operation the store lacks) is answered with
+    its message; a store's own failure is answered without one, since it can name a
+    repository or a rate limit.
+    """
+    if isinstance(exc, NotFoundError):
+        return RouteRefusalError(404, str(exc))
+    if isinstance(exc, InvalidInputError):
+        return RouteRefusalError(400, str(exc))
+    if isinstance(exc, MissingCapabilityError):
+        return RouteRefusalError(501, str(exc))
+    if isinstance(exc, StoreRejectedError):
+        return RouteRefusalError(400, "The request was not valid for this store")
+    if isinstance(exc, StoreUnavailableError):
+        return RouteRefusalError(503, "The store could not be reached; try again shortly")
+    return None

@@ -1,0 +1,374 @@
+"""Maple's route as an ASGI app: what overlays and agents talk to, mountable under any prefix.
+
+::
+
+    from fastapi import FastAPI
+    from maple_entrypoints.route import RouteOptions, create_route_app
+
+    app = FastAPI()
+    app.mount("/api/maple", create_route_app(RouteOptions(store=my_store)))
+
+Endpoints (paths under the mount): ``GET``/``POST /comments``, ``PATCH /comments/{id}``,
+``POST /media``, ``GET /media/{key}``, ``GET``/``POST /approvals``, ``DELETE /approvals/{id}``,
+``GET /me`` and ``POST /gate/refresh``. Every answer is JSON with ``cache-control: no-store``
+except a media blob.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import anyio.to_thread
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from maple_adapters.system import SystemClock
+from maple_core.approvals import NewApproval
+from maple_core.authors import Reviewer, guest_author
+from maple_core.comments import Resolution
+from maple_core.cursor import format_js_timestamp
+from maple_core.errors import MapleError
+from maple_core.json_types import JsonObject
+from maple_core.ports import Capability, Clock, CommentStore, GatePublisher, MediaStore
+from maple_core.services import publish_gate
+from maple_core.submissions import (
+    read_branch,
+    read_drafts,
+    read_list_query,
+    read_note,
+    read_status_change,
+)
+from maple_core.text import scrub
+from maple_entrypoints.route.answers import (
+    RouteRefusalError,
+    bearer_token,
+    json_answer,
+    read_bytes,
+    read_json,
+    refusal_for,
+)
+from maple_entrypoints.route.refresh import GateRefreshOptions, refresh_gate
+from maple_entrypoints.server_log import ServerLog
+
+__all__ = [
+    "DEFAULT_BASE_PATH",
+    "IdentityResolver",
+    "RouteOptions",
+    "StoreResolver",
+    "create_route_app",
+]
+
+DEFAULT_BASE_PATH = "/api/maple"
+"""Where Maple's overlay expects the route."""
+
+StoreResolver = Callable[[Request], CommentStore | None]
+"""Chooses the store for one request (a per-reviewer credential means a per-reviewer store)."""
+
+IdentityResolver = Callable[[Request], Reviewer | None]
+"""Names the reviewer behind a request, or ``None`` for a guest."""
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class RouteOptions:
+    """What the route is wired to.
+
+    Attributes:
+        store: where comments live: one store, or a function choosing one per request.
+        media: where screenshots go; without one, media requests answer 404.
+        identity: names the reviewer; without one, comments are the guest's and nobody can
+            approve.
+        gate: where the verdict is published after a status or approval changes, and what
+            ``/gate/refresh`` publishes with.
+        refresh: turns ``POST /gate/refresh`` on for one repository.
+        require_approval: hold the gate until somebody approves the commit.
+        clock: stamps resolutions and approvals.
+        log: where failures are recorded (never a token).
+        max_json_bytes: the largest JSON body accepted.
+        max_media_bytes: the largest screenshot accepted.
+    """
+
+    store: CommentStore | StoreResolver
+    media: MediaStore | None = None
+    identity: IdentityResolver | None = None
+    gate: GatePublisher | None = None
+    refresh: GateRefreshOptions | None = None
+    require_approval: bool = False
+    clock: Clock = field(default_factory=SystemClock)
+    log: ServerLog = field(default_factory=lambda: ServerLog("maple-route"))
+    max_json_bytes: int = 2 * 1024 * 1024
+    max_media_bytes: int = 10 * 1024 * 1024
+
+
+async def _off_loop(fn: Callable[..., T], *args: Any) -> T:
+    """Run a blocking store or gate call on a worker thread."""
+    return await anyio.to_thread.run_sync(fn, *args)
+
+
+class _Route:
+    """The handlers, holding the options."""
+
+    def __init__(self, options: RouteOptions) -> None:
+        self.options = options
+
+    # -- plumbing ----------------------------------------------------------------------------
+
+    def store_for(self, request: Request) -> CommentStore:
+        chosen = self.options.store
+        store = chosen(request) if callable(chosen) else chosen
+        if store is None:
+            raise RouteRefusalError(401, "This reviewer has no store to write to")
+        return store
+
+    def reviewer(self, request: Request) -> Reviewer | None:
+        identify = self.options.identity
+        return identify(request) if identify is not None else None
+
+    def now(self) -> str:
+        return format_js_timestamp(self.options.clock.now())
+
+    async def report_gate(self, store: CommentStore, request: Request, branch: str) -> None:
+        """Publish the verdict after a write; a failure is logged, never answered."""
+        gate = self.options.gate
+        if gate is None:
+            return
+        origin = f"{request.url.scheme}://{request.url.netloc}"
+        try:
+            outcome = await _off_loop(
+                lambda: publish_gate(
+                    store,
+                    gate,
+                    branch,
+                    require_approval=self.options.require_approval,
+                    review_url=origin,
+                )
+            )
+        except Exception as exc:
+            self.options.log.error(
+                "Maple could not publish the merge gate; the change was saved.",
+                failure=_described(exc, request),
+            )
+            return
+        if outcome.skipped:
+            self.options.log.warn(outcome.skipped)
+
+    # -- comments ----------------------------------------------------------------------------
+
+    async def comments(self, request: Request) -> Response:
+        if request.method == "GET":
+            return await self.list_comments(request)
+        if request.method == "POST":
+            return await self.append_comments(request)
+        raise RouteRefusalError(405, "Method not allowed")
+
+    async def list_comments(self, request: Request) -> Response:
+        query = read_list_query({k: request.query_params.getlist(k) for k in request.query_params})
+        store = self.store_for(request)
+        page = await _off_loop(store.list, query)
+        body: JsonObject = {"comments": [c.to_json() for c in page.comments]}
+        if page.cursor is not None:
+            body["cursor"] = page.cursor
+        answer = json_answer(body)
+        etag = '"' + hashlib.sha256(answer.body).hexdigest()[:32] + '"'
+        if etag in _etags(request.headers.get("if-none-match")):
+            return Response(status_code=304, headers={"etag": etag, "cache-control": "no-store"})
+        answer.headers["etag"] = etag
+        return answer
+
+    async def append_comments(self, request: Request) -> Response:
+        posted = await read_json(request, self.options.max_json_bytes)
+        store = self.store_for(request)
+        reviewer = self.reviewer(request)
+        author = reviewer.author() if reviewer is not None else guest_author()
+        drafts, many = read_drafts(posted, author)
+        if many:
+            stored = await _off_loop(store.append_many, drafts)
+            return json_answer({"comments": [c.to_json() for c in stored]}, 201)
+        return json_answer((await _off_loop(store.append, drafts[0])).to_json(), 201)
+
+    async def set_status(self, request: Request) -> Response:
+        comment_id = request.path_params["id"]
+        change = read_status_change(await read_json(request, self.options.max_json_bytes))
+        store = self.store_for(request)
+        if Capability.SET_STATUS not in store.capabilities:
+            raise RouteRefusalError(501, "This store cannot change a status")
+        resolution = None
+        if change.sha is not None:
+            resolution = Resolution(sha=change.sha, note=change.note, at=self.now())
+        updated = await _off_loop(store.set_status, comment_id, change.status, resolution)
+        await self.report_gate(store, request, updated.branch)
+        return json_answer(updated.to_json())
+
+    # -- media -------------------------------------------------------------------------------
+
+    def media_store(self) -> MediaStore:
+        if self.options.media is None:
+            raise RouteRefusalError(404, "This deployment keeps no screenshots")
+        return self.options.media
+
+    async def put_media(self, request: Request) -> Response:
+        media = self.media_store()
+        content_type = request.headers.get("content-type", "")
+        if not content_type.startswith("image/"):
+            raise RouteRefusalError(415, "An image is required: send image/* bytes")
+        data = await read_bytes(request, self.options.max_media_bytes, "image")
+        if not data:
+            raise RouteRefusalError(400, "An image is required: the body was empty")
+        ref = await _off_loop(media.put, data, content_type.split(";", 1)[0].strip())
+        return json_answer(ref.to_json(), 201)
+
+    async def get_media(self, request: Request) -> Response:
+        media = self.media_store()
+        data, content_type = await _off_loop(media.get, request.path_params["key"])
+        return Response(data, media_type=content_type, headers={"cache-control": "no-store"})
+
+    # -- approvals ---------------------------------------------------------------------------
+
+    def approvals_store(self, request: Request) -> CommentStore:
+        store = self.store_for(request)
+        if not {Capability.APPROVALS, Capability.APPROVE} <= store.capabilities:
+            raise RouteRefusalError(501, "This store keeps no approvals")
+        return store
+
+    async def approvals(self, request: Request) -> Response:
+        if request.method == "GET":
+            branch = request.query_params.get("branch")
+            if not branch:
+                raise RouteRefusalError(400, "A branch is required")
+            kept = await _off_loop(self.approvals_store(request).approvals, branch)
+            return json_answer({"approvals": [a.to_json() for a in kept or []]})
+        if request.method != "POST":
+            raise RouteRefusalError(405, "Method not allowed")
+        store = self.approvals_store(request)
+        reviewer = self.reviewer(request)
+        if reviewer is None:
+            raise RouteRefusalError(401, "Sign in before you can approve this preview")
+        body = await read_json(request, self.options.max_json_bytes)
+        branch = read_branch(body)
+        commit = await _off_loop(store.head, branch)
+        if commit is None:
+            raise RouteRefusalError(409, "Nothing here can name the commit this preview is serving")
+        approval = NewApproval(branch, commit, self.now(), reviewer.author(), read_note(body))
+        recorded = await _off_loop(store.approve, approval)
+        await self.report_gate(store, request, branch)
+        return json_answer(recorded.to_json(), 201)
+
+    async def withdraw(self, request: Request) -> Response:
+        store = self.approvals_store(request)
+        reviewer = self.reviewer(request)
+        if reviewer is None:
+            raise RouteRefusalError(401, "Sign in before you can withdraw an approval")
+        if Capability.UNAPPROVE not in store.capabilities:
+            raise RouteRefusalError(501, "This store cannot withdraw an approval")
+        branch = request.query_params.get("branch")
+        if not branch:
+            raise RouteRefusalError(400, "A branch is required")
+        approval_id = request.path_params["id"]
+        kept = await _off_loop(store.approvals, branch) or []
+        if not any(a.id == approval_id and a.author.get("id") == reviewer.id for a in kept):
+            raise RouteRefusalError(404, "No approval of yours with that id")
+        await _off_loop(store.unapprove, approval_id)
+        await self.report_gate(store, request, branch)
+        return json_answer({"branch": branch})
+
+    # -- the rest ----------------------------------------------------------------------------
+
+    async def me(self, request: Request) -> Response:
+        reviewer = self.reviewer(request)
+        return json_answer(
+            {
+                "user": reviewer.to_json() if reviewer is not None else None,
+                "media": self.options.media is not None,
+                "approval": {"required": self.options.require_approval},
+            }
+        )
+
+    async def gate_refresh(self, request: Request) -> Response:
+        refresh = self.options.refresh
+        if refresh is None:
+            raise RouteRefusalError(404, "Not found")
+        if request.method != "POST":
+            raise RouteRefusalError(405, "Method not allowed")
+        return await refresh_gate(
+            refresh,
+            request,
+            gate=self.options.gate,
+            fallback_store=self.store_for,
+            require_approval=self.options.require_approval,
+            limit=self.options.max_json_bytes,
+        )
+
+
+def _etags(header: str | None) -> set[str]:
+    if not header:
+        return set()
+    return {tag.strip().removeprefix("W/") for tag in header.split(",")}
+
+
+def _described(exc: BaseException, request: Request) -> str:
+    """The error for the log: its type and message, with the caller's token scrubbed."""
+    token = bearer_token(request)
+    return scrub(f"{type(exc).__name__}: {exc}", [token] if token else [])
+
+
+def _guarded(
+    handler: Callable[[Request], Awaitable[Response]], log: ServerLog
+) -> Callable[[Request], Awaitable[Response]]:
+    """Turn refusals and maple's errors into JSON answers; log anything else as a 500."""
+
+    async def endpoint(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except RouteRefusalError as refusal:
+            return json_answer({"error": refusal.error}, refusal.status)
+        except MapleError as exc:
+            known = refusal_for(exc)
+            if known is not None:
+                if known.status >= 500:
+                    log.error("The Maple route failed.", failure=_described(exc, request))
+                return json_answer({"error": known.error}, known.status)
+            log.error("The Maple route failed.", failure=_described(exc, request))
+            return json_answer({"error": "Something went wrong"}, 500)
+        except Exception as exc:
+            log.error("The Maple route failed.", failure=_described(exc, request))
+            return json_answer({"error": "Something went wrong"}, 500)
+
+    return endpoint
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    status = exc.status_code if isinstance(exc, HTTPException) else 500
+    error = {404: "Not found", 405: "Method not allowed"}.get(status, "Something went wrong")
+    return json_answer({"error": error}, status)
+
+
+_ANY = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+
+def create_route_app(options: RouteOptions) -> Starlette:
+    """The route as a Starlette app; mount it at ``/api/maple`` (or any prefix) in your app."""
+    route = _Route(options)
+
+    def at(path: str, handler: Callable[[Request], Awaitable[Response]], *methods: str) -> Route:
+        return Route(path, _guarded(handler, options.log), methods=list(methods) or _ANY)
+
+    return Starlette(
+        routes=[
+            at("/comments", route.comments),
+            at("/comments/{id}", route.set_status, "PATCH"),
+            at("/media", route.put_media, "POST"),
+            at("/media/{key:path}", route.get_media, "GET"),
+            at("/approvals", route.approvals),
+            at("/approvals/{id}", route.withdraw, "DELETE"),
+            at("/me", route.me, "GET"),
+            at("/gate/refresh", route.gate_refresh),
+        ],
+        exception_handlers={HTTPException: _http_error},
+    )
