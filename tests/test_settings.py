@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from maple_core.errors import ConfigurationError
@@ -68,6 +70,8 @@ def test_refusals(env: dict[str, str], message: str) -> None:
         ({"MAPLE_STORE": "file", "MAPLE_URL": "https://x", "GITHUB_TOKEN": "t"}, GateMode.ROUTE),
         ({"MAPLE_URL": "", "MAPLE_GATE_TOKEN": ""}, GateMode.NONE),
         ({**FORGE, "MAPLE_GATE_TOKEN": "g"}, GateMode.DIRECT),
+        ({"MAPLE_STORE": "route", "MAPLE_URL": "https://x", "GITHUB_TOKEN": "t"}, GateMode.ROUTE),
+        ({"MAPLE_STORE": "route", "MAPLE_URL": "https://x"}, GateMode.NONE),
     ],
 )
 def test_which_gate(env: dict[str, str], gate: GateMode) -> None:
@@ -84,3 +88,25 @@ def test_tokens_are_secret_in_reprs() -> None:
     assert "ghp_visible?" not in repr(settings) + str(settings)
     assert "gate_visible?" not in repr(settings)
     assert settings.secrets() == ["ghp_visible?", "gate_visible?"]
+
+
+def test_the_route_store_and_its_refresh_are_built_from_maple_url() -> None:
+    from maple_adapters.route import RouteCommentStore, RouteGateRefresher
+    from maple_entrypoints.wiring import build_gate, build_refresher, build_store
+
+    config = resolve_config(
+        load_settings(
+            {
+                "MAPLE_STORE": "route",
+                "MAPLE_URL": "https://p.example/api/maple/",
+                "GITHUB_TOKEN": "t",
+            }
+        )
+    )
+    store = build_store(config, Path.cwd())
+    refresher = build_refresher(config)
+    assert isinstance(store, RouteCommentStore)
+    assert isinstance(refresher, RouteGateRefresher)
+    assert refresher.endpoint == "https://p.example/api/maple/gate/refresh"
+    assert build_gate(config) is None
+    assert build_refresher(resolve_config(load_settings({}))) is None

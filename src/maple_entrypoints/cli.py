@@ -146,6 +146,45 @@ def mcp_server() -> None:
     serve()
 
 
+route_app = typer.Typer(help="Maple's route: the HTTP API overlays and agents use.")
+app.add_typer(route_app, name="route", no_args_is_help=True)
+
+
+@route_app.command("serve")
+def route_serve(
+    store: Annotated[
+        str,
+        typer.Option(
+            "--store",
+            help="file: the .maple/ folder here; github: the pull request, acting with each "
+            "caller's bearer token (needs MAPLE_GITHUB_OWNER and MAPLE_GITHUB_REPO).",
+        ),
+    ] = "file",
+    port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = 8787,
+    host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
+    prefix: Annotated[
+        str, typer.Option("--prefix", help="Where the route is mounted.")
+    ] = "/api/maple",
+) -> None:
+    """Serve Maple's route (comments, media, approvals, gate refresh) with uvicorn."""
+    from maple_entrypoints.route.serve import RouteStoreKind, route_options, serve_route
+    from maple_entrypoints.settings import load_settings
+
+    try:
+        kind = RouteStoreKind(store)
+    except ValueError:
+        raise _fail(f'unknown --store {store}; "file" and "github" exist.', EXIT_CONFIG) from None
+    if not prefix.startswith("/"):
+        raise _fail(f"--prefix must start with /, such as /api/maple; got {prefix}.", EXIT_CONFIG)
+    try:
+        options = route_options(load_settings(), kind, Path.cwd())
+    except ConfigurationError as exc:
+        raise _fail(str(exc), EXIT_CONFIG) from None
+    where = f"http://{host}:{port}{prefix.rstrip('/')}"
+    sys.stderr.write(f"maple: the route is at {where} ({kind.value} store)\n")
+    serve_route(options, host, port, prefix)
+
+
 def main() -> None:
     """Run the ``maple`` command."""
     app()

@@ -26,7 +26,7 @@ from maple_adapters.system import SystemClock
 from maple_core.context import comment_context
 from maple_core.cursor import FreshComments, parse_cursor, select_fresh
 from maple_core.errors import ConfigurationError, MapleError
-from maple_core.ports import Clock, CommentStore, GatePublisher
+from maple_core.ports import Clock, CommentStore, GatePublisher, GateRefresher
 from maple_core.services import list_all, publish_gate, resolve_comment
 from maple_core.statuses import CommentStatus
 from maple_core.wait import PROGRESS_INTERVAL_MS, clamp_wait_ms
@@ -34,7 +34,12 @@ from maple_entrypoints.mcp_models import CommentList, ContextModel, WaitModel
 from maple_entrypoints.mcp_models import CommentModel as CommentOut
 from maple_entrypoints.server_log import ServerLog
 from maple_entrypoints.settings import load_settings, resolve_config
-from maple_entrypoints.wiring import build_gate, build_store, check_capabilities
+from maple_entrypoints.wiring import (
+    build_gate,
+    build_refresher,
+    build_store,
+    check_capabilities,
+)
 
 __all__ = ["SERVICE", "TOOL_NAMES", "build_server", "main", "package_version"]
 
@@ -112,11 +117,16 @@ def build_server(
     store: CommentStore,
     *,
     gate: GatePublisher | None = None,
+    refresher: GateRefresher | None = None,
     require_approval: bool = False,
     clock: Clock | None = None,
     log: ServerLog | None = None,
 ) -> MCPServer:
-    """The MCP server over ``store``; a resolve reports to ``gate`` when one is given."""
+    """The MCP server over ``store``.
+
+    After a resolve it publishes the gate to ``gate`` (``MAPLE_GATE_TOKEN``) or asks
+    ``refresher`` (``MAPLE_URL``) to; neither ever fails the resolve.
+    """
     clock = clock or SystemClock()
     log = log or ServerLog(SERVICE)
     server = MCPServer(
@@ -214,6 +224,8 @@ def build_server(
         resolved = resolve_comment(store, id, sha, note, clock)
         if gate is not None:
             _report_to_gate(store, gate, resolved.branch, require_approval, log)
+        if refresher is not None:
+            _ask_for_refresh(refresher, resolved.branch, log)
         data = resolved.to_json()
         return _result(data, data)
 
@@ -287,6 +299,17 @@ def _report_to_gate(
         log.warn(outcome.skipped)
 
 
+def _ask_for_refresh(refresher: GateRefresher, branch: str, log: ServerLog) -> None:
+    try:
+        refresher.refresh(branch)
+    except Exception as exc:
+        log.error(
+            "Maple could not refresh the merge gate through the route; the comment's status "
+            "was saved.",
+            exc,
+        )
+
+
 def main() -> None:
     """Run ``maple-mcp`` over stdio; a bad configuration exits 1 with one line on stderr."""
     settings = load_settings()
@@ -294,10 +317,17 @@ def main() -> None:
     try:
         config = resolve_config(settings)
         gate = build_gate(config)
+        refresher = build_refresher(config)
         store = build_store(config, Path.cwd())
         check_capabilities(store, gate)
     except ConfigurationError as exc:
         sys.stderr.write(f"{SERVICE}: {exc}\n")
         raise SystemExit(1) from None
-    server = build_server(store, gate=gate, require_approval=config.require_approval, log=log)
+    server = build_server(
+        store,
+        gate=gate,
+        refresher=refresher,
+        require_approval=config.require_approval,
+        log=log,
+    )
     server.run("stdio")

@@ -107,6 +107,7 @@ class ServerConfig:
     transport: Transport
     require_approval: bool
     github: GitHubConfig = GitHubConfig()
+    route_url: str | None = None
 
 
 def _required(settings: Settings, name: str, program: str) -> str:
@@ -169,8 +170,11 @@ def resolve_config(settings: Settings, program: str = "Maple's MCP server") -> S
         _required(settings, "MAPLE_GITHUB_REPO", program)
         gate = GateMode.DIRECT
     if settings.text("MAPLE_URL"):
-        _required(settings, "GITHUB_TOKEN", program)
-        gate = GateMode.ROUTE
+        # A route store sends GITHUB_TOKEN only when it is set; without one there is no refresh.
+        if _store_kind(settings) is not StoreKind.ROUTE:
+            _required(settings, "GITHUB_TOKEN", program)
+        if settings.text("GITHUB_TOKEN"):
+            gate = GateMode.ROUTE
     store = store_kind(settings, program)
     try:
         transport = Transport(settings.MAPLE_GITHUB_TRANSPORT or "auto")
@@ -192,6 +196,7 @@ def resolve_config(settings: Settings, program: str = "Maple's MCP server") -> S
             gate_token=settings.MAPLE_GATE_TOKEN if settings.text("MAPLE_GATE_TOKEN") else None,
             gate_app_id=settings.text("MAPLE_GATE_APP_ID"),
         ),
+        route_url=settings.text("MAPLE_URL"),
     )
 
 

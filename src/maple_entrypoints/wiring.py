@@ -8,9 +8,10 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from maple_adapters.files import FileCommentStore
+from maple_adapters.route import RouteCommentStore, RouteGateRefresher, RouteHttp
 from maple_adapters.system import SystemClock
 from maple_core.errors import ConfigurationError
-from maple_core.ports import Capability, Clock, CommentStore, GatePublisher
+from maple_core.ports import Capability, Clock, CommentStore, GatePublisher, GateRefresher
 from maple_entrypoints.settings import (
     GateMode,
     GitHubConfig,
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "build_gate",
+    "build_refresher",
     "build_store",
     "build_transport",
     "check_capabilities",
@@ -112,38 +114,42 @@ def build_store(config: ServerConfig, cwd: Path, clock: Clock | None = None) -> 
         github = config.github
         transport = build_transport(github, config.transport)
         return GitHubLedgerStore(transport, github.owner or "", github.repo or "", clock)
-    raise ConfigurationError(
-        f"MAPLE_STORE={config.store.value} is not available in this version of maple yet; "
-        "set MAPLE_STORE=file or MAPLE_STORE=github."
-    )
+    return RouteCommentStore(_route_http(config))
+
+
+def _route_http(config: ServerConfig) -> RouteHttp:
+    token = config.github.token
+    return RouteHttp(config.route_url or "", token.get_secret_value() if token else None)
+
+
+def build_refresher(config: ServerConfig) -> GateRefresher | None:
+    """The route refresh a resolve asks for (``MAPLE_URL`` with ``GITHUB_TOKEN``), or ``None``."""
+    if config.gate is not GateMode.ROUTE:
+        return None
+    return RouteGateRefresher(_route_http(config))
 
 
 def build_gate(config: ServerConfig, clock: Clock | None = None) -> GatePublisher | None:
-    """Build the gate publisher a resolve reports to, or ``None`` when none is configured.
+    """The check-run publisher a resolve reports to directly (``MAPLE_GATE_TOKEN``), or ``None``.
 
     Raises:
-        ConfigurationError: the configuration asks for a gate this version cannot publish.
+        ConfigurationError: the gate's token cannot be used.
     """
-    if config.gate is GateMode.NONE:
+    if config.gate is not GateMode.DIRECT:
         return None
-    if config.gate is GateMode.DIRECT:
-        from maple_adapters.github.gate import GitHubCheckRunPublisher
+    from maple_adapters.github.gate import GitHubCheckRunPublisher
 
-        github = config.github
-        gate_config = GitHubConfig(
-            owner=github.owner, repo=github.repo, api_url=github.api_url, token=github.gate_token
-        )
-        transport = build_transport(gate_config, Transport.API)
-        return GitHubCheckRunPublisher(
-            transport,
-            github.owner or "",
-            github.repo or "",
-            now=(clock or SystemClock()).now,
-            app_id=github.gate_app_id,
-        )
-    raise ConfigurationError(
-        "MAPLE_URL is set, but this version of maple cannot refresh the gate through a route "
-        "yet; unset MAPLE_URL (or use MAPLE_GATE_TOKEN in CI)."
+    github = config.github
+    gate_config = GitHubConfig(
+        owner=github.owner, repo=github.repo, api_url=github.api_url, token=github.gate_token
+    )
+    transport = build_transport(gate_config, Transport.API)
+    return GitHubCheckRunPublisher(
+        transport,
+        github.owner or "",
+        github.repo or "",
+        now=(clock or SystemClock()).now,
+        app_id=github.gate_app_id,
     )
 
 
@@ -156,7 +162,7 @@ def check_capabilities(store: CommentStore, gate: GatePublisher | None) -> None:
     if Capability.SET_STATUS not in store.capabilities:
         raise ConfigurationError(
             f"resolve_comment needs a store that can change a status, and the {store.name} "
-            "store cannot; use MAPLE_STORE=file or MAPLE_STORE=github."
+            "store cannot; use MAPLE_STORE=file, github or route."
         )
     if gate is not None and Capability.HEAD not in store.capabilities:
         raise ConfigurationError(

@@ -49,6 +49,12 @@ class Fault:
     body: dict[str, Any]
     headers: dict[str, str] = field(default_factory=dict)
     times: int = 1
+    exact: bool = False  # match the whole path, not a part of it
+
+    def matches(self, method: str, path: str) -> bool:
+        if self.times <= 0 or method != self.method:
+            return False
+        return path.endswith(self.path_contains) if self.exact else self.path_contains in path
 
 
 @dataclass
@@ -71,6 +77,11 @@ class FakeGitHub:
         self.counted_by_token: dict[str, int] = {}
         self.requests_by_token: dict[str, int] = {}
         self.lock = threading.Lock()
+        self.access: dict[str, str] = {}  # token -> "push" (default), "read" or "none"
+        self.apps: dict[int, str] = {}  # GitHub App id -> its public key (PEM)
+        self.installations: dict[int, int] = {}  # installation id -> App id
+        self.token_lifetime_s = 3600
+        self.mints = 0
         self._next_id = 1000
         self.base_url = ""
         self.ca_file = ""
@@ -87,6 +98,9 @@ class FakeGitHub:
             self.counted = 0
             self.counted_by_token.clear()
             self.requests_by_token.clear()
+            self.access.clear()
+            self.mints = 0
+            self.token_lifetime_s = 3600
 
     def repo(self, owner: str = "acme", name: str = "web") -> Repo:
         return self.repos.setdefault((owner, name), Repo())
@@ -135,9 +149,19 @@ class FakeGitHub:
 
     # -- HTTP ------------------------------------------------------------------------------
 
+    def install_app(self, app_id: int, public_key_pem: str, installation_id: int) -> None:
+        """Register a GitHub App and one installation of it."""
+        self.apps[app_id] = public_key_pem
+        self.installations[installation_id] = app_id
+
     def _routes(self) -> list[Route]:
         r = "/api/v3/repos/{owner}/{repo}"
         return [
+            Route(
+                "/api/v3/app/installations/{installation:int}/access_tokens",
+                self.mint_installation_token,
+                methods=["POST"],
+            ),
             Route(r + "", self.get_repo),
             Route(r + "/commits/{sha}/pulls", self.commit_pulls),
             Route(r + "/pulls", self.list_pulls),
@@ -187,11 +211,7 @@ class FakeGitHub:
         auth = request.headers.get("authorization", "")
         token = auth.split(" ", 1)[1].strip() if " " in auth else ""
         for fault in self.faults:
-            if (
-                fault.times > 0
-                and fault.method == request.method
-                and fault.path_contains in request.url.path
-            ):
+            if fault.matches(request.method, request.url.path):
                 fault.times -= 1
                 return self._answer(request, fault.status, fault.body, fault.headers)
         if token not in self.tokens:
@@ -248,7 +268,55 @@ class FakeGitHub:
             return guard
         if self._repo_of(request) is None:
             return self._not_found(request)
-        return self._answer(request, 200, {"full_name": "acme/web", "permissions": {"push": True}})
+        auth = request.headers.get("authorization", "")
+        access = self.access.get(auth.split(" ", 1)[1].strip() if " " in auth else "", "push")
+        if access == "none":
+            return self._not_found(request)
+        permissions = {"admin": False, "push": access == "push", "pull": True}
+        return self._answer(request, 200, {"full_name": "acme/web", "permissions": permissions})
+
+    async def mint_installation_token(self, request: Request) -> Response:
+        """``POST /app/installations/{id}/access_tokens``, authenticated by the App's RS256 JWT."""
+        import jwt
+
+        installation = request.path_params["installation"]
+        app_id = self.installations.get(installation)
+        auth = request.headers.get("authorization", "")
+        signed = auth.split(" ", 1)[1].strip() if auth.lower().startswith("bearer ") else ""
+        try:
+            if app_id is None:
+                raise jwt.InvalidTokenError("no such installation")
+            claims = jwt.decode(
+                signed,
+                self.apps[app_id],
+                algorithms=["RS256"],
+                options={"require": ["exp", "iat", "iss"]},
+            )
+            if str(claims["iss"]) != str(app_id) or claims["exp"] - claims["iat"] > 660:
+                raise jwt.InvalidTokenError("wrong issuer or too long-lived")
+        except jwt.InvalidTokenError:
+            return self._answer(
+                request,
+                401,
+                {
+                    "message": "A JSON web token could not be decoded",
+                    "documentation_url": "https://docs.github.com/rest",
+                },
+            )
+        with self.lock:
+            self.mints += 1
+            token = f"ghs_{self.mints:04d}{installation:08d}installationtoken"
+            self.tokens[token] = app_id
+        expires = time.strftime(
+            "%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + self.token_lifetime_s)
+        )
+        body = {
+            "token": token,
+            "expires_at": expires,
+            "permissions": {"checks": "write", "metadata": "read"},
+            "repository_selection": "all",
+        }
+        return self._answer(request, 201, body)
 
     async def commit_pulls(self, request: Request) -> Response:
         guard = self._guard(request)

@@ -1,0 +1,388 @@
+"""``POST /gate/refresh`` against the fake GitHub, wired as ``maple route serve`` wires it.
+
+These are Maple's route-refresh cases (behaviour §5.4, §10.14): the gate App's installation
+tokens are minted by PyGithub from a real RS256 JWT the fake checks, the caller's push access is
+asked with the caller's own token, and the verdict lands as a real check run.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from contract_tests.github_peers import api_transport
+from contract_tests.support import FakeClock
+from maple_adapters.github.store import GitHubLedgerStore
+from maple_core.comments import Anchor, NewComment
+from maple_core.statuses import CommentStatus
+from maple_entrypoints.route.serve import RouteStoreKind, route_options
+from maple_entrypoints.server_log import ServerLog
+from maple_entrypoints.settings import load_settings
+from tests.github.fake_github import FakeGitHub, Fault, Served, serve
+from tests.route_support import LiveRoute, Recorder, live_route
+
+APP_ID = 4242
+INSTALLATION = 77
+PUSHER = "ghp_pusher_0000000000000000000001"
+READER = "ghp_reader_0000000000000000000002"
+HIDDEN = "ghp_hidden_0000000000000000000003"
+BRANCH = "feat/leaf"
+HEAD = "f00dfeed" * 5
+
+
+@pytest.fixture(scope="module")
+def app_key() -> tuple[str, str]:
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    private = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    ).decode()
+    public = (
+        key.public_key()
+        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+        .decode()
+    )
+    return private, public
+
+
+@pytest.fixture(scope="module")
+def github(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    tokens = {PUSHER: 1, READER: 1, HIDDEN: 1}
+    served = serve(FakeGitHub(tokens), tmp_path_factory.mktemp("fake-github"))
+    yield served
+    served.stop()
+
+
+@pytest.fixture
+def fake(github: Served, app_key: tuple[str, str], monkeypatch: pytest.MonkeyPatch) -> FakeGitHub:
+    github.fake.reset()
+    github.fake.install_app(APP_ID, app_key[1], INSTALLATION)
+    github.fake.access.update({READER: "read", HIDDEN: "none"})
+    github.fake.open_pull(BRANCH, head_sha=HEAD)
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", github.ca_file)
+    return github.fake
+
+
+def environment(github: Served, app_key: tuple[str, str], **extra: str) -> dict[str, str]:
+    return {
+        "MAPLE_GITHUB_OWNER": "acme",
+        "MAPLE_GITHUB_REPO": "web",
+        "MAPLE_GITHUB_API": github.base_url,
+        "MAPLE_GATE_APP_ID": str(APP_ID),
+        "MAPLE_GATE_INSTALLATION_ID": str(INSTALLATION),
+        "MAPLE_GATE_PRIVATE_KEY": app_key[0],
+        **extra,
+    }
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def sink() -> io.StringIO:
+    return io.StringIO()
+
+
+@pytest.fixture
+def route(
+    fake: FakeGitHub,
+    github: Served,
+    app_key: tuple[str, str],
+    clock: FakeClock,
+    sink: io.StringIO,
+    tmp_path: Path,
+) -> Iterator[LiveRoute]:
+    settings = load_settings(environment(github, app_key))
+    options = route_options(settings, RouteStoreKind.GITHUB, tmp_path, clock=clock)
+    options = type(options)(**{**options.__dict__, "log": ServerLog("maple-route", stream=sink)})
+    with live_route(options) as live:
+        yield live
+
+
+def seed(github: Served, clock: FakeClock, bodies: list[str]) -> list[str]:
+    store = GitHubLedgerStore(api_transport(github, PUSHER), "acme", "web", clock)
+    stored = store.append_many(
+        [NewComment(branch=BRANCH, body=b, anchor=Anchor(selector="h1")) for b in bodies]
+    )
+    return [c.id for c in stored]
+
+
+def resolve_all(github: Served, clock: FakeClock, ids: list[str]) -> None:
+    store = GitHubLedgerStore(api_transport(github, PUSHER), "acme", "web", clock)
+    for comment_id in ids:
+        store.set_status(comment_id, CommentStatus.RESOLVED)
+
+
+def refresh(route: LiveRoute, token: str | None, body: Any = None) -> Any:
+    headers = {"authorization": f"Bearer {token}"} if token else {}
+    return route.client.post(
+        "/gate/refresh", json=body if body is not None else {"branch": BRANCH}, headers=headers
+    )
+
+
+def runs(fake: FakeGitHub) -> list[dict[str, Any]]:
+    return fake.repo().check_runs
+
+
+def test_two_open_comments_publish_a_blocked_run(
+    route: LiveRoute, github: Served, fake: FakeGitHub, clock: FakeClock
+) -> None:
+    seed(github, clock, ["one", "two"])
+    answer = refresh(route, PUSHER)
+    assert answer.status_code == 200
+    assert answer.json() == {
+        "branch": BRANCH,
+        "sha": HEAD,
+        "verdict": {"conclusion": "blocked", "reason": "comments-open", "open": 2, "total": 2},
+    }
+    assert answer.headers["cache-control"] == "no-store"
+    [run] = runs(fake)
+    assert (run["status"], run["head_sha"], run["name"]) == (
+        "in_progress",
+        HEAD,
+        "maple/visual-review",
+    )
+    assert run["app"]["id"] == APP_ID
+    assert run["details_url"] == route.url.rsplit("/api/maple", 1)[0]
+
+
+def test_all_resolved_completes_the_run_and_a_sent_verdict_is_ignored(
+    route: LiveRoute, github: Served, fake: FakeGitHub, clock: FakeClock
+) -> None:
+    ids = seed(github, clock, ["one"])
+    forged = refresh(route, PUSHER, {"branch": BRANCH, "verdict": {"conclusion": "clear"}})
+    assert forged.json()["verdict"]["conclusion"] == "blocked"
+    assert runs(fake)[-1]["conclusion"] is None
+    resolve_all(github, clock, ids)
+    cleared = refresh(route, PUSHER)
+    assert cleared.json()["verdict"] == {
+        "conclusion": "clear",
+        "reason": "all-resolved",
+        "open": 0,
+        "total": 1,
+    }
+    assert (runs(fake)[-1]["status"], runs(fake)[-1]["conclusion"]) == ("completed", "success")
+
+
+def test_installation_tokens_are_minted_again_when_they_near_expiry(
+    route: LiveRoute, github: Served, fake: FakeGitHub, clock: FakeClock
+) -> None:
+    seed(github, clock, ["one"])
+    fake.token_lifetime_s = 10  # inside PyGithub's 20 s refresh margin: each use mints anew
+    refresh(route, PUSHER)
+    refresh(route, PUSHER)
+    assert fake.mints >= 2
+    assert len(runs(fake)) == 1  # the same App's run, updated
+
+
+def test_an_hour_long_installation_token_is_reused(
+    route: LiveRoute, github: Served, fake: FakeGitHub, clock: FakeClock
+) -> None:
+    seed(github, clock, ["one"])
+    refresh(route, PUSHER)
+    refresh(route, PUSHER)
+    assert fake.mints == 1
+
+
+def test_no_head_is_409_and_publishes_nothing(route: LiveRoute, fake: FakeGitHub) -> None:
+    answer = refresh(route, PUSHER, {"branch": "feat/no-pull"})
+    assert (answer.status_code, answer.json()) == (
+        409,
+        {"error": 'No head commit for "feat/no-pull"'},
+    )
+    assert runs(fake) == []
+
+
+@pytest.mark.parametrize(
+    ("token", "status", "error"),
+    [
+        (None, 401, "A GitHub token is required"),
+        ("ghp_unknown_to_github_000000000000", 401, "GitHub did not accept this token"),
+        (READER, 403, "This token cannot push to the repository"),
+        (HIDDEN, 403, "This token cannot push to the repository"),
+    ],
+)
+def test_callers_who_cannot_push_are_refused(
+    route: LiveRoute, fake: FakeGitHub, token: str | None, status: int, error: str
+) -> None:
+    answer = refresh(route, token)
+    assert (answer.status_code, answer.json()) == (status, {"error": error})
+    assert runs(fake) == []
+    assert fake.mints == 0
+
+
+def test_push_answers_are_kept_a_minute(
+    route: LiveRoute, fake: FakeGitHub, clock: FakeClock
+) -> None:
+    def repo_checks() -> int:
+        return sum(1 for m, p, _ in fake.requests if m == "GET" and p.endswith("/repos/acme/web"))
+
+    refresh(route, READER)
+    refresh(route, READER)
+    assert repo_checks() == 1
+    clock.advance(61)
+    refresh(route, READER)
+    assert repo_checks() == 2
+
+
+def test_github_failing_the_push_check_is_a_500_logged_without_the_token(
+    route: LiveRoute, fake: FakeGitHub, sink: io.StringIO
+) -> None:
+    fake.faults.append(
+        Fault("GET", "/repos/acme/web", 502, {"message": "Bad Gateway"}, times=9, exact=True)
+    )
+    answer = refresh(route, PUSHER)
+    assert (answer.status_code, answer.json()) == (500, {"error": "Something went wrong"})
+    assert "GitHub 502" in sink.getvalue()
+    assert PUSHER not in sink.getvalue()
+
+
+def test_the_verdict_is_read_with_the_callers_token(
+    route: LiveRoute, github: Served, fake: FakeGitHub, clock: FakeClock
+) -> None:
+    seed(github, clock, ["one"])
+    fake.requests_by_token.clear()
+    refresh(route, PUSHER)
+    assert fake.requests_by_token.get(PUSHER, 0) >= 2  # the push check and the ledger read
+
+
+@pytest.mark.parametrize(
+    ("body", "method", "status", "error"),
+    [
+        ({}, "POST", 400, "A branch is required"),
+        ({"branch": ""}, "POST", 400, "A branch is required"),
+        (None, "GET", 405, "Method not allowed"),
+    ],
+)
+def test_a_missing_branch_is_400_and_a_get_is_405(
+    route: LiveRoute, body: Any, method: str, status: int, error: str
+) -> None:
+    answer = route.client.request(
+        method,
+        "/gate/refresh",
+        json=body,
+        headers={"authorization": f"Bearer {PUSHER}"},
+    )
+    assert (answer.status_code, answer.json()) == (status, {"error": error})
+
+
+def test_without_a_gate_app_the_refresh_answers_404(
+    fake: FakeGitHub, github: Served, app_key: tuple[str, str], tmp_path: Path
+) -> None:
+    env = environment(github, app_key)
+    for name in ("MAPLE_GATE_APP_ID", "MAPLE_GATE_INSTALLATION_ID", "MAPLE_GATE_PRIVATE_KEY"):
+        env.pop(name)
+    options = route_options(load_settings(env), RouteStoreKind.GITHUB, tmp_path)
+    with live_route(options) as route:
+        answer = refresh(route, PUSHER)
+    assert (answer.status_code, answer.json()) == (
+        404,
+        {"error": "This deployment publishes no gate"},
+    )
+
+
+# -- the MCP side: a resolve asks the route (behaviour §5.5, §10.6) ----------------------------
+
+
+@pytest.fixture
+def recorded(
+    fake: FakeGitHub, github: Served, app_key: tuple[str, str], clock: FakeClock, tmp_path: Path
+) -> Iterator[tuple[LiveRoute, Recorder]]:
+    settings = load_settings(environment(github, app_key))
+    options = route_options(settings, RouteStoreKind.GITHUB, tmp_path, clock=clock)
+    recorders: list[Recorder] = []
+
+    def wrap(app: Any) -> Recorder:
+        recorders.append(Recorder(app))
+        return recorders[0]
+
+    with live_route(options, wrap=wrap) as live:
+        yield live, recorders[0]
+
+
+async def resolve_through_mcp(url: str, token: str, comment_id: str) -> tuple[Any, str]:
+    from mcp.client import Client
+
+    from maple_adapters.route import RouteCommentStore, RouteGateRefresher, RouteHttp
+    from maple_entrypoints.mcp_server import build_server
+    from tests.mcp_support import structured
+
+    sink = io.StringIO()
+    http = RouteHttp(url, token)
+    server = build_server(
+        RouteCommentStore(http),
+        refresher=RouteGateRefresher(http),
+        log=ServerLog("maple-mcp", secrets=[token], stream=sink),
+    )
+    try:
+        async with Client(server) as client:
+            result = await client.call_tool("resolve_comment", {"id": comment_id, "sha": HEAD})
+    finally:
+        http.close()
+    return structured(result), sink.getvalue()
+
+
+def refreshes(recorder: Recorder) -> list[tuple[str, str, dict[str, str], bytes]]:
+    return [r for r in recorder.seen if r[1].endswith("/gate/refresh")]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("suffix", ["", "/"])
+async def test_a_resolve_asks_the_route_once_with_the_token_and_only_the_branch(
+    recorded: tuple[LiveRoute, Recorder],
+    github: Served,
+    fake: FakeGitHub,
+    clock: FakeClock,
+    suffix: str,
+) -> None:
+    import json
+
+    live, recorder = recorded
+    [comment_id] = seed(github, clock, ["one"])
+    resolved, log = await resolve_through_mcp(live.url + suffix, PUSHER, comment_id)
+    assert resolved["status"] == "resolved"
+    [(method, path, headers, body)] = refreshes(recorder)
+    assert (method, path) == ("POST", "/api/maple/gate/refresh")
+    assert headers["authorization"] == f"Bearer {PUSHER}"
+    assert json.loads(body) == {"branch": BRANCH}
+    assert log == ""
+    assert (runs(fake)[-1]["status"], runs(fake)[-1]["conclusion"]) == ("completed", "success")
+
+
+@pytest.mark.anyio
+async def test_a_token_without_push_is_logged_with_the_hint_and_the_resolve_stands(
+    recorded: tuple[LiveRoute, Recorder], github: Served, fake: FakeGitHub, clock: FakeClock
+) -> None:
+    live, recorder = recorded
+    [comment_id] = seed(github, clock, ["one"])
+    # the reader may resolve (the fake lets any known token write), but not move the gate
+    resolved, log = await resolve_through_mcp(live.url, READER, comment_id)
+    assert resolved["status"] == "resolved"
+    assert "could not refresh the merge gate" in log
+    assert "403: This token cannot push to the repository. GITHUB_TOKEN needs push access" in log
+    assert READER not in log
+    assert len(refreshes(recorder)) == 1
+
+
+@pytest.mark.anyio
+async def test_a_route_failure_is_logged_and_the_resolve_stands(
+    recorded: tuple[LiveRoute, Recorder], github: Served, fake: FakeGitHub, clock: FakeClock
+) -> None:
+    live, _ = recorded
+    [comment_id] = seed(github, clock, ["one"])
+    fake.faults.append(
+        Fault("GET", "/repos/acme/web", 502, {"message": "Bad Gateway"}, times=9, exact=True)
+    )
+    resolved, log = await resolve_through_mcp(live.url, PUSHER, comment_id)
+    assert resolved["status"] == "resolved"
+    assert "500: Something went wrong" in log
+    assert PUSHER not in log
