@@ -139,10 +139,12 @@ def main() -> int:
     from bench.github_row import github_row
     from bench.hook_row import hook_row
     from bench.mcp_rows import startup_row, wake_row
+    from bench.route_row import route_row
 
     with tempfile.TemporaryDirectory(prefix="maple-bench-") as tmp:
         rows = [bench_list(Path(tmp)), bench_appends(Path(tmp))]
     rows += [Row(*hook_row()), Row(*wake_row()), Row(*startup_row()), Row(*github_row())]
+    rows.append(Row(*route_row()))
     headers = ("benchmark", "figure", "anchor (same run)", "ratio", "budget", "")
     table = [
         (r.name, r.figure, r.anchor, f"{r.ratio:.3g}×", r.budget, "ok" if r.ok else "OVER BUDGET")
@@ -159,6 +161,11 @@ if __name__ == "__main__":
         from bench.hook_row import hook_row
 
         print(hook_row())
+        raise SystemExit(0)
+    if sys.argv[1:] == ["route"]:
+        from bench.route_row import route_row
+
+        print(route_row())
         raise SystemExit(0)
     if sys.argv[1:] == ["github"]:
         from bench.github_row import github_row

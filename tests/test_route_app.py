@@ -475,3 +475,25 @@ def test_any_body_is_stored_whole_or_refused_with_a_reason(
         reread = next(c for c in list_all(file_store, BRANCH) if c.id == target.id)
         if change.status_code == 400:
             assert reread == target
+
+
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(key=st.text(min_size=1, max_size=24).filter(lambda k: k not in (".", "..")))
+def test_any_media_key_is_a_bare_name_or_refused(route: LiveRoute, repo: Path, key: str) -> None:
+    from urllib.parse import quote
+
+    answer = route.client.get("/media/" + quote(key, safe=""))
+    assert answer.status_code in (400, 404), (key, answer.status_code)
+    error = answer.json()["error"]
+    bare = all(c.isascii() and (c.isalnum() or c in "_-") for c in key)
+    if answer.status_code == 400:
+        assert "letters, digits" in error
+        assert not bare
+    elif bare:
+        assert "No blob is held" in error
+    else:  # a path no route matches, such as one with a newline
+        assert error == "Not found"

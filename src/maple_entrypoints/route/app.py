@@ -62,6 +62,7 @@ __all__ = [
     "RouteOptions",
     "StoreResolver",
     "create_route_app",
+    "json_http_error",
 ]
 
 DEFAULT_BASE_PATH = "/api/maple"
@@ -343,7 +344,8 @@ def _guarded(
     return endpoint
 
 
-async def _http_error(request: Request, exc: Exception) -> Response:
+async def json_http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's 404 and 405 as the route's JSON errors."""
     status = exc.status_code if isinstance(exc, HTTPException) else 500
     error = {404: "Not found", 405: "Method not allowed"}.get(status, "Something went wrong")
     return json_answer({"error": error}, status)
@@ -370,5 +372,5 @@ def create_route_app(options: RouteOptions) -> Starlette:
             at("/me", route.me, "GET"),
             at("/gate/refresh", route.gate_refresh),
         ],
-        exception_handlers={HTTPException: _http_error},
+        exception_handlers={HTTPException: json_http_error},
     )

@@ -17,6 +17,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.routing import Mount
 
@@ -27,7 +28,12 @@ from maple_core.errors import ConfigurationError
 from maple_core.ports import Clock, CommentStore, GatePublisher
 from maple_entrypoints.environment import describe_variable
 from maple_entrypoints.route.answers import bearer_token
-from maple_entrypoints.route.app import DEFAULT_BASE_PATH, RouteOptions, create_route_app
+from maple_entrypoints.route.app import (
+    DEFAULT_BASE_PATH,
+    RouteOptions,
+    create_route_app,
+    json_http_error,
+)
 from maple_entrypoints.route.refresh import GateRefreshOptions
 from maple_entrypoints.server_log import ServerLog
 from maple_entrypoints.settings import Settings
@@ -179,7 +185,10 @@ def route_options(
 
 def served_app(options: RouteOptions, prefix: str = DEFAULT_BASE_PATH) -> Starlette:
     """An application with the route mounted at ``prefix``."""
-    return Starlette(routes=[Mount(prefix.rstrip("/") or "/", app=create_route_app(options))])
+    return Starlette(
+        routes=[Mount(prefix.rstrip("/") or "/", app=create_route_app(options))],
+        exception_handlers={HTTPException: json_http_error},
+    )
 
 
 def serve_route(options: RouteOptions, host: str, port: int, prefix: str) -> None:
