@@ -64,10 +64,15 @@ async def test_tools_list_matches_the_snapshot(repo: Path) -> None:
         "wait_for_comments",
         "resolve_comment",
         "get_comment_context",
+        "start_solo",
     ]
     assert [t["name"] for t in listed if not t["annotations"]["readOnlyHint"]] == [
-        "resolve_comment"
+        "resolve_comment",
+        "start_solo",
     ]
+    solo = next(t for t in listed if t["name"] == "start_solo")
+    assert solo["title"] == "Keep a preview's comments on this machine"
+    assert "never count toward the merge gate" in solo["description"]
     resolve = next(t for t in listed if t["name"] == "resolve_comment")
     assert resolve["annotations"]["idempotentHint"] is True
     for tool in listed:

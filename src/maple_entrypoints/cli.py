@@ -185,6 +185,45 @@ def route_serve(
     serve_route(options, host, port, prefix)
 
 
+@app.command("solo")
+def solo(
+    preview_url: Annotated[
+        str, typer.Argument(help="The deployed preview's URL; only its origin is paired.")
+    ],
+    port: Annotated[
+        int, typer.Option("--port", help="Port on 127.0.0.1; default: a free one.")
+    ] = 0,
+) -> None:
+    """Pair a deployed preview with this machine: its comments land in .maple/ here.
+
+    Prints the link to open in your browser, then serves until Ctrl-C. Solo comments never
+    count toward the merge gate.
+    """
+    import signal
+    import threading
+
+    from maple_entrypoints.server_log import ServerLog
+    from maple_entrypoints.solo import start_bridge
+
+    try:
+        bridge = start_bridge(preview_url, port=port, log=ServerLog("maple-solo"))
+    except MapleError as exc:
+        raise _fail(str(exc), EXIT_CONFIG) from None
+    print(bridge.link(preview_url), flush=True)
+    sys.stderr.write(
+        f"maple: the bridge for {bridge.origin} is at {bridge.url}; comments land in .maple/ "
+        "here. Open the link above in your browser; Ctrl-C stops it.\n"
+    )
+    stopped = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopped.set())
+    try:
+        stopped.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        bridge.stop()
+
+
 def main() -> None:
     """Run the ``maple`` command."""
     app()

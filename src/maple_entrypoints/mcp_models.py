@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["CommentList", "CommentModel", "ContextModel", "MockModel", "WaitModel"]
+__all__ = ["CommentList", "CommentModel", "ContextModel", "MockModel", "SoloModel", "WaitModel"]
 
 Status = Literal["open", "resolved", "needs_reverify", "orphaned"]
 
@@ -57,3 +57,10 @@ class ContextModel(BaseModel):
     anchors: list[str]
     conditions: str
     mock: MockModel | None = None
+
+
+class SoloModel(BaseModel):
+    """``start_solo``'s result: the link to open, and the bridge it pairs with."""
+
+    link: str = Field(description="Open this in the browser: the preview, paired with the bridge.")
+    bridge: str = Field(description="The bridge's address on this machine.")

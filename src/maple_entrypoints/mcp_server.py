@@ -30,7 +30,7 @@ from maple_core.ports import Clock, CommentStore, GatePublisher, GateRefresher
 from maple_core.services import list_all, publish_gate, resolve_comment
 from maple_core.statuses import CommentStatus
 from maple_core.wait import PROGRESS_INTERVAL_MS, clamp_wait_ms
-from maple_entrypoints.mcp_models import CommentList, ContextModel, WaitModel
+from maple_entrypoints.mcp_models import CommentList, ContextModel, SoloModel, WaitModel
 from maple_entrypoints.mcp_models import CommentModel as CommentOut
 from maple_entrypoints.server_log import ServerLog
 from maple_entrypoints.settings import load_settings, resolve_config
@@ -41,11 +41,21 @@ from maple_entrypoints.wiring import (
     check_capabilities,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from maple_entrypoints.solo import SoloBridges
+
 __all__ = ["SERVICE", "TOOL_NAMES", "build_server", "main", "package_version"]
 
 SERVICE = "maple-mcp"
-TOOL_NAMES = ("list_comments", "wait_for_comments", "resolve_comment", "get_comment_context")
-"""The tools in the order they are advertised (``start_solo`` comes with solo mode)."""
+TOOL_NAMES = (
+    "list_comments",
+    "wait_for_comments",
+    "resolve_comment",
+    "get_comment_context",
+    "start_solo",
+)
+"""The tools in the order they are advertised (Maple's five)."""
 
 _SIGNAL_SLICE_S = 0.25
 _RELIST_S = 5.0  # a safety net under the change signal
@@ -118,6 +128,7 @@ def build_server(
     *,
     gate: GatePublisher | None = None,
     refresher: GateRefresher | None = None,
+    solo: SoloBridges | None = None,
     require_approval: bool = False,
     clock: Clock | None = None,
     log: ServerLog | None = None,
@@ -125,7 +136,8 @@ def build_server(
     """The MCP server over ``store``.
 
     After a resolve it publishes the gate to ``gate`` (``MAPLE_GATE_TOKEN``) or asks
-    ``refresher`` (``MAPLE_URL``) to; neither ever fails the resolve.
+    ``refresher`` (``MAPLE_URL``) to; neither ever fails the resolve. ``start_solo`` pairs
+    previews with bridges from ``solo``; without it the tool says solo mode is not available.
     """
     clock = clock or SystemClock()
     log = log or ServerLog(SERVICE)
@@ -245,6 +257,47 @@ def build_server(
         data = comment_context(list_all(store, branch), id, branch).to_json()
         return _result(data, data)
 
+    @server.tool(
+        name="start_solo",
+        title="Keep a preview's comments on this machine",
+        description=(
+            "Start a bridge on localhost and return the link that pairs a deployed preview with "
+            "it. The reviewer opens the link in their browser and the comments they write there "
+            "land in .maple/ for list_comments and wait_for_comments to read. They never count "
+            "toward the merge gate."
+        ),
+        annotations=ToolAnnotations(
+            read_only_hint=False,
+            destructive_hint=False,
+            idempotent_hint=True,
+            open_world_hint=False,
+        ),
+    )
+    async def start_solo(
+        previewUrl: Annotated[  # noqa: N803 - Maple's argument name
+            str,
+            Field(
+                min_length=1,
+                max_length=2_048,
+                description="The deployed preview's URL, such as "
+                "`https://feat-login.preview.example`. Only that origin is paired with the bridge.",
+            ),
+        ],
+    ) -> Annotated[CallToolResult, SoloModel]:
+        if solo is None:
+            raise ToolError("Solo mode is not available in this server.")
+        if store.name != "file":
+            raise ToolError(
+                f"This server reads the {store.name} store, but solo comments are written under "
+                ".maple/. Set MAPLE_STORE=file to read them."
+            )
+        try:
+            link, bridge = await anyio.to_thread.run_sync(solo.pair, previewUrl)
+        except MapleError as exc:
+            raise ToolError(str(exc)) from exc
+        data = {"link": link, "bridge": bridge}
+        return _result(data, data)
+
     return server
 
 
@@ -323,10 +376,15 @@ def main() -> None:
     except ConfigurationError as exc:
         sys.stderr.write(f"{SERVICE}: {exc}\n")
         raise SystemExit(1) from None
+    from maple_entrypoints.solo import SoloBridges, start_bridge
+
+    cwd = Path.cwd()
+    solo = SoloBridges(lambda url: start_bridge(url, cwd=cwd, log=log))
     server = build_server(
         store,
         gate=gate,
         refresher=refresher,
+        solo=solo,
         require_approval=config.require_approval,
         log=log,
     )

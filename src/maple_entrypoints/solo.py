@@ -1,0 +1,257 @@
+"""Solo mode: the route on 127.0.0.1 behind the pairing checks, for a preview in your browser.
+
+``maple solo <preview-url>`` and the ``start_solo`` tool start a bridge: the route, backed by
+the main checkout's ``.maple/`` folder, listening on loopback only. The link they print opens
+the preview with the pairing in its fragment; the overlay there sends every request with the
+token and its own origin, and :func:`~maple_core.solo.solo_refusal` turns everything else away
+before the route sees it. Solo comments never count toward the merge gate.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs
+
+import uvicorn
+from starlette.datastructures import Headers
+
+from maple_adapters.files import FileCommentStore, FileMedia
+from maple_adapters.system import SystemClock
+from maple_core.errors import MapleError
+from maple_core.ports import Clock
+from maple_core.solo import (
+    MEDIA_PATH,
+    SoloRequest,
+    SoloRules,
+    origin_of,
+    solo_link,
+    solo_refusal,
+)
+from maple_entrypoints.route.app import RouteOptions
+from maple_entrypoints.route.serve import served_app
+from maple_entrypoints.server_log import ServerLog
+
+__all__ = ["BridgeStartError", "SoloBridge", "SoloBridges", "SoloGate", "start_bridge"]
+
+_ALLOW_METHODS = "GET, POST, PATCH, DELETE"
+_ALLOW_HEADERS = "x-maple-solo, content-type, accept"
+_START_S = 10.0
+
+
+class BridgeStartError(MapleError):
+    """Raised when a bridge could not start listening; the message names the fix."""
+
+
+class SoloGate:
+    """ASGI middleware: the pairing checks in front of the route, and CORS for the paired origin.
+
+    A refusal is JSON with ``cache-control: no-store`` and no CORS headers, so the browser shows
+    the page nothing, and nothing behind the gate runs.
+    """
+
+    def __init__(self, app: Any, rules: SoloRules) -> None:
+        self.app = app
+        self.rules = rules
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        """Judge one request; pass it on with CORS headers, or refuse it here."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        path = scope["path"]
+        token_query = None
+        if scope["method"] == "GET" and path.startswith(MEDIA_PATH):
+            values = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("maple-solo")
+            token_query = values[0] if values else None
+        request = SoloRequest(
+            method=scope["method"],
+            path=path,
+            host=headers.get("host"),
+            origin=headers.get("origin"),
+            referer=headers.get("referer"),
+            token_header=headers.get("x-maple-solo") or None,
+            token_query=token_query,
+        )
+        refusal = solo_refusal(request, self.rules)
+        if refusal is not None:
+            await _send_json(send, refusal.status, {"error": refusal.error})
+            return
+        cors = [
+            (b"access-control-allow-origin", self.rules.origin.encode()),
+            (b"vary", b"Origin"),
+        ]
+        if scope["method"] == "OPTIONS":
+            cors += [
+                (b"access-control-allow-methods", _ALLOW_METHODS.encode()),
+                (b"access-control-allow-headers", _ALLOW_HEADERS.encode()),
+                (b"access-control-max-age", b"600"),
+            ]
+            if headers.get("access-control-request-private-network") == "true":
+                cors.append((b"access-control-allow-private-network", b"true"))
+            await send({"type": "http.response.start", "status": 204, "headers": cors})
+            await send({"type": "http.response.body", "body": b""})
+            return
+
+        async def with_cors(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *cors]}
+            await send(message)
+
+        await self.app(scope, receive, with_cors)
+
+
+async def _send_json(send: Any, status: int, body: object) -> None:
+    data = json.dumps(body).encode()
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"cache-control", b"no-store"),
+        (b"content-length", str(len(data)).encode()),
+    ]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": data})
+
+
+def bridge_app(rules: SoloRules, cwd: Path, clock: Clock, log: ServerLog) -> SoloGate:
+    """The route over the main checkout's ``.maple/`` (guest authors, no gate) behind the checks."""
+    options = RouteOptions(
+        store=FileCommentStore(clock, cwd),
+        media=FileMedia(cwd),
+        clock=clock,
+        log=log,
+    )
+    return SoloGate(served_app(options), rules)
+
+
+@dataclass
+class SoloBridge:
+    """A running bridge: where it listens, its token and the origin it is paired with."""
+
+    url: str
+    token: str
+    origin: str
+    stop: Callable[[], None]
+
+    def link(self, preview_url: str) -> str:
+        """The link that opens ``preview_url`` paired with this bridge."""
+        return solo_link(preview_url, self.token, self.url)
+
+
+def _listen(port: int) -> socket.socket:
+    # IPPROTO_TCP named, so asyncio turns Nagle off on accepted connections (40 ms otherwise).
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    try:
+        sock.bind(("127.0.0.1", port))
+        sock.listen(64)
+    except OSError as exc:
+        sock.close()
+        raise BridgeStartError(
+            f"The solo bridge cannot listen on 127.0.0.1:{port} ({exc.strerror or exc}); "
+            "choose another --port, or leave it out for a free one."
+        ) from None
+    return sock
+
+
+def start_bridge(
+    preview_url: str,
+    *,
+    port: int = 0,
+    token: str | None = None,
+    cwd: Path | None = None,
+    clock: Clock | None = None,
+    log: ServerLog | None = None,
+) -> SoloBridge:
+    """Start a bridge paired with ``preview_url``'s origin, in a background thread.
+
+    Raises:
+        InvalidInputError: the address is not http or https.
+        BridgeStartError: the port cannot be listened on.
+    """
+    origin = origin_of(preview_url)
+    token = token or secrets.token_urlsafe(32)
+    sock = _listen(port)
+    actual = sock.getsockname()[1]
+    rules = SoloRules(port=actual, token=token, origin=origin)
+    app = bridge_app(
+        rules, cwd or Path.cwd(), clock or SystemClock(), log or ServerLog("maple-solo")
+    )
+    config = uvicorn.Config(
+        app,
+        log_config=None,  # never configure logging: stdout may be an MCP stream
+        access_log=False,
+        lifespan="off",
+        timeout_keep_alive=5,
+        timeout_graceful_shutdown=1,
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(
+        target=server.run, kwargs={"sockets": [sock]}, name=f"maple-solo-{actual}", daemon=True
+    )
+    thread.start()
+    deadline = time.monotonic() + _START_S
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            server.should_exit = True
+            sock.close()
+            raise BridgeStartError(f"The solo bridge on 127.0.0.1:{actual} did not start.")
+        time.sleep(0.005)
+
+    def stop() -> None:
+        server.should_exit = True
+        thread.join(timeout=3)
+        if thread.is_alive():
+            server.force_exit = True
+            thread.join(timeout=3)
+        sock.close()
+
+    return SoloBridge(f"http://127.0.0.1:{actual}", token, origin, stop)
+
+
+Starter = Callable[[str], SoloBridge]
+
+
+class SoloBridges:
+    """One bridge per preview origin for the life of the process (what ``start_solo`` uses).
+
+    A start in progress is shared by every caller for the same origin; a start that fails is
+    forgotten, so the next call tries again.
+    """
+
+    def __init__(self, start: Starter) -> None:
+        self._start = start
+        self._bridges: dict[str, SoloBridge] = {}
+        self._locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def pair(self, preview_url: str) -> tuple[str, str]:
+        """The link for ``preview_url`` and its bridge's URL, starting the bridge if needed.
+
+        Raises:
+            InvalidInputError: the address is not http or https.
+            BridgeStartError: the bridge could not start.
+        """
+        origin = origin_of(preview_url)
+        with self._guard:
+            lock = self._locks.setdefault(origin, threading.Lock())
+        with lock:
+            bridge = self._bridges.get(origin)
+            if bridge is None:
+                bridge = self._start(preview_url)
+                self._bridges[origin] = bridge
+        return bridge.link(preview_url), bridge.url
+
+    def stop_all(self) -> None:
+        """Stop every bridge (tests; a server leaves them to the process's end)."""
+        with self._guard:
+            bridges, self._bridges = list(self._bridges.values()), {}
+        for bridge in bridges:
+            bridge.stop()
