@@ -62,3 +62,16 @@ def live_route(
         client.close()
         running.stop()
         gc.collect()  # close the route's idle connections to any fake GitHub at once
+
+
+def eventually(check: Callable[[], Any], timeout: float = 5.0) -> Any:
+    """``check()``'s first truthy answer, asked until ``timeout`` (the gate publishes after a
+    write's answer is sent)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        answer = check()
+        if answer or time.monotonic() > deadline:
+            return answer
+        time.sleep(0.01)

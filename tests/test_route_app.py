@@ -22,7 +22,7 @@ from maple_core.paging import ListQuery
 from maple_core.services import list_all
 from maple_entrypoints.route import RouteOptions
 from maple_entrypoints.server_log import ServerLog
-from tests.route_support import LiveRoute, live_route
+from tests.route_support import LiveRoute, eventually, live_route
 
 BRANCH = "feat/route"
 HEAD = "9ab1c2d"
@@ -125,11 +125,13 @@ class TestComments:
                 "comments"
             ]
             route.client.patch(f"/comments/{one['id']}", json={"status": "resolved"})
-            blocked = gate.read(BRANCH, HEAD)
+            blocked = eventually(lambda: gate.read(BRANCH, HEAD))
             assert blocked is not None
             assert (blocked.conclusion, blocked.open) == ("blocked", 1)
             route.client.patch(f"/comments/{two['id']}", json={"status": "resolved"})
-        cleared = gate.read(BRANCH, HEAD)
+            cleared = eventually(
+                lambda: (v := gate.read(BRANCH, HEAD)) and v.conclusion == "clear" and v
+            )
         assert cleared is not None
         assert (cleared.conclusion, cleared.reason) == ("clear", "all-resolved")
 
@@ -176,6 +178,12 @@ class TestRefusals:
             (json.dumps([]).encode(), 400, "empty"),
             (json.dumps([draft()] * 501).encode(), 400, "at most 500"),
             (json.dumps("a comment").encode(), 400, "must be a JSON object"),
+            (
+                b'{"branch": "feat/route", "body": "x", "anchor": {"x": -1e400}}',
+                400,
+                "too large for JSON",
+            ),
+            (b"[" * 100_000, 400, "nests too deeply"),
         ],
     )
     def test_bad_comments_are_refused_and_nothing_is_written(
@@ -376,7 +384,7 @@ class TestApprovals:
             assert approval["commit"] == HEAD  # the store names it, never the browser
             assert approval["author"]["name"] == "Dana"
             assert approval["at"] == "2026-01-01T12:00:00.000Z"
-            verdict = gate.read(BRANCH, HEAD)
+            verdict = eventually(lambda: gate.read(BRANCH, HEAD))
             assert verdict is not None
             assert verdict.title == "Approved by Dana"
             listed = route.client.get("/approvals", params={"branch": BRANCH}).json()
@@ -396,7 +404,9 @@ class TestApprovals:
                 headers={"x-test-user": "dana"},
             )
             assert (withdrawn.status_code, withdrawn.json()) == (200, {"branch": BRANCH})
-        verdict = gate.read(BRANCH, HEAD)
+            verdict = eventually(
+                lambda: (v := gate.read(BRANCH, HEAD)) and v.reason == "awaiting-approval" and v
+            )
         assert verdict is not None
         assert (verdict.conclusion, verdict.reason) == ("blocked", "awaiting-approval")
 
@@ -433,6 +443,7 @@ JSON_VALUES = st.recursive(
 )
 BODIES = (
     JSON_VALUES.map(lambda v: json.dumps(v).encode())
+    | st.sampled_from([b"1e400", b'{"anchor": {"r": 2e308}}', b"[[[[[[[[[[" * 2_000, b"-0"])
     | st.binary(max_size=64)
     | st.fixed_dictionaries(
         {"branch": st.just(BRANCH), "body": st.text(max_size=20)},
@@ -497,3 +508,34 @@ def test_any_media_key_is_a_bare_name_or_refused(route: LiveRoute, repo: Path, k
         assert "No blob is held" in error
     else:  # a path no route matches, such as one with a newline
         assert error == "Not found"
+
+
+def test_an_idle_route_signal_asks_once_per_poll_even_in_short_slices(
+    file_store: FileCommentStore, repo: Path
+) -> None:
+    import time
+
+    from maple_adapters.route import RouteChangeSignal, RouteHttp
+    from tests.route_support import Recorder
+
+    recorders: list[Recorder] = []
+
+    def wrap(app: Any) -> Recorder:
+        recorders.append(Recorder(app))
+        return recorders[0]
+
+    with live_route(RouteOptions(store=file_store), wrap=wrap) as route:
+        http = RouteHttp(route.url)
+        try:
+            signal = RouteChangeSignal(http, BRANCH, poll_s=0.5)
+            token = signal.token()
+            started = time.monotonic()
+            while time.monotonic() - started < 2.0:
+                assert signal.wait(token, 0.1) is False
+            listings = [r for r in recorders[0].seen if r[1].endswith("/comments")]
+            assert 4 <= len(listings) <= 6  # the first look, then one per 0.5 s
+            assert any("if-none-match" in r[2] for r in listings)
+            route.client.post("/comments", json=draft())
+            assert signal.wait(token, 2.0) is True
+        finally:
+            http.close()

@@ -70,7 +70,7 @@ def test_refusals(env: dict[str, str], message: str) -> None:
         ({"MAPLE_STORE": "file", "MAPLE_URL": "https://x", "GITHUB_TOKEN": "t"}, GateMode.ROUTE),
         ({"MAPLE_URL": "", "MAPLE_GATE_TOKEN": ""}, GateMode.NONE),
         ({**FORGE, "MAPLE_GATE_TOKEN": "g"}, GateMode.DIRECT),
-        ({"MAPLE_STORE": "route", "MAPLE_URL": "https://x", "GITHUB_TOKEN": "t"}, GateMode.ROUTE),
+        ({"MAPLE_STORE": "route", "MAPLE_URL": "https://x", "GITHUB_TOKEN": "t"}, GateMode.NONE),
         ({"MAPLE_STORE": "route", "MAPLE_URL": "https://x"}, GateMode.NONE),
     ],
 )
@@ -94,19 +94,17 @@ def test_the_route_store_and_its_refresh_are_built_from_maple_url() -> None:
     from maple_adapters.route import RouteCommentStore, RouteGateRefresher
     from maple_entrypoints.wiring import build_gate, build_refresher, build_store
 
+    url = "https://p.example/api/maple/"
     config = resolve_config(
-        load_settings(
-            {
-                "MAPLE_STORE": "route",
-                "MAPLE_URL": "https://p.example/api/maple/",
-                "GITHUB_TOKEN": "t",
-            }
-        )
+        load_settings({"MAPLE_STORE": "route", "MAPLE_URL": url, "GITHUB_TOKEN": "t"})
     )
-    store = build_store(config, Path.cwd())
-    refresher = build_refresher(config)
-    assert isinstance(store, RouteCommentStore)
+    assert isinstance(build_store(config, Path.cwd()), RouteCommentStore)
+    assert build_refresher(config) is None  # the route publishes after its own PATCH
+    assert build_gate(config) is None
+    refreshing = resolve_config(
+        load_settings({"MAPLE_STORE": "file", "MAPLE_URL": url, "GITHUB_TOKEN": "t"})
+    )
+    refresher = build_refresher(refreshing)
     assert isinstance(refresher, RouteGateRefresher)
     assert refresher.endpoint == "https://p.example/api/maple/gate/refresh"
-    assert build_gate(config) is None
     assert build_refresher(resolve_config(load_settings({}))) is None

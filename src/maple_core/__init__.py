@@ -32,6 +32,7 @@ if TYPE_CHECKING:
         MissingCapabilityError,
         NotFoundError,
         StoreError,
+        StoreRejectedError,
         StoreUnavailableError,
     )
     from maple_core.gate import (
@@ -107,6 +108,7 @@ __all__ = [
     "StopDecision",
     "StopPayload",
     "StoreError",
+    "StoreRejectedError",
     "StoreUnavailableError",
     "clamp_wait_ms",
     "comment_context",
@@ -166,6 +168,7 @@ _HOMES = {
     "StopDecision": "maple_core.stop",
     "StopPayload": "maple_core.stop",
     "StoreError": "maple_core.errors",
+    "StoreRejectedError": "maple_core.errors",
     "StoreUnavailableError": "maple_core.errors",
     "clamp_wait_ms": "maple_core.wait",
     "comment_context": "maple_core.context",

@@ -313,7 +313,7 @@ async def _wait_for_fresh(
     start = anyio.current_time()
     deadline = start + budget_ms / 1000
     next_progress = start + PROGRESS_INTERVAL_MS / 1000
-    token = signal.token()
+    token = await anyio.to_thread.run_sync(signal.token)  # may ask a remote store
     found = select_fresh(await anyio.to_thread.run_sync(list_all, store, branch), cursor)
     next_relist = anyio.current_time() + _RELIST_S
     while not found.comments:
@@ -330,7 +330,7 @@ async def _wait_for_fresh(
             signal.wait, token, min(step, _SIGNAL_SLICE_S), abandon_on_cancel=True
         )
         if changed or anyio.current_time() >= next_relist:
-            token = signal.token()
+            token = await anyio.to_thread.run_sync(signal.token)
             found = select_fresh(await anyio.to_thread.run_sync(list_all, store, branch), cursor)
             next_relist = anyio.current_time() + _RELIST_S
     return found

@@ -169,12 +169,11 @@ def resolve_config(settings: Settings, program: str = "Maple's MCP server") -> S
         _required(settings, "MAPLE_GITHUB_OWNER", program)
         _required(settings, "MAPLE_GITHUB_REPO", program)
         gate = GateMode.DIRECT
-    if settings.text("MAPLE_URL"):
-        # A route store sends GITHUB_TOKEN only when it is set; without one there is no refresh.
-        if _store_kind(settings) is not StoreKind.ROUTE:
-            _required(settings, "GITHUB_TOKEN", program)
-        if settings.text("GITHUB_TOKEN"):
-            gate = GateMode.ROUTE
+    # Through a route store the route publishes after its own status change, so no refresh is
+    # asked for, and GITHUB_TOKEN is sent only when it is set.
+    if settings.text("MAPLE_URL") and _store_kind(settings) is not StoreKind.ROUTE:
+        _required(settings, "GITHUB_TOKEN", program)
+        gate = GateMode.ROUTE
     store = store_kind(settings, program)
     try:
         transport = Transport(settings.MAPLE_GITHUB_TRANSPORT or "auto")

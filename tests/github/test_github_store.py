@@ -16,7 +16,12 @@ from maple_adapters.github.ledger import parse_ledger_body
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.github.transport import GitHubTransport
 from maple_core.comments import Anchor, NewComment
-from maple_core.errors import MapleError, NotFoundError, StoreUnavailableError
+from maple_core.errors import (
+    MapleError,
+    NotFoundError,
+    StoreRejectedError,
+    StoreUnavailableError,
+)
 from maple_core.gate import GatePolicy, decide_gate
 from maple_core.paging import ListQuery
 from maple_core.services import list_all
@@ -372,7 +377,7 @@ def test_a_token_github_echoes_back_is_scrubbed(
     served: Served, fake: FakeGitHub, tmp_path: Path
 ) -> None:
     fake.faults.append(Fault("GET", "/pulls", 400, {"message": f"bad header: token {TOKEN}"}))
-    with pytest.raises(StoreUnavailableError) as caught:
+    with pytest.raises(StoreRejectedError) as caught:
         store_for(served, "api", tmp_path).list(ListQuery(branch="feat/x"))
     assert "GitHub 400" in str(caught.value)
     assert TOKEN not in str(caught.value)

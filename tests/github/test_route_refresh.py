@@ -246,13 +246,31 @@ def test_github_failing_the_push_check_is_a_500_logged_without_the_token(
     assert PUSHER not in sink.getvalue()
 
 
-def test_the_verdict_is_read_with_the_callers_token(
-    route: LiveRoute, github: Served, fake: FakeGitHub, clock: FakeClock
+def test_the_verdict_is_read_with_a_store_built_from_the_callers_token(
+    fake: FakeGitHub, github: Served, app_key: tuple[str, str], clock: FakeClock, tmp_path: Path
 ) -> None:
+    import dataclasses
+
     seed(github, clock, ["one"])
-    fake.requests_by_token.clear()
-    refresh(route, PUSHER)
-    assert fake.requests_by_token.get(PUSHER, 0) >= 2  # the push check and the ledger read
+    settings = load_settings(environment(github, app_key))
+    options = route_options(settings, RouteStoreKind.GITHUB, tmp_path, clock=clock)
+    nobody = dataclasses.replace(options, store=lambda request: None)  # the fallback is empty
+    with live_route(nobody) as route:
+        fake.requests_by_token.clear()
+        answer = refresh(route, PUSHER)
+        assert answer.status_code == 200
+        assert answer.json()["verdict"]["total"] == 1
+        assert fake.requests_by_token.get(PUSHER, 0) >= 2  # the push check and the ledger read
+    assert options.refresh is not None
+    without = dataclasses.replace(
+        nobody, refresh=dataclasses.replace(options.refresh, store_for_token=None)
+    )
+    with live_route(without) as route:
+        answer = refresh(route, PUSHER)
+    assert (answer.status_code, answer.json()) == (
+        401,
+        {"error": "There is no store to read the verdict from"},
+    )
 
 
 @pytest.mark.parametrize(
@@ -309,17 +327,20 @@ def recorded(
         yield live, recorders[0]
 
 
-async def resolve_through_mcp(url: str, token: str, comment_id: str) -> tuple[Any, str]:
+async def resolve_through_mcp(
+    url: str, token: str, comment_id: str, github: Served, clock: FakeClock
+) -> tuple[Any, str]:
     from mcp.client import Client
 
-    from maple_adapters.route import RouteCommentStore, RouteGateRefresher, RouteHttp
+    from maple_adapters.route import RouteGateRefresher, RouteHttp
     from maple_entrypoints.mcp_server import build_server
     from tests.mcp_support import structured
 
     sink = io.StringIO()
     http = RouteHttp(url, token)
+    store = GitHubLedgerStore(api_transport(github, token), "acme", "web", clock)
     server = build_server(
-        RouteCommentStore(http),
+        store,  # the agent's own store; only the refresh goes through the route
         refresher=RouteGateRefresher(http),
         log=ServerLog("maple-mcp", secrets=[token], stream=sink),
     )
@@ -348,7 +369,7 @@ async def test_a_resolve_asks_the_route_once_with_the_token_and_only_the_branch(
 
     live, recorder = recorded
     [comment_id] = seed(github, clock, ["one"])
-    resolved, log = await resolve_through_mcp(live.url + suffix, PUSHER, comment_id)
+    resolved, log = await resolve_through_mcp(live.url + suffix, PUSHER, comment_id, github, clock)
     assert resolved["status"] == "resolved"
     [(method, path, headers, body)] = refreshes(recorder)
     assert (method, path) == ("POST", "/api/maple/gate/refresh")
@@ -365,12 +386,13 @@ async def test_a_token_without_push_is_logged_with_the_hint_and_the_resolve_stan
     live, recorder = recorded
     [comment_id] = seed(github, clock, ["one"])
     # the reader may resolve (the fake lets any known token write), but not move the gate
-    resolved, log = await resolve_through_mcp(live.url, READER, comment_id)
+    resolved, log = await resolve_through_mcp(live.url, READER, comment_id, github, clock)
     assert resolved["status"] == "resolved"
     assert "could not refresh the merge gate" in log
     assert "403: This token cannot push to the repository. GITHUB_TOKEN needs push access" in log
     assert READER not in log
     assert len(refreshes(recorder)) == 1
+    assert runs(fake) == []
 
 
 @pytest.mark.anyio
@@ -382,7 +404,7 @@ async def test_a_route_failure_is_logged_and_the_resolve_stands(
     fake.faults.append(
         Fault("GET", "/repos/acme/web", 502, {"message": "Bad Gateway"}, times=9, exact=True)
     )
-    resolved, log = await resolve_through_mcp(live.url, PUSHER, comment_id)
+    resolved, log = await resolve_through_mcp(live.url, PUSHER, comment_id, github, clock)
     assert resolved["status"] == "resolved"
     assert "500: Something went wrong" in log
     assert PUSHER not in log

@@ -23,7 +23,13 @@ from maple_adapters.github.transport import GitHubError, GitHubTransport
 from maple_core.approvals import Approval, NewApproval
 from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.cursor import format_js_timestamp, format_stamp, next_arrival_stamp
-from maple_core.errors import MapleError, NotFoundError, StoreUnavailableError
+from maple_core.errors import (
+    MapleError,
+    NotFoundError,
+    StoreError,
+    StoreRejectedError,
+    StoreUnavailableError,
+)
 from maple_core.json_types import JsonObject
 from maple_core.paging import CommentPage, ListQuery, decode_decimal_cursor, page_of
 from maple_core.ports import Capability, Clock
@@ -85,7 +91,9 @@ class GitHubLedgerStore:
         """The transport this store talks through."""
         return self._transport
 
-    def _fail(self, exc: MapleError, operation: str) -> StoreUnavailableError:
+    def _fail(self, exc: MapleError, operation: str) -> StoreError:
+        if isinstance(exc, GitHubError) and exc.rejected:  # a bad token, no access: not a retry
+            return StoreRejectedError(str(exc), store=self.name, operation=operation)
         return StoreUnavailableError(str(exc), store=self.name, operation=operation)
 
     # -- reading ---------------------------------------------------------------------------

@@ -42,11 +42,19 @@ TIMEOUT_S = 10.0
 class GitHubError(MapleError):
     """Raised when GitHub answers with an error status; ``status`` says which."""
 
-    def __init__(self, status: int, path: str, message: str, hint: str = "") -> None:
+    def __init__(
+        self, status: int, path: str, message: str, hint: str = "", *, rate_limited: bool = False
+    ) -> None:
         text = f"GitHub {status} on {path}: {message}"
         super().__init__(f"{text} {hint}".strip())
         self.status = status
         self.path = path
+        self.rate_limited = rate_limited
+
+    @property
+    def rejected(self) -> bool:
+        """True when asking again will not help: a 4xx that is not a rate limit."""
+        return 400 <= self.status < 500 and not self.rate_limited
 
 
 class GitHubUnavailableError(MapleError):
@@ -382,6 +390,7 @@ class ResilientTransport:
                         path,
                         self._scrub(_message(response)),
                         f"GitHub's rate limit resets at {reset}; try again then.",
+                        rate_limited=True,
                     )
                 waited = True
                 self._sleep(wait)

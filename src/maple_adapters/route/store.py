@@ -234,8 +234,10 @@ class RouteChangeSignal:
         self._poll_s = poll_s
         self._etag: str | None = None
         self._digest: str | None = None
+        self._next_look = 0.0
 
     def _look(self) -> str | None:
+        self._next_look = time.monotonic() + self._poll_s
         headers = {"if-none-match": self._etag} if self._etag else None
         try:
             answer = self._http.request(
@@ -256,12 +258,16 @@ class RouteChangeSignal:
         return self._look()
 
     def wait(self, token: Hashable, timeout: float) -> bool:
-        """Poll until the listing differs from ``token`` (True) or ``timeout`` seconds pass."""
+        """Poll until the listing differs from ``token`` (True) or ``timeout`` seconds pass.
+
+        Looks are spaced ``poll_s`` apart across calls, so a caller waiting in short slices
+        still asks the route once per ``poll_s``.
+        """
         deadline = time.monotonic() + timeout
         while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return False
-            time.sleep(min(self._poll_s, remaining))
-            if self._look() != token:
+            if time.monotonic() >= self._next_look and self._look() != token:
                 return True
+            now = time.monotonic()
+            if now >= deadline:
+                return False
+            time.sleep(max(min(self._next_look, deadline) - now, 0.0))

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
+from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -40,13 +42,23 @@ class RouteRefusalError(Exception):
         self.error = error
 
 
-def json_answer(body: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    """JSON with ``cache-control: no-store``, so nothing between keeps a reviewer's data."""
+def json_answer(
+    body: Any,
+    status: int = 200,
+    headers: dict[str, str] | None = None,
+    background: BackgroundTask | None = None,
+) -> Response:
+    """JSON with ``cache-control: no-store``, so nothing between keeps a reviewer's data.
+
+    ``background`` runs after the answer is sent (the gate publish after a write).
+    """
     return Response(
-        json.dumps(body).encode(),  # ASCII: a lone surrogate a browser sent travels escaped
+        # ASCII, so a lone surrogate a browser sent travels escaped; never NaN or Infinity
+        json.dumps(body, allow_nan=False).encode(),
         status_code=status,
         media_type="application/json",
         headers={"cache-control": "no-store", **(headers or {})},
+        background=background,
     )
 
 
@@ -78,13 +90,30 @@ def _no_constants(name: str) -> None:
     raise ValueError(f"{name} is not JSON")
 
 
+def _finite(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):  # 1e400: JavaScript's JSON.parse reads it, but no JSON can say it back
+        raise ValueError(f"the number {text[:40]} is too large for JSON")
+    return value
+
+
 async def read_json(request: Request, limit: int) -> JsonValue:
-    """The body as JSON, or a 400 naming what is wrong with it (413 when too large)."""
+    """The body as JSON, or a 400 naming what is wrong with it (413 when too large).
+
+    Numbers too large for a double and nesting too deep to read are refused: either would be
+    stored as something no JSON reader (the overlay's, Maple's) could read back.
+    """
     data = await read_bytes(request, limit, "request body")
     try:
-        value: JsonValue = json.loads(data.decode("utf-8"), parse_constant=_no_constants)
+        value: JsonValue = json.loads(
+            data.decode("utf-8"), parse_constant=_no_constants, parse_float=_finite
+        )
     except UnicodeDecodeError:
         raise RouteRefusalError(400, "The request body is not UTF-8 text; send JSON.") from None
+    except RecursionError:
+        raise RouteRefusalError(
+            400, "The request body nests too deeply; send flatter JSON."
+        ) from None
     except ValueError as exc:
         raise RouteRefusalError(400, f"The request body is not valid JSON: {exc}.") from None
     return value
@@ -104,7 +133,11 @@ def refusal_for(exc: MapleError) -> RouteRefusalError | None:
     if isinstance(exc, MissingCapabilityError):
         return RouteRefusalError(501, str(exc))
     if isinstance(exc, StoreRejectedError):
-        return RouteRefusalError(400, "The request was not valid for this store")
+        return RouteRefusalError(
+            400,
+            "The request was not valid for this store: its backend refused it. Check that the "
+            "token sent can read and write the repository's pull-request comments.",
+        )
     if isinstance(exc, StoreUnavailableError):
         return RouteRefusalError(503, "The store could not be reached; try again shortly")
     return None

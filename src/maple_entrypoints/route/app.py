@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 
 import anyio.to_thread
 from starlette.applications import Starlette
+from starlette.background import BackgroundTask
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
@@ -33,7 +34,7 @@ from maple_core.approvals import NewApproval
 from maple_core.authors import Reviewer, guest_author
 from maple_core.comments import Resolution
 from maple_core.cursor import format_js_timestamp
-from maple_core.errors import MapleError
+from maple_core.errors import MapleError, NotFoundError
 from maple_core.json_types import JsonObject
 from maple_core.ports import Capability, Clock, CommentStore, GatePublisher, MediaStore
 from maple_core.services import publish_gate
@@ -135,6 +136,17 @@ class _Route:
     def now(self) -> str:
         return format_js_timestamp(self.options.clock.now())
 
+    def after_write(
+        self, store: CommentStore, request: Request, branch: str
+    ) -> BackgroundTask | None:
+        """The gate publish to run once a write's answer is sent, or ``None`` without a gate.
+
+        After the answer, so a slow or failing GitHub never delays or fails the write itself.
+        """
+        if self.options.gate is None:
+            return None
+        return BackgroundTask(self.report_gate, store, request, branch)
+
     async def report_gate(self, store: CommentStore, request: Request, branch: str) -> None:
         """Publish the verdict after a write; a failure is logged, never answered."""
         gate = self.options.gate
@@ -203,9 +215,17 @@ class _Route:
         resolution = None
         if change.sha is not None:
             resolution = Resolution(sha=change.sha, note=change.note, at=self.now())
-        updated = await _off_loop(store.set_status, comment_id, change.status, resolution)
-        await self.report_gate(store, request, updated.branch)
-        return json_answer(updated.to_json())
+        try:
+            updated = await _off_loop(store.set_status, comment_id, change.status, resolution)
+        except NotFoundError:  # the store's own message may name a server path
+            raise RouteRefusalError(
+                404,
+                f"No comment with id {comment_id}; list the branch's comments for the ids there "
+                "are.",
+            ) from None
+        return json_answer(
+            updated.to_json(), background=self.after_write(store, request, updated.branch)
+        )
 
     # -- media -------------------------------------------------------------------------------
 
@@ -258,8 +278,9 @@ class _Route:
             raise RouteRefusalError(409, "Nothing here can name the commit this preview is serving")
         approval = NewApproval(branch, commit, self.now(), reviewer.author(), read_note(body))
         recorded = await _off_loop(store.approve, approval)
-        await self.report_gate(store, request, branch)
-        return json_answer(recorded.to_json(), 201)
+        return json_answer(
+            recorded.to_json(), 201, background=self.after_write(store, request, branch)
+        )
 
     async def withdraw(self, request: Request) -> Response:
         store = self.approvals_store(request)
@@ -276,8 +297,7 @@ class _Route:
         if not any(a.id == approval_id and a.author.get("id") == reviewer.id for a in kept):
             raise RouteRefusalError(404, "No approval of yours with that id")
         await _off_loop(store.unapprove, approval_id)
-        await self.report_gate(store, request, branch)
-        return json_answer({"branch": branch})
+        return json_answer({"branch": branch}, background=self.after_write(store, request, branch))
 
     # -- the rest ----------------------------------------------------------------------------
 

@@ -65,7 +65,10 @@ async def refresh_gate(
     if gate is None:
         raise RouteRefusalError(404, "This deployment publishes no gate")
     build = options.store_for_token
-    store = build(token) if build is not None else fallback_store(request)
+    try:
+        store = build(token) if build is not None else fallback_store(request)
+    except RouteRefusalError:
+        raise RouteRefusalError(401, "There is no store to read the verdict from") from None
     origin = f"{request.url.scheme}://{request.url.netloc}"
     outcome = await anyio.to_thread.run_sync(
         lambda: publish_gate(
