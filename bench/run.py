@@ -140,11 +140,12 @@ def main() -> int:
     from bench.hook_row import hook_row
     from bench.mcp_rows import startup_row, wake_row
     from bench.route_row import route_row
+    from bench.solo_row import solo_row
 
     with tempfile.TemporaryDirectory(prefix="maple-bench-") as tmp:
         rows = [bench_list(Path(tmp)), bench_appends(Path(tmp))]
     rows += [Row(*hook_row()), Row(*wake_row()), Row(*startup_row()), Row(*github_row())]
-    rows.append(Row(*route_row()))
+    rows += [Row(*route_row()), Row(*solo_row())]
     headers = ("benchmark", "figure", "anchor (same run)", "ratio", "budget", "")
     table = [
         (r.name, r.figure, r.anchor, f"{r.ratio:.3g}×", r.budget, "ok" if r.ok else "OVER BUDGET")
@@ -156,20 +157,19 @@ def main() -> int:
     return 0 if all(r.ok for r in rows) else 1
 
 
+SINGLE_ROWS = {
+    "hook": ("bench.hook_row", "hook_row"),
+    "github": ("bench.github_row", "github_row"),
+    "route": ("bench.route_row", "route_row"),
+    "solo": ("bench.solo_row", "solo_row"),
+}
+
+
 if __name__ == "__main__":
-    if sys.argv[1:] == ["hook"]:
-        from bench.hook_row import hook_row
+    if len(sys.argv) == 2 and sys.argv[1] in SINGLE_ROWS:
+        import importlib
 
-        print(hook_row())
-        raise SystemExit(0)
-    if sys.argv[1:] == ["route"]:
-        from bench.route_row import route_row
-
-        print(route_row())
-        raise SystemExit(0)
-    if sys.argv[1:] == ["github"]:
-        from bench.github_row import github_row
-
-        print(github_row())
+        module, name = SINGLE_ROWS[sys.argv[1]]
+        print(getattr(importlib.import_module(module), name)())
         raise SystemExit(0)
     raise SystemExit(main())
