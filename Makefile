@@ -29,7 +29,7 @@ bench: venv
 	$(BIN)/python bench/run.py
 
 demo: venv
-	PATH="$(CURDIR)/$(BIN):$$PATH" bash scripts/demo.sh
+	$(BIN)/maple demo
 
 docs: venv
 	$(BIN)/python -c 'from maple_entrypoints.environment import render_markdown as r; print(r(), end="")' > docs/configuration.md

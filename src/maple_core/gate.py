@@ -18,6 +18,7 @@ __all__ = [
     "GateReport",
     "GateVerdict",
     "decide_gate",
+    "merge_queue_verdict",
 ]
 
 _LISTED = 10
@@ -43,6 +44,7 @@ class GateReason(StrEnum):
     STATUS_UNTRACKED = "status-untracked"
     APPROVAL_UNTRACKED = "approval-untracked"
     NO_REVIEW = "no-review"
+    MERGE_QUEUE = "merge-queue"  # maple's own: the queue's commit, held on the pull request
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,3 +212,20 @@ def decide_gate(
         if approved.note:
             summary += f"\n\n> {flatten(approved.note)}"
     return GateVerdict(GateConclusion.CLEAR, reason, title, summary, open=0, total=total)
+
+
+def merge_queue_verdict() -> GateVerdict:
+    """The verdict for a merge queue's commit: it passes at once.
+
+    A pull request reaches the queue only once its own check let it, and reviewers cannot look
+    at the queue's temporary commit, so holding it would only hang the queue.
+    """
+    return GateVerdict(
+        GateConclusion.CLEAR,
+        GateReason.MERGE_QUEUE,
+        "Reviewed on the pull request",
+        "The merge queue's commit passes: the visual review was held on the pull request, "
+        "before it could join the queue.",
+        open=0,
+        total=0,
+    )

@@ -27,11 +27,12 @@ from maple_core.context import comment_context
 from maple_core.cursor import FreshComments, parse_cursor, select_fresh
 from maple_core.errors import ConfigurationError, MapleError
 from maple_core.ports import Clock, CommentStore, GatePublisher, GateRefresher
-from maple_core.services import list_all, publish_gate, resolve_comment
+from maple_core.services import list_all, resolve_comment
 from maple_core.statuses import CommentStatus
 from maple_core.wait import PROGRESS_INTERVAL_MS, clamp_wait_ms
 from maple_entrypoints.mcp_models import CommentList, ContextModel, SoloModel, WaitModel
 from maple_entrypoints.mcp_models import CommentModel as CommentOut
+from maple_entrypoints.reporting import report_resolve
 from maple_entrypoints.server_log import ServerLog
 from maple_entrypoints.settings import load_settings, resolve_config
 from maple_entrypoints.wiring import (
@@ -234,10 +235,14 @@ def build_server(
         ] = None,
     ) -> Annotated[CallToolResult, CommentOut]:
         resolved = resolve_comment(store, id, sha, note, clock)
-        if gate is not None:
-            _report_to_gate(store, gate, resolved.branch, require_approval, log)
-        if refresher is not None:
-            _ask_for_refresh(refresher, resolved.branch, log)
+        report_resolve(
+            store,
+            resolved.branch,
+            log,
+            gate=gate,
+            refresher=refresher,
+            require_approval=require_approval,
+        )
         data = resolved.to_json()
         return _result(data, data)
 
@@ -334,33 +339,6 @@ async def _wait_for_fresh(
             found = select_fresh(await anyio.to_thread.run_sync(list_all, store, branch), cursor)
             next_relist = anyio.current_time() + _RELIST_S
     return found
-
-
-def _report_to_gate(
-    store: CommentStore, gate: GatePublisher, branch: str, require_approval: bool, log: ServerLog
-) -> None:
-    try:
-        outcome = publish_gate(store, gate, branch, require_approval=require_approval)
-    except Exception as exc:
-        log.error(
-            "Maple could not publish the merge gate; the comment's status was saved.",
-            exc,
-            gate=gate.name,
-        )
-        return
-    if outcome.skipped:
-        log.warn(outcome.skipped)
-
-
-def _ask_for_refresh(refresher: GateRefresher, branch: str, log: ServerLog) -> None:
-    try:
-        refresher.refresh(branch)
-    except Exception as exc:
-        log.error(
-            "Maple could not refresh the merge gate through the route; the comment's status "
-            "was saved.",
-            exc,
-        )
 
 
 def main() -> None:

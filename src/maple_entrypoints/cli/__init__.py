@@ -1,0 +1,45 @@
+"""``maple``: the command line for humans. Data goes to stdout, diagnostics to stderr.
+
+Exit codes: 0 success, 1 a store, network or input error, 2 a usage or configuration error,
+3 ``maple gate decide`` found the gate blocked.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from maple_entrypoints.cli.comments import comments_app
+from maple_entrypoints.cli.common import EXIT_BLOCKED, EXIT_CONFIG, EXIT_ERROR
+from maple_entrypoints.cli.demo import demo
+from maple_entrypoints.cli.doctor import doctor
+from maple_entrypoints.cli.gate import gate_app
+from maple_entrypoints.cli.install import install
+from maple_entrypoints.cli.servers import hook_app, mcp_server, route_app, solo
+
+__all__ = ["EXIT_BLOCKED", "EXIT_CONFIG", "EXIT_ERROR", "app", "main"]
+
+app = typer.Typer(
+    name="maple",
+    help="Review comments for coding agents: read, add and resolve them from the terminal.",
+    epilog="Start with `maple demo`; `maple doctor` says what is set up and what is not.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    pretty_exceptions_show_locals=False,  # a token in a local must never reach a terminal
+)
+app.add_typer(comments_app, name="comments")
+app.add_typer(gate_app, name="gate")
+app.add_typer(route_app, name="route")
+app.add_typer(hook_app, name="hook")
+app.command("mcp", epilog="Example: claude mcp add maple -- maple mcp")(mcp_server)
+app.command("solo", epilog="Example: maple solo https://feat-login.preview.example/ --port 4100")(
+    solo
+)
+app.command("doctor", epilog="Example: maple doctor")(doctor)
+app.command("install", epilog="Example: maple install claude-code --dry-run")(install)
+app.command("demo", epilog="Example: maple demo")(demo)
+
+
+def main() -> None:
+    """Run the ``maple`` command."""
+    app()

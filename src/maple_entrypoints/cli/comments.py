@@ -1,0 +1,219 @@
+"""``maple comments``: list, wait for, show, add and resolve review comments."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from maple_adapters.system import SystemClock
+from maple_core.comments import Anchor, NewComment
+from maple_core.context import comment_context
+from maple_core.cursor import parse_cursor
+from maple_core.errors import ConfigurationError, MapleError
+from maple_core.services import list_all, resolve_comment, wait_for_comments
+from maple_core.statuses import CommentStatus
+from maple_entrypoints.cli.common import (
+    EXIT_CONFIG,
+    EXIT_ERROR,
+    BranchOption,
+    JsonOption,
+    branch_of,
+    fail,
+    head_commit,
+    print_comments,
+    print_json,
+    store_here,
+)
+
+__all__ = ["comments_app"]
+
+comments_app = typer.Typer(
+    help="Read and write review comments.",
+    no_args_is_help=True,
+    epilog="Example: maple comments list --status open",
+)
+
+
+@comments_app.command("list", epilog="Example: maple comments list -b feat/login -s open --json")
+def list_comments(
+    branch: BranchOption = None,
+    status: Annotated[
+        list[CommentStatus] | None,
+        typer.Option("--status", "-s", help="Only this status; repeat for several."),
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """List the review comments on a branch, newest first."""
+    cwd = Path.cwd()
+    store = store_here(cwd)
+    try:
+        comments = list_all(store, branch_of(branch, cwd), status or None)
+    except MapleError as exc:
+        raise fail(str(exc), EXIT_ERROR) from None
+    if as_json:
+        print_json([c.to_json() for c in comments])
+    else:
+        print_comments(comments)
+
+
+@comments_app.command(
+    "wait", epilog="Example: maple comments wait --follow   (Ctrl-C to stop following)"
+)
+def wait(
+    branch: BranchOption = None,
+    cursor: Annotated[
+        str | None,
+        typer.Option("--cursor", help="Only comments newer than this (from a previous wait)."),
+    ] = None,
+    timeout_ms: Annotated[
+        int,
+        typer.Option("--timeout-ms", min=1, max=3_600_000, help="How long to wait each time."),
+    ] = 30_000,
+    follow: Annotated[
+        bool, typer.Option("--follow", "-f", help="Keep waiting, with the cursor, until Ctrl-C.")
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Wait for new comments; print them as they arrive.
+
+    Without --cursor the first wait drains what is already there. With --follow each batch is
+    printed as it comes (one JSON document per line with --json) until Ctrl-C. A wait that
+    finds nothing is not an error: it prints the timeout (JSON) or nothing, and exits 0.
+    """
+    cwd = Path.cwd()
+    store = store_here(cwd)
+    name = branch_of(branch, cwd)
+    try:
+        if cursor:
+            parse_cursor(cursor)
+        while True:
+            found = wait_for_comments(store, name, cursor, timeout_ms, SystemClock())
+            cursor = found.cursor
+            if as_json:
+                data = {
+                    "status": "timeout" if found.timed_out else "comments",
+                    "cursor": found.cursor,
+                    "comments": [c.to_json() for c in found.comments],
+                }
+                if follow:
+                    import json
+
+                    print(json.dumps(data, ensure_ascii=False), flush=True)
+                else:
+                    print_json(data)
+            elif found.comments:
+                print_comments(list(found.comments))
+                sys.stdout.flush()
+            if not follow:
+                if not as_json and found.timed_out:
+                    sys.stderr.write(f"maple: no new comments; cursor {found.cursor}\n")
+                return
+    except KeyboardInterrupt:
+        return
+    except MapleError as exc:
+        raise fail(str(exc), EXIT_ERROR) from None
+
+
+@comments_app.command("show", epilog="Example: maple comments show loc_3f9a2b1c4d5e --json")
+def show(
+    comment_id: Annotated[str, typer.Argument(help="The comment's id.", metavar="ID")],
+    branch: BranchOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Show one comment with everything needed to act on it (get_comment_context)."""
+    cwd = Path.cwd()
+    store = store_here(cwd)
+    try:
+        context = comment_context(
+            list_all(store, branch_of(branch, cwd)), comment_id, branch_of(branch, cwd)
+        )
+    except MapleError as exc:
+        raise fail(str(exc), EXIT_ERROR) from None
+    data = context.to_json()
+    if as_json:
+        print_json(data)
+        return
+    comment = context.comment
+    print(f"{comment.id}  {comment.status.value}  {comment.created_at or ''}")
+    print(comment.body)
+    for anchor in context.anchors:
+        print(f"  at {anchor}")
+    print(f"  {data.get('conditions', '')}")
+    mock = data.get("mock")
+    if isinstance(mock, dict) and mock.get("replay"):
+        print(f"  replay: {mock['replay']}")
+
+
+@comments_app.command(
+    "add", epilog='Example: maple comments add --body "The Pay button overlaps the total."'
+)
+def add_comment(
+    body: Annotated[str, typer.Option("--body", help="The comment's text.")],
+    branch: BranchOption = None,
+    selector: Annotated[
+        str | None, typer.Option("--selector", help="CSS selector of the element it is about.")
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Add a review comment to a branch."""
+    cwd = Path.cwd()
+    store = store_here(cwd)
+    anchor = Anchor(selector=selector) if selector else Anchor()
+    try:
+        stored = store.append(NewComment(branch=branch_of(branch, cwd), body=body, anchor=anchor))
+    except MapleError as exc:
+        raise fail(str(exc), EXIT_ERROR) from None
+    if as_json:
+        print_json(stored.to_json())
+    else:
+        print(stored.id)
+
+
+@comments_app.command(
+    "resolve", epilog='Example: maple comments resolve loc_3f9a2b1c4d5e --note "Matched the card."'
+)
+def resolve(
+    comment_id: Annotated[str, typer.Argument(help="The comment's id.", metavar="ID")],
+    sha: Annotated[
+        str | None,
+        typer.Option("--sha", help="Commit that addresses it; default: the checked-out commit."),
+    ] = None,
+    note: Annotated[str | None, typer.Option("--note", help="What you changed.")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Mark a comment resolved and tell the merge gate, as resolve_comment does."""
+    from maple_entrypoints.reporting import report_resolve
+    from maple_entrypoints.server_log import ServerLog
+    from maple_entrypoints.settings import load_settings, resolve_config
+    from maple_entrypoints.wiring import build_gate, build_refresher, build_store
+
+    cwd = Path.cwd()
+    settings = load_settings()
+    try:
+        config = resolve_config(settings, "maple")
+        gate, refresher = build_gate(config), build_refresher(config)
+        store = build_store(config, cwd)
+    except ConfigurationError as exc:
+        raise fail(str(exc), EXIT_CONFIG) from None
+    commit = sha or head_commit(cwd)
+    if not commit:
+        raise fail("no commit is checked out here; pass --sha COMMIT.", EXIT_CONFIG)
+    try:
+        resolved = resolve_comment(store, comment_id, commit, note, SystemClock())
+    except MapleError as exc:
+        raise fail(str(exc), EXIT_ERROR) from None
+    report_resolve(
+        store,
+        resolved.branch,
+        ServerLog("maple", settings.secrets()),
+        gate=gate,
+        refresher=refresher,
+        require_approval=config.require_approval,
+    )
+    if as_json:
+        print_json(resolved.to_json())
+    else:
+        print(f"{resolved.id} resolved at {commit[:12]}")

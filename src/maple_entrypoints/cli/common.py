@@ -1,0 +1,108 @@
+"""What every ``maple`` command shares: exit codes, one-line errors, the branch and the store."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from maple_adapters.files import find_checkout
+from maple_core.comments import Comment
+from maple_core.errors import ConfigurationError
+from maple_core.ports import CommentStore
+
+__all__ = [
+    "EXIT_BLOCKED",
+    "EXIT_CONFIG",
+    "EXIT_ERROR",
+    "BranchOption",
+    "JsonOption",
+    "branch_of",
+    "fail",
+    "head_commit",
+    "print_comments",
+    "print_json",
+    "store_here",
+]
+
+EXIT_ERROR = 1
+"""A store, network or input error."""
+EXIT_CONFIG = 2
+"""A usage or configuration error."""
+EXIT_BLOCKED = 3
+"""``maple gate decide``: the gate is blocked."""
+
+BranchOption = Annotated[
+    str | None,
+    typer.Option("--branch", "-b", help="Head branch the comments are on; default: checked out."),
+]
+JsonOption = Annotated[
+    bool, typer.Option("--json", help="Print the MCP tool's JSON result instead of text.")
+]
+
+
+def fail(message: str, code: int) -> typer.Exit:
+    """Write ``maple: <message>`` as one line on stderr and return the exit to raise."""
+    sys.stderr.write(f"maple: {message}\n")  # one line, never wrapped to the terminal's width
+    return typer.Exit(code)
+
+
+def branch_of(explicit: str | None, cwd: Path) -> str:
+    """``explicit``, else the branch checked out in ``cwd``."""
+    if explicit:
+        return explicit
+    branch = find_checkout(cwd).branch
+    if branch is None:
+        raise fail("no branch is checked out here; pass --branch NAME.", EXIT_CONFIG)
+    return branch
+
+
+def head_commit(cwd: Path) -> str | None:
+    """The commit checked out in ``cwd`` (``git rev-parse HEAD``), or ``None``."""
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=10
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.strip() or None if done.returncode == 0 else None
+
+
+def store_here(cwd: Path) -> CommentStore:
+    """The store the environment configures, or exit 2 with the configuration error."""
+    from maple_entrypoints.wiring import store_from_environment
+
+    try:
+        return store_from_environment(cwd=cwd, program="maple")
+    except ConfigurationError as exc:
+        raise fail(str(exc), EXIT_CONFIG) from None
+
+
+def print_json(value: Any) -> None:
+    """One JSON document on stdout, two-space indented, as the MCP tools' text content."""
+    print(json.dumps(value, indent=2, ensure_ascii=False))
+
+
+def _first_line(text: str) -> str:
+    return text.splitlines()[0] if text else ""
+
+
+def print_comments(comments: Sequence[Comment], title: str | None = None) -> None:
+    """A table on a terminal; tab-separated ``id status created first-line`` lines when piped."""
+    if not sys.stdout.isatty():
+        for c in comments:
+            print(f"{c.id}\t{c.status.value}\t{c.created_at or ''}\t{_first_line(c.body)}")
+        return
+    table = Table(
+        "id", "status", "created", "comment", title=title or f"{len(comments)} comment(s)"
+    )
+    for c in comments:
+        table.add_row(c.id, c.status.value, c.created_at or "", c.body)
+    Console().print(table)

@@ -1,0 +1,211 @@
+"""``maple gate``: decide the merge gate here, or publish it from CI."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from maple_core.errors import ConfigurationError, MapleError
+from maple_core.gate import (
+    GateConclusion,
+    GatePolicy,
+    GateReport,
+    GateVerdict,
+    decide_gate,
+    merge_queue_verdict,
+)
+from maple_core.ports import Capability
+from maple_core.services import list_all
+from maple_entrypoints.cli.common import (
+    EXIT_BLOCKED,
+    EXIT_CONFIG,
+    EXIT_ERROR,
+    BranchOption,
+    JsonOption,
+    branch_of,
+    fail,
+    print_json,
+    store_here,
+)
+
+__all__ = ["gate_app"]
+
+gate_app = typer.Typer(
+    help="The merge gate (check run maple/visual-review).",
+    no_args_is_help=True,
+    epilog="Example: maple gate decide --json",
+)
+
+
+def _verdict_json(branch: str, sha: str | None, verdict: GateVerdict) -> dict[str, Any]:
+    return {
+        "branch": branch,
+        "sha": sha,
+        "verdict": {
+            "conclusion": verdict.conclusion.value,
+            "reason": verdict.reason.value,
+            "title": verdict.title,
+            "summary": verdict.summary,
+            "open": verdict.open,
+            "total": verdict.total,
+        },
+    }
+
+
+def _show(branch: str, sha: str | None, verdict: GateVerdict, as_json: bool) -> None:
+    if as_json:
+        print_json(_verdict_json(branch, sha, verdict))
+        return
+    on = f" on {sha[:12]}" if sha else ""
+    print(f"{verdict.conclusion.value}{on}: {verdict.title} ({verdict.reason.value})")
+    print(verdict.summary)
+
+
+@gate_app.command(
+    "decide",
+    epilog="Example: maple gate decide -b feat/login || echo 'still open'   (exit 3: blocked)",
+)
+def decide(branch: BranchOption = None, as_json: JsonOption = False) -> None:
+    """Decide the gate for a branch from the configured store, without publishing it.
+
+    Exit codes: 0 clear or neutral, 3 blocked, 1 the store failed, 2 a configuration error.
+    """
+    cwd = Path.cwd()
+    store = store_here(cwd)
+    name = branch_of(branch, cwd)
+    try:
+        sha = store.head(name) if Capability.HEAD in store.capabilities else None
+        approvals = store.approvals(name)
+        comments = list_all(store, name)
+    except MapleError as exc:
+        raise fail(str(exc), EXIT_ERROR) from None
+    verdict = decide_gate(
+        comments,
+        GatePolicy(
+            status_tracked=Capability.SET_STATUS in store.capabilities,
+            commit=sha,
+            require_approval=os.environ.get("MAPLE_REQUIRE_APPROVAL") == "true",
+            approvals=approvals,
+        ),
+    )
+    _show(name, sha, verdict, as_json)
+    if verdict.conclusion is GateConclusion.BLOCKED:
+        raise typer.Exit(EXIT_BLOCKED)
+
+
+def _env(*names: str) -> str | None:
+    return next((os.environ[n] for n in names if os.environ.get(n)), None)
+
+
+@gate_app.command(
+    "publish",
+    epilog="Example (in a workflow step): maple gate publish   (docs/workflows/maple-gate.yml)",
+)
+def publish(
+    event_name: Annotated[
+        str | None,
+        typer.Option("--event-name", help="The event; default: GITHUB_EVENT_NAME."),
+    ] = None,
+    event_path: Annotated[
+        Path | None,
+        typer.Option("--event-path", help="The event's JSON; default: GITHUB_EVENT_PATH."),
+    ] = None,
+    no_review: Annotated[
+        bool,
+        typer.Option("--no-review", help="Nobody reviews this pull request (say, no preview)."),
+    ] = False,
+    review_url: Annotated[
+        str | None, typer.Option("--review-url", help="Where the check run's details link to.")
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Publish maple/visual-review for the GitHub Actions event this job runs for.
+
+    A pull request gets the verdict of its comments (a fork's or a bot's, or with --no-review,
+    neutral no-review); a merge queue's commit passes at once. It always reports: a ledger that
+    cannot be read is published as neutral "unreadable". The check run is written with
+    MAPLE_GATE_TOKEN (a gate App's token) or else GITHUB_TOKEN (needs `checks: write`).
+    """
+    from maple_adapters.github.events import read_event
+    from maple_adapters.github.gate import GitHubCheckRunPublisher
+    from maple_adapters.github.store import GitHubLedgerStore
+    from maple_adapters.github.transport import (
+        ConditionalTransport,
+        PyGithubTransport,
+        ResilientTransport,
+    )
+    from maple_adapters.system import SystemClock
+
+    name = event_name or os.environ.get("GITHUB_EVENT_NAME", "")
+    path = event_path or (Path(p) if (p := os.environ.get("GITHUB_EVENT_PATH")) else None)
+    if path is None:
+        raise fail(
+            "no event to publish for: run in GitHub Actions, or pass --event-name and "
+            "--event-path.",
+            EXIT_CONFIG,
+        )
+    try:
+        event = read_event(name, json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError) as exc:
+        raise fail(f"cannot read the event at {path}: {exc}", EXIT_CONFIG) from None
+    except MapleError as exc:
+        raise fail(str(exc), EXIT_CONFIG) from None
+    repository = (
+        f"{o}/{r}"
+        if (o := _env("MAPLE_GITHUB_OWNER")) and (r := _env("MAPLE_GITHUB_REPO"))
+        else event.repository or _env("GITHUB_REPOSITORY")
+    )
+    token = _env("GITHUB_TOKEN")
+    gate_token = _env("MAPLE_GATE_TOKEN") or token
+    try:
+        if not repository or "/" not in repository:
+            raise ConfigurationError(
+                "no repository: set MAPLE_GITHUB_OWNER and MAPLE_GITHUB_REPO (GitHub Actions "
+                "sets GITHUB_REPOSITORY)."
+            )
+        if not gate_token:
+            raise ConfigurationError(
+                "GITHUB_TOKEN is not set; give the job `permissions: checks: write, "
+                "pull-requests: read` and `env: GITHUB_TOKEN: ${{ github.token }}`, or set "
+                "MAPLE_GATE_TOKEN to a gate App's token."
+            )
+    except ConfigurationError as exc:
+        raise fail(str(exc), EXIT_CONFIG) from None
+    owner, repo = repository.split("/", 1)
+    api = _env("MAPLE_GITHUB_API", "GITHUB_API_URL")
+    clock = SystemClock()
+    secrets = [t for t in (token, gate_token) if t]
+    if event.merge_queue:
+        verdict = merge_queue_verdict()
+    elif event.no_review or no_review:
+        verdict = decide_gate([], GatePolicy(has_review=False))
+    else:
+        reader = ResilientTransport(PyGithubTransport(token or gate_token, api), secrets=secrets)
+        store = GitHubLedgerStore(ConditionalTransport(reader), owner, repo, clock)
+        try:
+            comments = list_all(store, event.branch)
+            approvals = store.approvals(event.branch)
+        except MapleError:
+            comments, approvals = None, None  # published as neutral "unreadable"
+        verdict = decide_gate(
+            comments,
+            GatePolicy(
+                status_tracked=True,
+                commit=event.sha,
+                require_approval=_env("MAPLE_REQUIRE_APPROVAL") == "true",
+                approvals=approvals,
+            ),
+        )
+    writer = ResilientTransport(PyGithubTransport(gate_token, api), secrets=secrets)
+    publisher = GitHubCheckRunPublisher(
+        writer, owner, repo, now=clock.now, app_id=_env("MAPLE_GATE_APP_ID")
+    )
+    try:
+        publisher.publish(GateReport(event.branch, event.sha, verdict, review_url))
+    except MapleError as exc:
+        raise fail(f"could not publish maple/visual-review: {exc}", EXIT_ERROR) from None
+    _show(event.branch, event.sha, verdict, as_json)

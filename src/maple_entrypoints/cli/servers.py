@@ -1,0 +1,119 @@
+"""Commands that keep running: `maple mcp`, `maple hook stop`, `maple route serve`, `maple solo`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from maple_core.errors import ConfigurationError, MapleError
+from maple_entrypoints.cli.common import EXIT_CONFIG, fail
+
+__all__ = ["hook_app", "mcp_server", "route_app", "solo"]
+
+
+hook_app = typer.Typer(help="Hooks for coding agents.", no_args_is_help=True)
+
+
+@hook_app.command(
+    "stop",
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    epilog='Example: echo \'{"session_id": "s1"}\' | maple hook stop --client claude',
+)
+def stop_hook(
+    client: Annotated[
+        str | None,
+        typer.Option("--client", help="claude, codex or cursor; detected when omitted."),
+    ] = None,
+) -> None:
+    """Run the Stop hook (the same program as ``maple-stop-hook``)."""
+    from maple_entrypoints.stop_hook import main as hook
+
+    raise typer.Exit(hook(["--client", client] if client else []))
+
+
+def mcp_server() -> None:
+    """Run the MCP server over stdio (the same program as ``maple-mcp``)."""
+    from maple_entrypoints.mcp_server import main as serve
+
+    serve()
+
+
+route_app = typer.Typer(
+    help="Maple's route: the HTTP API overlays and agents use.", no_args_is_help=True
+)
+
+
+@route_app.command("serve", epilog="Example: maple route serve --store github --port 8787")
+def route_serve(
+    store: Annotated[
+        str,
+        typer.Option(
+            "--store",
+            help="file: the .maple/ folder here; github: the pull request, acting with each "
+            "caller's bearer token (needs MAPLE_GITHUB_OWNER and MAPLE_GITHUB_REPO).",
+        ),
+    ] = "file",
+    port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = 8787,
+    host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
+    prefix: Annotated[
+        str, typer.Option("--prefix", help="Where the route is mounted.")
+    ] = "/api/maple",
+) -> None:
+    """Serve Maple's route (comments, media, approvals, gate refresh) with uvicorn."""
+    from maple_entrypoints.route.serve import RouteStoreKind, route_options, serve_route
+    from maple_entrypoints.settings import load_settings
+
+    try:
+        kind = RouteStoreKind(store)
+    except ValueError:
+        raise fail(f'unknown --store {store}; "file" and "github" exist.', EXIT_CONFIG) from None
+    if not prefix.startswith("/"):
+        raise fail(f"--prefix must start with /, such as /api/maple; got {prefix}.", EXIT_CONFIG)
+    try:
+        options = route_options(load_settings(), kind, Path.cwd())
+    except ConfigurationError as exc:
+        raise fail(str(exc), EXIT_CONFIG) from None
+    where = f"http://{host}:{port}{prefix.rstrip('/')}"
+    sys.stderr.write(f"maple: the route is at {where} ({kind.value} store)\n")
+    serve_route(options, host, port, prefix)
+
+
+def solo(
+    preview_url: Annotated[
+        str, typer.Argument(help="The deployed preview's URL; only its origin is paired.")
+    ],
+    port: Annotated[
+        int, typer.Option("--port", help="Port on 127.0.0.1; default: a free one.")
+    ] = 0,
+) -> None:
+    """Pair a deployed preview with this machine: its comments land in .maple/ here.
+
+    Prints the link to open in your browser, then serves until Ctrl-C. Solo comments never
+    count toward the merge gate.
+    """
+    import signal
+    import threading
+
+    from maple_entrypoints.server_log import ServerLog
+    from maple_entrypoints.solo import start_bridge
+
+    try:
+        bridge = start_bridge(preview_url, port=port, log=ServerLog("maple-solo"))
+    except MapleError as exc:
+        raise fail(str(exc), EXIT_CONFIG) from None
+    print(bridge.link(preview_url), flush=True)
+    sys.stderr.write(
+        f"maple: the bridge for {bridge.origin} is at {bridge.url}; comments land in .maple/ "
+        "here. Open the link above in your browser; Ctrl-C stops it.\n"
+    )
+    stopped = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopped.set())
+    try:
+        stopped.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        bridge.stop()

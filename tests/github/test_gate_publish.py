@@ -1,0 +1,219 @@
+"""``maple gate publish`` as CI runs it: recorded event payloads, the real ``maple`` process, the
+fake GitHub. Also ``maple doctor`` against the same fake."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from contract_tests.github_peers import TOKEN, api_transport
+from contract_tests.support import FakeClock, make_repo
+from maple_adapters.github.store import GitHubLedgerStore
+from maple_core.comments import Anchor, NewComment
+from maple_core.statuses import CommentStatus
+from tests.github.fake_github import FakeGitHub, Fault, Served, serve
+from tests.mcp_support import clean_env
+
+MAPLE = Path(sys.executable).with_name("maple")
+EVENTS = Path(__file__).with_name("events")
+HEAD = "c0ffee1" + "a" * 33
+
+
+@pytest.fixture(scope="module")
+def github(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    served = serve(FakeGitHub(), tmp_path_factory.mktemp("fake-github"))
+    yield served
+    served.stop()
+
+
+@pytest.fixture
+def fake(github: Served) -> FakeGitHub:
+    github.fake.reset()
+    github.fake.open_pull("feat/checkout", head_sha=HEAD)
+    return github.fake
+
+
+def publish(github: Served, event: str, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    name = event.removesuffix(".json").removesuffix("_fork").removesuffix("_bot")
+    return subprocess.run(
+        [str(MAPLE), "gate", "publish", "--json", *args],
+        env=clean_env(
+            **{
+                "GITHUB_EVENT_NAME": name,
+                "GITHUB_EVENT_PATH": str(EVENTS / event),
+                "GITHUB_TOKEN": TOKEN,
+                "GITHUB_API_URL": github.base_url,
+                "GITHUB_REPOSITORY": "acme/web",
+                "REQUESTS_CA_BUNDLE": github.ca_file,
+                **env,
+            }
+        ),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def comment(github: Served, body: str) -> str:
+    store = GitHubLedgerStore(api_transport(github), "acme", "web", FakeClock())
+    return store.append(
+        NewComment(branch="feat/checkout", body=body, anchor=Anchor(selector="h1"))
+    ).id
+
+
+def runs_on(fake: FakeGitHub, sha: str) -> list[dict[str, Any]]:
+    return [r for r in fake.repo().check_runs if r["head_sha"] == sha]
+
+
+def test_a_pull_request_with_an_open_comment_is_held_then_cleared(
+    github: Served, fake: FakeGitHub
+) -> None:
+    comment_id = comment(github, "The Pay button overlaps the total.")
+    held = publish(github, "pull_request.json")
+    assert held.returncode == 0, held.stderr
+    assert json.loads(held.stdout)["verdict"]["reason"] == "comments-open"
+    [run] = runs_on(fake, HEAD)
+    assert (run["name"], run["status"]) == ("maple/visual-review", "in_progress")
+    assert json.loads(run["external_id"]) == {"r": "comments-open", "o": 1, "t": 1}
+    store = GitHubLedgerStore(api_transport(github), "acme", "web", FakeClock())
+    store.set_status(comment_id, CommentStatus.RESOLVED)
+    cleared = publish(github, "pull_request.json")
+    assert cleared.returncode == 0, cleared.stderr
+    [run] = runs_on(fake, HEAD)  # the same run, completed
+    assert (run["status"], run["conclusion"]) == ("completed", "success")
+
+
+@pytest.mark.parametrize("event", ["pull_request_fork.json", "pull_request_bot.json"])
+def test_a_fork_or_a_bot_is_neutral_no_review(github: Served, fake: FakeGitHub, event: str) -> None:
+    done = publish(github, event)
+    assert done.returncode == 0, done.stderr
+    verdict = json.loads(done.stdout)["verdict"]
+    assert (verdict["conclusion"], verdict["reason"]) == ("neutral", "no-review")
+    sha = json.loads((EVENTS / event).read_text())["pull_request"]["head"]["sha"]
+    [run] = runs_on(fake, sha)
+    assert (run["status"], run["conclusion"]) == ("completed", "neutral")
+
+
+def test_no_review_can_be_said_for_a_pull_request_without_a_preview(
+    github: Served, fake: FakeGitHub
+) -> None:
+    comment(github, "Open, but there is no preview to look at.")
+    done = publish(github, "pull_request.json", "--no-review")
+    assert json.loads(done.stdout)["verdict"]["reason"] == "no-review"
+
+
+def test_a_merge_queue_commit_passes_at_once(github: Served, fake: FakeGitHub) -> None:
+    comment(github, "Still open on the pull request.")
+    fake.requests.clear()
+    done = publish(github, "merge_group.json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["verdict"]["reason"] == "merge-queue"
+    [run] = runs_on(fake, "e1e1e1e" + "d" * 33)
+    assert (run["status"], run["conclusion"]) == ("completed", "success")
+    assert not any(p.endswith("/comments") for _, p, _ in fake.requests)  # no ledger read
+
+
+def test_a_push_is_judged_on_the_pushed_commit(github: Served, fake: FakeGitHub) -> None:
+    done = publish(github, "push.json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["verdict"]["reason"] == "no-comments"
+    [run] = runs_on(fake, HEAD)
+    assert run["conclusion"] == "success"
+
+
+def test_an_unreadable_ledger_still_reports_neutral(github: Served, fake: FakeGitHub) -> None:
+    fake.faults.append(Fault("GET", "/issues/1/comments", 500, {"message": "boom"}, times=10))
+    done = publish(github, "pull_request.json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["verdict"]["reason"] == "unreadable"
+    [run] = runs_on(fake, HEAD)
+    assert run["conclusion"] == "neutral"
+
+
+def test_a_refused_publish_is_exit_1_without_the_token(github: Served, fake: FakeGitHub) -> None:
+    done = publish(github, "pull_request.json", GITHUB_TOKEN="ghp_not_known_to_github_0001")
+    assert done.returncode == 1
+    assert "could not publish maple/visual-review" in done.stderr
+    assert "GitHub 401" in done.stderr
+    assert "ghp_not_known_to_github_0001" not in done.stderr + done.stdout
+
+
+@pytest.mark.parametrize(
+    ("name", "env", "says"),
+    [
+        ("issue_comment", {}, "not issue_comment"),
+        ("pull_request", {"GITHUB_TOKEN": ""}, "GITHUB_TOKEN is not set"),
+    ],
+)
+def test_what_cannot_be_published_is_a_configuration_error(
+    github: Served, fake: FakeGitHub, name: str, env: dict[str, str], says: str
+) -> None:
+    done = subprocess.run(
+        [str(MAPLE), "gate", "publish"],
+        env=clean_env(
+            **{
+                "GITHUB_EVENT_NAME": name,
+                "GITHUB_EVENT_PATH": str(EVENTS / "pull_request.json"),
+                "GITHUB_REPOSITORY": "acme/web",
+                "GITHUB_TOKEN": TOKEN,
+                **env,
+            }
+        ),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert says in done.stderr
+    assert fake.repo().check_runs == []
+
+
+def test_the_documented_workflow_runs_this_command() -> None:
+    workflow = Path(__file__).resolve().parents[2] / "docs" / "workflows" / "maple-gate.yml"
+    text = workflow.read_text()
+    for needed in ("merge_group", "pull_request", "checks: write", "maple gate publish"):
+        assert needed in text
+
+
+def test_doctor_checks_github_access(github: Served, fake: FakeGitHub, tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", "feat/checkout")
+    env = {
+        "MAPLE_GITHUB_OWNER": "acme",
+        "MAPLE_GITHUB_REPO": "web",
+        "MAPLE_GITHUB_API": github.base_url,
+        "REQUESTS_CA_BUNDLE": github.ca_file,
+    }
+    good = subprocess.run(
+        [str(MAPLE), "doctor"],
+        cwd=repo,
+        env=clean_env(GITHUB_TOKEN=TOKEN, **env),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert "ok   github transport: api" in good.stdout
+    assert "ok   repository access: acme/web: pull, push" in good.stdout
+    assert "ok   store: pull request #1: 0 comment(s) on feat/checkout" in good.stdout
+    bad = subprocess.run(
+        [str(MAPLE), "doctor"],
+        cwd=repo,
+        env=clean_env(GITHUB_TOKEN="ghp_revoked_token_000000001", **env),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert bad.returncode == 1
+    assert "FAIL repository access: GitHub 401" in bad.stdout
+    assert "fix:" in bad.stdout
+    assert "ghp_revoked_token_000000001" not in bad.stdout + bad.stderr

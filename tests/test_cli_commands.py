@@ -1,0 +1,251 @@
+"""``maple comments wait|show|resolve``, ``maple gate decide``, ``maple doctor``, ``--help``,
+``maple demo``: CliRunner for the logic, and the installed ``maple`` as a process."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from contract_tests.support import git, make_repo
+from maple_entrypoints.cli import app
+from tests.mcp_support import clean_env, stdio_server, structured
+
+MAPLE = Path(sys.executable).with_name("maple")
+BRANCH = "feat/cli"
+runner = CliRunner()
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    made = make_repo(tmp_path / "repo", BRANCH)
+    for name in list(os.environ):
+        if name.startswith(("MAPLE_", "GITHUB_")):
+            monkeypatch.delenv(name)
+    monkeypatch.chdir(made)
+    return made
+
+
+def invoke(*args: str) -> Any:
+    return runner.invoke(app, list(args), catch_exceptions=False)
+
+
+def add(body: str) -> str:
+    result = invoke("comments", "add", "--body", body, "--selector", "main > h1")
+    assert result.exit_code == 0, result.output
+    return str(result.stdout.strip())
+
+
+def run(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(MAPLE), *args],
+        cwd=cwd,
+        env=clean_env(**env),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+class TestComments:
+    def test_wait_drains_then_times_out_with_the_same_cursor(self, repo: Path) -> None:
+        add("one")
+        first = json.loads(invoke("comments", "wait", "--json").stdout)
+        assert (first["status"], [c["body"] for c in first["comments"]]) == ("comments", ["one"])
+        again = invoke("comments", "wait", "--cursor", first["cursor"], "--timeout-ms", "50")
+        assert again.exit_code == 0
+        assert "no new comments" in again.stderr
+        timed = json.loads(
+            invoke(
+                "comments", "wait", "--cursor", first["cursor"], "--timeout-ms", "50", "--json"
+            ).stdout
+        )
+        assert timed == {"status": "timeout", "cursor": first["cursor"], "comments": []}
+
+    def test_a_cursor_that_is_not_a_timestamp_is_one_line(self, repo: Path) -> None:
+        result = invoke("comments", "wait", "--cursor", "yesterday")
+        assert result.exit_code == 1
+        assert result.stderr.count("\n") == 1
+        assert "yesterday" in result.stderr
+
+    def test_follow_prints_each_batch_until_interrupted(self, repo: Path) -> None:
+        process = subprocess.Popen(
+            [str(MAPLE), "comments", "wait", "--follow", "--json", "--timeout-ms", "200"],
+            cwd=repo,
+            env=clean_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert process.stdout is not None
+            time.sleep(0.5)
+            add("first")
+            line = json.loads(process.stdout.readline())
+            while line["status"] == "timeout":
+                line = json.loads(process.stdout.readline())
+            assert [c["body"] for c in line["comments"]] == ["first"]
+            add("second")
+            line = json.loads(process.stdout.readline())
+            while line["status"] == "timeout":
+                line = json.loads(process.stdout.readline())
+            assert [c["body"] for c in line["comments"]] == ["second"]
+        finally:
+            process.send_signal(signal.SIGINT)
+            process.communicate(timeout=10)
+        assert process.returncode == 0
+
+    def test_show_and_resolve(self, repo: Path) -> None:
+        comment_id = add("The header wraps.")
+        shown = json.loads(invoke("comments", "show", comment_id, "--json").stdout)
+        assert shown["comment"]["id"] == comment_id
+        assert shown["anchors"] == ["selector main > h1"]
+        text = invoke("comments", "show", comment_id).stdout
+        assert "The header wraps." in text
+        assert "main > h1" in text
+        resolved = invoke("comments", "resolve", comment_id, "--note", "Done.", "--json")
+        assert resolved.exit_code == 0, resolved.output
+        data = json.loads(resolved.stdout)
+        assert data["status"] == "resolved"
+        assert data["resolution"]["sha"] == git(repo, "rev-parse", "HEAD")
+        assert data["resolution"]["note"] == "Done."
+        missing = invoke("comments", "resolve", "loc_nope", "--sha", "abc1234")
+        assert missing.exit_code == 1
+        assert "loc_nope" in missing.stderr
+
+    @pytest.mark.anyio
+    async def test_json_is_exactly_what_the_mcp_tools_return(self, repo: Path) -> None:
+        comment_id = add("Tighten the spacing.")
+        listed = json.loads(run(repo, "comments", "list", "--json").stdout)
+        shown = json.loads(run(repo, "comments", "show", comment_id, "--json").stdout)
+        waited = json.loads(run(repo, "comments", "wait", "--json").stdout)
+        async with stdio_server(repo) as client:
+            assert listed == structured(await client.call_tool("list_comments", {"branch": BRANCH}))
+            assert shown == structured(
+                await client.call_tool("get_comment_context", {"id": comment_id, "branch": BRANCH})
+            )
+            assert waited == structured(
+                await client.call_tool("wait_for_comments", {"branch": BRANCH})
+            )
+
+
+class TestGateDecide:
+    def test_blocked_is_exit_3_and_clear_is_0(self, repo: Path) -> None:
+        empty = invoke("gate", "decide", "--json")
+        assert empty.exit_code == 0
+        assert json.loads(empty.stdout)["verdict"]["reason"] == "no-comments"
+        comment_id = add("Still wrong.")
+        blocked = invoke("gate", "decide", "--json")
+        assert blocked.exit_code == 3
+        verdict = json.loads(blocked.stdout)["verdict"]
+        assert (verdict["conclusion"], verdict["reason"], verdict["open"]) == (
+            "blocked",
+            "comments-open",
+            1,
+        )
+        text = invoke("gate", "decide")
+        assert text.exit_code == 3
+        assert "1 of 1 comment still open" in text.stdout
+        invoke("comments", "resolve", comment_id, "--sha", "abc1234")
+        cleared = invoke("gate", "decide")
+        assert cleared.exit_code == 0
+        assert cleared.stdout.startswith("clear: Every comment is resolved (all-resolved)")
+
+
+class TestDoctor:
+    def test_a_healthy_file_setup_exits_0(self, repo: Path) -> None:
+        add("one")
+        result = invoke("doctor")
+        assert result.exit_code == 0, result.output
+        assert "ok   configuration: store file" in result.stdout
+        assert f"ok   store: file: 1 comment(s) on {BRANCH}" in result.stdout
+        assert "claude-code registration: not registered" in result.stdout
+        assert "fix: maple install claude-code" in result.stdout
+
+    def test_a_broken_configuration_is_a_failure_with_its_fix(
+        self, repo: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setenv("MAPLE_STORE", "sqlite")
+        result = invoke("doctor", "--json")
+        assert result.exit_code == 1
+        [config] = [f for f in json.loads(result.stdout) if f["check"] == "configuration"]
+        assert config["ok"] is False
+        assert "Unknown MAPLE_STORE sqlite" in config["detail"]
+
+    def test_a_corrupt_ledger_fails_the_store_check(self, repo: Path) -> None:
+        ledger = repo / ".maple" / "feat-cli" / "comments.json"
+        ledger.parent.mkdir(parents=True)
+        ledger.write_text("{oops")
+        result = invoke("doctor")
+        assert result.exit_code == 1
+        assert "FAIL store:" in result.stdout
+        assert "not a Maple comments file" in result.stdout
+        assert ledger.read_text() == "{oops"
+
+    def test_registrations_are_seen(self, repo: Path) -> None:
+        assert invoke("install", "claude-code").exit_code == 0
+        result = invoke("doctor")
+        assert "ok   claude-code registration: server and Stop hook" in result.stdout
+
+
+COMMANDS = [
+    ["comments", "list"],
+    ["comments", "wait"],
+    ["comments", "show"],
+    ["comments", "add"],
+    ["comments", "resolve"],
+    ["gate", "decide"],
+    ["gate", "publish"],
+    ["route", "serve"],
+    ["hook", "stop"],
+    ["mcp"],
+    ["solo"],
+    ["doctor"],
+    ["install"],
+    ["demo"],
+]
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_every_command_has_help_with_an_example(command: list[str]) -> None:
+    result = runner.invoke(app, [*command, "--help"], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    assert "Example" in result.stdout
+
+
+def test_an_error_is_one_line_without_a_traceback(repo: Path) -> None:
+    done = run(repo, "comments", "list", MAPLE_STORE="github", GITHUB_TOKEN="ghp_secret_12345")
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1
+    assert "Traceback" not in done.stderr
+    assert "ghp_secret_12345" not in done.stderr + done.stdout
+
+
+def test_the_demo_runs_the_whole_loop(tmp_path: Path) -> None:
+    done = run(tmp_path, "demo")
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout
+    steps = [
+        "start_solo",
+        "is refused: 403",
+        "wait_for_comments",
+        "blocked (comments-open): 2 of 2 comments still open",
+        "the Stop hook holds it",
+        "resolved at",
+        "clear (all-resolved): Every comment is resolved",
+        "the Stop hook lets it",
+        "Done in",
+    ]
+    positions = [out.index(step) for step in steps]
+    assert positions == sorted(positions)
+    seconds = float(out.rsplit("Done in ", 1)[1].split(" s", 1)[0])
+    assert seconds < 20
