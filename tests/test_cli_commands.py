@@ -249,3 +249,33 @@ def test_the_demo_runs_the_whole_loop(tmp_path: Path) -> None:
     assert positions == sorted(positions)
     seconds = float(out.rsplit("Done in ", 1)[1].split(" s", 1)[0])
     assert seconds < 20
+
+
+def test_a_port_out_of_range_is_a_usage_error(repo: Path) -> None:
+    done = run(repo, "solo", "https://x.example/", "--port", "70000")
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+
+
+def test_half_an_emoji_from_a_browser_prints_without_a_traceback(repo: Path) -> None:
+    ledger = repo / ".maple" / "feat-cli" / "comments.json"
+    ledger.parent.mkdir(parents=True)
+    ledger.write_text(
+        '{"version": 1, "comments": [{"id": "loc_1", "branch": "feat/cli", '
+        '"body": "half \\ud83d here", "status": "open", "anchor": {}, '
+        '"createdAt": "2026-01-01T12:00:00.000Z"}]}\n'
+    )
+    for args in (["comments", "list"], ["comments", "list", "--json"]):
+        done = run(repo, *args)
+        assert done.returncode == 0, done.stderr
+        assert "half \ufffd here" in done.stdout
+
+
+def test_doctor_contacts_a_route_even_without_a_branch(tmp_path: Path) -> None:
+    from tests.loopback import free_port
+
+    url = f"http://127.0.0.1:{free_port()}/api/maple"
+    done = run(tmp_path, "doctor", MAPLE_STORE="route", MAPLE_URL=url)
+    assert done.returncode == 1
+    assert "FAIL store:" in done.stdout
+    assert "could not be reached" in done.stdout

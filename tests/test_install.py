@@ -142,3 +142,57 @@ def test_the_plugin_folder_registers_what_install_writes() -> None:
     }
     stop = read(PLUGIN / "hooks" / "hooks.json")["hooks"]["Stop"]
     assert stop == [{"hooks": [{"type": "command", "command": "maple-stop-hook"}]}]
+
+
+def test_codex_keeps_the_tables_own_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "codex-home"
+    home.mkdir()
+    config = home / "config.toml"
+    config.write_text(
+        '[mcp_servers.maple]\ncommand = "old"\nstartup_timeout_sec = 30\n\n'
+        '[mcp_servers.maple.env]\nMAPLE_STORE = "github"\n'
+    )
+    monkeypatch.setenv("CODEX_HOME", str(home))
+    assert install(tmp_path, "codex", "--write").exit_code == 0
+    maple = tomllib.loads(config.read_text())["mcp_servers"]["maple"]
+    assert maple["command"] == command_for("maple-mcp")
+    assert maple["startup_timeout_sec"] == 30
+    assert maple["env"] == {"MAPLE_STORE": "github"}
+    assert maple["args"] == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[mcp_servers.maple] # mine\ncommand = "old"\n',
+        '[mcp_servers]\nmaple = { command = "old" }\n',
+        "not = [valid",
+    ],
+)
+def test_a_codex_config_maple_cannot_edit_safely_is_refused_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str
+) -> None:
+    home = tmp_path / "codex-home"
+    home.mkdir()
+    (home / "config.toml").write_text(text)
+    monkeypatch.setenv("CODEX_HOME", str(home))
+    result = runner.invoke(app, ["install", "codex", "--write", "--dir", str(tmp_path)])
+    assert result.exit_code == 1
+    assert result.stderr.count("\n") == 1
+    assert (home / "config.toml").read_text() == text
+
+
+def test_a_registration_formatted_differently_is_left_as_it_is(project: Path) -> None:
+    install(project, "claude-code")
+    mcp = project / ".mcp.json"
+    mcp.write_text(json.dumps(read(mcp), indent=4))
+    text = mcp.read_text()
+    assert "unchanged" in install(project, "claude-code").stdout
+    assert mcp.read_text() == text
+
+
+def test_a_file_that_is_not_utf8_is_refused(project: Path) -> None:
+    (project / ".mcp.json").write_bytes(b"\xff\xfe{}")
+    result = runner.invoke(app, ["install", "claude-code", "--dir", str(project)])
+    assert result.exit_code == 1
+    assert "maple will not" in result.stderr

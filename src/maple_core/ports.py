@@ -8,11 +8,12 @@ Adapters in ``maple_adapters`` implement them; a missing capability is declared 
 from __future__ import annotations
 
 import builtins
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from datetime import datetime
 from enum import StrEnum
 from typing import Protocol
 
+from maple_core.agents import AgentRun, ProviderInfo
 from maple_core.approvals import Approval, NewApproval
 from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.gate import GateReport, GateVerdict
@@ -21,6 +22,8 @@ from maple_core.paging import CommentPage, ListQuery
 from maple_core.statuses import CommentStatus
 
 __all__ = [
+    "AgentProvider",
+    "AgentSession",
     "Capability",
     "ChangeSignal",
     "Clock",
@@ -173,4 +176,59 @@ class MediaStore(Protocol):
 
     def get(self, key: str) -> tuple[bytes, str]:
         """A blob's bytes and content type; ``NotFoundError`` when nothing is held."""
+        ...
+
+
+class AgentSession(Protocol):
+    """One external agent: a thread of work in Codex or Claude Code, and its current turn."""
+
+    @property
+    def agent_id(self) -> str:
+        """Maple's id for the agent (``codex-1``, ``claude-2``…)."""
+        ...
+
+    def snapshot(self) -> AgentRun:
+        """The agent as it stands now."""
+        ...
+
+    def send(self, text: str) -> None:
+        """Answer the pending question with ``text``, or start a new turn with it."""
+        ...
+
+    def wait(self, timeout: float | None = None) -> AgentRun:
+        """Block until the turn is no longer running (or ``timeout`` seconds pass)."""
+        ...
+
+    def cancel(self) -> AgentRun:
+        """Interrupt the turn, wait briefly, then end the agent's processes."""
+        ...
+
+    def close(self) -> None:
+        """End every process the agent started; the thread stays on disk."""
+        ...
+
+
+class AgentProvider(Protocol):
+    """A coding CLI maple can hand work to (``codex``, ``claude``)."""
+
+    @property
+    def name(self) -> str:
+        """``codex`` or ``claude``."""
+        ...
+
+    def detect(self) -> ProviderInfo:
+        """Whether it is installed, its version and sign-in status, and what to do if not."""
+        ...
+
+    def start(
+        self,
+        agent_id: str,
+        briefing: str,
+        cwd: str,
+        *,
+        model: str | None = None,
+        effort: str | None = None,
+        on_turn_end: Callable[[AgentRun], None] | None = None,
+    ) -> AgentSession:
+        """Start an agent on ``briefing`` in ``cwd``; its first turn begins at once."""
         ...

@@ -35,3 +35,17 @@ def scrub(text: str, secrets: Iterable[str]) -> str:
         if secret:
             text = text.replace(secret, "***")
     return text
+
+
+def without_lone_surrogates(value: object) -> object:
+    """``value`` with every unpaired UTF-16 surrogate (half an emoji) replaced by U+FFFD.
+
+    JavaScript can store half an emoji; UTF-8 output (a terminal, an MCP stream) cannot carry it.
+    """
+    if isinstance(value, str):
+        return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in value)
+    if isinstance(value, list):
+        return [without_lone_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {without_lone_surrogates(k): without_lone_surrogates(v) for k, v in value.items()}
+    return value

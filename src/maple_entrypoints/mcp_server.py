@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Annotated, Any, Literal, ParamSpec, TypeVar
+from typing import Annotated, Any, Literal, ParamSpec, TypeVar, cast
 
 import anyio
 import anyio.to_thread
@@ -29,6 +29,7 @@ from maple_core.errors import ConfigurationError, MapleError
 from maple_core.ports import Clock, CommentStore, GatePublisher, GateRefresher
 from maple_core.services import list_all, resolve_comment
 from maple_core.statuses import CommentStatus
+from maple_core.text import without_lone_surrogates
 from maple_core.wait import PROGRESS_INTERVAL_MS, clamp_wait_ms
 from maple_entrypoints.mcp_models import CommentList, ContextModel, SoloModel, WaitModel
 from maple_entrypoints.mcp_models import CommentModel as CommentOut
@@ -99,25 +100,14 @@ def _reported(fn: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
-def _without_lone_surrogates(value: Any) -> Any:
-    """``value`` with every unpaired UTF-16 surrogate (half an emoji) replaced by U+FFFD."""
-    if isinstance(value, str):
-        return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in value)
-    if isinstance(value, list):
-        return [_without_lone_surrogates(v) for v in value]
-    if isinstance(value, dict):
-        return {_without_lone_surrogates(k): _without_lone_surrogates(v) for k, v in value.items()}
-    return value
-
-
 def _result(text_value: object, structured: dict[str, Any]) -> CallToolResult:
     text = json.dumps(text_value, indent=2, ensure_ascii=False)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
         # JavaScript can store half an emoji; the wire must be valid UTF-8 or the client drops us.
-        text_value = _without_lone_surrogates(text_value)
-        structured = _without_lone_surrogates(structured)
+        text_value = without_lone_surrogates(text_value)
+        structured = cast(dict[str, Any], without_lone_surrogates(structured))
         text = json.dumps(text_value, indent=2, ensure_ascii=False)
     return CallToolResult(
         content=[TextContent(type="text", text=text)], structured_content=structured

@@ -63,6 +63,9 @@ class SoloGate:
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         """Judge one request; pass it on with CORS headers, or refuse it here."""
+        if scope["type"] == "websocket":  # the route has none; never let one past the checks
+            await send({"type": "websocket.close", "code": 1008})
+            return
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -152,10 +155,11 @@ def _listen(port: int) -> socket.socket:
     try:
         sock.bind(("127.0.0.1", port))
         sock.listen(64)
-    except OSError as exc:
+    except (OSError, OverflowError) as exc:
         sock.close()
         raise BridgeStartError(
-            f"The solo bridge cannot listen on 127.0.0.1:{port} ({exc.strerror or exc}); "
+            f"The solo bridge cannot listen on 127.0.0.1:{port} "
+            f"({getattr(exc, 'strerror', None) or exc}); "
             "choose another --port, or leave it out for a free one."
         ) from None
     return sock

@@ -176,11 +176,27 @@ def test_what_cannot_be_published_is_a_configuration_error(
     assert fake.repo().check_runs == []
 
 
-def test_the_documented_workflow_runs_this_command() -> None:
+def test_the_documented_workflow_runs_this_command_on_the_events_it_handles() -> None:
+    from maple_adapters.github.events import read_event
+
     workflow = Path(__file__).resolve().parents[2] / "docs" / "workflows" / "maple-gate.yml"
-    text = workflow.read_text()
-    for needed in ("merge_group", "pull_request", "checks: write", "maple gate publish"):
-        assert needed in text
+    lines = [line.split("#", 1)[0].rstrip() for line in workflow.read_text().splitlines()]
+    start = lines.index("on:")
+    triggers = []
+    for line in lines[start + 1 :]:
+        if line and not line.startswith(" "):
+            break
+        if line.startswith("  ") and not line.startswith("    ") and line.strip().endswith(":"):
+            triggers.append(line.strip().rstrip(":"))
+    assert triggers == ["pull_request_target", "merge_group"]
+    for trigger in triggers:  # every trigger is an event publish understands
+        payload = "pull_request.json" if trigger.startswith("pull") else "merge_group.json"
+        read_event(trigger, json.loads((EVENTS / payload).read_text()))
+    body = "\n".join(lines)
+    assert "checks: write" in body
+    assert "run: maple gate publish" in body
+    assert "github.repository" not in body  # never install from the repository under review
+    assert "actions/checkout" not in body  # pull_request_target must not run a fork's code
 
 
 def test_doctor_checks_github_access(github: Served, fake: FakeGitHub, tmp_path: Path) -> None:
@@ -202,7 +218,7 @@ def test_doctor_checks_github_access(github: Served, fake: FakeGitHub, tmp_path:
     )
     assert good.returncode == 0, good.stdout + good.stderr
     assert "ok   github transport: api" in good.stdout
-    assert "ok   repository access: acme/web: pull, push" in good.stdout
+    assert "ok   repository access: acme/web: role pull, push" in good.stdout
     assert "ok   store: pull request #1: 0 comment(s) on feat/checkout" in good.stdout
     bad = subprocess.run(
         [str(MAPLE), "doctor"],

@@ -41,5 +41,24 @@ app.command("demo", epilog="Example: maple demo")(demo)
 
 
 def main() -> None:
-    """Run the ``maple`` command."""
-    app()
+    """Run the ``maple`` command; an unexpected failure is one line on stderr, never a traceback."""
+    import os
+    import sys
+
+    from maple_core.text import scrub
+
+    try:
+        app()
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        raise SystemExit(130) from None
+    except Exception as exc:
+        secrets = [
+            v
+            for k, v in os.environ.items()
+            if v and k in ("GITHUB_TOKEN", "MAPLE_GATE_TOKEN", "MAPLE_GATE_PRIVATE_KEY")
+        ]
+        text = scrub(f"{type(exc).__name__}: {exc}", secrets).replace("\n", " ")
+        sys.stderr.write(f"maple: unexpected error ({text}); please report it.\n")
+        raise SystemExit(EXIT_ERROR) from None

@@ -17,6 +17,7 @@ from maple_adapters.files import find_checkout
 from maple_core.comments import Comment
 from maple_core.errors import ConfigurationError
 from maple_core.ports import CommentStore
+from maple_core.text import without_lone_surrogates
 
 __all__ = [
     "EXIT_BLOCKED",
@@ -87,11 +88,15 @@ def store_here(cwd: Path) -> CommentStore:
 
 def print_json(value: Any) -> None:
     """One JSON document on stdout, two-space indented, as the MCP tools' text content."""
-    print(json.dumps(value, indent=2, ensure_ascii=False))
+    print(json.dumps(without_lone_surrogates(value), indent=2, ensure_ascii=False))
 
 
 def _first_line(text: str) -> str:
-    return text.splitlines()[0] if text else ""
+    return _printable(text.splitlines()[0] if text else "")
+
+
+def _printable(text: str) -> str:
+    return str(without_lone_surrogates(text))
 
 
 def print_comments(comments: Sequence[Comment], title: str | None = None) -> None:
@@ -104,5 +109,5 @@ def print_comments(comments: Sequence[Comment], title: str | None = None) -> Non
         "id", "status", "created", "comment", title=title or f"{len(comments)} comment(s)"
     )
     for c in comments:
-        table.add_row(c.id, c.status.value, c.created_at or "", c.body)
+        table.add_row(c.id, c.status.value, c.created_at or "", _printable(c.body))
     Console().print(table)

@@ -142,6 +142,8 @@ async def _agent(repo: Path, temp: Path, env: Mapping[str, str]) -> None:
                 json={"branch": BRANCH, "body": "spam", "anchor": {}},
                 headers={"origin": "https://evil.example", "x-maple-solo": token},
             )
+            if stranger.status_code != 403:
+                raise DemoError(f"the bridge let another origin in ({stranger.status_code})")
             print(f"   (a page from another origin is refused: {stranger.status_code})")
         waited = _structured(await agent.call_tool("wait_for_comments", {"branch": BRANCH}))
         comments = sorted(waited["comments"], key=lambda c: c["createdAt"])

@@ -11,6 +11,7 @@ import typer
 
 from maple_adapters.files import find_checkout
 from maple_core.errors import ConfigurationError, MapleError
+from maple_core.paging import ListQuery
 from maple_core.services import list_all
 from maple_entrypoints.cli.common import EXIT_ERROR, BranchOption, JsonOption
 from maple_entrypoints.cli.install import Client, planned_changes
@@ -78,7 +79,9 @@ def _github_findings(config: object, branch: str | None, findings: list[Finding]
         if isinstance(permissions, dict)
         else "not reported"
     )
-    findings.append(Finding("repository access", True, f"{github.owner}/{github.repo}: {granted}"))
+    findings.append(
+        Finding("repository access", True, f"{github.owner}/{github.repo}: role {granted}")
+    )
     if branch is None:
         return
     store = GitHubLedgerStore(transport, github.owner or "", github.repo or "", SystemClock())
@@ -125,7 +128,11 @@ def _store_findings(config: object, cwd: Path, branch: str | None, findings: lis
         )
     try:
         store = build_store(config, cwd)
-        count = len(list_all(store, branch)) if branch else None
+        if branch:
+            count: int | None = len(list_all(store, branch))
+        else:  # no branch here: still ask the store once, so an unreachable one shows
+            store.list(ListQuery(branch="maple-doctor", limit=1))
+            count = None
     except MapleError as exc:
         findings.append(Finding("store", False, str(exc)))
         return

@@ -44,16 +44,21 @@ def command_for(name: str) -> str:
 
 @dataclass(frozen=True)
 class Change:
-    """One file: its text before (``None`` when absent) and after."""
+    """One file: its text before (``None`` when absent) and after.
+
+    ``same`` is True when the file already says what maple would write (compared as data, so a
+    file formatted differently is left as it is).
+    """
 
     path: Path
     before: str | None
     after: str
+    same: bool = False
 
     @property
     def changed(self) -> bool:
-        """True when writing would change the file."""
-        return self.before != self.after
+        """True when writing would change what the file says."""
+        return not self.same and self.before != self.after
 
     def diff(self) -> str:
         """A unified diff of the change."""
@@ -74,10 +79,10 @@ class UnreadableFileError(Exception):
 def _read_json(path: Path) -> tuple[str | None, dict[str, Any]]:
     if not path.exists():
         return None, {}
-    text = path.read_text(encoding="utf-8")
     try:
+        text = path.read_text(encoding="utf-8")
         data = json.loads(text) if text.strip() else {}
-    except ValueError as exc:
+    except (ValueError, UnicodeDecodeError) as exc:
         raise UnreadableFileError(
             f"{path} is not valid JSON ({exc}); fix it and run this again. maple will not "
             "overwrite it."
@@ -89,8 +94,10 @@ def _read_json(path: Path) -> tuple[str | None, dict[str, Any]]:
 
 def _json_change(path: Path, merge: Callable[[dict[str, Any]], None]) -> Change:
     before, data = _read_json(path)
+    original = json.loads(json.dumps(data))
     merge(data)
-    return Change(path, before, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    after = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    return Change(path, before, after, same=before is not None and original == data)
 
 
 def _section(data: dict[str, Any], key: str, kind: type) -> Any:
@@ -144,31 +151,62 @@ def codex_entries(mcp: str) -> str:
 
 
 def _toml_change(path: Path, mcp: str) -> Change:
-    before = path.read_text(encoding="utf-8") if path.exists() else None
-    text = before or ""
+    """Merge ``[mcp_servers.maple]`` into a Codex config, keeping every other key and table.
+
+    An existing plain ``[mcp_servers.maple]`` table keeps its other keys (``env``, timeouts);
+    only ``command`` is set, and ``args`` and ``tool_timeout_sec`` are added when missing. A
+    config that says it another way (an inline table, a commented header) is refused rather
+    than rewritten.
+    """
     try:
-        tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+        before = path.read_text(encoding="utf-8") if path.exists() else None
+        current = tomllib.loads(before or "")
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise UnreadableFileError(
             f"{path} is not valid TOML ({exc}); fix it and run this again. maple will not "
             "overwrite it."
         ) from None
+    text = before or ""
+    servers = current.get("mcp_servers")
+    existing = servers.get("maple") if isinstance(servers, dict) else None
+    if isinstance(existing, dict) and existing.get("command") == mcp:
+        return Change(path, before, text, same=True)
     lines = text.splitlines(keepends=True)
     start = next((i for i, line in enumerate(lines) if line.strip() == f"[{CODEX_TABLE}]"), None)
-    table = codex_entries(mcp)
+    if existing is not None and start is None:
+        raise UnreadableFileError(
+            f"{path} defines mcp_servers.maple in a form maple cannot edit safely; set "
+            f"command = {json.dumps(mcp)} there yourself, or run without --write."
+        )
     if start is None:
         joiner = (
             "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
         )
-        after = text + joiner + table
+        after = text + joiner + codex_entries(mcp)
     else:
         end = next(
             (i for i in range(start + 1, len(lines)) if lines[i].lstrip().startswith("[")),
             len(lines),
         )
-        tail = "".join(lines[end:])
-        after = "".join(lines[:start]) + table + ("\n" + tail if tail else "")
-    tomllib.loads(after)
+        body = lines[start + 1 : end]
+        keys = {line.split("=", 1)[0].strip() for line in body if "=" in line}
+        kept = [line for line in body if line.split("=", 1)[0].strip() != "command"]
+        added = [f"command = {json.dumps(mcp)}\n"]
+        if "args" not in keys:
+            added.append("args = []\n")
+        if "tool_timeout_sec" not in keys:
+            added.append("tool_timeout_sec = 60\n")
+        after = "".join([*lines[: start + 1], *added, *kept, *lines[end:]])
+    try:
+        merged = tomllib.loads(after)
+    except tomllib.TOMLDecodeError:
+        merged = {}
+    entry = merged.get("mcp_servers", {}).get("maple") if isinstance(merged, dict) else None
+    if not isinstance(entry, dict) or entry.get("command") != mcp:
+        raise UnreadableFileError(
+            f"{path} could not be merged safely; set [mcp_servers.maple] command = "
+            f"{json.dumps(mcp)} there yourself. The file was left as it is."
+        )
     return Change(path, before, after)
 
 
@@ -202,10 +240,13 @@ def planned_changes(
 
 
 def _write(change: Change) -> None:
-    change.path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = change.path.with_name(change.path.name + ".maple-tmp")
+    target = change.path.resolve()  # through a symlink, so the link stays a link
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(target.name + ".maple-tmp")
     temporary.write_text(change.after, encoding="utf-8")
-    os.replace(temporary, change.path)
+    if target.exists():
+        os.chmod(temporary, target.stat().st_mode & 0o7777)
+    os.replace(temporary, target)
 
 
 def install(

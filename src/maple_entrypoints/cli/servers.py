@@ -56,7 +56,9 @@ def route_serve(
             "caller's bearer token (needs MAPLE_GITHUB_OWNER and MAPLE_GITHUB_REPO).",
         ),
     ] = "file",
-    port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = 8787,
+    port: Annotated[
+        int, typer.Option("--port", min=1, max=65535, help="Port to listen on.")
+    ] = 8787,
     host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
     prefix: Annotated[
         str, typer.Option("--prefix", help="Where the route is mounted.")
@@ -86,7 +88,8 @@ def solo(
         str, typer.Argument(help="The deployed preview's URL; only its origin is paired.")
     ],
     port: Annotated[
-        int, typer.Option("--port", help="Port on 127.0.0.1; default: a free one.")
+        int,
+        typer.Option("--port", min=0, max=65535, help="Port on 127.0.0.1; default: a free one."),
     ] = 0,
 ) -> None:
     """Pair a deployed preview with this machine: its comments land in .maple/ here.

@@ -1,0 +1,197 @@
+"""External agents: what a run of Codex or Claude Code is, and how its result reads to a model.
+
+The adapters in ``maple_adapters.agents`` drive the real CLIs; this module holds the values they
+report and the text an MCP caller gets back (Paseo's shape): a status line, the agent and thread
+ids, the files changed and commands run, the last message inside ``<agent-response>`` cut at
+4,000 characters, and one line of guidance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from maple_core.errors import InvalidInputError
+
+__all__ = [
+    "MAX_AGENTS",
+    "MAX_RESPONSE",
+    "PROVIDERS",
+    "AgentQuestion",
+    "AgentRun",
+    "AgentState",
+    "CommandRun",
+    "ProviderInfo",
+    "check_provider",
+    "render_run",
+]
+
+MAX_AGENTS = 4
+"""The most external agents one server starts (an agent whose process never started is not
+counted)."""
+
+MAX_RESPONSE = 4_000
+"""Characters of the agent's last message a result carries."""
+
+PROVIDERS = ("codex", "claude")
+"""The providers maple can drive, in the order they are listed."""
+
+
+class AgentState(StrEnum):
+    """Where an agent's current turn stands."""
+
+    RUNNING = "running"
+    WAITING = "waiting"  # asked a question; agent_send answers it
+    IDLE = "idle"  # the turn finished; agent_send starts another
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
+@dataclass(frozen=True, slots=True)
+class CommandRun:
+    """A command the agent ran, and its exit code when the agent reported one."""
+
+    command: str
+    exit_code: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AgentQuestion:
+    """A question the agent asked, with the choices it offered (none: free text)."""
+
+    id: str
+    question: str
+    options: tuple[str, ...] = ()
+    multi_select: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class AgentRun:
+    """One agent as it stands: its ids, state, what it did this turn, and its last words."""
+
+    provider: str
+    agent_id: str
+    thread_id: str | None
+    state: AgentState
+    files_changed: tuple[str, ...] = ()
+    commands: tuple[CommandRun, ...] = ()
+    last_message: str = ""
+    questions: tuple[AgentQuestion, ...] = ()
+    error: str | None = None
+    turns: int = 0
+
+    def to_json(self) -> dict[str, object]:
+        """The run as JSON (the tools' structured content)."""
+        return {
+            "provider": self.provider,
+            "agentId": self.agent_id,
+            "threadId": self.thread_id,
+            "status": self.state.value,
+            "filesChanged": list(self.files_changed),
+            "commands": [{"command": c.command, "exitCode": c.exit_code} for c in self.commands],
+            "lastMessage": self.last_message,
+            "questions": [
+                {
+                    "id": q.id,
+                    "question": q.question,
+                    "options": list(q.options),
+                    "multiSelect": q.multi_select,
+                }
+                for q in self.questions
+            ],
+            "error": self.error,
+            "turns": self.turns,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderInfo:
+    """What ``list_agent_providers`` says about one provider."""
+
+    provider: str
+    installed: bool
+    version: str | None = None
+    signed_in: bool | None = None  # None: the check was unavailable, malformed or timed out
+    guidance: str = ""
+    details: dict[str, str] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, object]:
+        """The provider as JSON."""
+        return {
+            "provider": self.provider,
+            "installed": self.installed,
+            "version": self.version,
+            "signedIn": self.signed_in,
+            "guidance": self.guidance,
+        }
+
+
+def check_provider(provider: str, allowed: Sequence[str]) -> str:
+    """``provider`` when the server was started with it in ``MAPLE_AGENTS``.
+
+    Raises:
+        InvalidInputError: naming the providers this server offers.
+    """
+    if provider in allowed:
+        return provider
+    offered = ", ".join(allowed) or "none"
+    raise InvalidInputError(
+        f"The {provider} agent is not offered by this server (MAPLE_AGENTS offers: {offered})."
+    )
+
+
+_STATUS_LINES = {
+    AgentState.RUNNING: "is still working",
+    AgentState.WAITING: "asked a question and is waiting for the answer",
+    AgentState.IDLE: "finished its turn",
+    AgentState.FAILED: "failed",
+    AgentState.CANCELLED: "was stopped",
+}
+
+_GUIDANCE = {
+    AgentState.RUNNING: "Check on it later with agent_status, or stop it with agent_cancel.",
+    AgentState.WAITING: "Answer with agent_send; the answer goes to the question above.",
+    AgentState.IDLE: "Review the changes; agent_send gives it more instructions in the same "
+    "thread.",
+    AgentState.FAILED: "agent_send retries in the same thread; check the provider with "
+    "list_agent_providers.",
+    AgentState.CANCELLED: "The thread is kept: agent_send resumes it in a fresh process.",
+}
+
+
+def _cut(text: str) -> str:
+    if len(text) <= MAX_RESPONSE:
+        return text
+    return text[:MAX_RESPONSE] + f"\n[…cut: {len(text) - MAX_RESPONSE} more characters]"
+
+
+def render_run(run: AgentRun) -> str:
+    """The result text an MCP caller reads for ``run``."""
+    names = {"codex": "Codex", "claude": "Claude Code"}
+    line = (
+        f"{names.get(run.provider, run.provider)} agent {run.agent_id} {_STATUS_LINES[run.state]}."
+    )
+    if run.error:
+        line += f" {run.error}"
+    parts = [line, f"Agent: {run.agent_id}", f"Thread: {run.thread_id or '(not started)'}"]
+    files = "\n".join(f"- {path}" for path in run.files_changed) or "- none"
+    parts.append(f"Files changed:\n{files}")
+    commands = (
+        "\n".join(
+            f"- {c.command}" + (f" (exit {c.exit_code})" if c.exit_code is not None else "")
+            for c in run.commands
+        )
+        or "- none"
+    )
+    parts.append(f"Commands run:\n{commands}")
+    if run.questions:
+        asked = []
+        for q in run.questions:
+            choices = f" Options: {', '.join(q.options)}." if q.options else ""
+            many = " (several may be chosen)" if q.multi_select else ""
+            asked.append(f"- {q.question}{choices}{many}")
+        parts.append("Questions:\n" + "\n".join(asked))
+    parts.append(f"<agent-response>\n{_cut(run.last_message)}\n</agent-response>")
+    parts.append(_GUIDANCE[run.state])
+    return "\n\n".join(parts)
