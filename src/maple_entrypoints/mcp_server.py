@@ -37,6 +37,7 @@ from maple_entrypoints.reporting import report_resolve
 from maple_entrypoints.server_log import ServerLog
 from maple_entrypoints.settings import load_settings, resolve_config
 from maple_entrypoints.wiring import (
+    build_agents,
     build_gate,
     build_refresher,
     build_store,
@@ -45,6 +46,7 @@ from maple_entrypoints.wiring import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from maple_adapters.agents import AgentPool
     from maple_entrypoints.solo import SoloBridges
 
 __all__ = ["SERVICE", "TOOL_NAMES", "build_server", "main", "package_version"]
@@ -120,6 +122,7 @@ def build_server(
     gate: GatePublisher | None = None,
     refresher: GateRefresher | None = None,
     solo: SoloBridges | None = None,
+    agents: AgentPool | None = None,
     require_approval: bool = False,
     clock: Clock | None = None,
     log: ServerLog | None = None,
@@ -293,6 +296,10 @@ def build_server(
         data = {"link": link, "bridge": bridge}
         return _result(data, data)
 
+    if agents is not None:
+        from maple_entrypoints.mcp_agents import register_agent_tools
+
+        register_agent_tools(server, agents, log)
     return server
 
 
@@ -348,12 +355,21 @@ def main() -> None:
 
     cwd = Path.cwd()
     solo = SoloBridges(lambda url: start_bridge(url, cwd=cwd, log=log))
+    agents = build_agents(config, cwd)
     server = build_server(
         store,
         gate=gate,
         refresher=refresher,
         solo=solo,
+        agents=agents,
         require_approval=config.require_approval,
         log=log,
     )
-    server.run("stdio")
+    try:
+        server.run("stdio")
+    finally:
+        if agents is not None:  # every child and everything it started ends with the server
+            from maple_adapters.agents import kill_all
+
+            agents.close_all()
+            kill_all()

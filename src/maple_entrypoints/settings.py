@@ -108,6 +108,7 @@ class ServerConfig:
     require_approval: bool
     github: GitHubConfig = GitHubConfig()
     route_url: str | None = None
+    agents: tuple[str, ...] = ()
 
 
 def _required(settings: Settings, name: str, program: str) -> str:
@@ -196,7 +197,20 @@ def resolve_config(settings: Settings, program: str = "Maple's MCP server") -> S
             gate_app_id=settings.text("MAPLE_GATE_APP_ID"),
         ),
         route_url=settings.text("MAPLE_URL"),
+        agents=_agents(settings),
     )
+
+
+def _agents(settings: Settings) -> tuple[str, ...]:
+    from maple_core.agents import PROVIDERS
+
+    named = [a.strip() for a in (settings.text("MAPLE_AGENTS") or "").split(",") if a.strip()]
+    unknown = [a for a in named if a not in PROVIDERS]
+    if unknown:
+        raise ConfigurationError(
+            f"Unknown MAPLE_AGENTS entry {unknown[0]}; name codex and/or claude, comma-separated."
+        )
+    return tuple(dict.fromkeys(named))
 
 
 def load_settings(environ: Mapping[str, str] | None = None) -> Settings:

@@ -24,9 +24,12 @@ from maple_entrypoints.settings import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from maple_adapters.agents import AgentPool
     from maple_adapters.github.transport import GitHubTransport
+    from maple_core.ports import AgentProvider
 
 __all__ = [
+    "build_agents",
     "build_gate",
     "build_refresher",
     "build_store",
@@ -151,6 +154,16 @@ def build_gate(config: ServerConfig, clock: Clock | None = None) -> GatePublishe
         now=(clock or SystemClock()).now,
         app_id=github.gate_app_id,
     )
+
+
+def build_agents(config: ServerConfig, root: Path) -> AgentPool | None:
+    """The external agents ``MAPLE_AGENTS`` offers, in ``root``; ``None`` when it names none."""
+    if not config.agents:
+        return None
+    from maple_adapters.agents import AgentPool, ClaudeProvider, CodexProvider
+
+    made: dict[str, AgentProvider] = {"codex": CodexProvider(), "claude": ClaudeProvider()}
+    return AgentPool({name: made[name] for name in config.agents}, root)
 
 
 def check_capabilities(store: CommentStore, gate: GatePublisher | None) -> None:

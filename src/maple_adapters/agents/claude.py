@@ -62,6 +62,7 @@ class ClaudeSession:
         self._tools: dict[str, tuple[str, dict[str, Any]]] = {}
         self._question: tuple[str, dict[str, Any], list[AgentQuestion]] | None = None
         self._control_ids = 0
+        self._generation = 0
 
     def _transcript(self) -> Path:
         home = Path(scoped_environment(self._provider.env).get("HOME", "~")).expanduser()
@@ -98,8 +99,19 @@ class ClaudeSession:
             self._state.begin_turn()
             self._state.update(thread_id=self._session_id)
             env = scoped_environment(self._provider.env)
+            self._generation += 1
+            generation = self._generation
+
+            def on_message(message: dict[str, Any]) -> None:
+                if generation == self._generation:  # a finished turn's process is ignored
+                    self._on_message(message)
+
+            def on_exit(code: int | None) -> None:
+                if generation == self._generation:
+                    self._on_exit(code)
+
             try:
-                self._child = Child(self._argv(), self._cwd, env, self._on_message, self._on_exit)
+                self._child = Child(self._argv(), self._cwd, env, on_message, on_exit)
             except OSError as exc:
                 self._state.end_turn(
                     AgentState.FAILED,

@@ -78,6 +78,7 @@ class CodexSession:
         self._turn_id: str | None = None
         self._question_request: Any = None
         self._stopping = False
+        self._generation = 0
 
     # -- the child and JSON-RPC ----------------------------------------------------------
 
@@ -97,8 +98,19 @@ class CodexSession:
             self._start_child(argv, env)
 
     def _start_child(self, argv: list[str], env: Mapping[str, str]) -> None:
+        self._generation += 1
+        generation = self._generation
+
+        def on_message(message: dict[str, Any]) -> None:
+            if generation == self._generation:  # a killed app-server's last words are ignored
+                self._on_message(message)
+
+        def on_exit(code: int | None) -> None:
+            if generation == self._generation:
+                self._on_exit(code)
+
         try:
-            self._child = Child(argv, self._cwd, env, self._on_message, self._on_exit)
+            self._child = Child(argv, self._cwd, env, on_message, on_exit)
         except OSError as exc:
             raise AgentStartError(
                 f"Codex could not start ({exc.strerror or exc}); is `codex` installed?"

@@ -63,7 +63,8 @@ class Child:
             _LIVE.add(self)
         self._reader = threading.Thread(target=self._read, name=f"agent-{self.pid}", daemon=True)
         self._reader.start()
-        threading.Thread(target=self._drain_stderr, daemon=True).start()
+        self._stderr_reader = threading.Thread(target=self._drain_stderr, daemon=True)
+        self._stderr_reader.start()
 
     @property
     def pid(self) -> int:
@@ -87,6 +88,7 @@ class Child:
                 continue
             if isinstance(message, dict):
                 self._on_message(message)
+        stdout.close()
         code = self.process.wait()
         with _LIVE_LOCK:
             _LIVE.discard(self)
@@ -97,6 +99,7 @@ class Child:
         assert stderr is not None
         for chunk in iter(lambda: stderr.read(4096), b""):
             self.stderr_tail = (self.stderr_tail + chunk)[-_STDERR_KEEP:]
+        stderr.close()
 
     def send(self, message: Mapping[str, Any]) -> bool:
         """Write one JSON line; False when the child is gone."""
@@ -135,6 +138,9 @@ class Child:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, signal.SIGKILL)  # descendants that outlived the leader
         self.close_stdin()
+        if threading.current_thread() is not self._reader:
+            self._reader.join(timeout=2)
+        self._stderr_reader.join(timeout=2)
 
 
 def kill_all() -> None:

@@ -1,0 +1,250 @@
+"""The five external-agent tools, registered only when ``MAPLE_AGENTS`` names a provider."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any, Literal
+
+import anyio
+import anyio.from_thread
+import anyio.lowlevel
+import anyio.to_thread
+from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, Field
+
+from maple_adapters.agents import AgentPool
+from maple_core.agents import AgentRun, AgentState, render_run
+from maple_core.errors import MapleError
+from maple_core.ports import AgentSession
+from maple_entrypoints.server_log import ServerLog
+
+__all__ = ["AGENT_TOOLS", "register_agent_tools"]
+
+AGENT_TOOLS = ("list_agent_providers", "agent_start", "agent_send", "agent_status", "agent_cancel")
+_PROGRESS_S = 15.0
+
+Provider = Annotated[
+    Literal["codex", "claude"], Field(description="The external agent: codex or claude.")
+]
+AgentId = Annotated[
+    str, Field(min_length=1, max_length=64, description="The agent's id, from agent_start.")
+]
+Background = Annotated[
+    bool,
+    Field(description="Return at once; the result arrives as a notification and agent_status."),
+]
+
+
+class AgentCommandModel(BaseModel):
+    """A command the agent ran."""
+
+    command: str
+    exitCode: int | None = None  # noqa: N815 - the JSON key
+
+
+class AgentQuestionModel(BaseModel):
+    """A question the agent asked."""
+
+    id: str
+    question: str
+    options: list[str]
+    multiSelect: bool  # noqa: N815 - the JSON key
+
+
+class AgentRunModel(BaseModel):
+    """An agent as it stands; the text content is the same run as the model reads it."""
+
+    provider: str
+    agentId: str  # noqa: N815
+    threadId: str | None  # noqa: N815
+    status: Literal["running", "waiting", "idle", "failed", "cancelled"]
+    filesChanged: list[str]  # noqa: N815
+    commands: list[AgentCommandModel]
+    lastMessage: str  # noqa: N815
+    questions: list[AgentQuestionModel]
+    error: str | None
+    turns: int
+
+
+class ProviderModel(BaseModel):
+    """One provider: installed, version, signed in, and what to do next."""
+
+    provider: str
+    installed: bool
+    version: str | None
+    signedIn: bool | None  # noqa: N815
+    guidance: str
+
+
+class ProvidersModel(BaseModel):
+    """``list_agent_providers``' result."""
+
+    providers: list[ProviderModel]
+
+
+def _run_result(run: AgentRun) -> CallToolResult:
+    return CallToolResult(
+        content=[TextContent(type="text", text=render_run(run))],
+        structured_content=run.to_json(),
+    )
+
+
+def _reported(
+    fn: Callable[..., Awaitable[CallToolResult]],
+) -> Callable[..., Awaitable[CallToolResult]]:
+    @functools.wraps(fn)
+    async def wrapper(*args: Any, **kwargs: Any) -> CallToolResult:
+        try:
+            return await fn(*args, **kwargs)
+        except MapleError as exc:
+            raise ToolError(str(exc)) from exc
+
+    return wrapper
+
+
+async def _until_settled(session: AgentSession, ctx: Context) -> AgentRun:
+    """Wait for the turn to end or ask a question, reporting progress every 15 s."""
+    waited = 0.0
+    while True:
+        run = await anyio.to_thread.run_sync(session.wait, _PROGRESS_S, abandon_on_cancel=True)
+        if run.state is not AgentState.RUNNING:
+            return run
+        waited += _PROGRESS_S
+        await ctx.report_progress(waited, None, f"{session.agent_id} is still working")
+
+
+def register_agent_tools(server: MCPServer, pool: AgentPool, log: ServerLog) -> None:
+    """Add the five tools to ``server``, over the agents in ``pool``."""
+    changer = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=True)
+    reader = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+
+    def notifier(ctx: Context) -> Callable[[AgentRun], None]:
+        token = anyio.lowlevel.current_token()
+        session = ctx.session
+
+        def deliver(run: AgentRun) -> None:
+            async def send() -> None:
+                await session.send_log_message(
+                    level="info", data=render_run(run), logger="maple.agents"
+                )
+
+            try:
+                anyio.from_thread.run(send, token=token)
+            except Exception as exc:
+                log.warn(
+                    "An agent's result could not be delivered as a notification.", error=str(exc)
+                )
+
+        return deliver
+
+    @server.tool(
+        title="List external agents",
+        description="The external agents this server offers: installed or not, version, "
+        "sign-in status, and setup or sign-in guidance.",
+        annotations=reader,
+    )
+    async def list_agent_providers() -> Annotated[CallToolResult, ProvidersModel]:
+        infos = [
+            await anyio.to_thread.run_sync(provider.detect) for provider in pool.providers.values()
+        ]
+        lines = [
+            f"{i.provider}: {'installed ' + (i.version or '') if i.installed else 'not installed'}"
+            f"; signed in: {'unknown' if i.signed_in is None else 'yes' if i.signed_in else 'no'}"
+            f". {i.guidance}"
+            for i in infos
+        ]
+        return CallToolResult(
+            content=[TextContent(type="text", text="\n".join(lines))],
+            structured_content={"providers": [i.to_json() for i in infos]},
+        )
+
+    @server.tool(
+        title="Start an external agent",
+        description="Start an agent (codex or claude) on a self-contained briefing. Blocking by "
+        "default; background: true returns at once. The agent's own sandbox and approval "
+        "settings decide what it may do; this server accepts the approvals it asks for.",
+        annotations=changer,
+    )
+    @_reported
+    async def agent_start(
+        provider: Provider,
+        prompt: Annotated[
+            str,
+            Field(min_length=1, max_length=100_000, description="The self-contained briefing."),
+        ],
+        ctx: Context,
+        background: Background = False,
+        model: Annotated[str | None, Field(max_length=128, description="Model name.")] = None,
+        effort: Annotated[
+            str | None, Field(max_length=32, description="Reasoning effort, such as high.")
+        ] = None,
+        cwd: Annotated[
+            str | None,
+            Field(max_length=4_096, description="Working folder, inside the project root."),
+        ] = None,
+    ) -> Annotated[CallToolResult, AgentRunModel]:
+        deliver = notifier(ctx) if background else None
+        session = await anyio.to_thread.run_sync(
+            functools.partial(
+                pool.start,
+                provider,
+                prompt,
+                cwd=cwd,
+                model=model,
+                effort=effort,
+                on_turn_end=deliver,
+            )
+        )
+        if background:
+            return _run_result(session.snapshot())
+        return _run_result(await _until_settled(session, ctx))
+
+    @server.tool(
+        title="Instruct an external agent",
+        description="Give a started agent more instructions in the same thread, or answer the "
+        "question it asked. Blocking by default; background: true returns at once.",
+        annotations=changer,
+    )
+    @_reported
+    async def agent_send(
+        provider: Provider,
+        agentId: AgentId,  # noqa: N803 - the tool's argument name
+        message: Annotated[str, Field(min_length=1, max_length=100_000)],
+        ctx: Context,
+        background: Background = False,
+    ) -> Annotated[CallToolResult, AgentRunModel]:
+        session = pool.get(provider, agentId)
+        await anyio.to_thread.run_sync(session.send, message)
+        if background:
+            return _run_result(session.snapshot())
+        return _run_result(await _until_settled(session, ctx))
+
+    @server.tool(
+        title="Read an external agent's status",
+        description="An agent's status, last message, changed files and commands.",
+        annotations=reader,
+    )
+    @_reported
+    async def agent_status(
+        provider: Provider,
+        agentId: AgentId,  # noqa: N803
+    ) -> Annotated[CallToolResult, AgentRunModel]:
+        return _run_result(pool.get(provider, agentId).snapshot())
+
+    @server.tool(
+        title="Stop an external agent",
+        description="Stop an agent's current turn and its process. The thread stays on disk; "
+        "the next agent_send resumes it in a fresh process.",
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True),
+    )
+    @_reported
+    async def agent_cancel(
+        provider: Provider,
+        agentId: AgentId,  # noqa: N803
+    ) -> Annotated[CallToolResult, AgentRunModel]:
+        session = pool.get(provider, agentId)
+        return _run_result(await anyio.to_thread.run_sync(session.cancel))
