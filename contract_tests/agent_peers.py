@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from maple_adapters.agents import ClaudeProvider, CodexProvider
 from maple_core.ports import AgentProvider
 
@@ -37,6 +39,20 @@ class Peer:
 
     def sleepers(self) -> list[int]:
         """The pids of the long commands the agent started."""
+        model = self.extra.get("model")
+        if model is not None:  # found by their unique argument: a sandbox hides the real pid
+            marks = set(model.sleep_marks)
+            found = []
+            for entry in Path("/proc").iterdir():
+                if not entry.name.isdigit():
+                    continue
+                try:
+                    argv = (entry / "cmdline").read_bytes().split(b"\0")
+                except OSError:
+                    continue
+                if len(argv) >= 2 and argv[0].endswith(b"timeout") and argv[1].decode() in marks:
+                    found.append(int(entry.name))
+            return found
         if not self.pids.exists():
             return []
         return [int(line) for line in self.pids.read_text().split()]
@@ -92,3 +108,83 @@ def process_alive(pid: int) -> bool:
         return False
     except OSError:
         return os.path.exists(f"/proc/{pid}")
+
+
+CODEX_CONFIG = """model = "mock-model"
+model_provider = "mock_provider"
+approval_policy = "on-request"
+sandbox_mode = "workspace-write"
+suppress_unstable_features_warning = true
+
+[model_providers.mock_provider]
+name = "Scripted model"
+base_url = "{url}/v1"
+wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
+supports_websockets = false
+
+[analytics]
+enabled = false
+"""
+
+
+def real_peer(provider_name: str, tmp: Path, request: pytest.FixtureRequest) -> Peer:
+    """The real ``codex`` (PyPI openai-codex-cli-bin) or ``claude`` (bundled in
+    claude-agent-sdk), against a scripted model on loopback."""
+    from tests.agents.model_server import ScriptedModel
+    from tests.loopback import serve_asgi
+
+    binary = _bundled(provider_name)
+    workspace = tmp / "project"
+    workspace.mkdir(parents=True, exist_ok=True)
+    pids = workspace / ".pids"  # inside the workspace: the agent's sandbox may write only there
+    home = tmp / "home"
+    home.mkdir(exist_ok=True)
+    model = ScriptedModel(pids, workspace)
+    running = serve_asgi(model.app)
+    request.addfinalizer(running.stop)
+    env = {"HOME": str(home), "RUST_LOG": "warn", "NO_COLOR": "1"}
+    provider: AgentProvider
+    if provider_name == "codex":
+        codex_home = tmp / "codex-home"
+        codex_home.mkdir(exist_ok=True)
+        (codex_home / "config.toml").write_text(CODEX_CONFIG.format(url=running.url))
+        provider = CodexProvider(str(binary), {**env, "CODEX_HOME": str(codex_home)})
+    else:
+        provider = ClaudeProvider(
+            str(binary),
+            {
+                **env,
+                "ANTHROPIC_BASE_URL": running.url,
+                "ANTHROPIC_API_KEY": "sk-ant-scripted-model",
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+                "DISABLE_AUTOUPDATER": "1",
+                "DISABLE_TELEMETRY": "1",
+            },
+        )
+
+    def install(scenario: Scenario) -> None:
+        model.scenario = scenario
+
+    return Peer(f"{provider_name}-real", provider, workspace, pids, install, {"model": model})
+
+
+def _bundled(provider_name: str) -> Path:
+    try:
+        if provider_name == "codex":
+            import codex_cli_bin
+
+            return Path(codex_cli_bin.bundled_codex_path())
+        import claude_agent_sdk
+
+        path = Path(claude_agent_sdk.__file__).parent / "_bundled" / "claude"
+        if not path.exists():
+            raise FileNotFoundError(path)
+        return path
+    except (ImportError, FileNotFoundError):
+        pytest.skip(
+            f"the real {provider_name} binary is not installed: pip install "
+            + ("openai-codex-cli-bin" if provider_name == "codex" else "claude-agent-sdk")
+            + " (make test installs it)"
+        )

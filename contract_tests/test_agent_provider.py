@@ -8,13 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from contract_tests.agent_peers import Peer, fake_peer, process_alive
+from contract_tests.agent_peers import Peer, fake_peer, process_alive, real_peer
 from maple_core.agents import AgentState
 from maple_core.ports import AgentSession
 
 AGENT_PEERS = [
-    pytest.param(lambda tmp: fake_peer("codex", tmp), id="codex-fake"),
-    pytest.param(lambda tmp: fake_peer("claude", tmp), id="claude-fake"),
+    pytest.param(lambda tmp, request: fake_peer("codex", tmp), id="codex-fake"),
+    pytest.param(lambda tmp, request: fake_peer("claude", tmp), id="claude-fake"),
+    pytest.param(lambda tmp, request: real_peer("codex", tmp, request), id="codex-real"),
+    pytest.param(lambda tmp, request: real_peer("claude", tmp, request), id="claude-real"),
 ]
 """Every provider against every peer. A new peer is one new entry here."""
 
@@ -22,9 +24,9 @@ TURN_S = 60.0
 
 
 @pytest.fixture(params=AGENT_PEERS)
-def peer(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Peer]:
-    made: Peer = request.param(tmp_path)
-    yield made
+def peer(request: pytest.FixtureRequest, tmp_path: Path) -> Peer:
+    made: Peer = request.param(tmp_path, request)
+    return made
 
 
 @pytest.fixture

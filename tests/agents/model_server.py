@@ -1,0 +1,332 @@
+"""A scripted loopback model for the real ``codex`` and ``claude`` binaries.
+
+It answers OpenAI's Responses API (``POST /v1/responses``, what Codex calls) and Anthropic's
+Messages API (``POST /v1/messages``, what Claude Code calls) with server-sent events, playing a
+scenario (see ``contract_tests/agent_peers.py``). Which step comes next is read from the request
+itself (how many user turns, how many tool calls since the last one), so concurrent agents and
+resumed threads each get their own place in the script.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+Scenario = list[list[dict[str, Any]]]
+
+
+def _sse(events: list[tuple[str, dict[str, Any]]]) -> StreamingResponse:
+    async def body() -> AsyncIterator[bytes]:
+        for name, data in events:
+            yield f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
+
+    return StreamingResponse(body(), media_type="text/event-stream")
+
+
+def _patch(path: str, text: str) -> str:
+    added = "".join(f"+{line}\n" for line in text.splitlines())
+    return (
+        f"apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: {path}\n{added}*** End Patch\nEOF\n"
+    )
+
+
+class ScriptedModel:
+    """The scenario being played, and the requests seen (for assertions)."""
+
+    def __init__(self, pids: Path, workspace: Path) -> None:
+        self.scenario: Scenario = []
+        self.pids = pids
+        self.workspace = workspace
+        self.requests: list[dict[str, Any]] = []
+        self.sleep_marks: list[str] = []  # a sandboxed command's pid is not ours: find it by mark
+        self.app = Starlette(
+            routes=[
+                Route("/v1/responses", self.responses, methods=["POST"]),
+                Route("/v1/messages", self.messages, methods=["POST"]),
+                Route("/v1/messages/count_tokens", self.count_tokens, methods=["POST"]),
+            ]
+        )
+
+    def _sleeper(self, seconds: float) -> str:
+        mark = f"{int(seconds)}.{uuid.uuid4().int % 10**6:06d}"
+        self.sleep_marks.append(mark)
+        return f"timeout {mark} tail -f /dev/null"  # Claude Code's Bash refuses a bare sleep
+
+    def _step(self, turn: int, step: int) -> dict[str, Any] | None:
+        steps = self.scenario[turn] if turn < len(self.scenario) else [{"say": "(unscripted)"}]
+        return steps[step] if step < len(steps) else None
+
+    # -- Codex: the Responses API ---------------------------------------------------------
+
+    async def responses(self, request: Request) -> Response:
+        body = await request.json()
+        self.requests.append(body)
+        items = body.get("input") or []
+        users = [
+            i
+            for i, item in enumerate(items)
+            if item.get("type") == "message"
+            and item.get("role") == "user"
+            and not _text_of(item).lstrip().startswith("<")
+        ]
+        turn = len(users) - 1
+        since = items[users[-1] + 1 :] if users else []
+        calls = [i for i in since if i.get("type") == "function_call"]
+        step = self._step(turn, len(calls))
+        outputs = [i for i in since if i.get("type") == "function_call_output"]
+        rid = "resp_" + uuid.uuid4().hex[:12]
+        usage = {
+            "input_tokens": 10,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": 5,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": 15,
+        }
+        if step is None:
+            last = calls[-1] if calls else {}
+            if last.get("name") == "request_user_input" and outputs:
+                step = {"say": f"You chose: {_first_answer(outputs[-1].get('output'))}"}
+            else:
+                step = {"say": "Done."}
+        if "fail" in step:
+            failed = {
+                "id": rid,
+                "status": "failed",
+                "error": {"code": "server_error", "message": step["fail"]},
+            }
+            return _sse(
+                [
+                    ("response.created", {"type": "response.created", "response": {"id": rid}}),
+                    ("response.failed", {"type": "response.failed", "response": failed}),
+                ]
+            )
+        if "say" in step:
+            item: dict[str, Any] = {
+                "type": "message",
+                "role": "assistant",
+                "id": "msg_" + uuid.uuid4().hex[:8],
+                "content": [{"type": "output_text", "text": step["say"], "annotations": []}],
+            }
+        else:
+            if "run" in step:
+                name, arguments = "exec_command", {"cmd": step["run"]}
+            elif "write" in step:
+                name, arguments = (
+                    "exec_command",
+                    {"cmd": _patch(step["write"], step.get("text", ""))},
+                )
+            elif "sleep" in step:
+                name, arguments = (
+                    "exec_command",
+                    {"cmd": self._sleeper(step["sleep"]), "yield_time_ms": 600000},
+                )
+            else:  # ask
+                name = "request_user_input"
+                arguments = {
+                    "questions": [
+                        {
+                            "id": "q1",
+                            "header": "Choose",
+                            "question": step["ask"],
+                            "options": [
+                                {"label": o, "description": o} for o in step.get("options", [])
+                            ],
+                        }
+                    ]
+                }
+            item = {
+                "type": "function_call",
+                "id": "fc_" + uuid.uuid4().hex[:8],
+                "call_id": "call_" + uuid.uuid4().hex[:8],
+                "name": name,
+                "arguments": json.dumps(arguments),
+            }
+        return _sse(
+            [
+                ("response.created", {"type": "response.created", "response": {"id": rid}}),
+                (
+                    "response.output_item.done",
+                    {"type": "response.output_item.done", "output_index": 0, "item": item},
+                ),
+                (
+                    "response.completed",
+                    {"type": "response.completed", "response": {"id": rid, "usage": usage}},
+                ),
+            ]
+        )
+
+    # -- Claude Code: the Messages API ----------------------------------------------------
+
+    async def count_tokens(self, request: Request) -> Response:
+        return JSONResponse({"input_tokens": 10})
+
+    async def messages(self, request: Request) -> Response:
+        body = await request.json()
+        self.requests.append(body)
+        messages = body.get("messages") or []
+        users = [i for i, m in enumerate(messages) if m.get("role") == "user" and _is_prompt(m)]
+        turn = len(users) - 1
+        since = messages[users[-1] + 1 :] if users else []
+        uses = [
+            b
+            for m in since
+            if m.get("role") == "assistant"
+            for b in _blocks(m)
+            if b.get("type") == "tool_use"
+        ]
+        results = [
+            b
+            for m in since
+            if m.get("role") == "user"
+            for b in _blocks(m)
+            if b.get("type") == "tool_result"
+        ]
+        step = self._step(turn, len(uses))
+        if step is None:
+            last = uses[-1] if uses else {}
+            if last.get("name") == "AskUserQuestion" and results:
+                options = last.get("input", {}).get("questions", [{}])[0].get("options", [])
+                content = results[-1].get("content")
+                said = content if isinstance(content, str) else _text_of({"content": content})
+                chosen = next((o["label"] for o in options if f'"{o["label"]}"' in said), "?")
+                step = {"say": f"You chose: {chosen}"}
+            else:
+                step = {"say": "Done."}
+        if "fail" in step:
+            return JSONResponse(
+                {
+                    "type": "error",
+                    "error": {"type": "invalid_request_error", "message": step["fail"]},
+                },
+                status_code=400,
+            )
+        model = body.get("model", "claude-fake")
+        message_id = "msg_" + uuid.uuid4().hex[:12]
+        start = {
+            "type": "message_start",
+            "message": {
+                "id": message_id,
+                "type": "message",
+                "role": "assistant",
+                "model": model,
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": {"input_tokens": 10, "output_tokens": 1},
+            },
+        }
+        if "say" in step:
+            block_start = {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "text", "text": ""},
+            }
+            delta = {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": step["say"]},
+            }
+            stop_reason = "end_turn"
+        else:
+            if "run" in step:
+                name, tool_input = "Bash", {"command": step["run"], "description": "Run it"}
+            elif "write" in step:
+                path = str(self.workspace / step["write"])  # Claude's Write takes absolute paths
+                name, tool_input = "Write", {"file_path": path, "content": step.get("text", "")}
+            elif "sleep" in step:
+                name, tool_input = (
+                    "Bash",
+                    {
+                        "command": self._sleeper(step["sleep"]),
+                        "description": "Wait",
+                        "timeout": 600000,
+                    },
+                )
+            else:
+                name, tool_input = (
+                    "AskUserQuestion",
+                    {
+                        "questions": [
+                            {
+                                "question": step["ask"],
+                                "header": "Choose",
+                                "multiSelect": False,
+                                "options": [
+                                    {"label": o, "description": o} for o in step.get("options", [])
+                                ],
+                            }
+                        ]
+                    },
+                )
+            block_start = {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {
+                    "type": "tool_use",
+                    "id": "toolu_" + uuid.uuid4().hex[:12],
+                    "name": name,
+                    "input": {},
+                },
+            }
+            delta = {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "input_json_delta", "partial_json": json.dumps(tool_input)},
+            }
+            stop_reason = "tool_use"
+        return _sse(
+            [
+                ("message_start", start),
+                ("content_block_start", block_start),
+                ("content_block_delta", delta),
+                ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+                (
+                    "message_delta",
+                    {
+                        "type": "message_delta",
+                        "delta": {"stop_reason": stop_reason, "stop_sequence": None},
+                        "usage": {"output_tokens": 5},
+                    },
+                ),
+                ("message_stop", {"type": "message_stop"}),
+            ]
+        )
+
+
+def _text_of(item: dict[str, Any]) -> str:
+    content = item.get("content")
+    if isinstance(content, str):
+        return content
+    return "".join(c.get("text", "") for c in content or [] if isinstance(c, dict))
+
+
+def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
+    content = message.get("content")
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return [b for b in content or [] if isinstance(b, dict)]
+
+
+def _is_prompt(message: dict[str, Any]) -> bool:
+    blocks = _blocks(message)
+    if any(b.get("type") == "tool_result" for b in blocks):
+        return False
+    return any(
+        b.get("type") == "text" and not b.get("text", "").lstrip().startswith("<") for b in blocks
+    )
+
+
+def _first_answer(output: Any) -> str:
+    try:
+        data = json.loads(output) if isinstance(output, str) else output
+        return str(data["answers"]["q1"]["answers"][0])
+    except (ValueError, KeyError, TypeError, IndexError):
+        return "?"
