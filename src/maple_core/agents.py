@@ -174,7 +174,7 @@ def render_run(run: AgentRun) -> str:
     )
     if run.error:
         line += f" {run.error}"
-    parts = [line, f"Agent: {run.agent_id}", f"Thread: {run.thread_id or '(not started)'}"]
+    parts = [line, f"Agent: {run.agent_id}\nThread: {run.thread_id or '(not started)'}"]
     files = "\n".join(f"- {path}" for path in run.files_changed) or "- none"
     parts.append(f"Files changed:\n{files}")
     commands = (

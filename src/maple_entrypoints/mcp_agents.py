@@ -13,7 +13,13 @@ import anyio.to_thread
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import (
+    CallToolResult,
+    LoggingMessageNotification,
+    LoggingMessageNotificationParams,
+    TextContent,
+    ToolAnnotations,
+)
 from pydantic import BaseModel, Field
 
 from maple_adapters.agents import AgentPool
@@ -128,8 +134,13 @@ def register_agent_tools(server: MCPServer, pool: AgentPool, log: ServerLog) -> 
 
         def deliver(run: AgentRun) -> None:
             async def send() -> None:
-                await session.send_log_message(
-                    level="info", data=render_run(run), logger="maple.agents"
+                # On the connection, not the request's stream: the tool call has returned.
+                await session.send_notification(
+                    LoggingMessageNotification(
+                        params=LoggingMessageNotificationParams(
+                            level="info", data=render_run(run), logger="maple.agents"
+                        )
+                    )
                 )
 
             try:

@@ -181,6 +181,9 @@ def handle(message: dict[str, Any]) -> None:
         return
     if method == "initialize":
         state["initialized"] = True
+        if os.environ.get("MAPLE_FAKE_ARGV_LOG"):
+            with open(os.environ["MAPLE_FAKE_ARGV_LOG"], "a", encoding="utf-8") as log:
+                log.write(json.dumps({"initialize": params}) + "\n")
         emit(
             {
                 "id": request_id,
@@ -248,6 +251,8 @@ def main() -> None:
         with open(os.environ["MAPLE_FAKE_ARGV_LOG"], "a", encoding="utf-8") as log:
             log.write(json.dumps(sys.argv[1:]) + "\n")
     sys.stderr.write("fake codex: secret stderr that must never reach a caller\n")
+    if os.environ.get("MAPLE_FAKE_ENV_LOG"):
+        Path(os.environ["MAPLE_FAKE_ENV_LOG"]).write_text(json.dumps(dict(os.environ)))
     for line in sys.stdin:
         try:
             message = json.loads(line)
