@@ -212,6 +212,11 @@ COMMANDS = [
     ["doctor"],
     ["install"],
     ["demo"],
+    ["agents", "providers"],
+    ["agents", "start"],
+    ["agents", "send"],
+    ["agents", "status"],
+    ["agents", "cancel"],
 ]
 
 

@@ -87,7 +87,10 @@ ENVIRONMENT: tuple[EnvironmentVariable, ...] = (
         "the route server).",
     ),
     EnvironmentVariable(
-        "MAPLE_AGENTS", False, "Comma-separated external agents to offer: codex, claude."
+        "MAPLE_AGENTS",
+        False,
+        "Comma-separated external agents maple-mcp offers tools for: codex, claude; unset means "
+        "none.",
     ),
 )
 """Every variable maple reads, in the order the docs list them."""

@@ -273,3 +273,80 @@ async def test_no_agent_process_outlives_the_server(tmp_path: Path) -> None:
     while any(process_alive(p) for p in sleepers) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not any(process_alive(p) for p in sleepers)
+
+
+def maple(tmp: Path, *args: str, env: dict[str, str]) -> Any:
+    import subprocess
+    import sys
+
+    from tests.mcp_support import clean_env
+
+    return subprocess.run(
+        [str(Path(sys.executable).with_name("maple")), "agents", *args],
+        cwd=tmp / "project",
+        env=clean_env(**env),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_the_cli_starts_resumes_reads_and_stops_agents(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from contract_tests.support import make_repo
+    from tests.mcp_support import clean_env
+
+    make_repo(tmp_path / "project", "feat/agents")
+    env = fake_path(tmp_path)
+    (tmp_path / "script.json").write_text(
+        json.dumps(
+            [[{"say": "First pass done."}], [{"say": "Second pass done."}], [{"sleep": 120}]]
+        )
+    )
+    listed = json.loads(maple(tmp_path, "providers", "--json", env=env).stdout)
+    assert [p["provider"] for p in listed["providers"]] == ["codex", "claude"]
+    started = maple(tmp_path, "start", "codex", "Tidy the CSS.", "--json", env=env)
+    assert started.returncode == 0, started.stderr
+    run = json.loads(started.stdout)
+    assert (run["status"], run["lastMessage"]) == ("idle", "First pass done.")
+    status = maple(tmp_path, "status", run["agentId"], env=env)
+    assert "<agent-response>\nFirst pass done.\n</agent-response>" in status.stdout
+    resumed = maple(tmp_path, "send", "codex", run["threadId"], "More.", "--json", env=env)
+    assert json.loads(resumed.stdout)["lastMessage"] == "Second pass done."
+    background = subprocess.Popen(
+        [
+            str(Path(sys.executable).with_name("maple")),
+            "agents",
+            "send",
+            "codex",
+            run["threadId"],
+            "Wait.",
+        ],
+        cwd=tmp_path / "project",
+        env=clean_env(**env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    agent = f"codex-{background.pid}"
+    record = tmp_path / "project" / ".maple" / "agents" / f"{agent}.json"
+    pids = tmp_path / "pids.txt"
+    deadline = time.monotonic() + 20
+    while not (pids.exists() and record.exists()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert record.exists()
+    [sleeper] = [int(p) for p in pids.read_text().split()]
+    stopped = maple(tmp_path, "cancel", agent, env=env)
+    assert "was stopped" in stopped.stdout
+    background.communicate(timeout=20)
+    assert background.returncode == 130
+    deadline = time.monotonic() + 5
+    while process_alive(sleeper) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not process_alive(sleeper)
+    missing = maple(tmp_path, "status", "codex-1", env=env)
+    assert missing.returncode == 1
+    assert "no agent codex-1 here" in missing.stderr

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-from maple_adapters.agents.claude import ClaudeProvider, ClaudeSession
-from maple_adapters.agents.codex import AgentStartError, CodexProvider, CodexSession
+from maple_adapters.agents.claude import ClaudeProvider, ClaudeSession, resume_claude
+from maple_adapters.agents.codex import (
+    AgentStartError,
+    CodexProvider,
+    CodexSession,
+    resume_codex,
+)
 from maple_adapters.agents.pool import AgentPool
 from maple_adapters.agents.process import kill_all
 
@@ -15,4 +20,6 @@ __all__ = [
     "CodexProvider",
     "CodexSession",
     "kill_all",
+    "resume_claude",
+    "resume_codex",
 ]

@@ -370,3 +370,14 @@ class ClaudeProvider:
         session = ClaudeSession(self, agent_id, cwd, model, effort, on_turn_end)
         session.begin(briefing)
         return session
+
+
+def resume_claude(
+    provider: ClaudeProvider, agent_id: str, session_id: str, text: str, cwd: str
+) -> ClaudeSession:
+    """Resume a saved Claude Code session in a fresh process, with a new turn on ``text``."""
+    session = ClaudeSession(provider, agent_id, cwd, None, None, None)
+    session._session_id = session_id
+    session._confirmed = True
+    session.begin(text)
+    return session

@@ -386,3 +386,13 @@ class CodexProvider:
         session = CodexSession(self, agent_id, cwd, model, effort, on_turn_end)
         session.begin(briefing)
         return session
+
+
+def resume_codex(
+    provider: CodexProvider, agent_id: str, thread_id: str, text: str, cwd: str
+) -> CodexSession:
+    """Resume a Codex thread from disk in a fresh app-server, with a new turn on ``text``."""
+    session = CodexSession(provider, agent_id, cwd, None, None, None)
+    session._thread_id = thread_id
+    session.begin(text)
+    return session

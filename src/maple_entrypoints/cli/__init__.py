@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import typer
 
+from maple_entrypoints.cli.agents import agents_app
 from maple_entrypoints.cli.comments import comments_app
 from maple_entrypoints.cli.common import EXIT_BLOCKED, EXIT_CONFIG, EXIT_ERROR
 from maple_entrypoints.cli.demo import demo
@@ -31,6 +32,7 @@ app.add_typer(comments_app, name="comments")
 app.add_typer(gate_app, name="gate")
 app.add_typer(route_app, name="route")
 app.add_typer(hook_app, name="hook")
+app.add_typer(agents_app, name="agents")
 app.command("mcp", epilog="Example: claude mcp add maple -- maple mcp")(mcp_server)
 app.command("solo", epilog="Example: maple solo https://feat-login.preview.example/ --port 4100")(
     solo

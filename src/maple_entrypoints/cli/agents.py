@@ -1,0 +1,205 @@
+"""``maple agents``: hand a task to Codex or Claude Code from the terminal.
+
+``start`` and ``send`` run the agent in the foreground until its turn ends (Ctrl-C stops it);
+each records the agent under ``.maple/agents/`` at the main checkout, so ``status`` and
+``cancel`` work from another terminal.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from maple_adapters.agents import (
+    AgentStartError,
+    ClaudeProvider,
+    CodexProvider,
+    resume_claude,
+    resume_codex,
+)
+from maple_adapters.files import find_checkout
+from maple_core.agents import PROVIDERS, AgentRun, AgentState, render_run
+from maple_core.ports import AgentProvider, AgentSession
+from maple_entrypoints.cli.common import EXIT_CONFIG, EXIT_ERROR, JsonOption, fail, print_json
+
+__all__ = ["agents_app"]
+
+agents_app = typer.Typer(
+    help="Hand work to Codex or Claude Code (external agents).",
+    no_args_is_help=True,
+    epilog='Example: maple agents start codex "Make the card\'s padding match the header."',
+)
+ProviderArg = Annotated[str, typer.Argument(help="codex or claude.", metavar="PROVIDER")]
+
+
+def _provider(name: str) -> AgentProvider:
+    if name not in PROVIDERS:
+        raise fail(f'unknown provider {name}; "codex" and "claude" exist.', EXIT_CONFIG)
+    return CodexProvider() if name == "codex" else ClaudeProvider()
+
+
+def _folder() -> Path:
+    return Path(find_checkout(Path.cwd()).root) / ".maple" / "agents"
+
+
+def _record(run: AgentRun, cwd: str) -> None:
+    folder = _folder()
+    folder.mkdir(parents=True, exist_ok=True)
+    data = {"pid": os.getpid(), "cwd": cwd, "run": run.to_json(), "text": render_run(run)}
+    temporary = folder / f".{run.agent_id}.tmp"
+    temporary.write_text(json.dumps(data, indent=2))
+    os.replace(temporary, folder / f"{run.agent_id}.json")
+
+
+def _show(run: AgentRun, as_json: bool) -> None:
+    if as_json:
+        print_json(run.to_json())
+    else:
+        print(render_run(run))
+
+
+def _drive(session: AgentSession, cwd: str, as_json: bool) -> None:
+    """Follow the turn to its end, answering questions on a terminal; Ctrl-C or SIGTERM stops."""
+    stop = {"asked": False}
+
+    def stopped(*_: Any) -> None:
+        stop["asked"] = True
+
+    signal.signal(signal.SIGTERM, stopped)
+    last: AgentRun | None = None
+    try:
+        while True:
+            run = session.wait(0.2)
+            if run != last:
+                _record(run, cwd)
+                last = run
+            if stop["asked"]:
+                raise KeyboardInterrupt
+            if run.state is AgentState.WAITING and sys.stdin.isatty():
+                for question in run.questions:
+                    choices = f" [{', '.join(question.options)}]" if question.options else ""
+                    sys.stderr.write(f"{question.question}{choices}\n")
+                session.send(input("> "))
+                continue
+            if run.state is not AgentState.RUNNING:
+                break
+    except KeyboardInterrupt:
+        run = session.cancel()
+        _record(run, cwd)
+        _show(run, as_json)
+        raise typer.Exit(130) from None
+    finally:
+        session.close()
+    _show(run, as_json)
+    if run.state is AgentState.FAILED:
+        raise typer.Exit(EXIT_ERROR)
+
+
+@agents_app.command("providers", epilog="Example: maple agents providers --json")
+def providers(as_json: JsonOption = False) -> None:
+    """Installed or not, version, sign-in status, and what to do next, for each provider."""
+    infos = [_provider(name).detect() for name in PROVIDERS]
+    if as_json:
+        print_json({"providers": [i.to_json() for i in infos]})
+        return
+    for i in infos:
+        state = f"installed {i.version}" if i.installed else "not installed"
+        signed = {True: "signed in", False: "not signed in", None: "sign-in unknown"}[i.signed_in]
+        print(f"{i.provider}: {state}, {signed}. {i.guidance}")
+
+
+@agents_app.command(
+    "start", epilog='Example: maple agents start claude "Review the checkout page." --effort high'
+)
+def start(
+    provider: ProviderArg,
+    briefing: Annotated[str, typer.Argument(help="A self-contained briefing.")],
+    model: Annotated[str | None, typer.Option("--model", help="Model name.")] = None,
+    effort: Annotated[str | None, typer.Option("--effort", help="Reasoning effort.")] = None,
+    cwd: Annotated[Path, typer.Option("--cwd", help="Working folder; default: here.")] = Path(),
+    as_json: JsonOption = False,
+) -> None:
+    """Start an agent on a briefing and follow its turn (Ctrl-C stops it)."""
+    folder = str(cwd.resolve())
+    agent_id = f"{provider}-{os.getpid()}"
+    try:
+        session = _provider(provider).start(agent_id, briefing, folder, model=model, effort=effort)
+    except AgentStartError as exc:
+        raise fail(str(exc), EXIT_ERROR) from None
+    _drive(session, folder, as_json)
+
+
+@agents_app.command(
+    "send", epilog='Example: maple agents send codex 0199a1b2-... "Now the mobile layout."'
+)
+def send(
+    provider: ProviderArg,
+    thread: Annotated[str, typer.Argument(help="The thread (or session) id to resume.")],
+    message: Annotated[str, typer.Argument(help="More instructions.")],
+    cwd: Annotated[Path, typer.Option("--cwd", help="Working folder; default: here.")] = Path(),
+    as_json: JsonOption = False,
+) -> None:
+    """Resume an agent's thread in a fresh process with more instructions."""
+    folder = str(cwd.resolve())
+    agent_id = f"{provider}-{os.getpid()}"
+    chosen = _provider(provider)
+    if isinstance(chosen, CodexProvider):
+        session: AgentSession = resume_codex(chosen, agent_id, thread, message, folder)
+    else:
+        assert isinstance(chosen, ClaudeProvider)
+        session = resume_claude(chosen, agent_id, thread, message, folder)
+    _drive(session, folder, as_json)
+
+
+def _recorded(agent_id: str) -> dict[str, Any]:
+    path = _folder() / f"{agent_id}.json"
+    try:
+        data: dict[str, Any] = json.loads(path.read_text())
+    except (OSError, ValueError):
+        known = sorted(p.stem for p in _folder().glob("*.json")) if _folder().exists() else []
+        raise fail(
+            f"no agent {agent_id} here (agents: {', '.join(known) or 'none'}).", EXIT_ERROR
+        ) from None
+    return data
+
+
+@agents_app.command("status", epilog="Example: maple agents status codex-41237")
+def status(
+    agent_id: Annotated[str, typer.Argument(help="The agent's id.", metavar="AGENT")],
+    as_json: JsonOption = False,
+) -> None:
+    """An agent's status, last message, changed files and commands."""
+    data = _recorded(agent_id)
+    if as_json:
+        print_json(data["run"])
+    else:
+        print(data["text"])
+
+
+@agents_app.command("cancel", epilog="Example: maple agents cancel codex-41237")
+def cancel(
+    agent_id: Annotated[str, typer.Argument(help="The agent's id.", metavar="AGENT")],
+) -> None:
+    """Stop an agent started by `maple agents start` or `send` in another terminal."""
+    data = _recorded(agent_id)
+    if data["run"]["status"] not in ("running", "waiting"):
+        print(data["text"])
+        return
+    try:
+        os.kill(int(data["pid"]), signal.SIGTERM)
+    except ProcessLookupError:
+        raise fail(f"{agent_id}'s process is gone; nothing to stop.", EXIT_ERROR) from None
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        data = _recorded(agent_id)
+        if data["run"]["status"] not in ("running", "waiting"):
+            break
+        time.sleep(0.1)
+    print(data["text"])
