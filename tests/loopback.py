@@ -25,8 +25,8 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def serve_asgi(app: Any) -> Running:
-    """Run ``app`` over plain HTTP on loopback until ``stop()``."""
+def serve_asgi(app: Any, scheme: str = "http", **tls: Any) -> Running:
+    """Run ``app`` on loopback until ``stop()``: plain HTTP, or HTTPS given uvicorn's ``ssl_*``."""
     port = free_port()
     config = uvicorn.Config(
         app,
@@ -36,6 +36,7 @@ def serve_asgi(app: Any) -> Running:
         lifespan="off",
         timeout_keep_alive=1,
         timeout_graceful_shutdown=2,
+        **tls,
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
@@ -53,4 +54,4 @@ def serve_asgi(app: Any) -> Running:
             server.force_exit = True
             thread.join(timeout=3)
 
-    return Running(f"http://127.0.0.1:{port}", port, stop)
+    return Running(f"{scheme}://127.0.0.1:{port}", port, stop)

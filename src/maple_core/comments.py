@@ -29,7 +29,7 @@ Number = int | float
 def object_of(value: JsonValue, what: str) -> JsonObject:
     """Return ``value`` as a JSON object, or raise naming ``what`` it should have been."""
     if not isinstance(value, dict):
-        raise InvalidRecordError(f"{what} must be a JSON object, not {_kind(value)}")
+        raise InvalidRecordError(f"{what} must be a JSON object, not {kind_of(value)}")
     return value
 
 
@@ -38,7 +38,7 @@ def optional_str(obj: JsonObject, key: str, what: str) -> str | None:
     value = obj.get(key)
     if value is None or isinstance(value, str):
         return value
-    raise InvalidRecordError(f"{what}.{key} must be a string, not {_kind(value)}")
+    raise InvalidRecordError(f"{what}.{key} must be a string, not {kind_of(value)}")
 
 
 def required_str(obj: JsonObject, key: str, what: str) -> str:
@@ -46,10 +46,11 @@ def required_str(obj: JsonObject, key: str, what: str) -> str:
     value = obj.get(key)
     if isinstance(value, str):
         return value
-    raise InvalidRecordError(f"{what} needs a string {key!r}; it has {_kind(value)}")
+    raise InvalidRecordError(f"{what} needs a string {key!r}; it has {kind_of(value)}")
 
 
-def _kind(value: object) -> str:
+def kind_of(value: object) -> str:
+    """How an error message names a JSON value's type (``a string``, ``nothing``…)."""
     if value is None:
         return "nothing"
     return {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}.get(
@@ -388,7 +389,7 @@ class Comment:
         comment_id, received_at = get("id"), get("receivedAt")
         if not isinstance(comment_id, str):
             raise InvalidRecordError(
-                f"a stored comment needs a string 'id'; it has {_kind(comment_id)}"
+                f"a stored comment needs a string 'id'; it has {kind_of(comment_id)}"
             )
         branch, body, status, created_at, anchor, context, resolution, extra = _fields(obj)
         if received_at is not None and not isinstance(received_at, str):
@@ -449,9 +450,9 @@ def _fields(obj: JsonObject) -> _Fields:
     get = obj.get
     branch, body = get("branch"), get("body")
     if not isinstance(branch, str):
-        raise InvalidRecordError(f"a comment needs a string 'branch'; it has {_kind(branch)}")
+        raise InvalidRecordError(f"a comment needs a string 'branch'; it has {kind_of(branch)}")
     if not isinstance(body, str):
-        raise InvalidRecordError(f"a comment needs a string 'body'; it has {_kind(body)}")
+        raise InvalidRecordError(f"a comment needs a string 'body'; it has {kind_of(body)}")
     unknown = obj.keys() - _COMMENT_KEYS
     extra: JsonObject = {k: v for k, v in obj.items() if k in unknown} if unknown else {}
     created_at = get("createdAt")

@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from maple_core.comments import NewComment
+from maple_core.comments import NewComment, kind_of
 from maple_core.errors import InvalidQueryError, InvalidRecordError
 from maple_core.json_types import JsonObject, JsonValue
 from maple_core.paging import ListQuery
@@ -35,28 +35,20 @@ _SERVER_KEYS = ("id", "receivedAt", "author", "resolution")
 _STATUS_NAMES = ", ".join(s.value for s in CommentStatus)
 
 
-def _kind(value: object) -> str:
-    if value is None:
-        return "null"
-    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}.get(
-        type(value), "a number"
-    )
-
-
 def _draft(value: JsonValue, where: str, author: JsonObject) -> NewComment:
     if not isinstance(value, dict):
-        raise InvalidRecordError(f"{where} must be a JSON object, not {_kind(value)}.")
+        raise InvalidRecordError(f"{where} must be a JSON object, not {kind_of(value)}.")
     problems = []
     for key in ("branch", "body"):
         if not isinstance(value.get(key), str):
-            problems.append(f"'{key}' must be a string, not {_kind(value.get(key))}")
+            problems.append(f"'{key}' must be a string, not {kind_of(value.get(key))}")
     if value.get("branch") == "":
         problems.append("'branch' must not be empty")
     if not isinstance(value.get("anchor"), dict) and not value.get("anchor"):
         problems.append("'anchor' is required (an object saying where the comment points)")
     label, commit = value.get("label"), value.get("commit")
     if label is not None and not isinstance(label, str):
-        problems.append(f"'label' must be a string, not {_kind(label)}")
+        problems.append(f"'label' must be a string, not {kind_of(label)}")
     if commit is not None and not (isinstance(commit, str) and _COMMIT.fullmatch(commit)):
         problems.append("'commit' must be 7 to 40 lower-case hex digits")
     status = value.get("status")
@@ -110,7 +102,7 @@ def read_status_change(value: JsonValue) -> StatusChange:
     if not isinstance(value, dict):
         raise InvalidRecordError(
             f'A status change must be a JSON object like {{"status": "resolved"}}, '
-            f"not {_kind(value)}."
+            f"not {kind_of(value)}."
         )
     status = value.get("status")
     try:
@@ -129,7 +121,7 @@ def read_status_change(value: JsonValue) -> StatusChange:
             'A resolution needs a sha: send {"sha": "<commit>", "note": "..."}.'
         )
     if note is not None and not isinstance(note, str):
-        raise InvalidRecordError(f"A resolution's note must be a string, not {_kind(note)}.")
+        raise InvalidRecordError(f"A resolution's note must be a string, not {kind_of(note)}.")
     return StatusChange(parsed, sha, note)
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import socket
 import threading
 import time
 from collections.abc import Callable
@@ -20,11 +19,12 @@ from typing import Any
 from urllib.parse import urlencode
 
 import trustme
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+
+from tests.loopback import serve_asgi
 
 PREFIX = "/api/v3"
 RATE_LIMIT = 5000
@@ -515,36 +515,10 @@ def serve(fake: FakeGitHub, tmp: Path) -> Served:
     ca.cert_pem.write_to_path(str(ca_file))
     cert.private_key_and_cert_chain_pem.write_to_path(str(cert_file))
     cert.private_key_pem.write_to_path(str(key_file))
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    config = uvicorn.Config(
-        fake.app,
-        host="127.0.0.1",
-        port=port,
-        ssl_certfile=str(cert_file),
-        ssl_keyfile=str(key_file),
-        log_level="error",
-        lifespan="off",
-        timeout_keep_alive=1,
-        timeout_graceful_shutdown=2,
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        if time.monotonic() > deadline:
-            raise RuntimeError("the fake GitHub did not start")
-        time.sleep(0.01)
-    fake.base_url = f"https://127.0.0.1:{port}{PREFIX}"
+    running = serve_asgi(fake.app, "https", ssl_certfile=str(cert_file), ssl_keyfile=str(key_file))
+    fake.base_url = f"{running.url}{PREFIX}"
     fake.ca_file = str(ca_file)
-
-    def stop() -> None:
-        server.should_exit = True
-        thread.join(timeout=3)
-        if thread.is_alive():  # idle TLS keep-alive connections: stop waiting for them
-            server.force_exit = True
-            thread.join(timeout=3)
+    port = running.port
+    stop = running.stop
 
     return Served(fake, fake.base_url, f"127.0.0.1:{port}", str(ca_file), stop)

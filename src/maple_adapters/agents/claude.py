@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import threading
 import uuid
 from collections.abc import Callable, Mapping
@@ -20,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from maple_adapters.agents.codex import AgentStartError
-from maple_adapters.agents.process import Child, scoped_environment
+from maple_adapters.agents.process import Child, CliProvider, scoped_environment
 from maple_adapters.agents.session import GENERIC_FAILURE, SessionState
 from maple_core.agents import AgentQuestion, AgentRun, AgentState, ProviderInfo
 
@@ -302,34 +301,20 @@ class ClaudeSession:
             self._child = None
 
 
-class ClaudeProvider:
+class ClaudeProvider(CliProvider):
     """Claude Code, found as ``binary`` on the ``PATH`` (``claude`` by default)."""
 
     def __init__(self, binary: str = "claude", env: Mapping[str, str] | None = None) -> None:
-        self.binary = binary
-        self.env = dict(env or {})
+        super().__init__(binary, env)
 
     @property
     def name(self) -> str:
         """``claude``."""
         return "claude"
 
-    def _run(self, *args: str) -> subprocess.CompletedProcess[str] | None:
-        try:
-            return subprocess.run(
-                [self.binary, *args],
-                capture_output=True,
-                text=True,
-                timeout=10,
-                env=scoped_environment(self.env),
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-
     def detect(self) -> ProviderInfo:
         """``claude --version`` and ``claude auth status --json`` (only the signed-in flag)."""
-        version = self._run("--version")
+        version = self.run_quietly("--version")
         if version is None or version.returncode != 0:
             return ProviderInfo(
                 "claude",
@@ -338,7 +323,7 @@ class ClaudeProvider:
                 "run `claude auth login`.",
             )
         words = version.stdout.strip().split()
-        status = self._run("auth", "status", "--json")
+        status = self.run_quietly("auth", "status", "--json")
         signed_in: bool | None = None
         if status is not None:
             try:

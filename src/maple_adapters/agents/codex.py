@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import itertools
 import os
-import subprocess
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from maple_adapters.agents.process import Child, scoped_environment
+from maple_adapters.agents.process import Child, CliProvider, scoped_environment
 from maple_adapters.agents.session import GENERIC_FAILURE, SessionState
 from maple_core.agents import AgentQuestion, AgentRun, AgentState, ProviderInfo
 from maple_core.errors import MapleError
@@ -320,7 +319,7 @@ class CodexSession:
             self._child = None
 
 
-class CodexProvider:
+class CodexProvider(CliProvider):
     """Codex, found as ``binary`` on the ``PATH`` (``codex`` by default).
 
     Args:
@@ -329,30 +328,16 @@ class CodexProvider:
     """
 
     def __init__(self, binary: str = "codex", env: Mapping[str, str] | None = None) -> None:
-        self.binary = binary
-        self.env = dict(env or {})
+        super().__init__(binary, env)
 
     @property
     def name(self) -> str:
         """``codex``."""
         return "codex"
 
-    def _run(self, *args: str) -> subprocess.CompletedProcess[str] | None:
-        try:
-            return subprocess.run(
-                [self.binary, *args],
-                capture_output=True,
-                text=True,
-                timeout=10,
-                env=scoped_environment(self.env),
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-
     def detect(self) -> ProviderInfo:
         """``codex --version`` and ``codex login status``."""
-        version = self._run("--version")
+        version = self.run_quietly("--version")
         if version is None or version.returncode != 0:
             return ProviderInfo(
                 "codex",
@@ -361,7 +346,7 @@ class CodexProvider:
             )
         text = version.stdout.strip().split()
         number = text[-1] if text else None
-        status = self._run("login", "status")
+        status = self.run_quietly("login", "status")
         signed_in = None if status is None else status.returncode == 0
         guidance = (
             "Ready." if signed_in else "Run `codex login` in a terminal; maple cannot sign in."

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import IO, Any
 
-__all__ = ["MAX_LINE", "Child", "scoped_environment"]
+__all__ = ["MAX_LINE", "Child", "CliProvider", "scoped_environment"]
 
 MAX_LINE = 8 * 1024 * 1024
 """The longest protocol line read; a longer one is dropped, not buffered without bound."""
@@ -149,3 +149,31 @@ def kill_all() -> None:
         children = list(_LIVE)
     for child in children:
         child.kill(grace=0.5)
+
+
+class CliProvider:
+    """What both providers share: the executable, its extra environment, and a bounded run.
+
+    Args:
+        binary: the executable to run (found on ``PATH`` when it is a bare name).
+        env: extra environment for every child (tests point ``HOME`` or ``CODEX_HOME`` at a
+            private folder).
+    """
+
+    def __init__(self, binary: str, env: Mapping[str, str] | None = None) -> None:
+        self.binary = binary
+        self.env = dict(env or {})
+
+    def run_quietly(self, *args: str) -> subprocess.CompletedProcess[str] | None:
+        """``binary args…`` with a 10 s bound; ``None`` when it could not run or hung."""
+        try:
+            return subprocess.run(
+                [self.binary, *args],
+                capture_output=True,
+                text=True,
+                timeout=10,
+                env=scoped_environment(self.env),
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return None

@@ -152,28 +152,18 @@ def route_options(
         transport = ResilientTransport(PyGithubTransport(token, api), secrets=[token])
         return GitHubLedgerStore(ConditionalTransport(transport), owner or "", repo or "", clock)
 
+    per_token = TokenStores(github_store)  # one cache for the route and its refresh
     refresh = None
     if owner and repo:
         push = PushAccess(lambda token: PyGithubTransport(token, api), owner, repo, clock)
         refresh = GateRefreshOptions(
             push_access=push,
-            store_for_token=TokenStores(github_store).for_token
-            if store is RouteStoreKind.GITHUB
-            else None,
+            store_for_token=per_token.for_token if store is RouteStoreKind.GITHUB else None,
         )
-    if store is RouteStoreKind.GITHUB:
-        return RouteOptions(
-            store=TokenStores(github_store),
-            identity=identity,
-            gate=gate,
-            refresh=refresh,
-            require_approval=settings.MAPLE_REQUIRE_APPROVAL == "true",
-            clock=clock,
-            log=log,
-        )
+    on_github = store is RouteStoreKind.GITHUB
     return RouteOptions(
-        store=FileCommentStore(clock, cwd),
-        media=FileMedia(cwd),
+        store=per_token if on_github else FileCommentStore(clock, cwd),
+        media=None if on_github else FileMedia(cwd),
         identity=identity,
         gate=gate,
         refresh=refresh,
