@@ -124,6 +124,10 @@ request_max_retries = 0
 stream_max_retries = 0
 supports_websockets = false
 
+[sandbox_workspace_write]
+exclude_slash_tmp = true      # keep the sandbox's writable roots (and its .git mount points)
+exclude_tmpdir_env_var = true # to the workspace: never an empty /tmp/.git on the host
+
 [analytics]
 enabled = false
 """

@@ -360,3 +360,12 @@ class TestMedia:
 def test_a_key_with_a_trailing_newline_is_refused(tmp_path: Path) -> None:
     with pytest.raises(InvalidMediaKeyError):
         FileMedia(tmp_path).get("shot-1\n")
+
+
+def test_an_empty_dot_git_folder_is_not_a_repository(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()  # a sandbox's mount point, say: git itself ignores it
+    inside = tmp_path / "work"
+    inside.mkdir()
+    found = find_checkout(inside)
+    assert found.git_dir is None or not found.git_dir.startswith(str(tmp_path))
+    assert found.branch is None

@@ -15,13 +15,13 @@ from enum import StrEnum
 from maple_core.errors import InvalidInputError
 
 __all__ = [
-    "MAX_AGENTS",
-    "MAX_RESPONSE",
-    "PROVIDERS",
     "AgentQuestion",
     "AgentRun",
     "AgentState",
     "CommandRun",
+    "MAX_AGENTS",
+    "MAX_RESPONSE",
+    "PROVIDERS",
     "ProviderInfo",
     "check_provider",
     "render_run",

@@ -11,7 +11,12 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import IO, Any
 
-__all__ = ["MAX_LINE", "Child", "CliProvider", "scoped_environment"]
+__all__ = [
+    "Child",
+    "CliProvider",
+    "MAX_LINE",
+    "scoped_environment",
+]
 
 MAX_LINE = 8 * 1024 * 1024
 """The longest protocol line read; a longer one is dropped, not buffered without bound."""

@@ -81,6 +81,14 @@ def _locate(start: str) -> tuple[str, str] | None:
             git_dir = _git_dir_of(dot_git)
             if git_dir is None:
                 return None
+            if not os.path.exists(os.path.join(git_dir, "HEAD")):
+                # Not a repository (git needs HEAD): an empty ``.git`` such as a sandbox's mount
+                # point. Keep looking upwards, as git does.
+                parent = os.path.dirname(directory)
+                if parent == directory:
+                    return None
+                directory = parent
+                continue
             common = _common_dir(git_dir)
             root = os.path.dirname(common) if os.path.basename(common) == ".git" else common
             return git_dir, root

@@ -20,10 +20,10 @@ from maple_core.ports import CommentStore
 from maple_core.text import without_lone_surrogates
 
 __all__ = [
+    "BranchOption",
     "EXIT_BLOCKED",
     "EXIT_CONFIG",
     "EXIT_ERROR",
-    "BranchOption",
     "JsonOption",
     "branch_of",
     "fail",
