@@ -212,6 +212,7 @@ COMMANDS = [
     ["doctor"],
     ["install"],
     ["demo"],
+    ["review"],
     ["agents", "providers"],
     ["agents", "start"],
     ["agents", "send"],

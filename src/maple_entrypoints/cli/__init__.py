@@ -15,6 +15,7 @@ from maple_entrypoints.cli.demo import demo
 from maple_entrypoints.cli.doctor import doctor
 from maple_entrypoints.cli.gate import gate_app
 from maple_entrypoints.cli.install import install
+from maple_entrypoints.cli.review import review
 from maple_entrypoints.cli.servers import hook_app, mcp_server, route_app, solo
 
 __all__ = ["EXIT_BLOCKED", "EXIT_CONFIG", "EXIT_ERROR", "app", "main"]
@@ -37,6 +38,7 @@ app.command("mcp", epilog="Example: claude mcp add maple -- maple mcp")(mcp_serv
 app.command("solo", epilog="Example: maple solo https://feat-login.preview.example/ --port 4100")(
     solo
 )
+app.command("review", epilog="Example: maple review --port 3000")(review)
 app.command("doctor", epilog="Example: maple doctor")(doctor)
 app.command("install", epilog="Example: maple install claude-code --dry-run")(install)
 app.command("demo", epilog="Example: maple demo")(demo)

@@ -1,0 +1,254 @@
+"""``maple review``'s reverse proxy: the app unchanged, plus the overlay and the route beside it.
+
+It owns two paths, ``/__maple/overlay.js`` and ``/__maple/api`` (the route over the main
+checkout's ``.maple/``), and forwards everything else to the app as if the browser had asked the
+app itself: ``Host``, ``Origin`` and ``Referer`` name the app, responses come uncompressed so an
+HTML page can take the overlay's ``<script>`` before ``</body>``, redirects to the app's own
+address point back at the proxy, a Content-Security-Policy is relaxed only as far as the overlay
+needs, and WebSockets pass through untouched so hot reload keeps working.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import html
+import secrets
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx2 as httpx
+from starlette.background import BackgroundTask
+from starlette.datastructures import Headers
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import Mount, Route, Router
+
+from maple_adapters.files import FileCommentStore, FileMedia
+from maple_adapters.system import SystemClock
+from maple_core.page import inject_script, relax_header, relax_meta_policies
+from maple_core.ports import Clock
+from maple_entrypoints.route.app import RouteOptions, create_route_app
+from maple_entrypoints.server_log import ServerLog
+
+__all__ = ["API_PATH", "OVERLAY_PATH", "review_app"]
+
+OVERLAY_PATH = "/__maple/overlay.js"
+API_PATH = "/__maple/api"
+_HOP = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "te",
+        "trailer",
+        "transfer-encoding",
+        "upgrade",
+        "host",
+        "content-length",
+        "accept-encoding",
+    }
+)
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+class _Forwarder:
+    """Forwards HTTP and WebSocket traffic to the app at ``upstream``."""
+
+    def __init__(self, upstream: str, branch: str) -> None:
+        self.upstream = upstream.rstrip("/")
+        self.app_origin = _origin(self.upstream)
+        self.branch = branch
+        self.client = httpx.AsyncClient(timeout=httpx.Timeout(60.0, connect=10.0))
+
+    def _outbound_headers(self, headers: Headers, proxy_origin: str) -> list[tuple[str, str]]:
+        out = []
+        for name, value in headers.items():
+            lowered = name.lower()
+            if lowered in _HOP:
+                continue
+            if lowered in ("origin", "referer") and value.startswith(proxy_origin):
+                value = self.app_origin + value[len(proxy_origin) :]
+            out.append((name, value))
+        out.append(("host", urlsplit(self.upstream).netloc))
+        out.append(("accept-encoding", "identity"))  # so an HTML page can be edited
+        return out
+
+    def _tag(self, nonce: str | None) -> bytes:
+        attributes = (
+            f'src="{OVERLAY_PATH}" data-maple-branch="{html.escape(self.branch)}" '
+            f'data-maple-api="{API_PATH}" defer'
+        )
+        if nonce:
+            attributes += f' nonce="{html.escape(nonce)}"'
+        return f"<script {attributes}></script>".encode()
+
+    async def http(self, request: Request) -> Response:
+        proxy_origin = f"{request.url.scheme}://{request.url.netloc}"
+        target = self.upstream + request.url.path
+        if request.url.query:
+            target += "?" + request.url.query
+        outbound = self.client.build_request(
+            request.method,
+            target,
+            headers=self._outbound_headers(request.headers, proxy_origin),
+            content=request.stream(),
+        )
+        try:
+            answer = await self.client.send(outbound, stream=True)
+        except httpx.HTTPError as exc:
+            return Response(
+                f"maple review: the app at {self.upstream} did not answer ({type(exc).__name__}).",
+                status_code=502,
+                media_type="text/plain",
+            )
+        headers = [
+            (k, v)
+            for k, v in answer.headers.multi_items()
+            if k.lower() not in _HOP and k.lower() != "content-encoding"
+        ]
+        for index, (name, value) in enumerate(headers):
+            if name.lower() == "location" and value.startswith(self.app_origin):
+                headers[index] = (name, proxy_origin + value[len(self.app_origin) :])
+        is_html = answer.headers.get("content-type", "").lower().startswith("text/html")
+        if not is_html or request.method == "HEAD":
+            streamed = StreamingResponse(
+                answer.aiter_raw(),
+                status_code=answer.status_code,
+                background=BackgroundTask(answer.aclose),
+            )
+            streamed.raw_headers = _encoded(headers)  # repeated headers (Set-Cookie) kept
+            return streamed
+        body = await answer.aread()
+        await answer.aclose()
+        return self._page(body, answer.status_code, headers)
+
+    def _page(self, body: bytes, status: int, headers: list[tuple[str, str]]) -> Response:
+        minted: list[str] = []
+
+        def new_nonce() -> str:
+            if not minted:
+                minted.append(secrets.token_urlsafe(18))
+            return minted[0]
+
+        nonce: str | None = None
+        rewritten: list[tuple[str, str]] = []
+        for name, value in headers:
+            if name.lower() == "content-security-policy":
+                relaxed = relax_header(value, new_nonce)
+                nonce = nonce or relaxed.nonce
+                value = relaxed.policy
+            rewritten.append((name, value))
+        body, meta_nonce = relax_meta_policies(body, new_nonce)
+        nonce = nonce or meta_nonce
+        body = inject_script(body, self._tag(nonce))
+        response = Response(body, status_code=status)
+        response.raw_headers = [*_encoded(rewritten), (b"content-length", str(len(body)).encode())]
+        return response
+
+    async def websocket(self, scope: Any, receive: Any, send: Any) -> None:
+        import websockets
+
+        path = scope.get("raw_path") or scope["path"].encode()
+        query = scope.get("query_string", b"")
+        target = "ws" + self.upstream[4:] + path.decode("latin-1")
+        if query:
+            target += "?" + query.decode("latin-1")
+        headers = Headers(scope=scope)
+        extra = [(k, v) for k, v in headers.items() if k.lower() in ("cookie", "authorization")]
+        protocols = [
+            p.strip() for p in headers.get("sec-websocket-protocol", "").split(",") if p.strip()
+        ]
+        message = await receive()
+        if message["type"] != "websocket.connect":
+            return
+        try:
+            upstream = await websockets.connect(
+                target,
+                additional_headers=extra,
+                origin=self.app_origin,  # type: ignore[arg-type]
+                subprotocols=protocols or None,  # type: ignore[arg-type]
+                open_timeout=10,
+            )
+        except Exception:
+            await send({"type": "websocket.close", "code": 1011})
+            return
+        await send({"type": "websocket.accept", "subprotocol": upstream.subprotocol})
+
+        async def to_app() -> None:
+            while True:
+                incoming = await receive()
+                if incoming["type"] == "websocket.disconnect":
+                    await upstream.close()
+                    return
+                data = incoming.get("text")
+                await upstream.send(data if data is not None else incoming.get("bytes") or b"")
+
+        async def to_browser() -> None:
+            with contextlib.suppress(Exception):
+                async for data in upstream:
+                    if isinstance(data, str):
+                        await send({"type": "websocket.send", "text": data})
+                    else:
+                        await send({"type": "websocket.send", "bytes": data})
+            with contextlib.suppress(Exception):
+                await send({"type": "websocket.close", "code": 1000})
+
+        tasks = [asyncio.ensure_future(to_app()), asyncio.ensure_future(to_browser())]
+        _, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for task in pending:
+            task.cancel()
+        with contextlib.suppress(Exception):
+            await upstream.close()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "websocket":
+            await self.websocket(scope, receive, send)
+        elif scope["type"] == "http":
+            response = await self.http(Request(scope, receive))
+            await response(scope, receive, send)
+
+
+def _encoded(headers: list[tuple[str, str]]) -> list[tuple[bytes, bytes]]:
+    return [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers]
+
+
+async def _overlay(request: Request) -> Response:
+    script = files("maple_entrypoints.review").joinpath("overlay.js").read_bytes()
+    return Response(
+        script,
+        media_type="text/javascript",
+        headers={"cache-control": "no-store", "x-content-type-options": "nosniff"},
+    )
+
+
+def review_app(
+    upstream: str,
+    cwd: Path,
+    branch: str,
+    *,
+    clock: Clock | None = None,
+    log: ServerLog | None = None,
+) -> Router:
+    """The proxy in front of the app at ``upstream``, with the route over ``cwd``'s ``.maple/``."""
+    clock = clock or SystemClock()
+    options = RouteOptions(
+        store=FileCommentStore(clock, cwd),
+        media=FileMedia(cwd),
+        clock=clock,
+        log=log or ServerLog("maple-review"),
+    )
+    return Router(
+        routes=[
+            Route(OVERLAY_PATH, _overlay, methods=["GET", "HEAD"]),
+            Mount(API_PATH, app=create_route_app(options)),
+        ],
+        default=_Forwarder(upstream, branch),
+    )
