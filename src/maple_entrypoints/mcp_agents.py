@@ -128,6 +128,14 @@ def register_agent_tools(server: MCPServer, pool: AgentPool, log: ServerLog) -> 
     changer = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=True)
     reader = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
+    listeners: dict[str, Callable[[AgentRun], None]] = {}  # agent id -> this turn's listener
+
+    def dispatch(run: AgentRun) -> None:
+        """Every agent reports here; a turn started in the background is delivered."""
+        deliver = listeners.pop(run.agent_id, None)
+        if deliver is not None:
+            deliver(run)
+
     def notifier(ctx: Context) -> Callable[[AgentRun], None]:
         token = anyio.lowlevel.current_token()
         session = ctx.session
@@ -198,19 +206,18 @@ def register_agent_tools(server: MCPServer, pool: AgentPool, log: ServerLog) -> 
             Field(max_length=4_096, description="Working folder, inside the project root."),
         ] = None,
     ) -> Annotated[CallToolResult, AgentRunModel]:
-        deliver = notifier(ctx) if background else None
-        session = await anyio.to_thread.run_sync(
-            functools.partial(
-                pool.start,
-                provider,
-                prompt,
-                cwd=cwd,
-                model=model,
-                effort=effort,
-                on_turn_end=deliver,
+        deliver = notifier(ctx)
+
+        def start() -> AgentSession:
+            return pool.start(
+                provider, prompt, cwd=cwd, model=model, effort=effort, on_turn_end=dispatch
             )
-        )
+
+        session = await anyio.to_thread.run_sync(start)
         if background:
+            listeners[session.agent_id] = deliver
+            if session.snapshot().state is not AgentState.RUNNING:  # ended before we listened
+                dispatch(session.snapshot())
             return _run_result(session.snapshot())
         return _run_result(await _until_settled(session, ctx))
 
@@ -229,6 +236,10 @@ def register_agent_tools(server: MCPServer, pool: AgentPool, log: ServerLog) -> 
         background: Background = False,
     ) -> Annotated[CallToolResult, AgentRunModel]:
         session = pool.get(provider, agentId)
+        if background:
+            listeners[agentId] = notifier(ctx)
+        else:
+            listeners.pop(agentId, None)
         await anyio.to_thread.run_sync(session.send, message)
         if background:
             return _run_result(session.snapshot())

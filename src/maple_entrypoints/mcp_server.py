@@ -365,6 +365,14 @@ def main() -> None:
         require_approval=config.require_approval,
         log=log,
     )
+    if agents is not None:
+        import signal
+
+        def stop(signum: int, frame: object) -> None:
+            raise SystemExit(128 + signum)  # through the finally below: no child left behind
+
+        signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGHUP, stop)
     try:
         server.run("stdio")
     finally:

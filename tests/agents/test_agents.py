@@ -249,6 +249,22 @@ async def test_a_background_agent_reports_by_notification_and_status(tmp_path: P
         status = await client.call_tool("agent_status", {"provider": "claude", "agentId": agent})
         assert status.structured_content["status"] == "idle"
         assert status.structured_content["commands"][0]["command"] == "sleep 0.5"
+        notes.clear()
+        more = await client.call_tool(
+            "agent_send",
+            {"provider": "claude", "agentId": agent, "message": "Again.", "background": True},
+        )
+        assert not more.is_error
+        deadline = time.monotonic() + 20
+        while not notes and time.monotonic() < deadline:
+            await anyio.sleep(0.05)
+        assert notes, "a background agent_send delivered no notification"
+        notes.clear()
+        await client.call_tool(
+            "agent_send", {"provider": "claude", "agentId": agent, "message": "Blocking now."}
+        )
+        await anyio.sleep(0.3)
+        assert notes == []  # a blocking turn's result is the tool result, not a notification
 
 
 @pytest.mark.anyio
@@ -350,3 +366,36 @@ def test_the_cli_starts_resumes_reads_and_stops_agents(tmp_path: Path) -> None:
     missing = maple(tmp_path, "status", "codex-1", env=env)
     assert missing.returncode == 1
     assert "no agent codex-1 here" in missing.stderr
+
+
+def test_concurrent_starts_still_stop_at_four(tmp_path: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    peer = fake_peer("claude", tmp_path)
+    peer.install([[{"say": "hi"}]])
+    pool = AgentPool({"claude": peer.provider}, peer.workspace)
+    try:
+        with ThreadPoolExecutor(8) as threads:
+            outcomes = list(threads.map(lambda _: _try(pool), range(8)))
+        assert outcomes.count("started") == 4
+        assert outcomes.count("refused") == 4
+    finally:
+        pool.close_all()
+
+
+def _try(pool: AgentPool) -> str:
+    try:
+        pool.start("claude", "Go.")
+    except InvalidInputError:
+        return "refused"
+    return "started"
+
+
+def test_a_claude_that_never_started_does_not_count(tmp_path: Path) -> None:
+    from maple_adapters.agents import ClaudeProvider
+
+    pool = AgentPool({"claude": ClaudeProvider(str(tmp_path / "missing"))}, tmp_path)
+    for _ in range(5):
+        run = pool.start("claude", "Go.").snapshot()
+        assert run.state is AgentState.FAILED
+        assert run.thread_id is None

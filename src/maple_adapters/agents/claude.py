@@ -96,7 +96,6 @@ class ClaudeSession:
         with self._lock:
             self._stopping = False
             self._state.begin_turn()
-            self._state.update(thread_id=self._session_id)
             env = scoped_environment(self._provider.env)
             self._generation += 1
             generation = self._generation
@@ -111,6 +110,7 @@ class ClaudeSession:
 
             try:
                 self._child = Child(self._argv(), self._cwd, env, on_message, on_exit)
+                self._state.update(thread_id=self._session_id)  # only once a process runs
             except OSError as exc:
                 self._state.end_turn(
                     AgentState.FAILED,
@@ -230,6 +230,7 @@ class ClaudeSession:
         self._control_reply(request_id, {"behavior": "allow", "updatedInput": tool_input})
 
     def _on_result(self, message: dict[str, Any]) -> None:
+        finished = self._child  # this turn's process: the next turn may replace it below
         if message.get("session_id") == self._session_id:
             self._confirmed = True
         final = message.get("result")
@@ -242,8 +243,8 @@ class ClaudeSession:
         else:
             state, error = AgentState.IDLE, None
         self._state.end_turn(state, error)
-        if self._child is not None:
-            self._child.close_stdin()  # the turn is over; the process exits
+        if finished is not None:
+            finished.close_stdin()  # the turn is over; its process exits
 
     def snapshot(self) -> AgentRun:
         """The agent as it stands."""

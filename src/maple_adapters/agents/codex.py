@@ -180,7 +180,11 @@ class CodexSession:
     def _on_server_request(self, request_id: Any, method: str, params: dict[str, Any]) -> None:
         running = self._state.snapshot().state in (AgentState.RUNNING, AgentState.WAITING)
         if method in _APPROVALS:
-            ok = running and not self._stopping and params.get("turnId") in (None, self._turn_id)
+            # Any turn of this thread while it runs: the turn id may not be known yet (an
+            # approval can arrive before turn/start's answer is read).
+            ok = (
+                running and not self._stopping and params.get("threadId") in (None, self._thread_id)
+            )
             self._reply(request_id, {"decision": "accept" if ok else "cancel"})
             return
         if method == "item/tool/requestUserInput" and running and not self._stopping:

@@ -26,6 +26,7 @@ class AgentPool:
         self.root = root.resolve()
         self._agents: dict[str, AgentSession] = {}
         self._counter = 0
+        self._starting = 0
         self._lock = threading.Lock()
 
     @property
@@ -64,23 +65,29 @@ class AgentPool:
         check_provider(provider, self.offered)
         folder = self._cwd(cwd)
         with self._lock:
-            if len(self._agents) >= MAX_AGENTS:
+            if len(self._agents) + self._starting >= MAX_AGENTS:
                 raise InvalidInputError(
                     f"This server already started {MAX_AGENTS} agents, the most it starts; "
                     "give more work to one of them with agent_send."
                 )
             self._counter += 1
+            self._starting += 1  # a slot held while the process starts
             agent_id = f"{provider}-{self._counter}"
-        session = self.providers[provider].start(
-            agent_id, briefing, folder, model=model, effort=effort, on_turn_end=on_turn_end
-        )
-        run = session.snapshot()
-        if run.state is AgentState.FAILED and run.thread_id is None:
-            session.close()  # its process never started: it does not count
+        try:
+            session = self.providers[provider].start(
+                agent_id, briefing, folder, model=model, effort=effort, on_turn_end=on_turn_end
+            )
+            run = session.snapshot()
+            started = not (run.state is AgentState.FAILED and run.thread_id is None)
+            if started:
+                with self._lock:
+                    self._agents[agent_id] = session
+            else:
+                session.close()  # its process never started: it does not count
             return session
-        with self._lock:
-            self._agents[agent_id] = session
-        return session
+        finally:
+            with self._lock:
+                self._starting -= 1
 
     def get(self, provider: str, agent_id: str) -> AgentSession:
         """The agent ``agent_id`` of ``provider``.

@@ -6,7 +6,6 @@ import re
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Annotated
 
@@ -19,6 +18,23 @@ __all__ = ["review"]
 
 _ADDRESS = re.compile(r"https?://(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\]):\d{1,5}")
 _CMD_WAIT_S = 60.0
+
+
+def _stop_group(process: subprocess.Popen[str]) -> None:
+    """Stop the command and everything it started (its own process group)."""
+    import os
+    import signal
+
+    for sig, wait in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(process.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            return
+        try:
+            process.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
 
 
 def _address_from(command: str) -> tuple[str, subprocess.Popen[str]]:
@@ -47,7 +63,7 @@ def _address_from(command: str) -> tuple[str, subprocess.Popen[str]]:
     threading.Thread(target=relay, daemon=True).start()
     ready.wait(_CMD_WAIT_S)
     if not found:
-        process.kill()
+        _stop_group(process)
         raise fail(
             f"`{command}` printed no local address (such as http://localhost:3000) within "
             f"{_CMD_WAIT_S:.0f} s; pass --url instead.",
@@ -123,14 +139,11 @@ def review(
         log_level="warning",
         lifespan="off",
         ws="websockets",
+        date_header=False,  # the app's own Date and Server headers pass through, once
+        server_header=False,
     )
     try:
         uvicorn.Server(config).run(sockets=[sock])
     finally:
         if child is not None:
-            child.terminate()
-            try:
-                child.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                child.kill()
-        time.sleep(0)
+            _stop_group(child)

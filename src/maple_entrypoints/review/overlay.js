@@ -8,12 +8,15 @@
   var api = script.getAttribute("data-maple-api") || "/__maple/api";
   var POLL_MS = 3000;
 
+  if (window.top !== window) return; // one overlay per tab, in the top page only
   var host = document.createElement("div");
   host.setAttribute("data-maple-overlay", "python");
   host.style.cssText = "all: initial; position: fixed; inset: 0; pointer-events: none; z-index: 2147483647;";
   var root = host.attachShadow({ mode: "open" });
-  root.innerHTML =
-    "<style>" +
+  // A constructed stylesheet and DOM built node by node: no inline <style> for a strict
+  // style-src to block, and no HTML strings for Trusted Types to refuse.
+  var sheet = new CSSStyleSheet();
+  sheet.replaceSync(
     ":host { all: initial; }" +
     "* { box-sizing: border-box; font: 14px/1.4 system-ui, sans-serif; }" +
     ".bar { position: fixed; right: 16px; bottom: 16px; display: flex; gap: 8px; pointer-events: auto; }" +
@@ -33,20 +36,37 @@
     ".status { font-size: 12px; color: #4b5563; }" +
     ".status.resolved { color: #15803d; }" +
     ".sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }" +
-    "</style>" +
-    '<div class="box" part="highlight"></div>' +
-    '<div class="composer" role="dialog" aria-label="New review comment">' +
-    '<label class="sr" for="maple-body">Comment</label>' +
-    '<textarea id="maple-body" placeholder="What should change here?"></textarea>' +
-    '<div class="row"><button class="cancel" type="button">Cancel</button><button class="send" type="button">Send</button></div>' +
-    "</div>" +
-    '<div class="pins"></div>' +
-    '<div class="panel" role="region" aria-label="Review comments"><ol></ol></div>' +
-    '<div class="bar">' +
-    '<button class="list" type="button" aria-expanded="false" title="Comments (Alt+Shift+L)">Comments <span class="count">0</span></button>' +
-    '<button class="mode" type="button" aria-pressed="false" title="Comment mode (Alt+Shift+C)">Comment</button>' +
-    "</div>" +
-    '<div class="sr" aria-live="polite"></div>';
+    ""
+  );
+  root.adoptedStyleSheets = [sheet];
+
+  function el(tag, attributes, children) {
+    var node = document.createElement(tag);
+    Object.keys(attributes || {}).forEach(function (name) { node.setAttribute(name, attributes[name]); });
+    (children || []).forEach(function (child) {
+      node.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
+    });
+    return node;
+  }
+
+  root.appendChild(el("div", { class: "box", part: "highlight" }));
+  root.appendChild(el("div", { class: "composer", role: "dialog", "aria-label": "New review comment" }, [
+    el("label", { class: "sr", for: "maple-body" }, ["Comment"]),
+    el("textarea", { id: "maple-body", placeholder: "What should change here?" }),
+    el("div", { class: "row" }, [
+      el("button", { class: "cancel", type: "button" }, ["Cancel"]),
+      el("button", { class: "send", type: "button" }, ["Send"]),
+    ]),
+  ]));
+  root.appendChild(el("div", { class: "pins" }));
+  root.appendChild(el("div", { class: "panel", role: "region", "aria-label": "Review comments" }, [el("ol")]));
+  root.appendChild(el("div", { class: "bar" }, [
+    el("button", { class: "list", type: "button", "aria-expanded": "false", title: "Comments (Alt+Shift+L)" },
+      ["Comments ", el("span", { class: "count" }, ["0"])]),
+    el("button", { class: "mode", type: "button", "aria-pressed": "false", title: "Comment mode (Alt+Shift+C)" },
+      ["Comment"]),
+  ]));
+  root.appendChild(el("div", { class: "sr", "aria-live": "polite" }));
   document.documentElement.appendChild(host);
 
   var $ = function (selector) { return root.querySelector(selector); };
@@ -206,11 +226,11 @@
     return fetch(api + "/comments?branch=" + encodeURIComponent(branch), { credentials: "same-origin" })
       .then(function (answer) { return answer.ok ? answer.json() : { comments: comments }; })
       .then(function (page) {
-        var here = location.origin + location.pathname;
+        // by path: the proxy's port changes from run to run, the page does not
         comments = (page.comments || []).filter(function (c) {
           var url = c.context && c.context.url;
           if (!url) return true;
-          try { var u = new URL(url); return u.origin + u.pathname === here; } catch (e) { return true; }
+          try { return new URL(url).pathname === location.pathname; } catch (e) { return true; }
         });
         place();
       })
@@ -244,21 +264,22 @@
     openComposer(event.target);
   }, true);
   document.addEventListener("keydown", function (event) {
-    if (event.altKey && event.shiftKey && (event.key === "C" || event.key === "c")) {
+    if (event.altKey && event.shiftKey && event.code === "KeyC") {
       event.preventDefault();
       var focused = document.activeElement;
       if (focused && focused !== document.body && focused !== host) openComposer(focused);
       else setPicking(!picking);
       return;
     }
-    if (event.altKey && event.shiftKey && (event.key === "L" || event.key === "l")) {
+    if (event.altKey && event.shiftKey && event.code === "KeyL") {
       event.preventDefault();
       listButton.click();
       return;
     }
     if (!picking) return;
     if (event.key === "Escape") { setPicking(false); return; }
-    if (event.key === "Enter" && document.activeElement && document.activeElement !== document.body) {
+    var active = document.activeElement;
+    if (event.key === "Enter" && active && active !== document.body && active !== host) {
       event.preventDefault();
       openComposer(document.activeElement);
     }

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import html
+import json
 import secrets
 from importlib.resources import files
 from pathlib import Path
@@ -74,7 +75,7 @@ class _Forwarder:
             lowered = name.lower()
             if lowered in _HOP:
                 continue
-            if lowered in ("origin", "referer") and value.startswith(proxy_origin):
+            if lowered in ("origin", "referer") and _same_origin(value, proxy_origin):
                 value = self.app_origin + value[len(proxy_origin) :]
             out.append((name, value))
         out.append(("host", urlsplit(self.upstream).netloc))
@@ -92,14 +93,18 @@ class _Forwarder:
 
     async def http(self, request: Request) -> Response:
         proxy_origin = f"{request.url.scheme}://{request.url.netloc}"
-        target = self.upstream + request.url.path
+        raw = request.scope.get("raw_path") or request.url.path.encode()
+        target = self.upstream + raw.decode("latin-1")  # as sent: %2F stays %2F
         if request.url.query:
             target += "?" + request.url.query
+        has_body = "content-length" in request.headers or "transfer-encoding" in request.headers
         outbound = self.client.build_request(
             request.method,
             target,
             headers=self._outbound_headers(request.headers, proxy_origin),
-            content=request.stream(),
+            # read whole, so the app gets a Content-Length as the browser sent it (dev servers
+            # often refuse chunked uploads), and a plain GET carries no body at all
+            content=await request.body() if has_body else None,
         )
         try:
             answer = await self.client.send(outbound, stream=True)
@@ -109,16 +114,14 @@ class _Forwarder:
                 status_code=502,
                 media_type="text/plain",
             )
-        headers = [
-            (k, v)
-            for k, v in answer.headers.multi_items()
-            if k.lower() not in _HOP and k.lower() != "content-encoding"
-        ]
+        headers = [(k, v) for k, v in answer.headers.multi_items() if k.lower() not in _HOP]
         for index, (name, value) in enumerate(headers):
-            if name.lower() == "location" and value.startswith(self.app_origin):
+            if name.lower() == "location" and _same_origin(value, self.app_origin):
                 headers[index] = (name, proxy_origin + value[len(self.app_origin) :])
         is_html = answer.headers.get("content-type", "").lower().startswith("text/html")
-        if not is_html or request.method == "HEAD":
+        destination = request.headers.get("sec-fetch-dest")
+        a_page = destination in (None, "document", "iframe")  # not an htmx/Turbo fragment
+        if not is_html or not a_page or request.method == "HEAD":
             streamed = StreamingResponse(
                 answer.aiter_raw(),
                 status_code=answer.status_code,
@@ -126,8 +129,9 @@ class _Forwarder:
             )
             streamed.raw_headers = _encoded(headers)  # repeated headers (Set-Cookie) kept
             return streamed
-        body = await answer.aread()
+        body = await answer.aread()  # decoded, so the page can be edited
         await answer.aclose()
+        headers = [(k, v) for k, v in headers if k.lower() != "content-encoding"]
         return self._page(body, answer.status_code, headers)
 
     def _page(self, body: bytes, status: int, headers: list[tuple[str, str]]) -> Response:
@@ -173,7 +177,7 @@ class _Forwarder:
             upstream = await websockets.connect(
                 target,
                 additional_headers=extra,
-                origin=self.app_origin,  # type: ignore[arg-type]
+                origin=self.app_origin,  # type: ignore[arg-type]  # the guard let only ours in
                 subprotocols=protocols or None,  # type: ignore[arg-type]
                 open_timeout=10,
             )
@@ -216,6 +220,11 @@ class _Forwarder:
             await response(scope, receive, send)
 
 
+def _same_origin(url: str, origin: str) -> bool:
+    """True when ``url`` is ``origin`` or a URL under it (``:3000`` is not ``:30001``)."""
+    return url == origin or url.startswith((origin + "/", origin + "?", origin + "#"))
+
+
 def _encoded(headers: list[tuple[str, str]]) -> list[tuple[bytes, bytes]]:
     return [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers]
 
@@ -236,7 +245,7 @@ def review_app(
     *,
     clock: Clock | None = None,
     log: ServerLog | None = None,
-) -> Router:
+) -> Any:
     """The proxy in front of the app at ``upstream``, with the route over ``cwd``'s ``.maple/``."""
     clock = clock or SystemClock()
     options = RouteOptions(
@@ -245,10 +254,63 @@ def review_app(
         clock=clock,
         log=log or ServerLog("maple-review"),
     )
-    return Router(
-        routes=[
-            Route(OVERLAY_PATH, _overlay, methods=["GET", "HEAD"]),
-            Mount(API_PATH, app=create_route_app(options)),
-        ],
-        default=_Forwarder(upstream, branch),
+    return _LocalOnly(
+        Router(
+            routes=[
+                Route(OVERLAY_PATH, _overlay, methods=["GET", "HEAD"]),
+                Mount(API_PATH, app=create_route_app(options)),
+            ],
+            default=_Forwarder(upstream, branch),
+        )
     )
+
+
+_LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost"})
+
+
+class _LocalOnly:
+    """Only this machine's own pages may use the proxy.
+
+    The ``Host`` must name loopback (a DNS-rebinding page names its own host), a write to the
+    route must come from the proxy's own origin (another site's form or fetch carries its own
+    ``Origin``), and a WebSocket must too, so no other site can reach the app through it.
+    """
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        host = headers.get("host", "")
+        hostname = host.rsplit(":", 1)[0] if not host.startswith("[") else host
+        origin = headers.get("origin")
+        own = f"http://{host}"
+        writing = scope["type"] == "http" and scope["method"] not in ("GET", "HEAD", "OPTIONS")
+        if hostname not in _LOCAL_HOSTS:
+            refusal = "This is not the review proxy's address."
+        elif scope["type"] == "websocket" and origin not in (None, own):
+            refusal = "This origin may not open a socket through the review proxy."
+        elif writing and scope["path"].startswith(API_PATH) and origin != own:
+            refusal = "Only the reviewed page may write comments."
+        else:
+            await self.app(scope, receive, send)
+            return
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        body = json.dumps({"error": refusal}).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 403,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"cache-control", b"no-store"),
+                    (b"content-length", str(len(body)).encode()),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
