@@ -232,3 +232,7 @@ class AgentProvider(Protocol):
     ) -> AgentSession:
         """Start an agent on ``briefing`` in ``cwd``; its first turn begins at once."""
         ...
+
+    def resume(self, agent_id: str, thread_id: str, text: str, cwd: str) -> AgentSession:
+        """Resume the saved thread ``thread_id`` in a fresh process, a new turn on ``text``."""
+        ...

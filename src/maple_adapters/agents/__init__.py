@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-from maple_adapters.agents.claude import ClaudeProvider, ClaudeSession, resume_claude
-from maple_adapters.agents.codex import (
-    AgentStartError,
-    CodexProvider,
-    CodexSession,
-    resume_codex,
-)
+from maple_adapters.agents.claude import ClaudeProvider, ClaudeSession
+from maple_adapters.agents.codex import CodexProvider, CodexSession
 from maple_adapters.agents.pool import AgentPool
 from maple_adapters.agents.process import kill_all
+from maple_adapters.agents.session import AgentStartError
 
 __all__ = [
     "AgentPool",
@@ -20,6 +16,4 @@ __all__ = [
     "CodexProvider",
     "CodexSession",
     "kill_all",
-    "resume_claude",
-    "resume_codex",
 ]

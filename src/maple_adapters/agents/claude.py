@@ -11,16 +11,14 @@ kept the session.
 from __future__ import annotations
 
 import json
-import os
 import threading
 import uuid
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from maple_adapters.agents.codex import AgentStartError
 from maple_adapters.agents.process import Child, CliProvider, scoped_environment
-from maple_adapters.agents.session import GENERIC_FAILURE, SessionState
+from maple_adapters.agents.session import GENERIC_FAILURE, AgentStartError, SessionState
 from maple_core.agents import AgentQuestion, AgentRun, AgentState, ProviderInfo
 
 __all__ = ["ClaudeProvider", "ClaudeSession"]
@@ -46,6 +44,7 @@ class ClaudeSession:
         model: str | None,
         effort: str | None,
         on_turn_end: Callable[[AgentRun], None] | None,
+        thread_id: str | None = None,
     ) -> None:
         self._provider = provider
         self.agent_id = agent_id
@@ -53,8 +52,8 @@ class ClaudeSession:
         self._model = model
         self._effort = effort
         self._state = SessionState("claude", agent_id, on_turn_end)
-        self._session_id = str(uuid.uuid4())
-        self._confirmed = False
+        self._session_id = thread_id or str(uuid.uuid4())
+        self._confirmed = thread_id is not None  # a saved session is resumed
         self._child: Child | None = None
         self._lock = threading.RLock()
         self._stopping = False
@@ -340,6 +339,17 @@ class ClaudeProvider(CliProvider):
         }[signed_in]
         return ProviderInfo("claude", True, words[0] if words else None, signed_in, guidance)
 
+    def _session(
+        self,
+        agent_id: str,
+        cwd: str,
+        model: str | None,
+        effort: str | None,
+        on_turn_end: Callable[[AgentRun], None] | None,
+        thread_id: str | None,
+    ) -> ClaudeSession:
+        return ClaudeSession(self, agent_id, cwd, model, effort, on_turn_end, thread_id)
+
     def start(
         self,
         agent_id: str,
@@ -350,20 +360,13 @@ class ClaudeProvider(CliProvider):
         effort: str | None = None,
         on_turn_end: Callable[[AgentRun], None] | None = None,
     ) -> ClaudeSession:
-        """Start a session and its first turn on ``briefing``."""
-        if not os.path.isdir(cwd):
-            raise AgentStartError(f"{cwd} is not a directory.")
-        session = ClaudeSession(self, agent_id, cwd, model, effort, on_turn_end)
-        session.begin(briefing)
+        """Start an agent on a new thread, its first turn on ``briefing``."""
+        session: ClaudeSession = super().start(
+            agent_id, briefing, cwd, model=model, effort=effort, on_turn_end=on_turn_end
+        )
         return session
 
-
-def resume_claude(
-    provider: ClaudeProvider, agent_id: str, session_id: str, text: str, cwd: str
-) -> ClaudeSession:
-    """Resume a saved Claude Code session in a fresh process, with a new turn on ``text``."""
-    session = ClaudeSession(provider, agent_id, cwd, None, None, None)
-    session._session_id = session_id
-    session._confirmed = True
-    session.begin(text)
-    return session
+    def resume(self, agent_id: str, thread_id: str, text: str, cwd: str) -> ClaudeSession:
+        """Resume a saved thread in a fresh process, with a new turn on ``text``."""
+        session: ClaudeSession = super().resume(agent_id, thread_id, text, cwd)
+        return session

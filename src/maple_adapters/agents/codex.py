@@ -9,18 +9,16 @@ turn runs (never ``acceptForSession``), and cancels any that arrives after.
 from __future__ import annotations
 
 import itertools
-import os
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from maple_adapters.agents.process import Child, CliProvider, scoped_environment
-from maple_adapters.agents.session import GENERIC_FAILURE, SessionState
+from maple_adapters.agents.session import GENERIC_FAILURE, AgentStartError, SessionState
 from maple_core.agents import AgentQuestion, AgentRun, AgentState, ProviderInfo
-from maple_core.errors import MapleError
 
-__all__ = ["CodexProvider", "CodexSession"]
+__all__ = ["AgentStartError", "CodexProvider", "CodexSession"]
 
 CLIENT_NAME = "codex_app_server_daemon"  # non-originating: the user's originator is kept
 FEATURE = "features.default_mode_request_user_input=true"
@@ -36,10 +34,6 @@ _APPROVALS = frozenset(
 _first_start_locks: dict[str, threading.Lock] = {}
 _warmed: set[str] = set()
 _guard = threading.Lock()
-
-
-class AgentStartError(MapleError):
-    """Raised when an agent's process could not start or answer its handshake."""
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -62,6 +56,7 @@ class CodexSession:
         model: str | None,
         effort: str | None,
         on_turn_end: Callable[[AgentRun], None] | None,
+        thread_id: str | None = None,
     ) -> None:
         self._provider = provider
         self.agent_id = agent_id
@@ -73,7 +68,7 @@ class CodexSession:
         self._ids = itertools.count(1)
         self._pending: dict[int, tuple[threading.Event, list[dict[str, Any]]]] = {}
         self._child: Child | None = None
-        self._thread_id: str | None = None
+        self._thread_id = thread_id  # a saved thread is resumed
         self._turn_id: str | None = None
         self._question_request: Any = None
         self._stopping = False
@@ -359,6 +354,17 @@ class CodexProvider(CliProvider):
             guidance = "Could not tell whether Codex is signed in; run `codex login status`."
         return ProviderInfo("codex", True, number, signed_in, guidance)
 
+    def _session(
+        self,
+        agent_id: str,
+        cwd: str,
+        model: str | None,
+        effort: str | None,
+        on_turn_end: Callable[[AgentRun], None] | None,
+        thread_id: str | None,
+    ) -> CodexSession:
+        return CodexSession(self, agent_id, cwd, model, effort, on_turn_end, thread_id)
+
     def start(
         self,
         agent_id: str,
@@ -369,19 +375,13 @@ class CodexProvider(CliProvider):
         effort: str | None = None,
         on_turn_end: Callable[[AgentRun], None] | None = None,
     ) -> CodexSession:
-        """Start an app-server for a new thread and its first turn on ``briefing``."""
-        if not os.path.isdir(cwd):
-            raise AgentStartError(f"{cwd} is not a directory.")
-        session = CodexSession(self, agent_id, cwd, model, effort, on_turn_end)
-        session.begin(briefing)
+        """Start an agent on a new thread, its first turn on ``briefing``."""
+        session: CodexSession = super().start(
+            agent_id, briefing, cwd, model=model, effort=effort, on_turn_end=on_turn_end
+        )
         return session
 
-
-def resume_codex(
-    provider: CodexProvider, agent_id: str, thread_id: str, text: str, cwd: str
-) -> CodexSession:
-    """Resume a Codex thread from disk in a fresh app-server, with a new turn on ``text``."""
-    session = CodexSession(provider, agent_id, cwd, None, None, None)
-    session._thread_id = thread_id
-    session.begin(text)
-    return session
+    def resume(self, agent_id: str, thread_id: str, text: str, cwd: str) -> CodexSession:
+        """Resume a saved thread in a fresh process, with a new turn on ``text``."""
+        session: CodexSession = super().resume(agent_id, thread_id, text, cwd)
+        return session

@@ -11,6 +11,9 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import IO, Any
 
+from maple_adapters.agents.session import AgentStartError
+from maple_core.agents import AgentRun
+
 __all__ = [
     "Child",
     "CliProvider",
@@ -168,6 +171,43 @@ class CliProvider:
     def __init__(self, binary: str, env: Mapping[str, str] | None = None) -> None:
         self.binary = binary
         self.env = dict(env or {})
+
+    def _session(
+        self,
+        agent_id: str,
+        cwd: str,
+        model: str | None,
+        effort: str | None,
+        on_turn_end: Callable[[AgentRun], None] | None,
+        thread_id: str | None,
+    ) -> Any:
+        """A new session object for this provider (not started)."""
+        raise NotImplementedError
+
+    def start(
+        self,
+        agent_id: str,
+        briefing: str,
+        cwd: str,
+        *,
+        model: str | None = None,
+        effort: str | None = None,
+        on_turn_end: Callable[[AgentRun], None] | None = None,
+    ) -> Any:
+        """Start an agent on a new thread, its first turn on ``briefing``."""
+        if not os.path.isdir(cwd):
+            raise AgentStartError(f"{cwd} is not a directory.")
+        session = self._session(agent_id, cwd, model, effort, on_turn_end, None)
+        session.begin(briefing)
+        return session
+
+    def resume(self, agent_id: str, thread_id: str, text: str, cwd: str) -> Any:
+        """Resume a saved thread in a fresh process, with a new turn on ``text``."""
+        if not os.path.isdir(cwd):
+            raise AgentStartError(f"{cwd} is not a directory.")
+        session = self._session(agent_id, cwd, None, None, None, thread_id)
+        session.begin(text)
+        return session
 
     def run_quietly(self, *args: str) -> subprocess.CompletedProcess[str] | None:
         """``binary args…`` with a 10 s bound; ``None`` when it could not run or hung."""

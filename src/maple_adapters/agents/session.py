@@ -9,8 +9,14 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from maple_core.agents import AgentQuestion, AgentRun, AgentState, CommandRun
+from maple_core.errors import MapleError
 
-__all__ = ["SessionState"]
+__all__ = ["AgentStartError", "SessionState"]
+
+
+class AgentStartError(MapleError):
+    """Raised when an agent's process could not start or answer its handshake."""
+
 
 GENERIC_FAILURE = "The agent's process failed; its output is not shown."
 

@@ -17,13 +17,7 @@ from typing import Annotated, Any
 
 import typer
 
-from maple_adapters.agents import (
-    AgentStartError,
-    ClaudeProvider,
-    CodexProvider,
-    resume_claude,
-    resume_codex,
-)
+from maple_adapters.agents import AgentStartError, ClaudeProvider, CodexProvider
 from maple_adapters.files import find_checkout
 from maple_core.agents import PROVIDERS, AgentRun, AgentState, render_run
 from maple_core.ports import AgentProvider, AgentSession
@@ -149,12 +143,10 @@ def send(
     """Resume an agent's thread in a fresh process with more instructions."""
     folder = str(cwd.resolve())
     agent_id = f"{provider}-{os.getpid()}"
-    chosen = _provider(provider)
-    if isinstance(chosen, CodexProvider):
-        session: AgentSession = resume_codex(chosen, agent_id, thread, message, folder)
-    else:
-        assert isinstance(chosen, ClaudeProvider)
-        session = resume_claude(chosen, agent_id, thread, message, folder)
+    try:
+        session = _provider(provider).resume(agent_id, thread, message, folder)
+    except AgentStartError as exc:
+        raise fail(str(exc), EXIT_ERROR) from None
     _drive(session, folder, as_json)
 
 
