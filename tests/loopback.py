@@ -3,20 +3,11 @@
 from __future__ import annotations
 
 import socket
-import threading
-import time
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
-import uvicorn
+from maple_entrypoints.loopback import ThreadedServer, listen_on_loopback, serve_in_thread
 
-
-@dataclass
-class Running:
-    url: str
-    port: int
-    stop: Callable[[], None]
+Running = ThreadedServer
 
 
 def free_port() -> int:
@@ -27,31 +18,13 @@ def free_port() -> int:
 
 def serve_asgi(app: Any, scheme: str = "http", **tls: Any) -> Running:
     """Run ``app`` on loopback until ``stop()``: plain HTTP, or HTTPS given uvicorn's ``ssl_*``."""
-    port = free_port()
-    config = uvicorn.Config(
+    running: Running = serve_in_thread(
         app,
-        host="127.0.0.1",
-        port=port,
-        log_level="error",
-        lifespan="off",
+        listen_on_loopback(),
+        scheme=scheme,
+        name="test-server",
         timeout_keep_alive=1,
         timeout_graceful_shutdown=2,
         **tls,
     )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        if time.monotonic() > deadline:
-            raise RuntimeError("the app did not start")
-        time.sleep(0.01)
-
-    def stop() -> None:
-        server.should_exit = True
-        thread.join(timeout=3)
-        if thread.is_alive():
-            server.force_exit = True
-            thread.join(timeout=3)
-
-    return Running(f"{scheme}://127.0.0.1:{port}", port, stop)
+    return running

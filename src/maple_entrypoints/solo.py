@@ -11,16 +11,13 @@ from __future__ import annotations
 
 import json
 import secrets
-import socket
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
-import uvicorn
 from starlette.datastructures import Headers
 
 from maple_adapters.files import FileCommentStore, FileMedia
@@ -35,6 +32,7 @@ from maple_core.solo import (
     solo_link,
     solo_refusal,
 )
+from maple_entrypoints.loopback import listen_on_loopback, serve_in_thread
 from maple_entrypoints.route.app import RouteOptions
 from maple_entrypoints.route.serve import served_app
 from maple_entrypoints.server_log import ServerLog
@@ -43,7 +41,6 @@ __all__ = ["BridgeStartError", "SoloBridge", "SoloBridges", "SoloGate", "start_b
 
 _ALLOW_METHODS = "GET, POST, PATCH, DELETE"
 _ALLOW_HEADERS = "x-maple-solo, content-type, accept"
-_START_S = 10.0
 
 
 class BridgeStartError(MapleError):
@@ -148,23 +145,6 @@ class SoloBridge:
         return solo_link(preview_url, self.token, self.url)
 
 
-def _listen(port: int) -> socket.socket:
-    # IPPROTO_TCP named, so asyncio turns Nagle off on accepted connections (40 ms otherwise).
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    try:
-        sock.bind(("127.0.0.1", port))
-        sock.listen(64)
-    except (OSError, OverflowError) as exc:
-        sock.close()
-        raise BridgeStartError(
-            f"The solo bridge cannot listen on 127.0.0.1:{port} "
-            f"({getattr(exc, 'strerror', None) or exc}); "
-            "choose another --port, or leave it out for a free one."
-        ) from None
-    return sock
-
-
 def start_bridge(
     preview_url: str,
     *,
@@ -182,42 +162,23 @@ def start_bridge(
     """
     origin = origin_of(preview_url)
     token = token or secrets.token_urlsafe(32)
-    sock = _listen(port)
-    actual = sock.getsockname()[1]
-    rules = SoloRules(port=actual, token=token, origin=origin)
+    try:
+        sock = listen_on_loopback(port)
+    except (OSError, OverflowError) as exc:
+        raise BridgeStartError(
+            f"The solo bridge cannot listen on 127.0.0.1:{port} "
+            f"({getattr(exc, 'strerror', None) or exc}); "
+            "choose another --port, or leave it out for a free one."
+        ) from None
+    rules = SoloRules(port=sock.getsockname()[1], token=token, origin=origin)
     app = bridge_app(
         rules, cwd or Path.cwd(), clock or SystemClock(), log or ServerLog("maple-solo")
     )
-    config = uvicorn.Config(
-        app,
-        log_config=None,  # never configure logging: stdout may be an MCP stream
-        access_log=False,
-        lifespan="off",
-        timeout_keep_alive=5,
-        timeout_graceful_shutdown=1,
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(
-        target=server.run, kwargs={"sockets": [sock]}, name=f"maple-solo-{actual}", daemon=True
-    )
-    thread.start()
-    deadline = time.monotonic() + _START_S
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            server.should_exit = True
-            sock.close()
-            raise BridgeStartError(f"The solo bridge on 127.0.0.1:{actual} did not start.")
-        time.sleep(0.005)
-
-    def stop() -> None:
-        server.should_exit = True
-        thread.join(timeout=3)
-        if thread.is_alive():
-            server.force_exit = True
-            thread.join(timeout=3)
-        sock.close()
-
-    return SoloBridge(f"http://127.0.0.1:{actual}", token, origin, stop)
+    try:
+        running = serve_in_thread(app, sock, name="maple-solo")
+    except RuntimeError as exc:
+        raise BridgeStartError(str(exc)) from None
+    return SoloBridge(running.url, token, origin, running.stop)
 
 
 Starter = Callable[[str], SoloBridge]

@@ -96,10 +96,9 @@ def review(
     Open the address it prints, press Comment (or Alt+Shift+C), pick an element and write; the
     agent reads the comment with wait_for_comments. Ctrl-C stops it.
     """
-    import socket
-
     import uvicorn
 
+    from maple_entrypoints.loopback import listen_on_loopback
     from maple_entrypoints.review import review_app
     from maple_entrypoints.server_log import ServerLog
 
@@ -116,12 +115,12 @@ def review(
         raise fail(f"--url must start with http:// or https://; got {url}.", EXIT_CONFIG)
     cwd = Path.cwd()
     branch = find_checkout(cwd).branch or "default"
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
-        sock.bind(("127.0.0.1", listen))
-    except OSError as exc:
+        sock = listen_on_loopback(listen)
+    except (OSError, OverflowError) as exc:
         raise fail(
-            f"cannot listen on 127.0.0.1:{listen} ({exc.strerror}); try another --listen.",
+            f"cannot listen on 127.0.0.1:{listen} ({getattr(exc, 'strerror', None) or exc}); "
+            "try another --listen.",
             EXIT_CONFIG,
         ) from None
     address = f"http://127.0.0.1:{sock.getsockname()[1]}"
