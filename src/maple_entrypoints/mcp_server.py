@@ -47,7 +47,7 @@ from maple_entrypoints.wiring import (
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from maple_adapters.agents import AgentPool
-    from maple_entrypoints.solo import SoloBridges
+    from maple_entrypoints.solo_bridges import SoloBridges
 
 __all__ = ["SERVICE", "TOOL_NAMES", "build_server", "main", "package_version"]
 
@@ -351,10 +351,16 @@ def main() -> None:
     except ConfigurationError as exc:
         sys.stderr.write(f"{SERVICE}: {exc}\n")
         raise SystemExit(1) from None
-    from maple_entrypoints.solo import SoloBridges, start_bridge
+    from maple_entrypoints.solo_bridges import SoloBridge, SoloBridges
 
     cwd = Path.cwd()
-    solo = SoloBridges(lambda url: start_bridge(url, cwd=cwd, log=log))
+
+    def start(url: str) -> SoloBridge:
+        from maple_entrypoints.solo import start_bridge  # the web stack, on first use only
+
+        return start_bridge(url, cwd=cwd, log=log)
+
+    solo = SoloBridges(start)
     agents = build_agents(config, cwd)
     server = build_server(
         store,

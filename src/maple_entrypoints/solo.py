@@ -11,9 +11,6 @@ from __future__ import annotations
 
 import json
 import secrets
-import threading
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
@@ -29,13 +26,13 @@ from maple_core.solo import (
     SoloRequest,
     SoloRules,
     origin_of,
-    solo_link,
     solo_refusal,
 )
 from maple_entrypoints.loopback import listen_on_loopback, serve_in_thread
 from maple_entrypoints.route.app import RouteOptions
 from maple_entrypoints.route.serve import served_app
 from maple_entrypoints.server_log import ServerLog
+from maple_entrypoints.solo_bridges import SoloBridge, SoloBridges
 
 __all__ = ["BridgeStartError", "SoloBridge", "SoloBridges", "SoloGate", "start_bridge"]
 
@@ -131,20 +128,6 @@ def bridge_app(rules: SoloRules, cwd: Path, clock: Clock, log: ServerLog) -> Sol
     return SoloGate(served_app(options), rules)
 
 
-@dataclass
-class SoloBridge:
-    """A running bridge: where it listens, its token and the origin it is paired with."""
-
-    url: str
-    token: str
-    origin: str
-    stop: Callable[[], None]
-
-    def link(self, preview_url: str) -> str:
-        """The link that opens ``preview_url`` paired with this bridge."""
-        return solo_link(preview_url, self.token, self.url)
-
-
 def start_bridge(
     preview_url: str,
     *,
@@ -179,44 +162,3 @@ def start_bridge(
     except RuntimeError as exc:
         raise BridgeStartError(str(exc)) from None
     return SoloBridge(running.url, token, origin, running.stop)
-
-
-Starter = Callable[[str], SoloBridge]
-
-
-class SoloBridges:
-    """One bridge per preview origin for the life of the process (what ``start_solo`` uses).
-
-    A start in progress is shared by every caller for the same origin; a start that fails is
-    forgotten, so the next call tries again.
-    """
-
-    def __init__(self, start: Starter) -> None:
-        self._start = start
-        self._bridges: dict[str, SoloBridge] = {}
-        self._locks: dict[str, threading.Lock] = {}
-        self._guard = threading.Lock()
-
-    def pair(self, preview_url: str) -> tuple[str, str]:
-        """The link for ``preview_url`` and its bridge's URL, starting the bridge if needed.
-
-        Raises:
-            InvalidInputError: the address is not http or https.
-            BridgeStartError: the bridge could not start.
-        """
-        origin = origin_of(preview_url)
-        with self._guard:
-            lock = self._locks.setdefault(origin, threading.Lock())
-        with lock:
-            bridge = self._bridges.get(origin)
-            if bridge is None:
-                bridge = self._start(preview_url)
-                self._bridges[origin] = bridge
-        return bridge.link(preview_url), bridge.url
-
-    def stop_all(self) -> None:
-        """Stop every bridge (tests; a server leaves them to the process's end)."""
-        with self._guard:
-            bridges, self._bridges = list(self._bridges.values()), {}
-        for bridge in bridges:
-            bridge.stop()

@@ -8,7 +8,6 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from maple_adapters.files import FileCommentStore
-from maple_adapters.route import RouteCommentStore, RouteGateRefresher, RouteHttp
 from maple_adapters.system import SystemClock
 from maple_core.errors import ConfigurationError
 from maple_core.ports import Capability, Clock, CommentStore, GatePublisher, GateRefresher
@@ -26,6 +25,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from maple_adapters.agents import AgentPool
     from maple_adapters.github.transport import GitHubTransport
+    from maple_adapters.route import RouteHttp
     from maple_core.ports import AgentProvider
 
 __all__ = [
@@ -117,10 +117,14 @@ def build_store(config: ServerConfig, cwd: Path, clock: Clock | None = None) -> 
         github = config.github
         transport = build_transport(github, config.transport)
         return GitHubLedgerStore(transport, github.owner or "", github.repo or "", clock)
+    from maple_adapters.route import RouteCommentStore
+
     return RouteCommentStore(_route_http(config))
 
 
 def _route_http(config: ServerConfig) -> RouteHttp:
+    from maple_adapters.route import RouteHttp
+
     token = config.github.token
     return RouteHttp(config.route_url or "", token.get_secret_value() if token else None)
 
@@ -129,6 +133,8 @@ def build_refresher(config: ServerConfig) -> GateRefresher | None:
     """The route refresh a resolve asks for (``MAPLE_URL`` with ``GITHUB_TOKEN``), or ``None``."""
     if config.gate is not GateMode.ROUTE:
         return None
+    from maple_adapters.route import RouteGateRefresher
+
     return RouteGateRefresher(_route_http(config))
 
 
