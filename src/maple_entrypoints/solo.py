@@ -9,7 +9,6 @@ before the route sees it. Solo comments never count toward the merge gate.
 
 from __future__ import annotations
 
-import json
 import secrets
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,7 @@ from maple_core.solo import (
     solo_refusal,
 )
 from maple_entrypoints.loopback import listen_on_loopback, serve_in_thread
+from maple_entrypoints.route.answers import json_answer
 from maple_entrypoints.route.app import RouteOptions
 from maple_entrypoints.route.serve import served_app
 from maple_entrypoints.server_log import ServerLog
@@ -80,7 +80,7 @@ class SoloGate:
         )
         refusal = solo_refusal(request, self.rules)
         if refusal is not None:
-            await _send_json(send, refusal.status, {"error": refusal.error})
+            await json_answer({"error": refusal.error}, refusal.status)(scope, receive, send)
             return
         cors = [
             (b"access-control-allow-origin", self.rules.origin.encode()),
@@ -104,17 +104,6 @@ class SoloGate:
             await send(message)
 
         await self.app(scope, receive, with_cors)
-
-
-async def _send_json(send: Any, status: int, body: object) -> None:
-    data = json.dumps(body).encode()
-    headers = [
-        (b"content-type", b"application/json"),
-        (b"cache-control", b"no-store"),
-        (b"content-length", str(len(data)).encode()),
-    ]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": data})
 
 
 def bridge_app(rules: SoloRules, cwd: Path, clock: Clock, log: ServerLog) -> SoloGate:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import html
-import json
 import secrets
 from importlib.resources import files
 from pathlib import Path
@@ -31,6 +30,7 @@ from maple_adapters.files import FileCommentStore, FileMedia
 from maple_adapters.system import SystemClock
 from maple_core.page import inject_script, relax_header, relax_meta_policies
 from maple_core.ports import Clock
+from maple_entrypoints.route.answers import json_answer
 from maple_entrypoints.route.app import RouteOptions, create_route_app
 from maple_entrypoints.server_log import ServerLog
 
@@ -301,16 +301,4 @@ class _LocalOnly:
         if scope["type"] == "websocket":
             await send({"type": "websocket.close", "code": 1008})
             return
-        body = json.dumps({"error": refusal}).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 403,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"cache-control", b"no-store"),
-                    (b"content-length", str(len(body)).encode()),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+        await json_answer({"error": refusal}, 403)(scope, receive, send)
