@@ -12,13 +12,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from maple_core.comments import NewComment, kind_of
+from maple_core.cursor import parse_stamp
 from maple_core.errors import InvalidQueryError, InvalidRecordError
 from maple_core.json_types import JsonObject, JsonValue
 from maple_core.paging import ListQuery
 from maple_core.statuses import CommentStatus
 
 __all__ = [
+    "MAX_ATTACHMENTS",
     "MAX_BATCH",
+    "MAX_BODY_CHARS",
     "StatusChange",
     "read_branch",
     "read_drafts",
@@ -30,8 +33,14 @@ __all__ = [
 MAX_BATCH = 500
 """The most comments one ``POST /comments`` may carry."""
 
+MAX_BODY_CHARS = 10_000
+"""The longest comment body taken, in characters."""
+
+MAX_ATTACHMENTS = 20
+"""The most attachments one comment may carry."""
+
 _COMMIT = re.compile(r"[0-9a-f]{7,40}")
-_SERVER_KEYS = ("id", "receivedAt", "author", "resolution")
+_SERVER_KEYS = ("id", "receivedAt", "updatedAt", "author", "resolution")
 _STATUS_NAMES = ", ".join(s.value for s in CommentStatus)
 
 
@@ -44,8 +53,32 @@ def _draft(value: JsonValue, where: str, author: JsonObject) -> NewComment:
             problems.append(f"'{key}' must be a string, not {kind_of(value.get(key))}")
     if value.get("branch") == "":
         problems.append("'branch' must not be empty")
-    if not isinstance(value.get("anchor"), dict) and not value.get("anchor"):
+    body = value.get("body")
+    if isinstance(body, str) and len(body) > MAX_BODY_CHARS:
+        problems.append(
+            f"'body' is longer than {MAX_BODY_CHARS:,} characters; shorten it or split it into "
+            "several comments"
+        )
+    anchor, context = value.get("anchor"), value.get("context")
+    if anchor is None:
         problems.append("'anchor' is required (an object saying where the comment points)")
+    elif not isinstance(anchor, dict):
+        problems.append(
+            f"'anchor' must be an object saying where the comment points, not {kind_of(anchor)}"
+        )
+    if context is not None and not isinstance(context, dict):
+        problems.append(
+            f"'context' must be an object (the page's url, viewport…), not {kind_of(context)}"
+        )
+    created_at = value.get("createdAt")
+    if created_at is not None and not (
+        isinstance(created_at, str) and parse_stamp(created_at) is not None
+    ):
+        problems.append(
+            "'createdAt' must be an ISO 8601 timestamp string such as "
+            f'"2026-01-01T12:00:00.000Z", not {_shown(created_at)}; or leave it out'
+        )
+    problems.extend(_attachment_problems(value.get("attachments")))
     label, commit = value.get("label"), value.get("commit")
     if label is not None and not isinstance(label, str):
         problems.append(f"'label' must be a string, not {kind_of(label)}")
@@ -62,13 +95,38 @@ def _draft(value: JsonValue, where: str, author: JsonObject) -> NewComment:
     return NewComment.from_json(kept)
 
 
+def _attachment_problems(attachments: JsonValue) -> list[str]:
+    if attachments is None:
+        return []
+    if not isinstance(attachments, list) or not all(isinstance(a, dict) for a in attachments):
+        return [
+            "'attachments' must be an array of objects (the media references POST /media answered)"
+        ]
+    if len(attachments) > MAX_ATTACHMENTS:
+        return [
+            f"{len(attachments)} attachments; a comment may carry at most {MAX_ATTACHMENTS} "
+            "attachments"
+        ]
+    return []
+
+
+def _shown(value: JsonValue) -> str:
+    """A submitted value for an error message: a short string quoted, anything else its kind."""
+    if isinstance(value, str) and len(value) <= 40:
+        return repr(value)
+    return kind_of(value)
+
+
 def read_drafts(value: JsonValue, author: JsonObject) -> tuple[list[NewComment], bool]:
     """The comments a ``POST /comments`` body asks for, and whether it sent an array.
 
-    Each needs a string ``branch`` (not empty), a string ``body`` and an ``anchor``; ``label``
-    must be a string and ``commit`` 7–40 hex digits when present. The author is the route's to
-    say (``author``), and a client cannot send an id, an arrival stamp or a resolution: those
-    keys are dropped, as Maple's route drops a resolution.
+    Each needs a string ``branch`` (not empty), a string ``body`` of at most
+    :data:`MAX_BODY_CHARS` characters and an object ``anchor`` (Maple's route took any truthy
+    one). When present, ``context`` must be an object, ``createdAt`` an ISO 8601 timestamp
+    string, ``attachments`` an array of at most :data:`MAX_ATTACHMENTS` objects, ``label`` a
+    string and ``commit`` 7–40 hex digits. The author is the route's to say (``author``), and a
+    client cannot send an id, an arrival stamp, an update stamp or a resolution: those keys are
+    dropped, as Maple's route drops a resolution.
 
     Raises:
         InvalidRecordError: naming the first comment that is wrong and every problem with it.
