@@ -1,27 +1,56 @@
 """Attacks on the route, each driven over real HTTP and named after the property that stops it.
 
+- The merge gate's check run links only to the configured review URL, never to the request's
+  ``Host`` (issue 14, point 4).
 - Submissions are validated at the door: a malformed comment is refused with 400 and nothing is
-  written (issue 14, point 5).
+  written (point 5).
+- Media cannot run script: only raster images are taken, and whatever is served is inert
+  (point 6).
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx2 as httpx
 import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
 
+from contract_tests.github_peers import api_transport
 from contract_tests.support import FakeClock, make_repo
 from maple_adapters.files import FileCommentStore, FileMedia
+from maple_adapters.github.store import GitHubLedgerStore
+from maple_core.comments import Anchor, NewComment
+from maple_core.errors import ConfigurationError
 from maple_entrypoints.route import RouteOptions
-from tests.route_support import LiveRoute, live_route
+from maple_entrypoints.route.serve import RouteStoreKind, route_options
+from maple_entrypoints.settings import load_settings
+from maple_entrypoints.solo import start_bridge
+from tests.github.fake_github import FakeGitHub, Served, serve
+from tests.loopback import free_port
+from tests.mcp_support import clean_env
+from tests.route_support import LiveRoute, eventually, live_route
 
 MAPLE = Path(sys.executable).with_name("maple")
 BRANCH = "feat/route"
 FOLDER = "feat-route"
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
+JPEG = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + b"\x00" * 48
+GIF = b"GIF89a" + b"\x01\x00\x01\x00" + b"\x00" * 32
+WEBP = b"RIFF\x24\x00\x00\x00WEBPVP8 " + b"\x00" * 32
+AVIF = b"\x00\x00\x00\x1cftypavif\x00\x00\x00\x00avifmif1miaf" + b"\x00" * 32
+SVG = b'<svg xmlns="http://www.w3.org/2000/svg"><script>alert(document.domain)</script></svg>'
+HTML = b"<!doctype html><script>alert(document.cookie)</script>"
+RASTERS = {"image/png": PNG, "image/jpeg": JPEG, "image/gif": GIF, "image/webp": WEBP}
+RASTERS["image/avif"] = AVIF
 
 
 def draft(body: str = "The header wraps at 375px.", **kw: Any) -> dict[str, Any]:
@@ -49,6 +78,214 @@ def route(repo: Path) -> Iterator[LiveRoute]:
 
 def comments_file(repo: Path) -> Path:
     return repo / ".maple" / FOLDER / "comments.json"
+
+
+def media_folder(repo: Path) -> Path:
+    return repo / ".maple" / FOLDER / "media"
+
+
+# -- 4. the check run's link comes from configuration ------------------------------------------
+
+APP_ID = 4242
+INSTALLATION = 77
+PUSHER = "ghp_pusher_0000000000000000000001"
+PR_BRANCH = "feat/leaf"
+HEAD = "f00dfeed" * 5
+REVIEW_URL = "https://feat-leaf.preview.example/"
+EVIL = "evil.example"
+
+
+@pytest.fixture(scope="module")
+def app_key() -> tuple[str, str]:
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    private = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    ).decode()
+    public = (
+        key.public_key()
+        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+        .decode()
+    )
+    return private, public
+
+
+@pytest.fixture(scope="module")
+def github(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    served = serve(FakeGitHub({PUSHER: 1}), tmp_path_factory.mktemp("fake-github"))
+    yield served
+    served.stop()
+
+
+@pytest.fixture
+def fake(github: Served, app_key: tuple[str, str], monkeypatch: pytest.MonkeyPatch) -> FakeGitHub:
+    github.fake.reset()
+    github.fake.install_app(APP_ID, app_key[1], INSTALLATION)
+    github.fake.open_pull(PR_BRANCH, head_sha=HEAD)
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", github.ca_file)
+    return github.fake
+
+
+def environment(github: Served, app_key: tuple[str, str], **extra: str) -> dict[str, str]:
+    return {
+        "MAPLE_GITHUB_OWNER": "acme",
+        "MAPLE_GITHUB_REPO": "web",
+        "MAPLE_GITHUB_API": github.base_url,
+        "MAPLE_GATE_APP_ID": str(APP_ID),
+        "MAPLE_GATE_INSTALLATION_ID": str(INSTALLATION),
+        "MAPLE_GATE_PRIVATE_KEY": app_key[0],
+        **extra,
+    }
+
+
+def seed(github: Served) -> str:
+    store = GitHubLedgerStore(api_transport(github, PUSHER), "acme", "web", FakeClock())
+    [stored] = store.append_many([NewComment(PR_BRANCH, "one", Anchor(selector="h1"))])
+    return stored.id
+
+
+def forged_host() -> dict[str, str]:
+    return {"host": EVIL, "authorization": f"Bearer {PUSHER}"}
+
+
+def check_runs(fake: FakeGitHub) -> list[dict[str, Any]]:
+    return fake.repo().check_runs
+
+
+def test_the_check_run_links_only_to_the_configured_review_url(
+    fake: FakeGitHub, github: Served, app_key: tuple[str, str], tmp_path: Path
+) -> None:
+    comment_id = seed(github)
+    settings = load_settings(environment(github, app_key, MAPLE_REVIEW_URL=REVIEW_URL))
+    options = route_options(settings, RouteStoreKind.GITHUB, tmp_path)
+    with live_route(options) as route:
+        refreshed = route.client.post(
+            "/gate/refresh", json={"branch": PR_BRANCH}, headers=forged_host()
+        )
+        assert refreshed.status_code == 200, refreshed.text
+        [run] = check_runs(fake)
+        assert run["details_url"] == REVIEW_URL
+        patched = route.client.patch(
+            f"/comments/{comment_id}", json={"status": "resolved"}, headers=forged_host()
+        )
+        assert patched.status_code == 200, patched.text
+        published = eventually(lambda: check_runs(fake)[-1]["status"] == "completed")
+    assert published
+    assert {run["details_url"] for run in check_runs(fake)} == {REVIEW_URL}
+    assert all(EVIL not in json.dumps(run) for run in check_runs(fake))
+
+
+def test_without_a_review_url_the_check_run_has_no_link(
+    fake: FakeGitHub, github: Served, app_key: tuple[str, str], tmp_path: Path
+) -> None:
+    comment_id = seed(github)
+    settings = load_settings(environment(github, app_key))
+    options = route_options(settings, RouteStoreKind.GITHUB, tmp_path)
+    with live_route(options) as route:
+        refreshed = route.client.post(
+            "/gate/refresh", json={"branch": PR_BRANCH}, headers=forged_host()
+        )
+        assert refreshed.status_code == 200, refreshed.text
+        route.client.patch(
+            f"/comments/{comment_id}", json={"status": "resolved"}, headers=forged_host()
+        )
+        published = eventually(lambda: check_runs(fake)[-1]["status"] == "completed")
+    assert published
+    assert all("details_url" not in run for run in check_runs(fake))
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "javascript:alert(1)",
+        "ftp://preview.example/",
+        "preview.example",
+        "https://",
+        "https://user:secret@preview.example/",
+        "https://preview.example/ x",
+    ],
+)
+def test_a_review_url_that_is_not_a_plain_http_url_stops_the_route_at_start_up(
+    url: str, tmp_path: Path
+) -> None:
+    settings = load_settings({"MAPLE_REVIEW_URL": url})
+    with pytest.raises(ConfigurationError) as raised:
+        route_options(settings, RouteStoreKind.FILE, tmp_path)
+    message = str(raised.value)
+    assert message.startswith("MAPLE_REVIEW_URL ")
+    assert "https://" in message  # the fix: an example of what it should be
+    assert "\n" not in message
+
+
+def test_maple_route_serve_refuses_a_bad_review_url_with_one_line(repo: Path) -> None:
+    for args, env, named in [
+        (["--review-url", "javascript:alert(1)"], {}, "--review-url"),
+        ([], {"MAPLE_REVIEW_URL": "ftp://preview.example/"}, "MAPLE_REVIEW_URL"),
+    ]:
+        served = subprocess.run(
+            [str(MAPLE), "route", "serve", "--port", str(free_port()), *args],
+            cwd=repo,
+            env=clean_env(**env),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert served.returncode == 2, served.stderr
+        [line] = served.stderr.splitlines()
+        assert named in line
+        assert "Traceback" not in served.stderr
+
+
+def test_maple_route_serve_links_the_check_run_to_its_review_url_option(
+    fake: FakeGitHub, github: Served, app_key: tuple[str, str], tmp_path: Path
+) -> None:
+    port = free_port()
+    env = clean_env(
+        **environment(github, app_key, MAPLE_REVIEW_URL="https://elsewhere.example/"),
+        REQUESTS_CA_BUNDLE=github.ca_file,
+    )
+    process = subprocess.Popen(
+        [
+            MAPLE,
+            "route",
+            "serve",
+            "--store",
+            "github",
+            "--port",
+            str(port),
+            "--review-url",
+            REVIEW_URL,
+        ],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}/api/maple"
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                if httpx.get(url + "/me", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                raise RuntimeError(f"maple route serve did not start: {process.communicate()}")
+            time.sleep(0.05)
+        seed(github)
+        answer = httpx.post(
+            url + "/gate/refresh", json={"branch": PR_BRANCH}, headers=forged_host(), timeout=30
+        )
+        assert answer.status_code == 200, answer.text
+    finally:
+        process.terminate()
+        process.communicate(timeout=10)
+    [run] = check_runs(fake)
+    assert run["details_url"] == REVIEW_URL  # the option wins over the variable
 
 
 # -- 5. submissions are validated at the door --------------------------------------------------
@@ -141,3 +378,137 @@ def test_a_well_formed_comment_with_every_optional_field_is_taken(
     )
     assert answer.status_code == 201, answer.text
     assert answer.json()["attachments"] == [ref] * 20
+
+
+# -- 6. media cannot run script ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content_type", "body"),
+    [
+        ("image/svg+xml", SVG),
+        ("image/svg+xml; charset=utf-8", SVG),
+        ("text/html", HTML),
+        ("image/x-icon", b"\x00\x00\x01\x00" + b"\x00" * 32),
+    ],
+)
+def test_an_svg_upload_is_refused(
+    route: LiveRoute, repo: Path, content_type: str, body: bytes
+) -> None:
+    answer = route.client.post("/media", content=body, headers={"content-type": content_type})
+    assert answer.status_code == 415
+    error = answer.json()["error"]
+    assert "An image is required" in error
+    for accepted in RASTERS:
+        assert accepted in error
+    assert not media_folder(repo).exists()
+
+
+@pytest.mark.parametrize(
+    ("content_type", "body"),
+    [
+        ("image/png", SVG),
+        ("image/png", HTML),
+        ("image/gif", b"<html>" + GIF),
+        ("image/jpeg", PNG),
+        ("image/webp", b"RIFF\x24\x00\x00\x00WAVEfmt " + b"\x00" * 32),
+        ("image/avif", b"\x00\x00\x00\x1cftypisom\x00\x00\x00\x00isomiso2mp41" + b"\x00" * 8),
+    ],
+)
+def test_bytes_that_are_not_the_declared_raster_image_are_refused(
+    route: LiveRoute, repo: Path, content_type: str, body: bytes
+) -> None:
+    answer = route.client.post("/media", content=body, headers={"content-type": content_type})
+    assert answer.status_code == 415, answer.text
+    error = answer.json()["error"]
+    assert content_type in error
+    assert "image/png, image/jpeg, image/gif, image/webp or image/avif" in error
+    assert not media_folder(repo).exists()
+
+
+def inert(answer: httpx.Response) -> None:
+    assert answer.headers["x-content-type-options"] == "nosniff"
+    policy = [d.strip() for d in answer.headers["content-security-policy"].split(";")]
+    assert "default-src 'none'" in policy
+    assert "sandbox" in policy  # no allow-scripts: nothing in it runs, even opened directly
+    assert answer.headers["cache-control"] == "no-store"
+
+
+@pytest.mark.parametrize("content_type", sorted(RASTERS))
+def test_a_raster_image_is_taken_and_served_inline_yet_sandboxed(
+    route: LiveRoute, content_type: str
+) -> None:
+    put = route.client.post(
+        "/media", content=RASTERS[content_type], headers={"content-type": content_type}
+    )
+    assert put.status_code == 201, put.text
+    assert put.json()["contentType"] == content_type
+    got = route.client.get(f"/media/{put.json()['key']}")
+    assert got.status_code == 200
+    assert got.content == RASTERS[content_type]
+    assert got.headers["content-type"] == content_type
+    assert got.headers["content-disposition"] == "inline"
+    inert(got)
+
+
+@pytest.mark.parametrize(("extension", "body"), [("svg", SVG), ("bin", HTML), ("html", HTML)])
+def test_a_stored_svg_is_served_as_an_inert_attachment(
+    route: LiveRoute, repo: Path, extension: str, body: bytes
+) -> None:
+    # as an older maple or Maple's own route kept it
+    media_folder(repo).mkdir(parents=True)
+    (media_folder(repo) / f"shot-0123456789ab.{extension}").write_bytes(body)
+    got = route.client.get("/media/shot-0123456789ab")
+    assert got.status_code == 200
+    assert got.headers["content-disposition"] == "attachment"
+    assert "html" not in got.headers["content-type"]
+    inert(got)
+
+
+def test_errors_are_never_sniffed_as_a_page(route: LiveRoute) -> None:
+    answer = route.client.get("/media/<script>alert(1)<%2Fscript>")
+    assert answer.status_code in (400, 404)
+    assert answer.headers["content-type"] == "application/json"
+    assert answer.headers["x-content-type-options"] == "nosniff"
+
+
+def test_the_solo_bridge_shows_a_screenshot_inline_and_a_stored_svg_as_an_attachment(
+    repo: Path,
+) -> None:
+    origin = "https://feat-x.preview.example"
+    bridge = start_bridge(origin, cwd=repo)
+    try:
+        put = httpx.post(
+            bridge.url + "/api/maple/media",
+            content=PNG,
+            headers={"origin": origin, "x-maple-solo": bridge.token, "content-type": "image/png"},
+        )
+        assert put.status_code == 201, put.text
+        svg = httpx.post(
+            bridge.url + "/api/maple/media",
+            content=SVG,
+            headers={"origin": origin, "x-maple-solo": bridge.token, "content-type": "image/png"},
+        )
+        assert svg.status_code == 415
+        [folder] = (repo / ".maple").iterdir()
+        (folder / "media" / "shot-0123456789ab.svg").write_bytes(SVG)
+
+        def shown(key: str) -> httpx.Response:
+            # what an <img> on the preview asks: the token in the query, the page as referer
+            return httpx.get(
+                bridge.url + f"/api/maple/media/{key}",
+                params={"maple-solo": bridge.token},
+                headers={"referer": origin + "/dashboard"},
+            )
+
+        image, stored_svg = shown(put.json()["key"]), shown("shot-0123456789ab")
+    finally:
+        bridge.stop()
+    assert (image.status_code, image.content) == (200, PNG)
+    assert image.headers["content-disposition"] == "inline"
+    assert image.headers["access-control-allow-origin"] == origin
+    assert "cross-origin-resource-policy" not in image.headers  # the preview's <img> still loads
+    inert(image)
+    assert stored_svg.status_code == 200
+    assert stored_svg.headers["content-disposition"] == "attachment"
+    inert(stored_svg)

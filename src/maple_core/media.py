@@ -7,7 +7,16 @@ from dataclasses import dataclass
 
 from maple_core.errors import InvalidMediaKeyError
 
-__all__ = ["MediaRef", "check_media_key", "content_type_for", "extension_for"]
+__all__ = [
+    "RASTER_TYPES",
+    "MediaRef",
+    "check_media_key",
+    "content_type_for",
+    "extension_for",
+    "is_raster",
+    "raster_type",
+    "sniff_raster",
+]
 
 _KEY = re.compile(r"[A-Za-z0-9_-]+")
 _EXTENSIONS = {
@@ -16,8 +25,13 @@ _EXTENSIONS = {
     "image/gif": "gif",
     "image/webp": "webp",
     "image/avif": "avif",
-    "image/svg+xml": "svg",
+    "image/svg+xml": "svg",  # only to read back what an older maple or Maple's route kept
 }
+
+RASTER_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp", "image/avif")
+"""The content types a screenshot may have: images no browser runs script in."""
+
+_AVIF_BRANDS = (b"avif", b"avis")
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,3 +71,41 @@ def content_type_for(extension: str) -> str:
         if ext == extension:
             return content_type
     return "application/octet-stream"
+
+
+def raster_type(content_type: str) -> str | None:
+    """The raster type a ``Content-Type`` header names (parameters and case ignored), or ``None``.
+
+    ``image/svg+xml`` and every other type are ``None``: an SVG can carry script.
+    """
+    bare = content_type.split(";", 1)[0].strip().lower()
+    return bare if bare in RASTER_TYPES else None
+
+
+def is_raster(content_type: str) -> bool:
+    """Whether ``content_type`` is one of :data:`RASTER_TYPES`."""
+    return raster_type(content_type) is not None
+
+
+def sniff_raster(data: bytes) -> str | None:
+    """The raster type ``data``'s magic number says it is, or ``None`` for anything else."""
+    if data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if data.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if data.startswith((b"GIF87a", b"GIF89a")):
+        return "image/gif"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    if data[4:8] == b"ftyp" and _avif_brand(data):
+        return "image/avif"
+    return None
+
+
+def _avif_brand(data: bytes) -> bool:
+    """Whether an ISO media file's ``ftyp`` box names an AVIF brand (major or compatible)."""
+    size = int.from_bytes(data[:4], "big")
+    box = data[8 : min(max(size, 16), len(data), 4096)]
+    brands = [box[i : i + 4] for i in range(0, len(box) - 3, 4)]
+    # brands[1] is the minor version, not a brand
+    return any(b in _AVIF_BRANDS for i, b in enumerate(brands) if i != 1)

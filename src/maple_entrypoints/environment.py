@@ -87,6 +87,12 @@ ENVIRONMENT: tuple[EnvironmentVariable, ...] = (
         "the route server).",
     ),
     EnvironmentVariable(
+        "MAPLE_REVIEW_URL",
+        False,
+        "Route server only: where reviewers look at the preview (an http or https URL), the "
+        "merge gate's check-run link; unset means the check run has no link.",
+    ),
+    EnvironmentVariable(
         "MAPLE_AGENTS",
         False,
         "Comma-separated external agents maple-mcp offers tools for: codex, claude; unset means "

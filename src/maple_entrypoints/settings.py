@@ -71,6 +71,7 @@ class Settings(BaseSettings):
     MAPLE_GATE_INSTALLATION_ID: str | None = None
     MAPLE_GATE_PRIVATE_KEY: SecretStr | None = None
     MAPLE_REQUIRE_APPROVAL: str | None = None
+    MAPLE_REVIEW_URL: str | None = None
     MAPLE_AGENTS: str | None = None
 
     def text(self, name: str) -> str | None:

@@ -63,6 +63,14 @@ def route_serve(
     prefix: Annotated[
         str, typer.Option("--prefix", help="Where the route is mounted.")
     ] = "/api/maple",
+    review_url: Annotated[
+        str | None,
+        typer.Option(
+            "--review-url",
+            help="Where reviewers look at the preview: the merge gate's check-run link "
+            "(default: MAPLE_REVIEW_URL; without either, the check run has no link).",
+        ),
+    ] = None,
 ) -> None:
     """Serve Maple's route (comments, media, approvals, gate refresh) with uvicorn."""
     from maple_entrypoints.route.serve import RouteStoreKind, route_options, serve_route
@@ -75,7 +83,7 @@ def route_serve(
     if not prefix.startswith("/"):
         raise fail(f"--prefix must start with /, such as /api/maple; got {prefix}.", EXIT_CONFIG)
     try:
-        options = route_options(load_settings(), kind, Path.cwd())
+        options = route_options(load_settings(), kind, Path.cwd(), review_url=review_url)
     except ConfigurationError as exc:
         raise fail(str(exc), EXIT_CONFIG) from None
     where = f"http://{host}:{port}{prefix.rstrip('/')}"

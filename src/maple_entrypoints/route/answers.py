@@ -48,16 +48,21 @@ def json_answer(
     headers: dict[str, str] | None = None,
     background: BackgroundTask | None = None,
 ) -> Response:
-    """JSON with ``cache-control: no-store``, so nothing between keeps a reviewer's data.
+    """JSON never cached (``no-store``) and never sniffed as a page (``nosniff``).
 
-    ``background`` runs after the answer is sent (the gate publish after a write).
+    Nothing between keeps a reviewer's data, and no browser reads an error that echoes input
+    as HTML. ``background`` runs after the answer is sent (the gate publish after a write).
     """
     return Response(
         # ASCII, so a lone surrogate a browser sent travels escaped; never NaN or Infinity
         json.dumps(body, allow_nan=False).encode(),
         status_code=status,
         media_type="application/json",
-        headers={"cache-control": "no-store", **(headers or {})},
+        headers={
+            "cache-control": "no-store",
+            "x-content-type-options": "nosniff",
+            **(headers or {}),
+        },
         background=background,
     )
 

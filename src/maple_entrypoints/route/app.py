@@ -20,6 +20,7 @@ import hashlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 import anyio.to_thread
 from starlette.applications import Starlette
@@ -34,8 +35,9 @@ from maple_core.approvals import NewApproval
 from maple_core.authors import Reviewer, guest_author
 from maple_core.comments import Resolution
 from maple_core.cursor import format_js_timestamp
-from maple_core.errors import MapleError, NotFoundError
+from maple_core.errors import ConfigurationError, MapleError, NotFoundError
 from maple_core.json_types import JsonObject
+from maple_core.media import RASTER_TYPES, is_raster, raster_type, sniff_raster
 from maple_core.ports import Capability, Clock, CommentStore, GatePublisher, MediaStore
 from maple_core.services import publish_gate
 from maple_core.submissions import (
@@ -62,6 +64,7 @@ __all__ = [
     "IdentityResolver",
     "RouteOptions",
     "StoreResolver",
+    "check_review_url",
     "create_route_app",
     "json_http_error",
 ]
@@ -77,6 +80,43 @@ IdentityResolver = Callable[[Request], Reviewer | None]
 
 T = TypeVar("T")
 
+_ACCEPTED = ", ".join(RASTER_TYPES[:-1]) + " or " + RASTER_TYPES[-1]
+
+_MEDIA_HEADERS = {
+    "cache-control": "no-store",
+    "x-content-type-options": "nosniff",
+    # Opened on its own, a blob is a sandboxed document that may load nothing and run nothing.
+    "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; sandbox",
+}
+
+
+def check_review_url(url: str, name: str = "review_url") -> str:
+    """Return ``url`` when it is a plain http(s) URL the check run may link reviewers to.
+
+    Raises:
+        ConfigurationError: naming ``name`` (the option or variable it came from) and the fix.
+    """
+    try:
+        parts = urlsplit(url)
+        _ = parts.port  # a port that is not a number raises here
+    except ValueError:
+        parts = None
+    plain = (
+        parts is not None
+        and parts.scheme.lower() in ("http", "https")
+        and bool(parts.hostname)
+        and parts.username is None
+        and parts.password is None
+        and url.isprintable()
+        and not any(c.isspace() for c in url)
+    )
+    if not plain:
+        raise ConfigurationError(
+            f"{name} must be an http or https URL without credentials or spaces, where reviewers "
+            f"look at the preview, such as https://preview.example.com; got {url[:80]!r}."
+        )
+    return url
+
 
 @dataclass(frozen=True)
 class RouteOptions:
@@ -91,6 +131,8 @@ class RouteOptions:
             ``/gate/refresh`` publishes with.
         refresh: turns ``POST /gate/refresh`` on for one repository.
         require_approval: hold the gate until somebody approves the commit.
+        review_url: where reviewers look at the preview; the check run's details link. Without
+            it the check run has no link (never one built from a request's ``Host``).
         clock: stamps resolutions and approvals.
         log: where failures are recorded (never a token).
         max_json_bytes: the largest JSON body accepted.
@@ -103,10 +145,15 @@ class RouteOptions:
     gate: GatePublisher | None = None
     refresh: GateRefreshOptions | None = None
     require_approval: bool = False
+    review_url: str | None = None
     clock: Clock = field(default_factory=SystemClock)
     log: ServerLog = field(default_factory=lambda: ServerLog("maple-route"))
     max_json_bytes: int = 2 * 1024 * 1024
     max_media_bytes: int = 10 * 1024 * 1024
+
+    def __post_init__(self) -> None:
+        if self.review_url is not None:
+            check_review_url(self.review_url)
 
 
 async def _off_loop(fn: Callable[..., T], *args: Any) -> T:
@@ -152,7 +199,6 @@ class _Route:
         gate = self.options.gate
         if gate is None:
             return
-        origin = f"{request.url.scheme}://{request.url.netloc}"
         try:
             outcome = await _off_loop(
                 lambda: publish_gate(
@@ -160,7 +206,7 @@ class _Route:
                     gate,
                     branch,
                     require_approval=self.options.require_approval,
-                    review_url=origin,
+                    review_url=self.options.review_url,
                 )
             )
         except Exception as exc:
@@ -236,19 +282,38 @@ class _Route:
 
     async def put_media(self, request: Request) -> Response:
         media = self.media_store()
-        content_type = request.headers.get("content-type", "")
-        if not content_type.startswith("image/"):
-            raise RouteRefusalError(415, "An image is required: send image/* bytes")
+        declared = request.headers.get("content-type", "")
+        content_type = raster_type(declared)
+        if content_type is None:
+            shown = declared.split(";", 1)[0].strip()[:60] or "no content type"
+            raise RouteRefusalError(
+                415,
+                f"An image is required: send {_ACCEPTED} bytes under their own content type; "
+                f"{shown} is not accepted (an SVG or a page could run script).",
+            )
         data = await read_bytes(request, self.options.max_media_bytes, "image")
         if not data:
             raise RouteRefusalError(400, "An image is required: the body was empty")
-        ref = await _off_loop(media.put, data, content_type.split(";", 1)[0].strip())
+        if sniff_raster(data) != content_type:
+            raise RouteRefusalError(
+                415,
+                f"An image is required: the body is not the {content_type} image its content "
+                f"type says; send {_ACCEPTED} bytes under their own content type.",
+            )
+        ref = await _off_loop(media.put, data, content_type)
         return json_answer(ref.to_json(), 201)
 
     async def get_media(self, request: Request) -> Response:
         media = self.media_store()
         data, content_type = await _off_loop(media.get, request.path_params["key"])
-        return Response(data, media_type=content_type, headers={"cache-control": "no-store"})
+        # A raster image shows inline (the overlay's <img>); anything else, such as an SVG an
+        # older maple or Maple kept, is only ever downloaded.
+        disposition = "inline" if is_raster(content_type) else "attachment"
+        return Response(
+            data,
+            media_type=content_type,
+            headers={**_MEDIA_HEADERS, "content-disposition": disposition},
+        )
 
     # -- approvals ---------------------------------------------------------------------------
 
@@ -323,6 +388,7 @@ class _Route:
             gate=self.options.gate,
             fallback_store=self.store_for,
             require_approval=self.options.require_approval,
+            review_url=self.options.review_url,
             limit=self.options.max_json_bytes,
         )
 

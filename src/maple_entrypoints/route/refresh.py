@@ -45,9 +45,13 @@ async def refresh_gate(
     gate: GatePublisher | None,
     fallback_store: Callable[[Request], CommentStore],
     require_approval: bool,
+    review_url: str | None,
     limit: int,
 ) -> Response:
-    """Check the caller, then decide and publish the gate; Maple's checks in Maple's order."""
+    """Check the caller, then decide and publish the gate; Maple's checks in Maple's order.
+
+    The check run links to ``review_url`` (configured), never to the request's own origin.
+    """
     token = bearer_token(request)
     if token is None:
         raise RouteRefusalError(401, "A GitHub token is required")
@@ -69,10 +73,9 @@ async def refresh_gate(
         store = build(token) if build is not None else fallback_store(request)
     except RouteRefusalError:
         raise RouteRefusalError(401, "There is no store to read the verdict from") from None
-    origin = f"{request.url.scheme}://{request.url.netloc}"
     outcome = await anyio.to_thread.run_sync(
         lambda: publish_gate(
-            store, gate, branch, require_approval=require_approval, review_url=origin
+            store, gate, branch, require_approval=require_approval, review_url=review_url
         )
     )
     if outcome.report is None:

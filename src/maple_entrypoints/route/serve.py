@@ -31,6 +31,7 @@ from maple_entrypoints.route.answers import bearer_token
 from maple_entrypoints.route.app import (
     DEFAULT_BASE_PATH,
     RouteOptions,
+    check_review_url,
     create_route_app,
     json_http_error,
 )
@@ -124,8 +125,11 @@ def route_options(
     *,
     clock: Clock | None = None,
     identity: Callable[[Request], Reviewer | None] | None = None,
+    review_url: str | None = None,
 ) -> RouteOptions:
     """The route's wiring from the environment.
+
+    ``review_url`` (``maple route serve --review-url``) overrides ``MAPLE_REVIEW_URL``.
 
     Raises:
         ConfigurationError: a variable the chosen store or gate needs is unset or malformed.
@@ -139,6 +143,10 @@ def route_options(
     )
 
     clock = clock or SystemClock()
+    if review_url is not None:
+        review_url = check_review_url(review_url, "--review-url")
+    elif (configured := settings.text("MAPLE_REVIEW_URL")) is not None:
+        review_url = check_review_url(configured, "MAPLE_REVIEW_URL")
     log = ServerLog(SERVICE, settings.secrets())
     api = settings.text("MAPLE_GITHUB_API")
     owner, repo = settings.text("MAPLE_GITHUB_OWNER"), settings.text("MAPLE_GITHUB_REPO")
@@ -168,6 +176,7 @@ def route_options(
         gate=gate,
         refresh=refresh,
         require_approval=settings.MAPLE_REQUIRE_APPROVAL == "true",
+        review_url=review_url,
         clock=clock,
         log=log,
     )
