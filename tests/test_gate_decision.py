@@ -85,7 +85,7 @@ def test_the_summary_numbers_comments_by_their_place_in_the_full_list() -> None:
             c(OPEN, "still wrong", anchor=Anchor(component="DashboardHeader")),
         ]
     )
-    assert "2. `DashboardHeader` — still wrong" in verdict.summary
+    assert "2. `DashboardHeader` — `still wrong`" in verdict.summary
     assert "1. " not in verdict.summary
     assert verdict.summary.startswith("These comments are still open:\n\n")
 
@@ -99,7 +99,7 @@ def test_titles_and_counts() -> None:
 def test_notes_and_flattening() -> None:
     assert "needs re-checking" in decide_gate([c(CommentStatus.NEEDS_REVERIFY)]).summary
     assert "(unpinned)" in decide_gate([c(CommentStatus.ORPHANED)]).summary
-    assert "1. one two" in decide_gate([c(body="one\n\ntwo")]).summary
+    assert "1. `one two`" in decide_gate([c(body="one\n\ntwo")]).summary
 
 
 def test_more_than_ten_are_summed_up() -> None:
@@ -137,10 +137,10 @@ def test_approval_rules() -> None:
     noted = decide_gate(
         [], GatePolicy(approvals=[approval(note="Checked at 375px\ntoo")], commit=COMMIT)
     )
-    assert "> Checked at 375px too" in noted.summary
+    assert "> `Checked at 375px too`" in noted.summary
     both = decide_gate([c(RESOLVED)], GatePolicy(approvals=[approval()], commit=COMMIT))
     assert both.reason is GateReason.ALL_RESOLVED
-    assert "Dana approved this preview." in both.summary
+    assert "`Dana` approved this preview." in both.summary
 
     open_required = GatePolicy(require_approval=True, approvals=[], commit=COMMIT)
     assert decide_gate([c()], open_required).reason is GateReason.COMMENTS_OPEN

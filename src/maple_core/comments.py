@@ -316,7 +316,7 @@ _COMMENT_KEYS = frozenset(
 class NewComment:
     """A comment as a reviewer submits it, before a store gives it an id.
 
-    ``received_at`` is never taken from the caller: the store stamps the arrival.
+    ``received_at`` and ``updatedAt`` are never taken from the caller: the store stamps them.
     """
 
     branch: str
@@ -352,7 +352,11 @@ class NewComment:
             anchor=self.anchor,
             context=self.context,
             resolution=self.resolution,
-            extra=self.extra,
+            # A store's own status change stamps updatedAt; a submitted one would let this
+            # record win every later merge of racing ledgers, so it is never taken.
+            extra={k: v for k, v in self.extra.items() if k != "updatedAt"}
+            if "updatedAt" in self.extra
+            else self.extra,
         )
 
 

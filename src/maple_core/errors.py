@@ -12,6 +12,7 @@
     └── StoreError                a store could not do what was asked
         ├── NotFoundError         no comment or approval has that id
         ├── CorruptLedgerError    the stored ledger cannot be read; it is left untouched
+        │   └── UnreadableLedgerError  a trusted pull-request ledger cannot be read
         ├── MissingCapabilityError the store cannot do this kind of operation at all
         ├── StoreRejectedError    the store refused the request; trying again will not help
         └── StoreUnavailableError the store could not be reached; trying again may work
@@ -33,6 +34,7 @@ __all__ = [
     "StoreError",
     "StoreRejectedError",
     "StoreUnavailableError",
+    "UnreadableLedgerError",
 ]
 
 
@@ -84,6 +86,17 @@ class NotFoundError(StoreError, LookupError):
 
 class CorruptLedgerError(StoreError):
     """Raised when a stored ledger is not a Maple ledger; maple refuses to overwrite it."""
+
+
+class UnreadableLedgerError(CorruptLedgerError):
+    """Raised when a ledger written by a trusted writer cannot be read (bad JSON, a newer version).
+
+    The merge gate blocks on it rather than guessing; ``location`` names the ledger (a URL).
+    """
+
+    def __init__(self, message: str, *, store: str, operation: str, location: str) -> None:
+        super().__init__(message, store=store, operation=operation)
+        self.location = location
 
 
 class MissingCapabilityError(StoreError):

@@ -9,7 +9,7 @@ from enum import StrEnum
 from maple_core.approvals import Approval
 from maple_core.comments import Comment
 from maple_core.statuses import BLOCKING_STATUSES, CommentStatus
-from maple_core.text import flatten, where_of
+from maple_core.text import capped, code_span, one_line, where_of
 
 __all__ = [
     "GateConclusion",
@@ -19,9 +19,14 @@ __all__ = [
     "GateVerdict",
     "decide_gate",
     "merge_queue_verdict",
+    "unreadable_ledger_verdict",
 ]
 
 _LISTED = 10
+# Reviewer text in the summary is capped so ten comments stay far under GitHub's 65,535
+# characters: a longer summary is refused, and the gate could not be published at all.
+_BODY_LIMIT = 300
+_WHERE_LIMIT = 80
 _NOT_CHECKED = "Visual review was not checked"
 
 
@@ -45,6 +50,7 @@ class GateReason(StrEnum):
     APPROVAL_UNTRACKED = "approval-untracked"
     NO_REVIEW = "no-review"
     MERGE_QUEUE = "merge-queue"  # maple's own: the queue's commit, held on the pull request
+    LEDGER_UNREADABLE = "ledger-unreadable"  # maple's own: fail closed, never neutral
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,9 +126,9 @@ def _open_summary(
     for index in blocking[:_LISTED]:
         comment = comments[index]
         where = where_of(comment.anchor)
-        prefix = f"`{where}` — " if where else ""
+        prefix = f"{code_span(where, _WHERE_LIMIT)} — " if where else ""
         note = _NOTES.get(statuses[index], "")
-        lines.append(f"{index + 1}. {prefix}{flatten(comment.body)}{note}")
+        lines.append(f"{index + 1}. {prefix}{code_span(comment.body, _BODY_LIMIT)}{note}")
     if len(blocking) > _LISTED:
         lines.append(f"…and {len(blocking) - _LISTED} more.")
     return "These comments are still open:\n\n" + "\n".join(lines)
@@ -206,11 +212,11 @@ def decide_gate(
         reason, title = GateReason.ALL_RESOLVED, "Every comment is resolved"
         summary = "Every visual review comment on this pull request has been resolved."
     if approved is not None:
-        name = approved.author_name
+        name = capped(one_line(approved.author_name), _WHERE_LIMIT)
         title = f"Approved by {name}"
-        summary += f"\n\n{name} approved this preview."
+        summary += f"\n\n{code_span(name)} approved this preview."
         if approved.note:
-            summary += f"\n\n> {flatten(approved.note)}"
+            summary += f"\n\n> {code_span(approved.note, _BODY_LIMIT)}"
     return GateVerdict(GateConclusion.CLEAR, reason, title, summary, open=0, total=total)
 
 
@@ -226,6 +232,24 @@ def merge_queue_verdict() -> GateVerdict:
         "Reviewed on the pull request",
         "The merge queue's commit passes: the visual review was held on the pull request, "
         "before it could join the queue.",
+        open=0,
+        total=0,
+    )
+
+
+def unreadable_ledger_verdict(problem: str) -> GateVerdict:
+    """The verdict when the comments could not be read: blocked, saying why and the fix.
+
+    Maple reports an unreadable store as neutral, and a neutral required check lets the merge
+    through; a gate that cannot see the comments must hold the pull request instead. ``problem``
+    is the store's error, which names the ledger and how to mend it.
+    """
+    return GateVerdict(
+        GateConclusion.BLOCKED,
+        GateReason.LEDGER_UNREADABLE,
+        "Visual review comments cannot be read",
+        "maple could not read this pull request's review comments, so it holds the merge until "
+        f"it can.\n\n{problem}\n\nOnce that is mended, re-run this check or resolve a comment.",
         open=0,
         total=0,
     )

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from maple_core.comments import Comment, Resolution
 from maple_core.cursor import FreshComments, format_js_timestamp, newest_first, select_fresh
-from maple_core.errors import MissingCapabilityError
-from maple_core.gate import GatePolicy, GateReport, decide_gate
+from maple_core.errors import CorruptLedgerError, MissingCapabilityError
+from maple_core.gate import GatePolicy, GateReport, decide_gate, unreadable_ledger_verdict
 from maple_core.paging import ListQuery
 from maple_core.ports import Capability, Clock, CommentStore, GatePublisher
 from maple_core.statuses import CommentStatus
@@ -97,8 +97,9 @@ def publish_gate(
     """Decide the gate for ``branch``'s head commit and publish it (Maple's ``publishGate``).
 
     A store that cannot name the head commit publishes nothing: publishing on a guessed commit
-    is worse than not publishing. Errors from the store or the publisher propagate; the caller
-    decides that a publish failure never fails a resolve.
+    is worse than not publishing. A ledger that cannot be read is published as blocked
+    (``ledger-unreadable``), never neutral. Other errors from the store or the publisher
+    propagate; the caller decides that a publish failure never fails a resolve.
     """
     if Capability.HEAD not in store.capabilities:
         return PublishOutcome(
@@ -107,16 +108,21 @@ def publish_gate(
     sha = store.head(branch)
     if sha is None:
         return PublishOutcome(skipped=f'No head commit for "{branch}", so no gate was published.')
-    approvals = store.approvals(branch)
-    verdict = decide_gate(
-        list_all(store, branch),
-        GatePolicy(
-            status_tracked=Capability.SET_STATUS in store.capabilities,
-            commit=sha,
-            require_approval=require_approval,
-            approvals=approvals,
-        ),
-    )
+    try:
+        approvals = store.approvals(branch)
+        comments = list_all(store, branch)
+    except CorruptLedgerError as exc:  # fail closed: the gate never passes what it cannot read
+        verdict = unreadable_ledger_verdict(str(exc))
+    else:
+        verdict = decide_gate(
+            comments,
+            GatePolicy(
+                status_tracked=Capability.SET_STATUS in store.capabilities,
+                commit=sha,
+                require_approval=require_approval,
+                approvals=approvals,
+            ),
+        )
     report = GateReport(branch=branch, sha=sha, verdict=verdict, review_url=review_url)
     gate.publish(report)
     return PublishOutcome(report=report)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 
 from maple_core.comments import Anchor
 
-__all__ = ["flatten", "js_number", "scrub", "where_of"]
+__all__ = ["capped", "code_span", "flatten", "js_number", "one_line", "scrub", "where_of"]
 
 _WHITESPACE = re.compile(r"\s+")
 
@@ -15,6 +16,35 @@ _WHITESPACE = re.compile(r"\s+")
 def flatten(text: str) -> str:
     """Collapse every run of whitespace to one space and trim the ends."""
     return _WHITESPACE.sub(" ", text).strip()
+
+
+def one_line(text: str) -> str:
+    """``text`` flattened, without control or format characters (bidi overrides, zero widths).
+
+    What is left cannot start a new line, reorder what follows it, or hide a character.
+    """
+    flat = flatten(text)
+    if flat.isprintable():
+        return flat
+    return "".join(c for c in flat if unicodedata.category(c) not in ("Cc", "Cf", "Co", "Cs"))
+
+
+def capped(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters, ending in ``…`` when it was longer."""
+    return text if len(text) <= limit else text[: max(limit - 1, 0)] + "…"
+
+
+def code_span(text: str, limit: int = 300, *, in_table: bool = False) -> str:
+    """Reviewer text as one inert Markdown code span: flattened, capped, and unable to escape.
+
+    GitHub renders nothing inside a code span: no @mention pings, no links or images, no HTML,
+    no issue references. Backticks (which would close the span) become ``'``; in a table cell
+    pipes (which would end the cell, span or not) become ``¦``. Empty text is ``—``.
+    """
+    flat = capped(one_line(text), limit).replace("`", "'")
+    if in_table:
+        flat = flat.replace("|", "¦")
+    return f"`{flat}`" if flat else "—"
 
 
 def where_of(anchor: Anchor) -> str | None:

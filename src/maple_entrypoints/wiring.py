@@ -116,7 +116,9 @@ def build_store(config: ServerConfig, cwd: Path, clock: Clock | None = None) -> 
 
         github = config.github
         transport = build_transport(github, config.transport)
-        return GitHubLedgerStore(transport, github.owner or "", github.repo or "", clock)
+        return GitHubLedgerStore(
+            transport, github.owner or "", github.repo or "", clock, app_id=github.gate_app_id
+        )
     from maple_adapters.route import RouteCommentStore
 
     return RouteCommentStore(_route_http(config))

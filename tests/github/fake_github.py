@@ -12,6 +12,7 @@ import hashlib
 import json
 import threading
 import time
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +29,8 @@ from tests.loopback import serve_asgi
 
 PREFIX = "/api/v3"
 RATE_LIMIT = 5000
+DEFAULT_LOGIN = "maple-bot"
+"""The user behind every token the fake was not told a login for (a MEMBER of acme/web)."""
 
 
 @dataclass
@@ -63,13 +66,20 @@ class Repo:
     comments: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     check_runs: list[dict[str, Any]] = field(default_factory=list)
     commit_pulls: dict[str, list[int]] = field(default_factory=dict)
+    # login -> author_association on this repository's comments; anyone else is NONE
+    associations: dict[str, str] = field(default_factory=lambda: {DEFAULT_LOGIN: "MEMBER"})
 
 
 class FakeGitHub:
     """The fake's state and its ASGI app; ``serve()`` runs it on a free loopback port."""
 
-    def __init__(self, tokens: dict[str, int] | None = None) -> None:
+    def __init__(
+        self, tokens: dict[str, int] | None = None, logins: dict[str, str] | None = None
+    ) -> None:
         self.tokens = tokens or {"ghp_fake_token": 1}  # token -> app id (for check runs)
+        self.logins = dict(logins or {})  # token -> the user it acts as (else DEFAULT_LOGIN)
+        self.app_slugs: dict[int, str] = {}  # GitHub App id -> slug (its bot is <slug>[bot])
+        self.installation_tokens: set[str] = set()
         self.repos: dict[tuple[str, str], Repo] = {}
         self.faults: list[Fault] = []
         self.requests: list[tuple[str, str, int]] = []  # method, path, status
@@ -118,9 +128,12 @@ class FakeGitHub:
     ) -> list[dict[str, Any]]:
         return self.repo(owner, name).comments.setdefault(number, [])
 
-    def add_comment(self, number: int, body: str, login: str = "someone") -> dict[str, Any]:
+    def add_comment(
+        self, number: int, body: str, login: str = "someone", app_id: int | None = None
+    ) -> dict[str, Any]:
+        """Post an issue comment as ``login`` (through App ``app_id``, for a bot)."""
         with self.lock:
-            return self._create_comment(self.repo(), number, body, login)
+            return self._create_comment(self.repo(), number, body, login, app_id)
 
     def _id(self) -> int:
         self._next_id += 1
@@ -129,30 +142,51 @@ class FakeGitHub:
     def _now(self) -> str:
         return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
-    def _create_comment(self, repo: Repo, number: int, body: str, login: str) -> dict[str, Any]:
+    def _create_comment(
+        self, repo: Repo, number: int, body: str, login: str, app_id: int | None = None
+    ) -> dict[str, Any]:
         comment_id = self._id()
         stamp = self._now()
+        bot = app_id is not None
         comment = {
             "id": comment_id,
             "node_id": f"IC_{comment_id}",
             "body": body,
-            "user": {"login": login, "id": 1, "type": "User"},
+            "user": {"login": login, "id": 1, "type": "Bot" if bot else "User"},
             "created_at": stamp,
             "updated_at": stamp,
             "url": f"{self.base_url}/repos/acme/web/issues/comments/{comment_id}",
             "html_url": f"https://github.example/acme/web/pull/{number}#issuecomment-{comment_id}",
             "issue_url": f"{self.base_url}/repos/acme/web/issues/{number}",
-            "author_association": "MEMBER",
+            "author_association": repo.associations.get(login, "NONE"),
+            "performed_via_github_app": (
+                {"id": app_id, "slug": self.app_slugs.get(app_id, f"app-{app_id}")} if bot else None
+            ),
         }
         repo.comments.setdefault(number, []).append(comment)
         return comment
 
+    def login_of(self, token: str) -> str:
+        """The user a token acts as: an installation token is its App's bot."""
+        if token in self.installation_tokens:
+            app_id = self.tokens[token]
+            return f"{self.app_slugs.get(app_id, f'app-{app_id}')}[bot]"
+        return self.logins.get(token, DEFAULT_LOGIN)
+
+    @staticmethod
+    def _token(request: Request) -> str:
+        auth = request.headers.get("authorization", "")
+        return auth.split(" ", 1)[1].strip() if " " in auth else ""
+
     # -- HTTP ------------------------------------------------------------------------------
 
-    def install_app(self, app_id: int, public_key_pem: str, installation_id: int) -> None:
+    def install_app(
+        self, app_id: int, public_key_pem: str, installation_id: int, slug: str = "maple-gate"
+    ) -> None:
         """Register a GitHub App and one installation of it."""
         self.apps[app_id] = public_key_pem
         self.installations[installation_id] = app_id
+        self.app_slugs[app_id] = slug
 
     def _routes(self) -> list[Route]:
         r = "/api/v3/repos/{owner}/{repo}"
@@ -162,6 +196,7 @@ class FakeGitHub:
                 self.mint_installation_token,
                 methods=["POST"],
             ),
+            Route("/api/v3/user", self.get_user),
             Route(r + "", self.get_repo),
             Route(r + "/commits/{sha}/pulls", self.commit_pulls),
             Route(r + "/pulls", self.list_pulls),
@@ -262,6 +297,26 @@ class FakeGitHub:
             return self._answer(request, 304, None, headers)
         return self._answer(request, 200, chunk, headers)
 
+    async def get_user(self, request: Request) -> Response:
+        """``GET /user``: the token's user; an App installation token has none (403)."""
+        guard = self._guard(request)
+        if isinstance(guard, Response):
+            return guard
+        token = self._token(request)
+        if token in self.installation_tokens:
+            return self._answer(
+                request,
+                403,
+                {
+                    "message": "Resource not accessible by integration",
+                    "documentation_url": "https://docs.github.com/rest/users/users",
+                },
+            )
+        login = self.login_of(token)
+        return self._answer(
+            request, 200, {"login": login, "id": zlib.crc32(login.encode()), "type": "User"}
+        )
+
     async def get_repo(self, request: Request) -> Response:
         guard = self._guard(request)
         if isinstance(guard, Response):
@@ -307,6 +362,7 @@ class FakeGitHub:
             self.mints += 1
             token = f"ghs_{self.mints:04d}{installation:08d}installationtoken"
             self.tokens[token] = app_id
+            self.installation_tokens.add(token)
         expires = time.strftime(
             "%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + self.token_lifetime_s)
         )
@@ -400,8 +456,12 @@ class FakeGitHub:
                     ],
                 },
             )
+        token = self._token(request)
+        app_id = self.tokens[token] if token in self.installation_tokens else None
         with self.lock:
-            created = self._create_comment(repo, number, payload["body"], "maple-bot")
+            created = self._create_comment(
+                repo, number, payload["body"], self.login_of(token), app_id
+            )
         return self._answer(request, 201, created)
 
     async def one_comment(self, request: Request) -> Response:
@@ -422,6 +482,20 @@ class FakeGitHub:
         number, comment = found[0]
         if request.method == "GET":
             return self._answer(request, 200, comment)
+        token = self._token(request)
+        own = comment["user"]["login"] == self.login_of(token)
+        if not own and self.access.get(token, "push") != "push":
+            # GitHub lets a comment's author, and people who can push, edit or delete it.
+            return self._answer(
+                request,
+                403,
+                {
+                    "message": "Resource not accessible by integration"
+                    if token in self.installation_tokens
+                    else "Must have admin rights to Repository.",
+                    "documentation_url": "https://docs.github.com/rest",
+                },
+            )
         if request.method == "DELETE":
             with self.lock:
                 repo.comments[number] = [c for c in repo.comments[number] if c["id"] != comment_id]  # type: ignore[union-attr]

@@ -54,7 +54,7 @@ def test_the_body_has_a_table_and_a_visible_key_sorted_fence() -> None:
     )
     body = render_ledger_body(ledger)
     assert "| # | Where | Comment | Viewport |" in body
-    assert "| 1 | `Header` | a \\| b<br>c | 1440×900 |" in body
+    assert "| 1 | `Header` | `a ¦ b c` | 1440×900 |" in body
     assert "```maple\n" in body
     assert "<!--" not in body
     fence = re.search(r"```maple\n(.*?)\n```", body, re.S).group(1)  # type: ignore[union-attr]

@@ -16,11 +16,12 @@ from typing import TypeVar
 
 from maple_core.approvals import Approval
 from maple_core.comments import Anchor, Comment, Context
+from maple_core.cursor import format_stamp, parse_stamp
 from maple_core.errors import InvalidRecordError
 from maple_core.json_types import JsonObject, JsonValue
 from maple_core.recipe import parse_recipe
 from maple_core.statuses import CommentStatus
-from maple_core.text import js_number
+from maple_core.text import code_span, js_number, where_of
 
 __all__ = [
     "BODY_LIMIT",
@@ -157,18 +158,9 @@ def fit_fence(ledger: GitHubLedger, budget: int = FENCE_BUDGET) -> tuple[str, tu
     return text, tuple(shed)
 
 
-def _cell(text: str) -> str:
-    # Backticks are escaped so no cell can spell ```maple and fool a reader into a wrong fence.
-    cell = text.replace("`", "\\`").replace("|", "\\|")
-    return cell.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "<br>")
-
-
-def _where(c: Comment) -> str:
-    where = c.anchor.component or c.anchor.source or c.anchor.selector
-    if not where:
-        return "—"
-    flat = " ".join(where.split()).replace("`", "'").replace("|", "\\|")
-    return f"`{flat}`"
+def _cell(text: str, limit: int = 80) -> str:
+    """Reviewer text in a table cell: one inert code span (no pings, links, images or HTML)."""
+    return code_span(text, limit, in_table=True)
 
 
 def _viewport(c: Comment) -> str:
@@ -182,6 +174,8 @@ def _viewport(c: Comment) -> str:
 
 BODY_LIMIT = 65_536
 """GitHub's limit on an issue comment's body, in characters."""
+
+_ROW_TEXT_LIMIT = 300  # a table row shows the start of a comment; the fence below holds all of it
 
 
 def render_ledger_body(ledger: GitHubLedger, budget: int = FENCE_BUDGET) -> str:
@@ -220,7 +214,7 @@ def render_ledger_body(ledger: GitHubLedger, budget: int = FENCE_BUDGET) -> str:
         table.append("|" + "---|" * len(header))
         used = sum(len(line) + 1 for line in table)
         for i, c in enumerate(comments, start=1):
-            row = [str(i), _where(c), _cell(c.body)]
+            row = [str(i), _cell(where_of(c.anchor) or ""), _cell(c.body, _ROW_TEXT_LIMIT)]
             if with_status:
                 row.append(_STATUS_WORDS[c.status])
             row.append(_viewport(c))
@@ -267,8 +261,9 @@ def parse_ledger_body(body: str, branch: str | None = None) -> GitHubLedger | No
         raise InvalidRecordError("The maple fence is not a JSON object.")
     version = doc.get("version", 1)
     if not isinstance(version, int) or version > 1:
+        shown = repr(version) if isinstance(version, (int, float)) else "that is not a number"
         raise UnsupportedFenceError(
-            f"The maple fence has version {version!r}; this maple reads version 1. Upgrade maple."
+            f"The maple fence has version {shown[:24]}; this maple reads version 1. Upgrade maple."
         )
     own = doc.get("branch")
     target = branch if branch is not None else own if isinstance(own, str) else ""
@@ -351,8 +346,17 @@ def comment_identity(comment: Comment) -> tuple[str | None, str | None, str]:
 
 
 def _version(comment: Comment) -> str:
-    stamp = comment.extra.get("updatedAt")
-    return stamp if isinstance(stamp, str) else comment.arrival or ""
+    """How new a comment's version is, as a canonical stamp that sorts as text.
+
+    ``updatedAt`` is written only by a store's own status change (stamped by its clock, never
+    taken from a client: see ``NewComment.stored``), and only trusted writers' ledgers are
+    merged, so the latest change wins. A stamp that does not parse counts as no change.
+    """
+    for stamp in (comment.extra.get("updatedAt"), comment.arrival):
+        instant = parse_stamp(stamp) if isinstance(stamp, str) else None
+        if instant is not None:
+            return format_stamp(instant)
+    return ""
 
 
 def record_number(comment_id: str) -> int:

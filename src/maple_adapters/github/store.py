@@ -24,13 +24,15 @@ from maple_core.approvals import Approval, NewApproval
 from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.cursor import format_js_timestamp, format_stamp, next_arrival_stamp
 from maple_core.errors import (
+    InvalidRecordError,
     MapleError,
     NotFoundError,
     StoreError,
     StoreRejectedError,
     StoreUnavailableError,
+    UnreadableLedgerError,
 )
-from maple_core.json_types import JsonObject
+from maple_core.json_types import JsonObject, JsonValue
 from maple_core.paging import CommentPage, ListQuery, decode_decimal_cursor, page_of
 from maple_core.ports import Capability, Clock
 from maple_core.statuses import CommentStatus
@@ -38,6 +40,8 @@ from maple_core.statuses import CommentStatus
 __all__ = ["GitHubChangeSignal", "GitHubLedgerStore"]
 
 _CAPABILITIES = frozenset(Capability)
+_TRUSTED_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
+_FENCE_START = re.compile(r"^```maple", re.M)
 _COMMENT_ID = re.compile(r"gh_(\d+)_(\d+)")
 _APPROVAL_ID = re.compile(r"gha_(\d+)_(\d+)")
 _MAX_PAGES = 100
@@ -62,19 +66,37 @@ class GitHubLedgerStore:
     Reading merges every ledger found, so two writers racing on one pull request lose nothing;
     a write consolidates them into one. Every GET is conditional (see ``ConditionalTransport``).
 
+    Only a ledger its writers wrote is read: one whose author is the identity this store writes
+    as (the token's user, or the App ``app_id``'s bot), or has push access by association
+    (``OWNER``, ``MEMBER``, ``COLLABORATOR``). Anyone else who can comment on the pull request
+    may post ledger-looking text; it is ignored and never deleted. A trusted ledger that cannot
+    be read is refused (:class:`UnreadableLedgerError`), never skipped or overwritten.
+
     Args:
         transport: how to reach GitHub (``api`` or ``cli``), already resilient and conditional.
         owner: the repository's owner.
         repo: the repository's name.
         clock: stamps arrivals.
+        app_id: the GitHub App whose bot writes ledgers too (``MAPLE_GATE_APP_ID``), if any.
     """
 
-    def __init__(self, transport: GitHubTransport, owner: str, repo: str, clock: Clock) -> None:
+    def __init__(
+        self,
+        transport: GitHubTransport,
+        owner: str,
+        repo: str,
+        clock: Clock,
+        *,
+        app_id: str | int | None = None,
+    ) -> None:
         self._transport = transport
         self._owner = owner
         self._repo = repo
         self._clock = clock
         self._base = f"/repos/{owner}/{repo}"
+        self._app_id = str(app_id) if app_id is not None else None
+        self._own_logins: set[str] = set()
+        self._asked_who = False
 
     @property
     def name(self) -> str:
@@ -92,6 +114,8 @@ class GitHubLedgerStore:
         return self._transport
 
     def _fail(self, exc: MapleError, operation: str) -> StoreError:
+        if isinstance(exc, StoreError):  # already says what is wrong with the store
+            return exc
         if isinstance(exc, GitHubError) and exc.rejected:  # a bad token, no access: not a retry
             return StoreRejectedError(str(exc), store=self.name, operation=operation)
         return StoreUnavailableError(str(exc), store=self.name, operation=operation)
@@ -133,13 +157,63 @@ class GitHubLedgerStore:
             page = following
         return found
 
-    def _ledgers(self, pull: int, branch: str | None) -> _Ledgers | None:
+    def _writer_logins(self) -> frozenset[str]:
+        """The logins this store writes as: the token's user (asked once), and what it posted as."""
+        if not self._asked_who:
+            self._asked_who = True
+            try:
+                me = self._transport.request("GET", "/user").data
+            except GitHubError as exc:
+                if not exc.rejected:
+                    raise
+                me = None  # an App installation token has no user: its bot is learnt on write
+            login = me.get("login") if isinstance(me, dict) else None
+            if isinstance(login, str) and login:
+                self._own_logins.add(login)
+        return frozenset(self._own_logins)
+
+    def _learn_writer(self, created: JsonValue) -> None:
+        user = created.get("user") if isinstance(created, dict) else None
+        login = user.get("login") if isinstance(user, dict) else None
+        if isinstance(login, str) and login:
+            self._own_logins.add(login)
+
+    def _trusted(self, comment: JsonObject) -> bool:
+        """True when the comment's author may write the ledger (see the class docstring)."""
+        if comment.get("author_association") in _TRUSTED_ASSOCIATIONS:
+            return True
+        app = comment.get("performed_via_github_app")
+        if (
+            self._app_id is not None
+            and isinstance(app, dict)
+            and str(app.get("id")) == self._app_id
+        ):
+            return True
+        user = comment.get("user")
+        login = user.get("login") if isinstance(user, dict) else None
+        return isinstance(login, str) and login in self._writer_logins()
+
+    def _ledgers(self, pull: int, branch: str | None, operation: str = "list") -> _Ledgers | None:
         ledgers: builtins.list[tuple[str, int, GitHubLedger]] = []
         for comment in self.issue_comments(pull):
             body, comment_id = comment.get("body"), comment.get("id")
             if not isinstance(body, str) or not isinstance(comment_id, int):
                 continue
-            ledger = parse_ledger_body(body, branch)
+            if not _FENCE_START.search(body) or not self._trusted(comment):
+                continue
+            try:
+                ledger = parse_ledger_body(body, branch)
+            except InvalidRecordError as exc:
+                where = comment.get("html_url")
+                location = where if isinstance(where, str) else f"issue comment {comment_id}"
+                raise UnreadableLedgerError(
+                    f"The maple ledger at {location} cannot be read: {exc} Fix its ```maple "
+                    "block by hand, or delete that comment (its records are then lost); maple "
+                    "will not overwrite it.",
+                    store=self.name,
+                    operation=operation,
+                    location=location,
+                ) from None
             if ledger is not None:
                 updated = comment.get("updated_at")
                 ledgers.append((updated if isinstance(updated, str) else "", comment_id, ledger))
@@ -178,7 +252,7 @@ class GitHubLedgerStore:
         """The branch's approvals, newest first; no pull request means none."""
         try:
             pull = self.find_pull(branch)
-            found = self._ledgers(pull, branch) if pull is not None else None
+            found = self._ledgers(pull, branch, "approvals") if pull is not None else None
         except MapleError as exc:
             raise self._fail(exc, "approvals") from exc
         approvals = found.merged.approvals if found else ()
@@ -192,11 +266,12 @@ class GitHubLedgerStore:
 
     def _post(self, pull: int, ledger: GitHubLedger, found: _Ledgers | None) -> None:
         """Create the new ledger first, then delete the old ones we read (never a changed one)."""
-        self._transport.request(
+        created = self._transport.request(
             "POST",
             f"{self._base}/issues/{pull}/comments",
             body={"body": render_ledger_body(ledger)},
         )
+        self._learn_writer(created.data)
         if found is not None:
             self._delete_unchanged(found, range(len(found.ids)))
 
@@ -235,14 +310,14 @@ class GitHubLedgerStore:
         overwrite ours; reading back catches that, and the change is made again on what is there.
         """
         for _ in range(_WRITE_ATTEMPTS):
-            found = self._ledgers(pull, branch)
+            found = self._ledgers(pull, branch, operation)
             current = found.merged if found else GitHubLedger(branch or "")
             updated = change(current)
             if repost or found is None:
                 self._post(pull, updated, found)
             else:
                 self._edit(found, updated)
-            after = self._ledgers(pull, branch)
+            after = self._ledgers(pull, branch, operation)
             result = landed(after.merged) if after else None
             if result is not None:
                 return result
@@ -296,8 +371,6 @@ class GitHubLedgerStore:
                 return None if any(c is None for c in final) else [c for c in final if c]
 
             return self._write(pull, branch, "append", change, landed, repost=True)
-        except NotFoundError:
-            raise
         except MapleError as exc:
             raise self._fail(exc, "append") from exc
 
@@ -318,7 +391,7 @@ class GitHubLedgerStore:
         """Change a comment's status in place (PATCH); an unknown id is ``NotFoundError``."""
         pull = self._by_id(_COMMENT_ID, comment_id, "comment", "set_status")
         try:
-            found = self._ledgers(pull, None)
+            found = self._ledgers(pull, None, "set_status")
             target = (
                 next((c for c in found.merged.comments if c.id == comment_id), None)
                 if found
@@ -351,8 +424,6 @@ class GitHubLedgerStore:
                 return now if ok else None
 
             return self._write(pull, None, "set_status", change, landed, repost=False)
-        except NotFoundError:
-            raise
         except MapleError as exc:
             raise self._fail(exc, "set_status") from exc
 
@@ -379,8 +450,6 @@ class GitHubLedgerStore:
                 )
 
             return self._write(pull, approval.branch, "approve", change, landed, repost=True)
-        except NotFoundError:
-            raise
         except MapleError as exc:
             raise self._fail(exc, "approve") from exc
 
@@ -388,7 +457,7 @@ class GitHubLedgerStore:
         """Withdraw an approval, editing the ledger in place (and remembering the withdrawal)."""
         pull = self._by_id(_APPROVAL_ID, approval_id, "approval", "unapprove")
         try:
-            found = self._ledgers(pull, None)
+            found = self._ledgers(pull, None, "unapprove")
             if found is None or all(a.id != approval_id for a in found.merged.approvals):
                 raise NotFoundError(
                     f"No approval with id {approval_id}.", store=self.name, operation="unapprove"
@@ -403,8 +472,6 @@ class GitHubLedgerStore:
                 return True if all(a.id != approval_id for a in merged.approvals) else None
 
             self._write(pull, None, "unapprove", change, landed, repost=False)
-        except NotFoundError:
-            raise
         except MapleError as exc:
             raise self._fail(exc, "unapprove") from exc
 

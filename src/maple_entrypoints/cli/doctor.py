@@ -84,7 +84,9 @@ def _github_findings(config: object, branch: str | None, findings: list[Finding]
     )
     if branch is None:
         return
-    store = GitHubLedgerStore(transport, github.owner or "", github.repo or "", SystemClock())
+    store = GitHubLedgerStore(
+        transport, github.owner or "", github.repo or "", SystemClock(), app_id=github.gate_app_id
+    )
     try:
         pull = store.find_pull(branch)
         comments = list_all(store, branch)

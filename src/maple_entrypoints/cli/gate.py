@@ -17,6 +17,7 @@ from maple_core.gate import (
     GateVerdict,
     decide_gate,
     merge_queue_verdict,
+    unreadable_ledger_verdict,
 )
 from maple_core.ports import Capability
 from maple_core.services import list_all
@@ -126,8 +127,10 @@ def publish(
     """Publish maple/visual-review for the GitHub Actions event this job runs for.
 
     A pull request gets the verdict of its comments (a fork's or a bot's, or with --no-review,
-    neutral no-review); a merge queue's commit passes at once. It always reports: a ledger that
-    cannot be read is published as neutral "unreadable". The check run is written with
+    neutral no-review); a merge queue's commit passes at once. It always reports: comments that
+    cannot be read are published as blocked "ledger-unreadable", never neutral. Only ledgers
+    written by people with push access (or by the token's own user, or the MAPLE_GATE_APP_ID
+    App) count. The check run is written with
     MAPLE_GATE_TOKEN (a gate App's token) or else GITHUB_TOKEN (needs `checks: write`).
     """
     from maple_adapters.github.events import read_event
@@ -185,21 +188,24 @@ def publish(
         verdict = decide_gate([], GatePolicy(has_review=False))
     else:
         reader = ResilientTransport(PyGithubTransport(token or gate_token, api), secrets=secrets)
-        store = GitHubLedgerStore(ConditionalTransport(reader), owner, repo, clock)
+        store = GitHubLedgerStore(
+            ConditionalTransport(reader), owner, repo, clock, app_id=_env("MAPLE_GATE_APP_ID")
+        )
         try:
             comments = list_all(store, event.branch)
             approvals = store.approvals(event.branch)
-        except MapleError:
-            comments, approvals = None, None  # published as neutral "unreadable"
-        verdict = decide_gate(
-            comments,
-            GatePolicy(
-                status_tracked=True,
-                commit=event.sha,
-                require_approval=_env("MAPLE_REQUIRE_APPROVAL") == "true",
-                approvals=approvals,
-            ),
-        )
+        except MapleError as exc:  # fail closed: a neutral required check lets the merge through
+            verdict = unreadable_ledger_verdict(str(exc))
+        else:
+            verdict = decide_gate(
+                comments,
+                GatePolicy(
+                    status_tracked=True,
+                    commit=event.sha,
+                    require_approval=_env("MAPLE_REQUIRE_APPROVAL") == "true",
+                    approvals=approvals,
+                ),
+            )
     writer = ResilientTransport(PyGithubTransport(gate_token, api), secrets=secrets)
     publisher = GitHubCheckRunPublisher(
         writer, owner, repo, now=clock.now, app_id=_env("MAPLE_GATE_APP_ID")
