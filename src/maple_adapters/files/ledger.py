@@ -10,21 +10,22 @@ comments array closes, and the latest arrival stamp). An append that finds the f
 matching its seal splices the new comments in without parsing or re-rendering the rest; any
 other writer (Maple itself, an editor) changes the file's identity, and the next append takes
 the slow path that reads and validates everything.
+
+Every file is opened in its :class:`~maple_adapters.files.folders.Folder`, never through a
+symbolic link.
 """
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import hashlib
 import json
 import os
-import uuid
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass
-from pathlib import Path
 
+from maple_adapters.files.folders import Folder, UnsafePathError
 from maple_adapters.files.records import corrupt, parse_records
 from maple_core.approvals import Approval
 from maple_core.comments import Comment
@@ -32,13 +33,19 @@ from maple_core.errors import InvalidRecordError
 from maple_core.json_types import JsonObject, JsonValue
 
 __all__ = [
+    "LEDGER",
+    "LOCK",
     "Ledger",
+    "SEAL",
     "Seal",
     "forget_seal",
     "read_ledger",
     "render_ledger",
-    "replace_atomically",
 ]
+
+LEDGER = "comments.json"
+SEAL = LEDGER + ".seal"
+LOCK = LEDGER + ".lock"
 
 _COMMENT_INDENT = "\n    "
 _CLOSE = b"\n  ]"
@@ -69,32 +76,33 @@ def _without_gc_pauses() -> Iterator[None]:
             gc.enable()
 
 
-def _parse(path: Path, data: bytes, operation: str) -> Ledger:
+def _parse(path: str, data: bytes, operation: str) -> Ledger:
     with _without_gc_pauses():
         return _parse_document(path, data, operation)
 
 
-def _parse_document(path: Path, data: bytes, operation: str) -> Ledger:
-    records = parse_records(str(path), data, operation)
+def _parse_document(path: str, data: bytes, operation: str) -> Ledger:
+    records = parse_records(path, data, operation)
     try:
         comments = tuple([Comment.from_json(c) for c in records.comments])
         approvals = tuple([Approval.from_json(a) for a in records.approvals])
     except InvalidRecordError as exc:
-        raise corrupt(str(path), str(exc), operation) from None
+        raise corrupt(path, str(exc), operation) from None
     return Ledger(comments, approvals, tuple(records.top))
 
 
-def read_ledger(path: Path, operation: str = "list") -> Ledger:
-    """Read the ledger at ``path``; a missing file is an empty ledger.
+def read_ledger(folder: Folder, operation: str = "list") -> Ledger:
+    """Read the ledger in ``folder``; a missing file is an empty ledger.
 
     Raises:
         CorruptLedgerError: the file is not JSON, or its comments are not an array of comments.
+        UnsafePathError: the file is a symbolic link.
     """
     try:
-        data = path.read_bytes()
+        data = folder.read(LEDGER)
     except FileNotFoundError:
         return Ledger()
-    return _parse(path, data, operation)
+    return _parse(folder.where(LEDGER), data, operation)
 
 
 def _utf8(text: str) -> bytes:
@@ -149,11 +157,6 @@ class Seal:
     last_stamp: str | None
 
     @staticmethod
-    def path_for(ledger: Path) -> Path:
-        """``comments.json.seal`` beside the ledger."""
-        return ledger.with_name(ledger.name + ".seal")
-
-    @staticmethod
     def tail_hash(data: bytes | memoryview, close: int) -> str:
         """The hash the seal keeps of ``data`` from ``close`` to the end."""
         return hashlib.sha256(data[close:]).hexdigest()
@@ -176,10 +179,14 @@ class Seal:
         )
 
     @classmethod
-    def read(cls, ledger: Path) -> Seal | None:
-        """The seal beside ``ledger``, or ``None`` when absent, unreadable or mistyped."""
+    def read(cls, folder: Folder) -> Seal | None:
+        """The seal in ``folder``, or ``None`` when absent, unreadable or mistyped.
+
+        Raises:
+            UnsafePathError: the seal is a symbolic link.
+        """
         try:
-            data = json.loads(cls.path_for(ledger).read_bytes())
+            data = json.loads(folder.read(SEAL))
             seal = cls(**data)
         except (OSError, ValueError, TypeError):
             return None
@@ -192,46 +199,24 @@ class Seal:
             return None
         return seal
 
-    def write(self, ledger: Path) -> None:
-        """Record this seal beside ``ledger``; a seal that cannot be written is removed.
+    def write(self, folder: Folder) -> None:
+        """Record this seal in ``folder``; a seal that cannot be written is removed.
 
         Best effort: the comments are already saved, and without a seal the next append just
-        reads the whole file.
+        reads the whole file. The writer refuses a linked seal before writing the ledger, so
+        one found here (planted in between) is removed, never written through.
         """
-        path = self.path_for(ledger)
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            fd = folder.open(SEAL, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
             try:
                 os.write(fd, json.dumps(asdict(self)).encode())
             finally:
                 os.close(fd)
-        except OSError:
-            forget_seal(ledger)
+        except (OSError, UnsafePathError):
+            forget_seal(folder)
 
 
-def forget_seal(ledger: Path) -> None:
-    """Remove the seal beside ``ledger``, if any, so the next append reads everything."""
-    with contextlib.suppress(OSError):
-        Seal.path_for(ledger).unlink(missing_ok=True)
-
-
-def replace_atomically(target: Path, *chunks: bytes | memoryview) -> os.stat_result:
-    """Write ``chunks`` to a sibling temp file, flush it to disk, and rename it over ``target``.
-
-    A crash leaves the old file or the new one, never half of either. Returns the written file's
-    status, taken before the rename, so it describes our file even if another tool replaces it
-    the moment after.
-    """
-    temp = target.with_name(f"{target.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-    try:
-        with open(temp, "wb") as handle:
-            for chunk in chunks:
-                handle.write(chunk)
-            handle.flush()
-            os.fsync(handle.fileno())
-            written = os.fstat(handle.fileno())
-        os.replace(temp, target)
-        return written
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
+def forget_seal(folder: Folder) -> None:
+    """Remove the seal in ``folder``, if any, so the next append reads everything."""
+    with suppress(OSError):
+        folder.unlink(SEAL)

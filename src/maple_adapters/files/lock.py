@@ -4,7 +4,8 @@
 ``flock``, and it polls a held lock every 50 ms; on the append path of a shared ledger (the
 bridge, the CLI, the MCP server and the hook writing at once) that was a fifth of the time budget.
 So the lock is ``flock(2)`` directly: the kernel releases it when the holder closes the file or
-dies, so a killed writer never leaves it held.
+dies, so a killed writer never leaves it held. The lock file is opened in its folder without
+following a symbolic link, so a planted link cannot make maple create or lock another file.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
+
+from maple_adapters.files.folders import Folder
 
 __all__ = ["LockTimeoutError", "exclusive"]
 
@@ -27,13 +29,14 @@ class LockTimeoutError(Exception):
 
 
 @contextmanager
-def exclusive(path: Path, timeout: float) -> Iterator[None]:
-    """Hold an exclusive ``flock`` on ``path`` (created if missing) for the ``with`` block.
+def exclusive(folder: Folder, name: str, timeout: float) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``name`` in ``folder`` (created if missing) for the block.
 
     Raises:
         LockTimeoutError: another process held the lock for ``timeout`` seconds.
+        UnsafePathError: ``name`` is a symbolic link.
     """
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = folder.open(name, os.O_RDWR | os.O_CREAT)
     try:
         deadline = time.monotonic() + timeout
         delay = _FIRST_DELAY_S
@@ -43,7 +46,7 @@ def exclusive(path: Path, timeout: float) -> Iterator[None]:
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
-                    raise LockTimeoutError(str(path)) from None
+                    raise LockTimeoutError(folder.where(name)) from None
                 time.sleep(delay)
                 delay = min(delay * 2, _MAX_DELAY_S)
         yield

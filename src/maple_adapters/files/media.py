@@ -1,18 +1,23 @@
-"""Screenshots and other blobs beside a branch's comments: ``.maple/<slug>/media/<key>.<ext>``."""
+"""Screenshots and other blobs beside a branch's comments: ``.maple/<slug>/media/<key>.<ext>``.
+
+The folders and blobs are opened without following symbolic links, like the ledger's.
+"""
 
 from __future__ import annotations
 
 import base64
 import contextlib
 import uuid
-from pathlib import Path
+from pathlib import Path, PurePath
 
-from maple_adapters.files.ledger import replace_atomically
+from maple_adapters.files.folders import MAPLE, Folder, make_folder, open_folder
 from maple_adapters.files.place import resolve_place
 from maple_core.errors import NotFoundError
 from maple_core.media import MediaRef, check_media_key, content_type_for, extension_for
 
 __all__ = ["FileMedia"]
+
+_MEDIA = "media"
 
 
 class FileMedia:
@@ -30,25 +35,31 @@ class FileMedia:
         """``file``, the connector name a ``MediaRef`` records."""
         return "file"
 
-    def _folder(self) -> Path:
+    def _parts(self) -> tuple[str, tuple[str, str, str]]:
         place = resolve_place(self._cwd or Path.cwd(), root=self._root, url=self._url)
-        return Path(place.directory) / "media"
+        return place.root, (MAPLE, place.key, _MEDIA)
 
     def put(self, data: bytes, content_type: str) -> MediaRef:
-        """Store a blob atomically under a new ``shot-`` key."""
+        """Store a blob atomically under a new ``shot-`` key.
+
+        Raises:
+            UnsafePathError: ``.maple``, the branch's folder or ``media`` is a symbolic link.
+        """
         key = "shot-" + uuid.uuid4().hex[:12]
-        folder = self._folder()
-        folder.mkdir(parents=True, exist_ok=True)
-        replace_atomically(folder / f"{key}.{extension_for(content_type)}", data)
+        root, parts = self._parts()
+        with make_folder(root, parts, operation="media") as folder:
+            folder.replace(f"{key}.{extension_for(content_type)}", data)
         return MediaRef(connector="file", key=key, content_type=content_type)
 
-    def _find(self, key: str) -> Path:
+    def _find(self, key: str) -> tuple[Folder, str]:
+        """The open media folder and the blob's name in it; close the folder when done."""
         check_media_key(key)
-        folder = self._folder()
-        if folder.is_dir():
-            for path in folder.iterdir():
-                if path.stem == key and not path.name.endswith(".tmp"):
-                    return path
+        folder = open_folder(*self._parts(), operation="media")
+        if folder is not None:
+            for name in folder.names():
+                if PurePath(name).stem == key and not name.endswith(".tmp"):
+                    return folder, name
+            folder.close()
         raise NotFoundError(f"No blob is held under {key}.", store="file", operation="media")
 
     def get(self, key: str) -> tuple[bytes, str]:
@@ -57,9 +68,12 @@ class FileMedia:
         Raises:
             InvalidMediaKeyError: the key is malformed.
             NotFoundError: nothing is held under the key.
+            UnsafePathError: the blob, or a folder on the way to it, is a symbolic link.
         """
-        path = self._find(key)
-        return path.read_bytes(), content_type_for(path.suffix.lstrip("."))
+        folder, name = self._find(key)
+        with folder:
+            data = folder.read(name)
+        return data, content_type_for(PurePath(name).suffix.lstrip("."))
 
     def data_url(self, key: str) -> str:
         """The blob as a ``data:`` URL, as Maple's ``getUrl`` returns it."""
@@ -69,4 +83,6 @@ class FileMedia:
     def remove(self, key: str) -> None:
         """Delete the blob if it is there."""
         with contextlib.suppress(NotFoundError):
-            self._find(key).unlink(missing_ok=True)
+            folder, name = self._find(key)
+            with folder:
+                folder.unlink(name)

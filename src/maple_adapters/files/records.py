@@ -1,13 +1,15 @@
 """A ledger file's records as plain JSON, read with the standard library alone.
 
 The file store builds comment values from these records; the Stop hook, which must start as fast
-as a bare interpreter, uses them as they are.
+as a bare interpreter, uses them as they are. The file is read without following a symbolic link
+from ``.maple`` down.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection
 
+from maple_adapters.files.folders import read_beneath
 from maple_core.errors import CorruptLedgerError
 from maple_core.quickjson import loads
 
@@ -82,11 +84,14 @@ def _objects(items: list[JsonValue], kind: str, path: str, operation: str) -> li
 
 
 def read_records(path: str, operation: str = "list") -> Records:
-    """Read the ledger at ``path``; a missing file is an empty ledger."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except FileNotFoundError:
+    """Read the ledger at ``path``; a missing file is an empty ledger.
+
+    Raises:
+        CorruptLedgerError: the file is not a ledger.
+        UnsafePathError: the file, or a folder from ``.maple`` down to it, is a symbolic link.
+    """
+    data = read_beneath(path, operation)
+    if data is None:
         return Records()
     return parse_records(path, data, operation)
 
@@ -96,6 +101,7 @@ def blocking_records(path: str, branch: str, statuses: Collection[str]) -> list[
 
     Raises:
         CorruptLedgerError: the file is not a ledger, or a matching record lacks a string id.
+        UnsafePathError: the file, or a folder from ``.maple`` down to it, is a symbolic link.
     """
     records = read_records(path, "list")
     mine = [

@@ -9,14 +9,17 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from maple_adapters.files.folders import MAPLE, Folder, make_folder, open_folder
 from maple_adapters.files.ledger import (
+    LEDGER,
+    LOCK,
+    SEAL,
     Ledger,
     Seal,
     forget_seal,
     read_ledger,
     render_comments,
     render_ledger,
-    replace_atomically,
 )
 from maple_adapters.files.lock import LockTimeoutError, exclusive
 from maple_adapters.files.place import LocalPlace, resolve_place
@@ -45,6 +48,8 @@ class FileCommentStore:
     The folder is resolved on every call from the branch checked out in ``cwd``, so switching
     branches switches folders without a restart and every worktree shares the main checkout's
     folder. Writers in any number of processes take a lock on the ledger, so they all land.
+    Nothing under ``.maple/`` is opened through a symbolic link: a link there raises
+    :class:`~maple_adapters.files.folders.UnsafePathError` and is left untouched.
 
     Args:
         clock: stamps arrivals.
@@ -90,7 +95,12 @@ class FileCommentStore:
     # -- reads ---------------------------------------------------------------------------------
 
     def _read(self, operation: str = "list") -> Ledger:
-        return read_ledger(self._ledger_path(), operation)
+        place = self.place()
+        folder = open_folder(place.root, (MAPLE, place.key), store=self._name, operation=operation)
+        if folder is None:
+            return Ledger()
+        with folder:
+            return read_ledger(folder, operation)
 
     def list(self, query: ListQuery) -> CommentPage:
         """One page of the branch's comments in append order; the file is re-read every call."""
@@ -112,36 +122,41 @@ class FileCommentStore:
     # -- writes --------------------------------------------------------------------------------
 
     @contextmanager
-    def _locked(self, operation: str) -> Iterator[Path]:
-        path = self._ledger_path()
-        if not path.parent.is_dir():
-            path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            with exclusive(path.with_name(path.name + ".lock"), _LOCK_TIMEOUT_S):
-                yield path
-        except LockTimeoutError:
-            raise StoreUnavailableError(
-                f"{path} stayed locked by another maple process for {_LOCK_TIMEOUT_S:.0f} s. "
-                "Try again; if it persists, find the process holding the lock.",
-                store=self._name,
-                operation=operation,
-            ) from None
+    def _locked(self, operation: str) -> Iterator[Folder]:
+        place = self.place()
+        with make_folder(
+            place.root, (MAPLE, place.key), store=self._name, operation=operation
+        ) as folder:
+            try:
+                with exclusive(folder, LOCK, _LOCK_TIMEOUT_S):
+                    # Every write path reads the ledger first, refusing a link there; the seal
+                    # may be written without being read.
+                    folder.refuse_link(SEAL)
+                    yield folder
+            except LockTimeoutError:
+                raise StoreUnavailableError(
+                    f"{folder.where(LEDGER)} stayed locked by another maple process for "
+                    f"{_LOCK_TIMEOUT_S:.0f} s. Try again; if it persists, find the process "
+                    "holding the lock.",
+                    store=self._name,
+                    operation=operation,
+                ) from None
 
-    def _commit(self, path: Path, ledger: Ledger) -> None:
+    def _commit(self, folder: Folder, ledger: Ledger) -> None:
         data, close = render_ledger(ledger)
-        written = replace_atomically(path, data)
+        written = folder.replace(LEDGER, data)
         if close < 0:
-            forget_seal(path)
+            forget_seal(folder)
             return
         last = latest_stamp(c.arrival for c in ledger.comments)
-        self._seal(path, written, close, Seal.tail_hash(data, close), last)
+        self._seal(folder, written, close, Seal.tail_hash(data, close), last)
 
     @staticmethod
     def _seal(
-        path: Path, written: os.stat_result, close: int, tail: str, last_stamp: str | None
+        folder: Folder, written: os.stat_result, close: int, tail: str, last_stamp: str | None
     ) -> None:
         seal = Seal(written.st_ino, written.st_size, written.st_mtime_ns, close, tail, last_stamp)
-        seal.write(path)
+        seal.write(folder)
 
     def append(self, comment: NewComment) -> Comment:
         """Store one comment with a ``loc_`` id."""
@@ -151,17 +166,17 @@ class FileCommentStore:
         """Store comments in one write, in order, each with a strictly later arrival stamp."""
         if not comments:
             return []
-        with self._locked("append") as path:
-            seal = self._admitted_seal(path)
+        with self._locked("append") as folder:
+            seal = self._admitted_seal(folder)
             if seal is not None:
                 sealed, old = seal
                 stored = self._stamp(comments, [sealed.last_stamp])
-                self._splice(path, sealed, old, stored)
+                self._splice(folder, sealed, old, stored)
             else:
-                ledger = read_ledger(path, "append")
+                ledger = read_ledger(folder, "append")
                 stored = self._stamp(comments, [c.arrival for c in ledger.comments])
                 self._commit(
-                    path, Ledger(ledger.comments + tuple(stored), ledger.approvals, ledger.top)
+                    folder, Ledger(ledger.comments + tuple(stored), ledger.approvals, ledger.top)
                 )
             return stored
 
@@ -177,30 +192,33 @@ class FileCommentStore:
         return stored
 
     @staticmethod
-    def _admitted_seal(path: Path) -> tuple[Seal, memoryview] | None:
+    def _admitted_seal(folder: Folder) -> tuple[Seal, memoryview] | None:
         """The seal and the file's bytes, when the file is exactly what the seal describes."""
-        seal = Seal.read(path)
+        seal = Seal.read(folder)
         if seal is None:
             return None
         try:
-            if not seal.matches(path.stat()):
-                return None
-            data = memoryview(path.read_bytes())
+            with open(folder.open(LEDGER, os.O_RDONLY), "rb") as handle:
+                if not seal.matches(os.fstat(handle.fileno())):
+                    return None
+                data = memoryview(handle.read())
         except OSError:
             return None
         return (seal, data) if seal.admits(data) else None
 
-    def _splice(self, path: Path, seal: Seal, old: memoryview, stored: Sequence[Comment]) -> None:
+    def _splice(
+        self, folder: Folder, seal: Seal, old: memoryview, stored: Sequence[Comment]
+    ) -> None:
         insert = b",\n    " + render_comments([c.to_json() for c in stored])
-        written = replace_atomically(path, old[: seal.close], insert, old[seal.close :])
+        written = folder.replace(LEDGER, old[: seal.close], insert, old[seal.close :])
         # The bytes after the splice point are unchanged, so the tail's hash still holds.
         self._seal(
-            path, written, seal.close + len(insert), seal.tail_sha256, stored[-1].received_at
+            folder, written, seal.close + len(insert), seal.tail_sha256, stored[-1].received_at
         )
 
     def _rewrite(self, operation: str, change: Callable[[Ledger], Ledger]) -> None:
-        with self._locked(operation) as path:
-            self._commit(path, change(read_ledger(path, operation)))
+        with self._locked(operation) as folder:
+            self._commit(folder, change(read_ledger(folder, operation)))
 
     def set_status(
         self, comment_id: str, status: CommentStatus, resolution: Resolution | None = None
