@@ -6,6 +6,10 @@ app itself: ``Host``, ``Origin`` and ``Referer`` name the app, responses come un
 HTML page can take the overlay's ``<script>`` before ``</body>``, redirects to the app's own
 address point back at the proxy, a Content-Security-Policy is relaxed only as far as the overlay
 needs, and WebSockets pass through untouched so hot reload keeps working.
+
+It connects only to the app: a request is forwarded only when its target is a plain path (see
+:func:`_target_problem`), and the app's URL is built from the app's parsed scheme, host and port
+with that path and query set as components, so no target can name another host.
 """
 
 from __future__ import annotations
@@ -13,11 +17,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import html
+import re
 import secrets
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx2 as httpx
 from starlette.background import BackgroundTask
@@ -55,19 +59,80 @@ _HOP = frozenset(
 )
 
 
-def _origin(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}"
+_PRINTABLE = re.compile(rb"[\x21-\x7e]*")
+
+
+def _raw_path(scope: Any) -> bytes:
+    """The path as the client sent it (``%2F`` stays ``%2F``), without the query."""
+    raw = scope.get("raw_path")
+    return bytes(raw) if raw is not None else str(scope["path"]).encode()
+
+
+def _target_problem(scope: Any) -> str | None:
+    r"""Why the proxy will not forward this request, or None when it will.
+
+    Only an origin-form target (RFC 9112 section 3.2.1) is forwarded, as a browser sends it:
+
+    - the method is not CONNECT (a tunnel is never a request to the app);
+    - the path starts with exactly one ``/``, so nothing comes before it: no absolute-form
+      ``http://host/…``, no ``host:port``, ``*`` or ``@host/…``, no digit that would extend the
+      app's port; and not ``//``, which a URL parser reads as a host;
+    - no ``.`` or ``..`` segment (a browser resolves them before sending; the URL library would,
+      and ``/a/..//host`` would become ``//host``);
+    - no backslash in the path (browsers and many servers read ``\`` as ``/``);
+    - no ``#`` anywhere (a fragment never travels in a request);
+    - path and query only printable ASCII (a browser percent-encodes everything else).
+
+    An ``@`` or ``:`` after the first ``/`` is an ordinary path (``/@vite/client``), and the query
+    may hold anything printable but ``#``.
+    """
+    if scope["type"] == "http" and scope["method"] == "CONNECT":
+        return "CONNECT is refused: the review proxy opens no tunnels, it forwards paths."
+    path = _raw_path(scope)
+    query = bytes(scope.get("query_string", b""))
+    if not path.startswith(b"/"):
+        return (
+            "The request target must start with / (a path on the app), not a URL, a host or *: "
+            "the review proxy forwards only to the app."
+        )
+    if path.startswith(b"//"):
+        return "The request target must not start with //, which names a host, not a path."
+    if not (_PRINTABLE.fullmatch(path) and _PRINTABLE.fullmatch(query)):
+        return (
+            "The request target must be printable ASCII; a browser percent-encodes anything else."
+        )
+    if b"#" in path or b"#" in query:
+        return "The request target must not hold # (a fragment never travels in a request)."
+    if b"\\" in path:
+        return "The request target's path must not hold a backslash, which browsers read as /."
+    if any(segment in (b".", b"..") for segment in path.split(b"/")):
+        return "The request target's path must not hold a . or .. segment."
+    return None
 
 
 class _Forwarder:
-    """Forwards HTTP and WebSocket traffic to the app at ``upstream``."""
+    """Forwards HTTP and WebSocket traffic to the app at ``upstream``.
+
+    Only the app's scheme, host and port are kept from ``upstream``: the proxy's paths are the
+    app's paths.
+    """
 
     def __init__(self, upstream: str, branch: str) -> None:
-        self.upstream = upstream.rstrip("/")
-        self.app_origin = _origin(self.upstream)
+        parsed = httpx.URL(upstream)
+        self.app_url = parsed.copy_with(raw_path=b"/", userinfo=b"", fragment=None)
+        self.app_origin = f"{self.app_url.scheme}://{self.app_url.netloc.decode('ascii')}"
         self.branch = branch
         self.client = httpx.AsyncClient(timeout=httpx.Timeout(60.0, connect=10.0))
+
+    def _url_for(self, scope: Any) -> httpx.URL:
+        """The app's URL for this request: the app's scheme, host and port, this path and query.
+
+        The path and query are set as one component of the parsed app URL, never appended to a
+        string that is parsed again, so even a target the guard let through cannot move the host.
+        """
+        query = bytes(scope.get("query_string", b""))
+        path = _raw_path(scope)
+        return self.app_url.copy_with(raw_path=path + b"?" + query if query else path)
 
     def _outbound_headers(self, headers: Headers, proxy_origin: str) -> list[tuple[str, str]]:
         out = []
@@ -78,7 +143,7 @@ class _Forwarder:
             if lowered in ("origin", "referer") and _same_origin(value, proxy_origin):
                 value = self.app_origin + value[len(proxy_origin) :]
             out.append((name, value))
-        out.append(("host", urlsplit(self.upstream).netloc))
+        out.append(("host", self.app_url.netloc.decode("ascii")))
         out.append(("accept-encoding", "identity"))  # so an HTML page can be edited
         return out
 
@@ -93,14 +158,10 @@ class _Forwarder:
 
     async def http(self, request: Request) -> Response:
         proxy_origin = f"{request.url.scheme}://{request.url.netloc}"
-        raw = request.scope.get("raw_path") or request.url.path.encode()
-        target = self.upstream + raw.decode("latin-1")  # as sent: %2F stays %2F
-        if request.url.query:
-            target += "?" + request.url.query
         has_body = "content-length" in request.headers or "transfer-encoding" in request.headers
         outbound = self.client.build_request(
             request.method,
-            target,
+            self._url_for(request.scope),
             headers=self._outbound_headers(request.headers, proxy_origin),
             # read whole, so the app gets a Content-Length as the browser sent it (dev servers
             # often refuse chunked uploads), and a plain GET carries no body at all
@@ -110,7 +171,8 @@ class _Forwarder:
             answer = await self.client.send(outbound, stream=True)
         except httpx.HTTPError as exc:
             return Response(
-                f"maple review: the app at {self.upstream} did not answer ({type(exc).__name__}).",
+                f"maple review: the app at {self.app_origin} did not answer "
+                f"({type(exc).__name__}).",
                 status_code=502,
                 media_type="text/plain",
             )
@@ -160,11 +222,8 @@ class _Forwarder:
     async def websocket(self, scope: Any, receive: Any, send: Any) -> None:
         import websockets
 
-        path = scope.get("raw_path") or scope["path"].encode()
-        query = scope.get("query_string", b"")
-        target = "ws" + self.upstream[4:] + path.decode("latin-1")
-        if query:
-            target += "?" + query.decode("latin-1")
+        url = self._url_for(scope)
+        target = str(url.copy_with(scheme="wss" if url.scheme == "https" else "ws"))
         headers = Headers(scope=scope)
         extra = [(k, v) for k, v in headers.items() if k.lower() in ("cookie", "authorization")]
         protocols = [
@@ -254,7 +313,7 @@ def review_app(
         clock=clock,
         log=log or ServerLog("maple-review"),
     )
-    return _LocalOnly(
+    return _Guard(
         Router(
             routes=[
                 Route(OVERLAY_PATH, _overlay, methods=["GET", "HEAD"]),
@@ -265,15 +324,17 @@ def review_app(
     )
 
 
-_LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost"})
+_LOCAL_HOST = re.compile(r"(127\.0\.0\.1|localhost)(:[0-9]{1,5})?")
 
 
-class _LocalOnly:
-    """Only this machine's own pages may use the proxy.
+class _Guard:
+    """Only a plain path, asked by this machine's own pages, gets through the proxy.
 
-    The ``Host`` must name loopback (a DNS-rebinding page names its own host), a write to the
-    route must come from the proxy's own origin (another site's form or fetch carries its own
-    ``Origin``), and a WebSocket must too, so no other site can reach the app through it.
+    A request whose target is not origin-form (see :func:`_target_problem`) is refused with 400,
+    before anything is forwarded. The ``Host`` must be loopback and an optional port (a
+    DNS-rebinding page names its own host), a write to the route must come from the proxy's own
+    origin (another site's form or fetch carries its own ``Origin``), and a WebSocket must too,
+    so no other site can reach the app through it; those are refused with 403.
     """
 
     def __init__(self, app: Any) -> None:
@@ -285,11 +346,13 @@ class _LocalOnly:
             return
         headers = Headers(scope=scope)
         host = headers.get("host", "")
-        hostname = host.rsplit(":", 1)[0] if not host.startswith("[") else host
         origin = headers.get("origin")
         own = f"http://{host}"
         writing = scope["type"] == "http" and scope["method"] not in ("GET", "HEAD", "OPTIONS")
-        if hostname not in _LOCAL_HOSTS:
+        status = 403
+        if problem := _target_problem(scope):
+            refusal, status = problem, 400
+        elif not _LOCAL_HOST.fullmatch(host):
             refusal = "This is not the review proxy's address."
         elif scope["type"] == "websocket" and origin not in (None, own):
             refusal = "This origin may not open a socket through the review proxy."
@@ -298,7 +361,8 @@ class _LocalOnly:
         else:
             await self.app(scope, receive, send)
             return
-        if scope["type"] == "websocket":
-            await send({"type": "websocket.close", "code": 1008})
-            return
-        await json_answer({"error": refusal}, 403)(scope, receive, send)
+        answer = json_answer({"error": refusal}, status)
+        if scope["type"] == "http" or "websocket.http.response" in scope.get("extensions", {}):
+            await answer(scope, receive, send)  # for a WebSocket, an HTTP answer to its handshake
+        else:
+            await send({"type": "websocket.close", "code": 1008})  # the server answers 403
