@@ -20,7 +20,7 @@ from contract_tests.support import FakeClock, make_repo
 from maple_adapters.files import FileCommentStore, FileMedia
 from maple_core.approvals import NewApproval
 from maple_core.comments import NewComment, Resolution
-from maple_core.errors import StoreError
+from maple_core.errors import UnsafePathError
 from maple_core.statuses import CommentStatus
 from maple_entrypoints.route import RouteOptions
 from tests.mcp_support import clean_env
@@ -195,7 +195,7 @@ class TestFiles:
                 NewApproval(branch=BRANCH, commit="abc1234", at="2026-01-01T00:00:00Z")
             ),
         }
-        with pytest.raises(StoreError) as refused:
+        with pytest.raises(UnsafePathError) as refused:
             actions[operation]()
         assert_names_the_link(str(refused.value), seal)
         assert snapshot(branch_folder(repo) / "comments.json") == ledger
@@ -209,7 +209,7 @@ class TestFiles:
         lock = branch_folder(repo) / "comments.json.lock"
         lock.parent.mkdir(parents=True)
         lock.symlink_to(target)
-        with pytest.raises(StoreError) as refused:
+        with pytest.raises(UnsafePathError) as refused:
             FileCommentStore(FakeClock(), repo).append(new("one"))
         assert_names_the_link(str(refused.value), lock)
         assert not (branch_folder(repo) / "comments.json").exists()
@@ -220,7 +220,7 @@ class TestMedia:
         link = branch_folder(repo) / "media"
         link.parent.mkdir(parents=True)
         link.symlink_to(elsewhere, target_is_directory=True)
-        with pytest.raises(StoreError) as refused:
+        with pytest.raises(UnsafePathError) as refused:
             FileMedia(repo).put(PNG, "image/png")
         assert_names_the_link(str(refused.value), link)
         options = RouteOptions(store=FileCommentStore(FakeClock(), repo), media=FileMedia(repo))
@@ -243,7 +243,7 @@ class TestMedia:
         link = branch_folder(repo) / "media" / "shot-bbbbbbbbbbbb.png"
         link.parent.mkdir(parents=True)
         link.symlink_to(elsewhere / "victim.txt")
-        with pytest.raises(StoreError) as refused:
+        with pytest.raises(UnsafePathError) as refused:
             FileMedia(repo).get("shot-bbbbbbbbbbbb")
         assert_names_the_link(str(refused.value), link)
         options = RouteOptions(store=FileCommentStore(FakeClock(), repo), media=FileMedia(repo))

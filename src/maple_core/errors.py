@@ -15,7 +15,8 @@
         │   └── UnreadableLedgerError  a trusted pull-request ledger cannot be read
         ├── MissingCapabilityError the store cannot do this kind of operation at all
         ├── StoreRejectedError    the store refused the request; trying again will not help
-        └── StoreUnavailableError the store could not be reached; trying again may work
+        ├── StoreUnavailableError the store could not be reached; trying again may work
+        └── UnsafePathError       a path under .maple/ is a symbolic link; it is not followed
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ __all__ = [
     "StoreRejectedError",
     "StoreUnavailableError",
     "UnreadableLedgerError",
+    "UnsafePathError",
 ]
 
 
@@ -109,3 +111,10 @@ class StoreRejectedError(StoreError):
 
 class StoreUnavailableError(StoreError):
     """Raised when a store could not be reached or timed out; the same call may work later."""
+
+
+class UnsafePathError(StoreError):
+    """Raised when a path under ``.maple/`` is a symbolic link, or not a folder where one belongs.
+
+    maple never reads, writes, creates or locks anything through such a path; it is left as is.
+    """

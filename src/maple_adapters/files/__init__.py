@@ -9,7 +9,6 @@ from maple_core.lazy import lazy_exports
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from maple_adapters.files.folders import UnsafePathError
     from maple_adapters.files.git import GitCheckout, find_checkout
     from maple_adapters.files.media import FileMedia
     from maple_adapters.files.place import LocalPlace, resolve_place, slug, url_slug
@@ -22,7 +21,6 @@ __all__ = [
     "FileMedia",
     "GitCheckout",
     "LocalPlace",
-    "UnsafePathError",
     "find_checkout",
     "resolve_place",
     "slug",
@@ -35,7 +33,6 @@ _HOMES = {
     "FileMedia": "maple_adapters.files.media",
     "GitCheckout": "maple_adapters.files.git",
     "LocalPlace": "maple_adapters.files.place",
-    "UnsafePathError": "maple_adapters.files.folders",
     "find_checkout": "maple_adapters.files.git",
     "resolve_place": "maple_adapters.files.place",
     "slug": "maple_adapters.files.place",

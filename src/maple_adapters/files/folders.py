@@ -21,13 +21,13 @@ import os
 import stat
 import time
 
-from maple_core.errors import StoreError
+from maple_core.errors import UnsafePathError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["Folder", "MAPLE", "UnsafePathError", "make_folder", "open_folder", "read_beneath"]
+__all__ = ["Folder", "MAPLE", "make_folder", "open_folder", "read_beneath"]
 
 MAPLE = ".maple"
 _DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -40,13 +40,6 @@ _HEX = frozenset("0123456789abcdef")
 # writer's PID may have been reused by a live process.
 _ORPHAN_S = 60.0
 _STALE_S = 3600.0
-
-
-class UnsafePathError(StoreError):
-    """Raised when a path under ``.maple/`` is a symbolic link, or not a folder where one belongs.
-
-    maple never reads, writes, creates or locks anything through such a path; it is left as is.
-    """
 
 
 def _linked(path: str, folder: bool, store: str, operation: str) -> UnsafePathError:

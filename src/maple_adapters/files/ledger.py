@@ -25,11 +25,11 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass
 
-from maple_adapters.files.folders import Folder, UnsafePathError
+from maple_adapters.files.folders import Folder
 from maple_adapters.files.records import corrupt, parse_records
 from maple_core.approvals import Approval
 from maple_core.comments import Comment
-from maple_core.errors import InvalidRecordError
+from maple_core.errors import InvalidRecordError, UnsafePathError
 from maple_core.json_types import JsonObject, JsonValue
 
 __all__ = [

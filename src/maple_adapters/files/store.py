@@ -49,7 +49,7 @@ class FileCommentStore:
     branches switches folders without a restart and every worktree shares the main checkout's
     folder. Writers in any number of processes take a lock on the ledger, so they all land.
     Nothing under ``.maple/`` is opened through a symbolic link: a link there raises
-    :class:`~maple_adapters.files.folders.UnsafePathError` and is left untouched.
+    :class:`~maple_core.errors.UnsafePathError` and is left untouched.
 
     Args:
         clock: stamps arrivals.
