@@ -205,7 +205,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError:
         sys.stderr.write(f"{_USAGE}\n")
         return 1
-    payload = parse_stop_payload(sys.stdin.buffer.read().decode("utf-8", "replace"))
+    try:
+        payload = parse_stop_payload(sys.stdin.buffer.read().decode("utf-8", "replace"))
+    except RecursionError:
+        sys.stderr.write(
+            f"{HOOK}: the Stop payload nests too deeply to read; the stop goes ahead.\n"
+        )
+        _emit({})
+        return 0
     client = chosen or ("cursor" if payload.cursor else "claude")
     settings = read_hook_settings()
     try:
