@@ -1,10 +1,11 @@
-"""Serving an ASGI app on 127.0.0.1: the socket, and uvicorn in a background thread.
+"""Serving an ASGI app: the loopback socket, uvicorn in a thread, and every server's bounds.
 
-Used by the solo bridge and ``maple review`` (and the tests' own servers).
+Used by the solo bridge, ``maple review`` and ``maple route serve`` (and the tests' own servers).
 """
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import threading
 import time
@@ -12,9 +13,76 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ThreadedServer", "listen_on_loopback", "serve_in_thread"]
+__all__ = [
+    "HEADER_DEADLINE_S",
+    "MAX_CONNECTIONS",
+    "ThreadedServer",
+    "bounded_http",
+    "listen_on_loopback",
+    "serve_in_thread",
+]
 
 _START_S = 10.0
+
+HEADER_DEADLINE_S = 10.0
+"""How long a request's headers may take to arrive, from its first byte (or the connection)."""
+
+MAX_CONNECTIONS = 256
+"""The most connections a server keeps open at once; one more is answered 503 and closed."""
+
+_BUSY = (
+    b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\n"
+    b"connection: close\r\ncontent-length: 29\r\n\r\nToo many connections; retry.\n"
+)
+
+
+def bounded_http(
+    header_deadline: float = HEADER_DEADLINE_S, max_connections: int = MAX_CONNECTIONS
+) -> type[asyncio.Protocol]:
+    """The h11 HTTP protocol of uvicorn with two bounds, for ``uvicorn.Config(http=...)``.
+
+    uvicorn closes an idle keep-alive connection, but a client that sends a header byte every
+    few seconds (or nothing at all) keeps its connection, and its file descriptor, forever.
+    Here every request's headers must be complete within ``header_deadline`` seconds of the
+    connection or of the request's first byte, or the connection is closed; and a connection
+    made while ``max_connections`` are open (websockets included) is answered 503 and closed.
+    """
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class BoundedH11Protocol(H11Protocol):
+        _deadline: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            if len(self.connections) > max_connections:
+                transport.write(_BUSY)
+                transport.close()  # connection_lost forgets it
+                return
+            self._deadline = self.loop.call_later(header_deadline, self._headers_too_slow)
+
+        def data_received(self, data: bytes) -> None:
+            if self._deadline is None and self.conn.their_state is h11.IDLE:
+                self._deadline = self.loop.call_later(header_deadline, self._headers_too_slow)
+            super().data_received(data)
+            if self.conn.their_state is not h11.IDLE:  # the headers are in (or it failed)
+                self._cancel_deadline()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._cancel_deadline()
+            super().connection_lost(exc)
+
+        def _cancel_deadline(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+
+        def _headers_too_slow(self) -> None:
+            self._deadline = None
+            if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+                self.transport.close()
+
+    return BoundedH11Protocol
 
 
 def listen_on_loopback(port: int = 0) -> socket.socket:
@@ -57,7 +125,8 @@ def serve_in_thread(
 ) -> ThreadedServer:
     """Serve ``app`` on ``sock`` with uvicorn in a daemon thread until ``stop()``.
 
-    Logging is never configured (stdout may be an MCP stream). ``config`` goes to
+    Logging is never configured (stdout may be an MCP stream). The server keeps
+    :func:`bounded_http`'s bounds unless ``config`` names another ``http``; ``config`` goes to
     ``uvicorn.Config`` (timeouts, ``ssl_*``).
 
     Raises:
@@ -71,6 +140,7 @@ def serve_in_thread(
         "lifespan": "off",
         "timeout_keep_alive": 5,
         "timeout_graceful_shutdown": 1,
+        "http": bounded_http(),
         **config,
     }
     server = uvicorn.Server(uvicorn.Config(app, **settings))

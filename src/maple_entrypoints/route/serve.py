@@ -191,7 +191,21 @@ def served_app(options: RouteOptions, prefix: str = DEFAULT_BASE_PATH) -> Starle
 
 
 def serve_route(options: RouteOptions, host: str, port: int, prefix: str) -> None:
-    """Serve the route with uvicorn until interrupted."""
+    """Serve the route with uvicorn until interrupted.
+
+    A request's headers must arrive within 10 s and at most 256 connections are open at once
+    (:func:`~maple_entrypoints.loopback.bounded_http`); an idle keep-alive connection closes
+    after 5 s.
+    """
     import uvicorn
 
-    uvicorn.run(served_app(options, prefix), host=host, port=port, log_level="warning")
+    from maple_entrypoints.loopback import bounded_http
+
+    uvicorn.run(
+        served_app(options, prefix),
+        host=host,
+        port=port,
+        log_level="warning",
+        http=bounded_http(),
+        timeout_keep_alive=5,
+    )
