@@ -8,11 +8,13 @@ ids, the files changed and commands run, the last message inside ``<agent-respon
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
 from maple_core.errors import InvalidInputError
+from maple_core.text import capped, one_line
 
 __all__ = [
     "AgentQuestion",
@@ -166,20 +168,39 @@ def _cut(text: str) -> str:
     return text[:MAX_RESPONSE] + f"\n[…cut: {len(text) - MAX_RESPONSE} more characters]"
 
 
+_FRAME_TAG = re.compile(r"<(\s*/?\s*agent-response)", re.I)
+_FIELD_LIMIT = 300
+
+
+def _defused(text: str) -> str:
+    """``text`` unable to open or close the ``<agent-response>`` frame (``&lt;`` instead)."""
+    return _FRAME_TAG.sub(r"&lt;\1", text)
+
+
+def _field(text: str) -> str:
+    """An agent-written field (a path, a command, a question): one capped line, no frame tags."""
+    return _defused(capped(one_line(text), _FIELD_LIMIT))
+
+
 def render_run(run: AgentRun) -> str:
-    """The result text an MCP caller reads for ``run``."""
+    """The result text an MCP caller reads for ``run``.
+
+    Everything the agent wrote is its own text, not maple's: fields are one line each, and its
+    last message sits inside ``<agent-response>``, where it cannot spell the closing tag.
+    """
     names = {"codex": "Codex", "claude": "Claude Code"}
     line = (
         f"{names.get(run.provider, run.provider)} agent {run.agent_id} {_STATUS_LINES[run.state]}."
     )
     if run.error:
-        line += f" {run.error}"
-    parts = [line, f"Agent: {run.agent_id}\nThread: {run.thread_id or '(not started)'}"]
-    files = "\n".join(f"- {path}" for path in run.files_changed) or "- none"
+        line += f" {_field(run.error)}"
+    thread = _field(run.thread_id) if run.thread_id else "(not started)"
+    parts = [line, f"Agent: {run.agent_id}\nThread: {thread}"]
+    files = "\n".join(f"- {_field(path)}" for path in run.files_changed) or "- none"
     parts.append(f"Files changed:\n{files}")
     commands = (
         "\n".join(
-            f"- {c.command}" + (f" (exit {c.exit_code})" if c.exit_code is not None else "")
+            f"- {_field(c.command)}" + (f" (exit {c.exit_code})" if c.exit_code is not None else "")
             for c in run.commands
         )
         or "- none"
@@ -188,10 +209,10 @@ def render_run(run: AgentRun) -> str:
     if run.questions:
         asked = []
         for q in run.questions:
-            choices = f" Options: {', '.join(q.options)}." if q.options else ""
+            choices = f" Options: {', '.join(_field(o) for o in q.options)}." if q.options else ""
             many = " (several may be chosen)" if q.multi_select else ""
-            asked.append(f"- {q.question}{choices}{many}")
+            asked.append(f"- {_field(q.question)}{choices}{many}")
         parts.append("Questions:\n" + "\n".join(asked))
-    parts.append(f"<agent-response>\n{_cut(run.last_message)}\n</agent-response>")
+    parts.append(f"<agent-response>\n{_defused(_cut(run.last_message))}\n</agent-response>")
     parts.append(_GUIDANCE[run.state])
     return "\n\n".join(parts)
