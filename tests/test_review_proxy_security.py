@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import logging
 import random
+import shutil
 import socket
 import socketserver
 import threading
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx2 as httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -376,3 +378,54 @@ def test_no_target_reaches_another_host_or_crashes_the_proxy(
         assert (answer.status, len(review.app.seen)) == (200, 1), target
     else:
         assert (answer.status, review.app.seen) == (400, [])
+
+
+def directives(policy: str) -> dict[str, list[str]]:
+    return {p.split()[0]: p.split()[1:] for p in policy.split(";") if p.strip()}
+
+
+def test_a_locked_down_policy_gains_only_the_overlay_and_its_api(review: Review) -> None:
+    proxy = review.proxy.url
+    answer = httpx.get(proxy + "/locked")
+    assert answer.status_code == 200
+    relaxed = directives(answer.headers["content-security-policy"])
+    assert relaxed == {
+        "default-src": ["'none'"],  # not widened: images, frames, fonts stay refused
+        "script-src": ["https://cdn.example", proxy + "/__maple/overlay.js"],
+        "style-src": ["'unsafe-inline'"],
+        "connect-src": [proxy + "/__maple/api/"],
+    }
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if shutil.which(CHROMIUM) is None:
+        pytest.skip("Chromium is not installed: apt-get install -y chromium (.ci/run does)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync"],
+        )
+        yield launched
+        launched.close()
+
+
+def test_the_overlay_runs_on_a_locked_page_and_the_apps_own_scripts_stay_blocked(
+    review: Review, browser: Any
+) -> None:
+    page = browser.new_page()
+    page.goto(review.proxy.url + "/locked")
+    page.wait_for_selector("[data-maple-overlay] >> button.mode")
+    page.click("[data-maple-overlay] >> button.mode")
+    page.click("h1")
+    page.fill("[data-maple-overlay] >> textarea", "Locked pages too.")
+    page.click("[data-maple-overlay] >> button.send")
+    page.wait_for_selector(
+        '[data-maple-overlay] >> li:has-text("Locked pages too.")', state="attached"
+    )
+    assert page.text_content("#own") == "blocked"  # the app's script gained nothing
+    page.close()
+    assert b"/app.js" not in review.app.seen
+    assert b"/pixel.png" not in review.app.seen

@@ -1,25 +1,45 @@
 """Putting the review overlay into an app's pages: the script tag, and only as much CSP as it needs.
 
 Pure functions over bytes and strings, so the proxy's rewriting is tested without a browser:
-:func:`inject_script` adds one tag before ``</body>``; :func:`relax_policy` widens a
-Content-Security-Policy just enough for a same-origin script that fetches the same origin and
-shows ``blob:`` images, and returns a policy that needs nothing unchanged.
+:func:`inject_script` adds one tag before ``</body>``; :func:`relax_policy` lets a
+Content-Security-Policy load the overlay's one script and fetch its one API, and nothing else.
+
+The overlay needs exactly two things from a page's policies: its ``<script>`` element must load
+(the page's nonce, a new nonce under ``'strict-dynamic'``, or else the script's own URL), and it
+must fetch its API (the API's URL prefix). Both URLs are on the proxy's origin and are added as
+path-scoped sources, never ``'self'``, so the app's own scripts, fetches, images and frames are
+allowed exactly what they were. Nothing else is ever added: no ``*``, scheme, ``'unsafe-…'``
+keyword or other origin; no directive or source is dropped but a ``'none'`` that a new source
+replaces (``'none'`` beside another source means nothing); and a policy that already allows the
+overlay passes byte for byte.
 """
 
 from __future__ import annotations
 
+import html as html_text
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-__all__ = ["Relaxed", "inject_script", "relax_header", "relax_meta_policies", "relax_policy"]
+__all__ = [
+    "OverlayNeeds",
+    "inject_script",
+    "meta_policies",
+    "overlay_nonce",
+    "relax_header",
+    "relax_meta_policies",
+    "relax_policy",
+]
 
 _BODY_END = re.compile(rb"</body\s*>", re.IGNORECASE)
-_NONCE = re.compile(r"'nonce-([A-Za-z0-9+/_=-]+)'")
+_NONCE = re.compile(r"'(?i:nonce)-([A-Za-z0-9+/_-]+={0,2})'")
 _META = re.compile(
-    rb"<meta\b[^>]*http-equiv\s*=\s*[\"']?content-security-policy[\"']?[^>]*>", re.IGNORECASE
+    rb"<meta\b[^>]*?\bhttp-equiv\s*=\s*([\"']?)content-security-policy\1(?=[\s/>])[^>]*>",
+    re.IGNORECASE,
 )
-_CONTENT = re.compile(rb"(content\s*=\s*)(\"([^\"]*)\"|'([^']*)')", re.IGNORECASE)
+_CONTENT = re.compile(rb"(?<![\w-])(content\s*=\s*)(\"([^\"]*)\"|'([^']*)')", re.IGNORECASE)
+_SCRIPTS = ("script-src-elem", "script-src", "default-src")
+_CONNECTS = ("connect-src", "default-src")
 
 
 def inject_script(html: bytes, tag: bytes) -> bytes:
@@ -32,11 +52,15 @@ def inject_script(html: bytes, tag: bytes) -> bytes:
 
 
 @dataclass(frozen=True, slots=True)
-class Relaxed:
-    """A rewritten policy, and the nonce the overlay's script tag must carry (if any)."""
+class OverlayNeeds:
+    """The two URLs the overlay needs a page's policy to allow, both on the proxy's origin.
 
-    policy: str
-    nonce: str | None = None
+    ``script`` is the overlay script's URL (``http://127.0.0.1:8123/__maple/overlay.js``), matched
+    exactly; ``api`` is its API's prefix, ending in ``/`` (``http://127.0.0.1:8123/__maple/api/``).
+    """
+
+    script: str
+    api: str
 
 
 def _directives(policy: str) -> list[tuple[str, list[str]]]:
@@ -49,6 +73,7 @@ def _directives(policy: str) -> list[tuple[str, list[str]]]:
 
 
 def _governing(directives: list[tuple[str, list[str]]], chain: tuple[str, ...]) -> int | None:
+    """The index of the directive governing a fetch: the first of ``chain`` present (first wins)."""
     names = [name for name, _ in directives]
     for name in chain:
         if name in names:
@@ -56,82 +81,140 @@ def _governing(directives: list[tuple[str, list[str]]], chain: tuple[str, ...]) 
     return None
 
 
-def _allows(sources: list[str], needed: str) -> bool:
-    lowered = [s.lower() for s in sources]
-    if needed == "'self'":
-        return "'self'" in lowered or "*" in lowered
-    return needed in lowered
+def _nonces(sources: list[str]) -> set[str]:
+    return {m.group(1) for s in sources if (m := _NONCE.fullmatch(s))}
 
 
-def relax_policy(policy: str, new_nonce: Callable[[], str]) -> Relaxed:
-    """Widen one Content-Security-Policy just enough for the overlay.
+def _strict_dynamic(sources: list[str]) -> bool:
+    return "'strict-dynamic'" in (s.lower() for s in sources)
 
-    - Scripts (``script-src-elem``, else ``script-src``, else ``default-src``): reuse a nonce the
-      page's policy already has; under ``'strict-dynamic'`` without one, add a new nonce; else
-      make sure ``'self'`` is allowed.
-    - ``connect-src`` (else ``default-src``): allow ``'self'`` (the route is same-origin).
-    - ``img-src`` (else ``default-src``): allow ``blob:``.
 
-    A policy that already allows all of that is returned as it was, character for character.
+def _allows(sources: list[str], url: str) -> bool:
+    """True when ``sources`` surely allow ``url`` on the page's own origin (unsure: False)."""
+    lowered = {s.lower() for s in sources}
+    scheme = url.split("://", 1)[0] + ":"
+    return bool(lowered & {"'self'", "*", scheme, url.lower()})
+
+
+def _script_sources(policy: str) -> list[str] | None:
+    directives = _directives(policy)
+    index = _governing(directives, _SCRIPTS)
+    return None if index is None else directives[index][1]
+
+
+def _policies(values: Iterable[str]) -> list[str]:
+    return [policy for value in values for policy in value.split(",")]
+
+
+def overlay_nonce(policies: Iterable[str], new_nonce: Callable[[], str]) -> str | None:
+    """The nonce the overlay's tag carries, given every policy on the page, or None for none.
+
+    ``policies`` are all of the page's enforced policies (header values, which may hold several
+    separated by commas, and ``<meta>`` ones). A policy with ``'strict-dynamic'`` ignores URLs, so
+    it needs a nonce: the page's own when every such policy already has it (then they stay
+    unchanged), else a new one from ``new_nonce`` that only the overlay's tag carries, so adding
+    it lets nothing else run. Without ``'strict-dynamic'``, a nonce every nonce-using policy
+    shares is reused (those pass unchanged); other policies get the script's URL instead.
+    """
+    lists = [s for s in map(_script_sources, _policies(policies)) if s is not None]
+    strict = [_nonces(s) for s in lists if _strict_dynamic(s)]
+    using = strict or [found for found in map(_nonces, lists) if found]
+    if not using:
+        return None
+    shared = set.intersection(*using)
+    if shared:
+        return min(shared)
+    return new_nonce() if strict else None
+
+
+def relax_policy(policy: str, needs: OverlayNeeds, nonce: str | None) -> str:
+    """One Content-Security-Policy, allowing the overlay's script and API and nothing more.
+
+    - The script, under the directive that governs ``<script>`` elements (``script-src-elem``,
+      else ``script-src``, else ``default-src``): allowed if that list has ``nonce`` (the tag's,
+      from :func:`overlay_nonce`); under ``'strict-dynamic'``, by adding ``nonce``; else by
+      ``'self'``, ``*``, the scheme or the URL already there, or by adding ``needs.script``.
+    - The API, under ``connect-src``, else ``default-src``: allowed by ``'self'``, ``*``, the
+      scheme or the prefix already there, or by adding ``needs.api``.
+
+    When the governing list is ``default-src``, the source goes into a new ``script-src`` or
+    ``connect-src`` holding ``default-src``'s sources and it, so ``default-src`` itself (images,
+    frames, fonts…) is never widened. A policy that already allows both is returned character for
+    character.
     """
     directives = _directives(policy)
     changed = False
-    nonce: str | None = None
 
-    def add(index: int, source: str) -> None:
+    def add(index: int, own: str, source: str) -> None:
         nonlocal changed
         name, sources = directives[index]
         kept = [s for s in sources if s.lower() != "'none'"]
-        directives[index] = (name, [*kept, source])
+        if name == "default-src":
+            directives.append((own, [*kept, source]))
+        else:
+            directives[index] = (name, [*kept, source])
         changed = True
 
-    script = _governing(directives, ("script-src-elem", "script-src", "default-src"))
+    script = _governing(directives, _SCRIPTS)
     if script is not None:
         sources = directives[script][1]
-        found = next((m.group(1) for s in sources if (m := _NONCE.fullmatch(s))), None)
-        if found is not None:
-            nonce = found
-        elif "'strict-dynamic'" in [s.lower() for s in sources]:
-            nonce = new_nonce()
-            add(script, f"'nonce-{nonce}'")
-        elif not _allows(sources, "'self'"):
-            add(script, "'self'")
-    connect = _governing(directives, ("connect-src", "default-src"))
-    if connect is not None and not _allows(directives[connect][1], "'self'"):
-        add(connect, "'self'")
-    image = _governing(directives, ("img-src", "default-src"))
-    if image is not None and not _allows(directives[image][1], "blob:"):
-        add(image, "blob:")
+        if nonce is not None and nonce in _nonces(sources):
+            pass
+        elif _strict_dynamic(sources):
+            if nonce is not None:
+                add(script, "script-src", f"'nonce-{nonce}'")
+        elif not _allows(sources, needs.script):
+            add(script, "script-src", needs.script)
+    connect = _governing(directives, _CONNECTS)
+    if connect is not None and not _allows(directives[connect][1], needs.api):
+        add(connect, "connect-src", needs.api)
     if not changed:
-        return Relaxed(policy, nonce)
-    return Relaxed("; ".join(" ".join([name, *sources]) for name, sources in directives), nonce)
+        return policy
+    return "; ".join(" ".join([name, *sources]) for name, sources in directives)
 
 
-def relax_header(value: str, new_nonce: Callable[[], str]) -> Relaxed:
-    """A ``Content-Security-Policy`` header value, which may hold several policies (commas)."""
+def relax_header(value: str, needs: OverlayNeeds, nonce: str | None) -> str:
+    """A ``Content-Security-Policy`` header value, which may hold several policies (commas).
+
+    Each policy is enforced on its own, so each is relaxed on its own; a value that needs nothing
+    is returned as it was.
+    """
     parts = value.split(",")
-    relaxed = [relax_policy(part, new_nonce) for part in parts]
-    nonce = next((r.nonce for r in relaxed if r.nonce), None)
-    if all(r.policy == p for r, p in zip(relaxed, parts, strict=True)):
-        return Relaxed(value, nonce)
-    return Relaxed(",".join(r.policy for r in relaxed), nonce)
+    relaxed = [relax_policy(part, needs, nonce) for part in parts]
+    return value if relaxed == parts else ",".join(relaxed)
 
 
-def relax_meta_policies(html: bytes, new_nonce: Callable[[], str]) -> tuple[bytes, str | None]:
-    """``html`` with every ``<meta http-equiv="Content-Security-Policy">`` relaxed, and a nonce."""
-    nonce: str | None = None
+def meta_policies(html: bytes) -> list[str]:
+    """The policies of every ``<meta http-equiv="Content-Security-Policy">`` in ``html``."""
+    found = []
+    for meta in _META.finditer(html):
+        content = _CONTENT.search(meta.group(0))
+        if content is not None:
+            found.append(_attribute(content))
+    return found
+
+
+def _attribute(found: re.Match[bytes]) -> str:
+    quoted = found.group(3) if found.group(3) is not None else found.group(4)
+    return html_text.unescape(quoted.decode("latin-1"))
+
+
+def relax_meta_policies(html: bytes, needs: OverlayNeeds, nonce: str | None) -> bytes:
+    """``html`` with every ``<meta http-equiv="Content-Security-Policy">`` relaxed in place.
+
+    A ``<meta>`` that needs nothing is left byte for byte; a relaxed one is written back escaped,
+    in double quotes.
+    """
 
     def meta(match: re.Match[bytes]) -> bytes:
-        nonlocal nonce
-
         def content(found: re.Match[bytes]) -> bytes:
-            nonlocal nonce
-            quoted = found.group(3) if found.group(3) is not None else found.group(4)
-            relaxed = relax_header(quoted.decode("latin-1"), new_nonce)
-            nonce = nonce or relaxed.nonce
-            quote = b'"' if found.group(3) is not None else b"'"
-            return found.group(1) + quote + relaxed.policy.encode("latin-1") + quote
+            policy = _attribute(found)
+            relaxed = relax_header(policy, needs, nonce)
+            if relaxed == policy:
+                return found.group(0)
+            escaped = html_text.escape(relaxed, quote=True).encode("latin-1")
+            return found.group(1) + b'"' + escaped + b'"'
 
         return _CONTENT.sub(content, match.group(0), count=1)
 
-    return _META.sub(meta, html), nonce
+    return _META.sub(meta, html)

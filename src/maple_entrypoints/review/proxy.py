@@ -32,7 +32,14 @@ from starlette.routing import Mount, Route, Router
 
 from maple_adapters.files import FileCommentStore, FileMedia
 from maple_adapters.system import SystemClock
-from maple_core.page import inject_script, relax_header, relax_meta_policies
+from maple_core.page import (
+    OverlayNeeds,
+    inject_script,
+    meta_policies,
+    overlay_nonce,
+    relax_header,
+    relax_meta_policies,
+)
 from maple_core.ports import Clock
 from maple_entrypoints.route.answers import json_answer
 from maple_entrypoints.route.app import RouteOptions, create_route_app
@@ -194,27 +201,20 @@ class _Forwarder:
         body = await answer.aread()  # decoded, so the page can be edited
         await answer.aclose()
         headers = [(k, v) for k, v in headers if k.lower() != "content-encoding"]
-        return self._page(body, answer.status_code, headers)
+        return self._page(body, answer.status_code, headers, proxy_origin)
 
-    def _page(self, body: bytes, status: int, headers: list[tuple[str, str]]) -> Response:
-        minted: list[str] = []
-
-        def new_nonce() -> str:
-            if not minted:
-                minted.append(secrets.token_urlsafe(18))
-            return minted[0]
-
-        nonce: str | None = None
-        rewritten: list[tuple[str, str]] = []
-        for name, value in headers:
-            if name.lower() == "content-security-policy":
-                relaxed = relax_header(value, new_nonce)
-                nonce = nonce or relaxed.nonce
-                value = relaxed.policy
-            rewritten.append((name, value))
-        body, meta_nonce = relax_meta_policies(body, new_nonce)
-        nonce = nonce or meta_nonce
-        body = inject_script(body, self._tag(nonce))
+    def _page(
+        self, body: bytes, status: int, headers: list[tuple[str, str]], proxy_origin: str
+    ) -> Response:
+        # proxy_origin comes from a Host the guard held to loopback and a port
+        needs = OverlayNeeds(proxy_origin + OVERLAY_PATH, proxy_origin + API_PATH + "/")
+        policies = [v for k, v in headers if k.lower() == "content-security-policy"]
+        nonce = overlay_nonce([*policies, *meta_policies(body)], lambda: secrets.token_urlsafe(18))
+        rewritten = [
+            (k, relax_header(v, needs, nonce) if k.lower() == "content-security-policy" else v)
+            for k, v in headers
+        ]
+        body = inject_script(relax_meta_policies(body, needs, nonce), self._tag(nonce))
         response = Response(body, status_code=status)
         response.raw_headers = [*_encoded(rewritten), (b"content-length", str(len(body)).encode())]
         return response
