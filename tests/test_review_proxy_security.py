@@ -296,6 +296,39 @@ def test_a_target_no_browser_sends_is_refused_not_crashed(review: Review) -> Non
         assert (answer.status, review.app.seen, review.evil.contacts) == (400, [], [])
 
 
+def test_a_server_that_passes_any_bytes_still_gets_a_400(review: Review) -> None:
+    """h11 refuses control and non-ASCII bytes itself; the proxy does too, under any server."""
+    import asyncio
+
+    app = review_app(f"http://127.0.0.1:{review.app_port}", review.repo, BRANCH)
+
+    async def call(raw_path: bytes, query: bytes) -> list[dict[str, Any]]:
+        sent: list[dict[str, Any]] = []
+        scope = {
+            "type": "http",
+            "method": "GET",
+            "path": raw_path.decode("latin-1"),
+            "raw_path": raw_path,
+            "query_string": query,
+            "headers": [(b"host", b"127.0.0.1:%d" % review.proxy.port)],
+        }
+
+        async def receive() -> dict[str, Any]:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        await app(scope, receive, send)
+        return sent
+
+    for raw_path, query in ((b"/caf\xc3\xa9", b""), (b"/x", b"q=caf\xc3\xa9"), (b"/x\x01", b"")):
+        start, body = asyncio.run(call(raw_path, query))
+        assert start["status"] == 400
+        assert "printable ASCII" in json.loads(body["body"])["error"]
+    assert review.app.seen == []
+
+
 def test_an_origin_form_target_reaches_the_app_as_sent(review: Review) -> None:
     for target in (
         b"/x",
