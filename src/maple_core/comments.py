@@ -382,20 +382,24 @@ class Comment:
 
     @classmethod
     def from_json(cls, value: JsonValue) -> Comment:
-        """Read a stored comment from its JSON object.
+        """Read a stored comment from its JSON object, whatever its fields hold.
+
+        A stored record is never refused for a mistyped field, so one bad record cannot hide
+        the others: the field reads as absent (``""`` for ``id``, ``branch`` and ``body``, which
+        then match no branch and no id) and is kept as written in ``extra``, so it survives every
+        rewrite. :attr:`problems` names such fields.
 
         Raises:
-            InvalidRecordError: the object lacks a string ``id``, ``branch`` or ``body``, or a
-                field has the wrong type.
+            InvalidRecordError: the value is not a JSON object at all.
         """
         obj = object_of(value, "a comment")
         get = obj.get
         comment_id, received_at = get("id"), get("receivedAt")
+        branch, body, status, created_at, anchor, context, resolution, extra = _fields(
+            obj, lenient=True
+        )
         if not isinstance(comment_id, str):
-            raise InvalidRecordError(
-                f"a stored comment needs a string 'id'; it has {kind_of(comment_id)}"
-            )
-        branch, body, status, created_at, anchor, context, resolution, extra = _fields(obj)
+            extra["id"], comment_id = comment_id, ""
         if received_at is not None and not isinstance(received_at, str):
             extra["receivedAt"], received_at = received_at, None
         return cls(
@@ -410,6 +414,23 @@ class Comment:
             resolution,
             extra,
         )
+
+    @property
+    def problems(self) -> tuple[str, ...]:
+        """The fields maple could not read (held as written in ``extra``), in key order."""
+        if not self.extra:
+            return ()
+        return tuple(sorted(k for k in self.extra if k in _COMMENT_KEYS))
+
+    def readable_json(self) -> JsonObject:
+        """The comment as maple reads it: Maple's shape, without the fields it could not read.
+
+        What tools and people are shown; :meth:`to_json` is what a store writes back.
+        """
+        if not self.problems:
+            return self.to_json()
+        kept = {k: v for k, v in self.extra.items() if k not in _COMMENT_KEYS}
+        return replace(self, extra=kept).to_json()
 
     def to_json(self) -> JsonObject:
         """Return the comment's JSON object in Maple's shape."""
@@ -444,8 +465,8 @@ _Fields = tuple[
 ]
 
 
-def _fields(obj: JsonObject) -> _Fields:
-    """Read a comment's fields; only a missing string ``branch`` or ``body`` is refused.
+def _fields(obj: JsonObject, *, lenient: bool = False) -> _Fields:
+    """Read a comment's fields; a missing string ``branch`` or ``body`` is refused unless lenient.
 
     A known field whose value maple cannot read (Maple's route stores any truthy anchor, for
     one) reads as absent and is kept as written in ``extra``, so it survives every rewrite. An
@@ -453,12 +474,16 @@ def _fields(obj: JsonObject) -> _Fields:
     """
     get = obj.get
     branch, body = get("branch"), get("body")
-    if not isinstance(branch, str):
-        raise InvalidRecordError(f"a comment needs a string 'branch'; it has {kind_of(branch)}")
-    if not isinstance(body, str):
-        raise InvalidRecordError(f"a comment needs a string 'body'; it has {kind_of(body)}")
     unknown = obj.keys() - _COMMENT_KEYS
     extra: JsonObject = {k: v for k, v in obj.items() if k in unknown} if unknown else {}
+    if not isinstance(branch, str):
+        if not lenient:
+            raise InvalidRecordError(f"a comment needs a string 'branch'; it has {kind_of(branch)}")
+        extra["branch"], branch = branch, ""
+    if not isinstance(body, str):
+        if not lenient:
+            raise InvalidRecordError(f"a comment needs a string 'body'; it has {kind_of(body)}")
+        extra["body"], body = body, ""
     created_at = get("createdAt")
     if created_at is not None and not isinstance(created_at, str):
         extra["createdAt"], created_at = created_at, None

@@ -39,7 +39,7 @@ class CommentContext:
     def to_json(self) -> JsonObject:
         """Maple's shape: ``{comment, anchors, conditions, mock?}``."""
         out: JsonObject = {
-            "comment": self.comment.to_json(),
+            "comment": self.comment.readable_json(),
             "anchors": list(self.anchors),
             "conditions": self.conditions,
         }

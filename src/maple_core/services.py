@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from maple_core.comments import Comment, Resolution
@@ -19,18 +19,44 @@ _MAX_COMMENTS = 10_000
 
 
 def list_all(
-    store: CommentStore, branch: str, statuses: Iterable[CommentStatus] | None = None
+    store: CommentStore,
+    branch: str,
+    statuses: Iterable[CommentStatus] | None = None,
+    *,
+    report: Callable[[str], None] | None = None,
 ) -> list[Comment]:
-    """Every comment on ``branch`` (optionally only some statuses), newest first."""
+    """Every comment on ``branch`` (optionally only some statuses), newest first.
+
+    A stored record in a bad shape never breaks the listing: one without a string id (nobody
+    could resolve it) is left out, one with other fields maple cannot read is kept with those
+    fields read as absent, and each is described to ``report``.
+    """
     wanted = frozenset(statuses) if statuses is not None else None
     gathered: list[Comment] = []
     cursor: str | None = None
     while True:
         page = store.list(ListQuery(branch=branch, statuses=wanted, cursor=cursor))
-        gathered.extend(page.comments)
+        for comment in page.comments:
+            if comment.problems and report is not None:
+                report(_described_problems(comment, branch))
+            if comment.id:
+                gathered.append(comment)
         cursor = page.cursor
         if cursor is None or len(gathered) >= _MAX_COMMENTS:
             return newest_first(gathered)
+
+
+def _described_problems(comment: Comment, branch: str) -> str:
+    fields = ", ".join(comment.problems)
+    if not comment.id:
+        return (
+            f"A comment on {branch} has no readable id ({fields} cannot be read), so it is left "
+            "out; fix or remove it where the store keeps it."
+        )
+    return (
+        f"Comment {comment.id} on {branch} has fields maple cannot read ({fields}); they are "
+        "left out of what is shown."
+    )
 
 
 def wait_for_comments(
@@ -39,12 +65,17 @@ def wait_for_comments(
     cursor: str | None,
     budget_ms: int,
     clock: Clock,
+    *,
+    report: Callable[[str], None] | None = None,
 ) -> FreshComments:
     """Wait up to ``budget_ms`` for comments on ``branch`` newer than ``cursor``.
 
     The first look happens at once, so a call without a cursor drains what is waiting. Between
     looks it sleeps on the store's change signal. Nothing fresh by the deadline is a normal
     result with no comments and the cursor unchanged.
+
+    Records in a bad shape are left out or read in part, and described to ``report`` (see
+    :func:`list_all`).
 
     Raises:
         InvalidCursorError: ``cursor`` is not a timestamp.
@@ -53,7 +84,7 @@ def wait_for_comments(
     changes = store.changes(branch)
     while True:
         token = changes.token()
-        found = select_fresh(list_all(store, branch), cursor)
+        found = select_fresh(list_all(store, branch, report=report), cursor)
         remaining = deadline - clock.monotonic()
         if found.comments or remaining <= 0:
             return found

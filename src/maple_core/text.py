@@ -26,7 +26,14 @@ def one_line(text: str) -> str:
     flat = flatten(text)
     if flat.isprintable():
         return flat
-    return "".join(c for c in flat if unicodedata.category(c) not in ("Cc", "Cf", "Co", "Cs"))
+    kept = []
+    for c in flat:
+        kind = unicodedata.category(c)
+        if kind == "Cs":  # half an emoji from JavaScript: shown as U+FFFD, as UTF-8 must
+            kept.append("\ufffd")
+        elif kind not in ("Cc", "Cf", "Co"):
+            kept.append(c)
+    return "".join(kept)
 
 
 def capped(text: str, limit: int) -> str:

@@ -99,17 +99,19 @@ def read_records(path: str, operation: str = "list") -> Records:
 def blocking_records(path: str, branch: str, statuses: Collection[str]) -> list[Record]:
     """The branch's comments in ``statuses``, newest first by ``createdAt`` (stable, as Maple).
 
+    A record without a string id is left out: nobody could resolve it, so it must not hold the
+    agent (and one bad record never hides the others).
+
     Raises:
-        CorruptLedgerError: the file is not a ledger, or a matching record lacks a string id.
+        CorruptLedgerError: the file is not a ledger.
         UnsafePathError: the file, or a folder from ``.maple`` down to it, is a symbolic link.
     """
     records = read_records(path, "list")
     mine = [
         r
         for r in records.comments
-        if r.get("branch") == branch and r.get("status", "open") in statuses
+        if r.get("branch") == branch
+        and r.get("status", "open") in statuses
+        and isinstance(r.get("id"), str)
     ]
-    for record in mine:
-        if not isinstance(record.get("id"), str):
-            raise corrupt(path, "a comment has no string id", "list")
     return sorted(mine, key=lambda r: str(r.get("createdAt") or ""), reverse=True)

@@ -331,7 +331,7 @@ def _merge_records(
     merged: list[_R] = []
     for key in sorted(newest_id, key=lambda k: -newest_id[k][0]):
         record_id = newest_id[key][1]
-        if record_id in taken:
+        if record_id and record_id in taken:  # an unreadable id ("") is kept as written
             record_id = f"{record_id.rsplit('_', 1)[0]}_{next_free}"
             next_free += 1
         taken.add(record_id)

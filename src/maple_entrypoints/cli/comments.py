@@ -15,6 +15,7 @@ from maple_core.cursor import parse_cursor
 from maple_core.errors import ConfigurationError, MapleError
 from maple_core.services import list_all, resolve_comment, wait_for_comments
 from maple_core.statuses import CommentStatus
+from maple_core.text import one_line
 from maple_entrypoints.cli.common import (
     EXIT_CONFIG,
     EXIT_ERROR,
@@ -26,6 +27,8 @@ from maple_entrypoints.cli.common import (
     print_comments,
     print_json,
     store_here,
+    terminal_text,
+    warn,
 )
 
 __all__ = ["comments_app"]
@@ -50,11 +53,11 @@ def list_comments(
     cwd = Path.cwd()
     store = store_here(cwd)
     try:
-        comments = list_all(store, branch_of(branch, cwd), status or None)
+        comments = list_all(store, branch_of(branch, cwd), status or None, report=warn)
     except MapleError as exc:
         raise fail(str(exc), EXIT_ERROR) from None
     if as_json:
-        print_json([c.to_json() for c in comments])
+        print_json([c.readable_json() for c in comments])
     else:
         print_comments(comments)
 
@@ -90,13 +93,13 @@ def wait(
         if cursor:
             parse_cursor(cursor)
         while True:
-            found = wait_for_comments(store, name, cursor, timeout_ms, SystemClock())
+            found = wait_for_comments(store, name, cursor, timeout_ms, SystemClock(), report=warn)
             cursor = found.cursor
             if as_json:
                 data = {
                     "status": "timeout" if found.timed_out else "comments",
                     "cursor": found.cursor,
-                    "comments": [c.to_json() for c in found.comments],
+                    "comments": [c.readable_json() for c in found.comments],
                 }
                 if follow:
                     import json
@@ -128,7 +131,7 @@ def show(
     store = store_here(cwd)
     try:
         context = comment_context(
-            list_all(store, branch_of(branch, cwd)), comment_id, branch_of(branch, cwd)
+            list_all(store, branch_of(branch, cwd), report=warn), comment_id, branch_of(branch, cwd)
         )
     except MapleError as exc:
         raise fail(str(exc), EXIT_ERROR) from None
@@ -137,14 +140,14 @@ def show(
         print_json(data)
         return
     comment = context.comment
-    print(f"{comment.id}  {comment.status.value}  {comment.created_at or ''}")
-    print(comment.body)
+    print(one_line(f"{comment.id}  {comment.status.value}  {comment.created_at or ''}"))
+    print(terminal_text(comment.body))
     for anchor in context.anchors:
-        print(f"  at {anchor}")
-    print(f"  {data.get('conditions', '')}")
+        print(f"  at {one_line(anchor)}")
+    print(f"  {one_line(str(data.get('conditions', '')))}")
     mock = data.get("mock")
     if isinstance(mock, dict) and mock.get("replay"):
-        print(f"  replay: {mock['replay']}")
+        print(f"  replay: {one_line(str(mock['replay']))}")
 
 
 @comments_app.command(
@@ -214,6 +217,6 @@ def resolve(
         require_approval=config.require_approval,
     )
     if as_json:
-        print_json(resolved.to_json())
+        print_json(resolved.readable_json())
     else:
         print(f"{resolved.id} resolved at {commit[:12]}")

@@ -12,12 +12,13 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from maple_adapters.files import find_checkout
 from maple_core.comments import Comment
 from maple_core.errors import ConfigurationError
 from maple_core.ports import CommentStore
-from maple_core.text import without_lone_surrogates
+from maple_core.text import one_line, without_lone_surrogates
 
 __all__ = [
     "BranchOption",
@@ -31,6 +32,8 @@ __all__ = [
     "print_comments",
     "print_json",
     "store_here",
+    "terminal_text",
+    "warn",
 ]
 
 EXIT_ERROR = 1
@@ -53,6 +56,16 @@ def fail(message: str, code: int) -> typer.Exit:
     """Write ``maple: <message>`` as one line on stderr and return the exit to raise."""
     sys.stderr.write(f"maple: {message}\n")  # one line, never wrapped to the terminal's width
     return typer.Exit(code)
+
+
+_WARNED: set[str] = set()
+
+
+def warn(message: str) -> None:
+    """Write ``maple: <message>`` as one line on stderr (once per process) and carry on."""
+    if message not in _WARNED:
+        _WARNED.add(message)
+        sys.stderr.write(f"maple: {one_line(message)}\n")
 
 
 def branch_of(explicit: str | None, cwd: Path) -> str:
@@ -92,22 +105,38 @@ def print_json(value: Any) -> None:
 
 
 def _first_line(text: str) -> str:
-    return _printable(text.splitlines()[0] if text else "")
+    return one_line(text.splitlines()[0] if text else "")
 
 
-def _printable(text: str) -> str:
-    return str(without_lone_surrogates(text))
+def terminal_text(text: str) -> str:
+    """Reviewer text safe to print: no escape sequences or other control characters.
+
+    Line breaks and tabs stay; everything else a terminal would act on (``ESC``, ``BEL``, bidi
+    overrides) is dropped, so a comment cannot move the cursor, retitle the window, write the
+    clipboard or hide text.
+    """
+    text = str(without_lone_surrogates(text))
+    if text.isprintable():
+        return text
+    return "".join(c for c in text if c in "\n\t" or c.isprintable() or c == " ")
 
 
 def print_comments(comments: Sequence[Comment], title: str | None = None) -> None:
-    """A table on a terminal; tab-separated ``id status created first-line`` lines when piped."""
+    """A table on a terminal; tab-separated ``id status created first-line`` lines when piped.
+
+    Every field is shown as plain text: no escape sequence and no rich markup in a comment acts.
+    """
     if not sys.stdout.isatty():
         for c in comments:
-            print(f"{c.id}\t{c.status.value}\t{c.created_at or ''}\t{_first_line(c.body)}")
+            fields = (c.id, c.status.value, c.created_at or "", c.body)
+            print("\t".join(_first_line(f) for f in fields))
         return
     table = Table(
         "id", "status", "created", "comment", title=title or f"{len(comments)} comment(s)"
     )
     for c in comments:
-        table.add_row(c.id, c.status.value, c.created_at or "", _printable(c.body))
+        table.add_row(
+            *(Text(one_line(f)) for f in (c.id, c.status.value, c.created_at or "")),
+            Text(terminal_text(c.body)),
+        )
     Console().print(table)
