@@ -32,7 +32,7 @@ demo: venv
 	$(BIN)/maple demo
 
 docs: venv
-	$(BIN)/python -c 'from maple_entrypoints.environment import render_markdown as r; print(r(), end="")' > docs/configuration.md
+	$(BIN)/python -c 'from maple_core.environment import render_markdown as r; print(r(), end="")' > docs/configuration.md
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

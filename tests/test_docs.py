@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from maple_entrypoints.environment import ENVIRONMENT, describe_variable, render_markdown
+from maple_core.environment import ENVIRONMENT, describe_variable, render_markdown
 from maple_entrypoints.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]

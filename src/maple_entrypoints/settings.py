@@ -13,8 +13,8 @@ from enum import StrEnum
 from pydantic import SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from maple_core.environment import SECRET_VARIABLES, describe_variable
 from maple_core.errors import ConfigurationError
-from maple_entrypoints.environment import describe_variable
 
 __all__ = [
     "GateMode",
@@ -73,6 +73,9 @@ class Settings(BaseSettings):
     MAPLE_REQUIRE_APPROVAL: str | None = None
     MAPLE_REVIEW_URL: str | None = None
     MAPLE_AGENTS: str | None = None
+    GH_TOKEN: SecretStr | None = None
+    GH_ENTERPRISE_TOKEN: SecretStr | None = None
+    GITHUB_ENTERPRISE_TOKEN: SecretStr | None = None
 
     def text(self, name: str) -> str | None:
         """The variable's value (a secret revealed), or ``None`` when unset or empty."""
@@ -83,7 +86,7 @@ class Settings(BaseSettings):
 
     def secrets(self) -> list[str]:
         """Every secret value set, so output can be scrubbed of them."""
-        names = ("GITHUB_TOKEN", "MAPLE_GATE_TOKEN", "MAPLE_GATE_PRIVATE_KEY")
+        names = sorted(SECRET_VARIABLES & set(type(self).model_fields))
         return [v for v in (self.text(n) for n in names) if v]
 
 

@@ -213,6 +213,8 @@ def main() -> None:
         raise SystemExit(1)
     index = sum(1 for _ in transcript(session).open()) if resume else 0
     sys.stderr.write("fake claude: secret stderr that must never reach a caller\n")
+    if os.environ.get("MAPLE_FAKE_ENV_LOG"):
+        Path(os.environ["MAPLE_FAKE_ENV_LOG"]).write_text(json.dumps(dict(os.environ)))
     started = False
     for line in sys.stdin:
         try:

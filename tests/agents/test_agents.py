@@ -14,6 +14,7 @@ import pytest
 from contract_tests.agent_peers import _wrapper, fake_peer, process_alive
 from maple_adapters.agents import AgentPool
 from maple_core.agents import MAX_RESPONSE, AgentRun, AgentState, CommandRun, render_run
+from maple_core.environment import SECRET_VARIABLES
 from maple_core.errors import InvalidInputError
 from tests.mcp_support import stdio_server
 
@@ -61,20 +62,25 @@ def test_codex_names_itself_as_the_non_originating_client_with_the_question_flag
     assert initialize["initialize"]["clientInfo"]["name"] == "codex_app_server_daemon"
 
 
-def test_the_child_gets_no_maple_secret(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("GITHUB_TOKEN", "ghp_must_not_reach_the_agent")
-    monkeypatch.setenv("MAPLE_GATE_TOKEN", "ghs_must_not_reach_the_agent")
-    peer = fake_peer("codex", tmp_path)
+@pytest.mark.parametrize("provider", ["codex", "claude"])
+def test_the_child_gets_no_token_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, provider: str
+) -> None:
+    tokens = sorted(SECRET_VARIABLES)
+    assert {"GH_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"} <= set(tokens)
+    for name in tokens:
+        monkeypatch.setenv(name, f"secret_{name.lower()}_must_not_reach_the_agent")
+    peer = fake_peer(provider, tmp_path)
     peer.provider.env["MAPLE_FAKE_ENV_LOG"] = str(tmp_path / "env.json")  # type: ignore[attr-defined]
     peer.install([[{"say": "hi"}]])
-    session = peer.provider.start("codex-1", "Go.", str(peer.workspace))
+    session = peer.provider.start(f"{provider}-1", "Go.", str(peer.workspace))
     try:
         session.wait(TURN_S)
     finally:
         session.close()
     seen = json.loads((tmp_path / "env.json").read_text())
-    assert "GITHUB_TOKEN" not in seen
-    assert "MAPLE_GATE_TOKEN" not in seen
+    assert not set(tokens) & set(seen)
+    assert "must_not_reach_the_agent" not in json.dumps(seen)
 
 
 @pytest.mark.parametrize("signed", ["1", "0"])

@@ -13,6 +13,7 @@ from typing import IO, Any
 
 from maple_adapters.agents.session import AgentStartError
 from maple_core.agents import AgentRun
+from maple_core.environment import SECRET_VARIABLES
 
 __all__ = [
     "Child",
@@ -24,7 +25,6 @@ __all__ = [
 MAX_LINE = 8 * 1024 * 1024
 """The longest protocol line read; a longer one is dropped, not buffered without bound."""
 
-_SECRETS = ("GITHUB_TOKEN", "MAPLE_GATE_TOKEN", "MAPLE_GATE_PRIVATE_KEY")
 _STDERR_KEEP = 16 * 1024
 
 _LIVE: set[Child] = set()
@@ -33,7 +33,7 @@ _LIVE_LOCK = threading.Lock()
 
 def scoped_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment of this process without maple's own secrets, plus ``extra``."""
-    env = {k: v for k, v in os.environ.items() if k not in _SECRETS}
+    env = {k: v for k, v in os.environ.items() if k not in SECRET_VARIABLES}
     env.update(extra or {})
     return env
 

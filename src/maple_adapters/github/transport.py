@@ -20,7 +20,7 @@ from urllib.parse import urlencode, urlsplit
 
 from maple_core.errors import MapleError
 from maple_core.json_types import JsonObject, JsonValue
-from maple_core.text import scrub
+from maple_core.text import capped, one_line, scrub
 
 __all__ = [
     "ConditionalTransport",
@@ -290,11 +290,12 @@ def _parse_gh_output(stdout: bytes, stderr: bytes, method: str, path: str) -> Gi
 
 
 def _message(response: GitHubResponse) -> str:
+    """GitHub's (or a proxy's) message, as one capped line: it is shown as it came."""
     data = response.data
     if isinstance(data, dict) and isinstance(data.get("message"), str):
-        return str(data["message"])
+        return capped(one_line(str(data["message"])), 300)
     if isinstance(data, str) and data.strip():
-        return data.strip()[:200]
+        return capped(one_line(data), 200)
     return "no message"
 
 

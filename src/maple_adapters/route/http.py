@@ -4,19 +4,20 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import httpx2 as httpx
 
 from maple_core.json_types import JsonValue
-from maple_core.text import scrub
+from maple_core.text import capped, one_line, scrub
 
 __all__ = ["RouteAnswer", "RouteHttp", "RouteUnreachableError"]
 
 TIMEOUT_S = 10.0
 _RETRY_STATUSES = frozenset({502, 503, 504})
 _BACKOFF_S = (0.1, 0.2)
+_ERROR_LIMIT = 300
 
 
 class RouteUnreachableError(Exception):
@@ -26,8 +27,11 @@ class RouteUnreachableError(Exception):
 class RouteAnswer:
     """One answer from the route: status, headers and the JSON body (``None`` if not JSON)."""
 
-    def __init__(self, endpoint: str, response: httpx.Response) -> None:
+    def __init__(
+        self, endpoint: str, response: httpx.Response, secrets: Sequence[str] = ()
+    ) -> None:
         self.endpoint = endpoint
+        self._secrets = secrets
         self.status = response.status_code
         self.headers = response.headers
         self.reason = response.reason_phrase
@@ -43,10 +47,15 @@ class RouteAnswer:
 
     @property
     def error(self) -> str:
-        """The route's ``error`` string, else the HTTP status text."""
+        """The route's ``error`` string, else the HTTP status text.
+
+        The route's words are another server's: shown as one capped line, never with the token.
+        """
         if isinstance(self.data, dict) and isinstance(self.data.get("error"), str):
-            return str(self.data["error"])
-        return self.reason or f"HTTP {self.status}"
+            said = str(self.data["error"])
+        else:
+            said = self.reason or f"HTTP {self.status}"
+        return capped(one_line(scrub(said, self._secrets)), _ERROR_LIMIT)
 
     def describe(self) -> str:
         """``<endpoint> answered <status>: <error>.`` (Maple's wording)."""
@@ -118,7 +127,7 @@ class RouteHttp:
             except httpx.HTTPError as exc:
                 failure = f"{endpoint} could not be reached: {type(exc).__name__}"
                 continue
-            answer = RouteAnswer(endpoint, response)
+            answer = RouteAnswer(endpoint, response, [self._token] if self._token else [])
             if answer.status not in _RETRY_STATUSES or attempt == attempts - 1:
                 return answer
             failure = answer.describe()

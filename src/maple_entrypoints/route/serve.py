@@ -24,9 +24,9 @@ from starlette.routing import Mount
 from maple_adapters.files import FileCommentStore, FileMedia
 from maple_adapters.system import SystemClock
 from maple_core.authors import Reviewer
+from maple_core.environment import describe_variable
 from maple_core.errors import ConfigurationError
 from maple_core.ports import Clock, CommentStore, GatePublisher
-from maple_entrypoints.environment import describe_variable
 from maple_entrypoints.route.answers import bearer_token
 from maple_entrypoints.route.app import (
     DEFAULT_BASE_PATH,
@@ -158,7 +158,13 @@ def route_options(
 
     def github_store(token: str) -> CommentStore:
         transport = ResilientTransport(PyGithubTransport(token, api), secrets=[token])
-        return GitHubLedgerStore(ConditionalTransport(transport), owner or "", repo or "", clock)
+        return GitHubLedgerStore(
+            ConditionalTransport(transport),
+            owner or "",
+            repo or "",
+            clock,
+            app_id=settings.text("MAPLE_GATE_APP_ID"),
+        )
 
     per_token = TokenStores(github_store)  # one cache for the route and its refresh
     refresh = None

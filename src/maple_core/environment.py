@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["ENVIRONMENT", "EnvironmentVariable", "describe_variable", "render_markdown"]
+__all__ = [
+    "ENVIRONMENT",
+    "EnvironmentVariable",
+    "SECRET_VARIABLES",
+    "describe_variable",
+    "render_markdown",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,8 +104,26 @@ ENVIRONMENT: tuple[EnvironmentVariable, ...] = (
         "Comma-separated external agents maple-mcp offers tools for: codex, claude; unset means "
         "none.",
     ),
+    EnvironmentVariable(
+        "GH_TOKEN",
+        True,
+        "gh's own token, read by gh when the cli transport runs it (maple passes it through).",
+    ),
+    EnvironmentVariable(
+        "GH_ENTERPRISE_TOKEN",
+        True,
+        "gh's token for a GitHub Enterprise Server host, read by gh as GH_TOKEN is.",
+    ),
+    EnvironmentVariable(
+        "GITHUB_ENTERPRISE_TOKEN",
+        True,
+        "gh's older name for GH_ENTERPRISE_TOKEN, read by gh as GH_TOKEN is.",
+    ),
 )
-"""Every variable maple reads, in the order the docs list them."""
+"""Every variable maple reads (or passes to gh), in the order the docs list them."""
+
+SECRET_VARIABLES: frozenset[str] = frozenset(v.name for v in ENVIRONMENT if v.secret)
+"""The variables that hold credentials: never shown, and never handed to an external agent."""
 
 
 def describe_variable(name: str) -> str | None:
@@ -113,7 +137,7 @@ def render_markdown() -> str:
         "# Configuration",
         "",
         "maple reads these environment variables and nothing else. This page is generated from",
-        "`maple_entrypoints.environment.ENVIRONMENT` (`make docs`); a test keeps the two equal.",
+        "`maple_core.environment.ENVIRONMENT` (`make docs`); a test keeps the two equal.",
         "",
         "| Variable | Secret | What it is |",
         "|---|---|---|",
@@ -122,6 +146,9 @@ def render_markdown() -> str:
         secret = "yes" if variable.secret else "no"
         lines.append(f"| `{variable.name}` | {secret} | {variable.description} |")
     lines += [
+        "",
+        "Every secret variable is kept out of output, logs and errors, and removed from the",
+        "environment of the external agents maple-mcp starts (`MAPLE_AGENTS`).",
         "",
         "An empty value counts as unset, except that an empty `MAPLE_STORE` is refused, as Maple",
         "refuses it. A setting maple cannot use stops the program before it does anything, with",
