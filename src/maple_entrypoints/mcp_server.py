@@ -9,7 +9,8 @@ from __future__ import annotations
 import functools
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Annotated, Any, Literal, ParamSpec, TypeVar, cast
@@ -26,7 +27,7 @@ from maple_adapters.system import SystemClock
 from maple_core.context import comment_context
 from maple_core.cursor import FreshComments, parse_cursor, select_fresh
 from maple_core.errors import ConfigurationError, MapleError
-from maple_core.ports import Clock, CommentStore, GatePublisher, GateRefresher
+from maple_core.ports import ChangeSignal, Clock, CommentStore, GatePublisher, GateRefresher
 from maple_core.services import list_all, resolve_comment
 from maple_core.statuses import CommentStatus
 from maple_core.text import without_lone_surrogates
@@ -63,6 +64,7 @@ TOOL_NAMES = (
 
 _SIGNAL_SLICE_S = 0.25
 _RELIST_S = 5.0  # a safety net under the change signal
+_WATCH_THREADS = 16  # signal slices running at once, across every branch waited on
 _MAX_TEXT = 65_536
 
 Branch = Annotated[
@@ -135,6 +137,7 @@ def build_server(
     """
     clock = clock or SystemClock()
     log = log or ServerLog(SERVICE)
+    watches = _Watches(store)
     server = MCPServer(
         name="maple",
         version=package_version(),
@@ -195,7 +198,9 @@ def build_server(
         try:
             if since is not None:
                 parse_cursor(since)
-            found = await _wait_for_fresh(store, branch, since, clamp_wait_ms(timeoutMs), ctx)
+            found = await _wait_for_fresh(
+                watches, store, branch, since, clamp_wait_ms(timeoutMs), ctx
+            )
         except MapleError as exc:
             raise ToolError(str(exc)) from exc
         data: dict[str, Any] = {
@@ -303,38 +308,128 @@ def build_server(
     return server
 
 
-async def _wait_for_fresh(
-    store: CommentStore, branch: str, cursor: str | None, budget_ms: int, ctx: Context
-) -> FreshComments:
-    """List once, then again only when the store's signal says it changed (or every few seconds).
+@dataclass(eq=False)
+class _Watch:
+    """One branch's change signal, shared by every wait on the branch."""
 
-    The signal is waited on in short slices on a worker thread, so a cancelled call stops within
-    one slice and progress can be reported between slices.
+    signal: ChangeSignal
+    token: Hashable  # taken before any of its waits first listed the branch
+    waits: int = 0
+    generation: int = 0  # how many changes the signal has seen
+    running: bool = False  # one wait is running the signal's slices
+    poke: anyio.Event = field(default_factory=anyio.Event)
+
+    def wake(self) -> None:
+        """Wake every wait sleeping on this branch."""
+        self.poke.set()
+        self.poke = anyio.Event()
+
+
+class _Watches:
+    """Pending waits share one change signal per branch, and one of them at a time waits on it.
+
+    Were every wait to wait on the signal itself, each would hold a worker thread slice after
+    slice: 120 of them would take all 40 of anyio's threads, and the other tools (and the stdio
+    transport, which reads and writes on those threads) would queue behind them for seconds. Here
+    the one wait running a branch's signal does so on threads of its own limiter; the others
+    sleep on an event, holding no thread, until it reports a change or steps down (its own wait
+    ended), when another takes over.
     """
-    signal = store.changes(branch)
+
+    def __init__(self, store: CommentStore) -> None:
+        self._store = store
+        self._watches: dict[str, _Watch] = {}
+        self._limiter: anyio.CapacityLimiter | None = None
+
+    async def join(self, branch: str) -> _Watch:
+        """The branch's watch, counting one more wait on it (:meth:`leave` when it ends)."""
+        watch = self._watches.get(branch)
+        if watch is None:
+            signal = self._store.changes(branch)
+            token = await anyio.to_thread.run_sync(signal.token)  # may ask a remote store
+            watch = self._watches.setdefault(branch, _Watch(signal, token))
+        watch.waits += 1
+        return watch
+
+    def leave(self, branch: str, watch: _Watch) -> None:
+        """One wait on the branch ended; the last one forgets the watch."""
+        watch.waits -= 1
+        if watch.waits == 0 and self._watches.get(branch) is watch:
+            del self._watches[branch]
+
+    async def changed(self, watch: _Watch, seen: int, timeout: float) -> None:
+        """Return once the branch changed after generation ``seen``, or after ``timeout`` s."""
+        if self._limiter is None:
+            self._limiter = anyio.CapacityLimiter(_WATCH_THREADS)
+        deadline = anyio.current_time() + timeout
+        with anyio.move_on_after(timeout):
+            while watch.generation == seen and anyio.current_time() < deadline:
+                if watch.running:
+                    await watch.poke.wait()
+                    continue
+                watch.running = True
+                try:
+                    await self._run(watch, seen, deadline, self._limiter)
+                finally:
+                    watch.running = False
+                    watch.wake()  # a change to read, or the signal to take over
+
+    @staticmethod
+    async def _run(
+        watch: _Watch, seen: int, deadline: float, limiter: anyio.CapacityLimiter
+    ) -> None:
+        """Wait on the signal in short slices until it changes or ``deadline`` passes."""
+        while watch.generation == seen:
+            step = min(_SIGNAL_SLICE_S, deadline - anyio.current_time())
+            if step <= 0:
+                return
+            changed = await anyio.to_thread.run_sync(
+                watch.signal.wait, watch.token, step, abandon_on_cancel=True, limiter=limiter
+            )
+            if changed:
+                token = await anyio.to_thread.run_sync(watch.signal.token, limiter=limiter)
+                watch.token, watch.generation = token, watch.generation + 1
+
+
+async def _wait_for_fresh(
+    watches: _Watches,
+    store: CommentStore,
+    branch: str,
+    cursor: str | None,
+    budget_ms: int,
+    ctx: Context,
+) -> FreshComments:
+    """List once, then again only when the branch's watch says it changed (or every few seconds).
+
+    The wait holds no worker thread while it sleeps, stops at once when cancelled, and reports
+    progress every 15 s.
+    """
     start = anyio.current_time()
     deadline = start + budget_ms / 1000
     next_progress = start + PROGRESS_INTERVAL_MS / 1000
-    token = await anyio.to_thread.run_sync(signal.token)  # may ask a remote store
-    found = select_fresh(await anyio.to_thread.run_sync(list_all, store, branch), cursor)
-    next_relist = anyio.current_time() + _RELIST_S
-    while not found.comments:
-        now = anyio.current_time()
-        if now >= deadline:
-            break
-        if now >= next_progress:
-            await ctx.report_progress(
-                round(now - start, 3), budget_ms / 1000, f"Waiting for comments on {branch}"
-            )
-            next_progress += PROGRESS_INTERVAL_MS / 1000
-        step = min(deadline, next_progress) - now
-        changed = await anyio.to_thread.run_sync(
-            signal.wait, token, min(step, _SIGNAL_SLICE_S), abandon_on_cancel=True
-        )
-        if changed or anyio.current_time() >= next_relist:
-            token = await anyio.to_thread.run_sync(signal.token)
-            found = select_fresh(await anyio.to_thread.run_sync(list_all, store, branch), cursor)
-            next_relist = anyio.current_time() + _RELIST_S
+    watch = await watches.join(branch)
+    try:
+        seen = watch.generation
+        found = select_fresh(await anyio.to_thread.run_sync(list_all, store, branch), cursor)
+        next_relist = anyio.current_time() + _RELIST_S
+        while not found.comments:
+            now = anyio.current_time()
+            if now >= deadline:
+                break
+            if now >= next_progress:
+                await ctx.report_progress(
+                    round(now - start, 3), budget_ms / 1000, f"Waiting for comments on {branch}"
+                )
+                next_progress += PROGRESS_INTERVAL_MS / 1000
+            await watches.changed(watch, seen, min(deadline, next_progress, next_relist) - now)
+            if watch.generation != seen or anyio.current_time() >= next_relist:
+                seen = watch.generation
+                found = select_fresh(
+                    await anyio.to_thread.run_sync(list_all, store, branch), cursor
+                )
+                next_relist = anyio.current_time() + _RELIST_S
+    finally:
+        watches.leave(branch, watch)
     return found
 
 
