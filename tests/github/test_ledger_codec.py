@@ -129,6 +129,34 @@ def test_bodies_without_a_fence_are_not_ledgers_and_bad_fences_are_errors() -> N
     assert empty.comments == ()
 
 
+ONE = '{"branch":"b","comments":[{"id":"gh_1_1","branch":"b","body":"x","status":"open"}]}'
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        f"  ```maple\n{ONE}\n```",  # indented
+        f"See the block: ```maple\n{ONE}\n```",  # starts mid-line
+        f"```maple extra words\n{ONE}\n```\n\n---",
+        "```maple\n" + ONE.replace('"comments"', '"version":1.0,"comments"') + "\n```",
+        "```maple\n" + ONE.replace('"comments"', '"version":"1","comments"') + "\n```",
+    ],
+)
+def test_the_reader_reads_what_maple_reads(body: str) -> None:
+    ledger = parse_ledger_body(body, "b")
+    assert ledger is not None
+    assert [c.id for c in ledger.comments] == ["gh_1_1"]
+
+
+@pytest.mark.parametrize("comments", ['"none"', "{}", "null", "3"])
+def test_a_fence_whose_comments_are_not_a_list_is_an_empty_ledger(comments: str) -> None:
+    ledger = parse_ledger_body(f'```maple\n{{"branch":"b","comments":{comments}}}\n```', "b")
+    assert ledger is not None
+    assert ledger.comments == ()
+    with pytest.raises(UnsupportedFenceError, match=r"version 1\.5"):
+        parse_ledger_body('```maple\n{"version": 1.5, "comments": []}\n```')
+
+
 def test_over_budget_detail_is_shed_in_marples_order() -> None:
     fat = c(
         1,

@@ -38,7 +38,8 @@ __all__ = [
 FENCE_BUDGET = 40_000
 """Bytes (UTF-8) the fenced JSON may take before detail is shed."""
 
-_FENCE = re.compile(r"^```maple[^\n]*\n(.*?)\n```", re.S | re.M)
+# Maple's own reader: the first ```maple, wherever it starts, up to a line opening with ```.
+_FENCE = re.compile(r"```maple[^\n]*\n(.*?)\n```", re.S)
 _STATUS_WORDS = {
     CommentStatus.OPEN: "Open",
     CommentStatus.RESOLVED: "Resolved",
@@ -259,18 +260,22 @@ def parse_ledger_body(body: str, branch: str | None = None) -> GitHubLedger | No
         raise InvalidRecordError(f"The maple fence is not JSON: {exc}") from None
     if not isinstance(doc, dict):
         raise InvalidRecordError("The maple fence is not a JSON object.")
-    version = doc.get("version", 1)
-    if not isinstance(version, int) or version > 1:
-        shown = repr(version) if isinstance(version, (int, float)) else "that is not a number"
+    version = doc.get("version")
+    # As Maple reads it: a number above 1 is refused (1.0 is 1); anything else reads as version 0.
+    if isinstance(version, (int, float)) and not isinstance(version, bool) and version > 1:
         raise UnsupportedFenceError(
-            f"The maple fence has version {shown[:24]}; this maple reads version 1. Upgrade maple."
+            f"The maple fence has version {js_number(version)[:24]}; this maple reads version 1. "
+            "Upgrade maple."
         )
     own = doc.get("branch")
     target = branch if branch is not None else own if isinstance(own, str) else ""
-    raw_comments = doc.get("comments", [])
-    raw_approvals = doc.get("approvals", [])
-    if not isinstance(raw_comments, list) or not isinstance(raw_approvals, list):
-        raise InvalidRecordError("The maple fence's comments and approvals must be arrays.")
+    raw_comments = doc.get("comments")
+    raw_approvals = doc.get("approvals")
+    # Maple reads a fence whose comments are not an array as an empty ledger.
+    if not isinstance(raw_comments, list):
+        raw_comments = []
+    if not isinstance(raw_approvals, list):
+        raw_approvals = []
     comments = tuple(
         _readable_mock(replace(Comment.from_json(c), branch=target)) for c in raw_comments
     )

@@ -41,7 +41,7 @@ __all__ = ["GitHubChangeSignal", "GitHubLedgerStore"]
 
 _CAPABILITIES = frozenset(Capability)
 _TRUSTED_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
-_FENCE_START = re.compile(r"^```maple", re.M)
+
 _COMMENT_ID = re.compile(r"gh_(\d+)_(\d+)")
 _APPROVAL_ID = re.compile(r"gha_(\d+)_(\d+)")
 _MAX_PAGES = 100
@@ -199,7 +199,7 @@ class GitHubLedgerStore:
             body, comment_id = comment.get("body"), comment.get("id")
             if not isinstance(body, str) or not isinstance(comment_id, int):
                 continue
-            if not _FENCE_START.search(body) or not self._trusted(comment):
+            if "```maple" not in body or not self._trusted(comment):
                 continue
             try:
                 ledger = parse_ledger_body(body, branch)
