@@ -65,6 +65,7 @@ TOOL_NAMES = (
 _SIGNAL_SLICE_S = 0.25
 _RELIST_S = 5.0  # a safety net under the change signal
 _WATCH_THREADS = 16  # signal slices running at once, across every branch waited on
+_STOP_S = 5.0
 _MAX_TEXT = 65_536
 
 Branch = Annotated[
@@ -433,6 +434,35 @@ async def _wait_for_fresh(
     return found
 
 
+def _exit_on_signals() -> None:
+    """On SIGTERM or SIGHUP, kill every agent's process group and exit, within 5 s however it goes.
+
+    Not by unwinding the event loop: the stdio transport reads stdin on a worker thread that
+    ends only when the client closes the pipe, and Python waits for that thread at exit. (Were
+    this process killed outright, the agents' watchdogs would end them.)
+    """
+    import os
+    import signal
+    import threading
+
+    from maple_adapters.agents import kill_all
+
+    def stop(signum: int, frame: object) -> None:
+        def end() -> None:
+            try:
+                kill_all()
+            finally:
+                os._exit(128 + signum)
+
+        cap = threading.Timer(_STOP_S, os._exit, (128 + signum,))
+        cap.daemon = True
+        cap.start()
+        threading.Thread(target=end, name="maple-stop", daemon=True).start()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGHUP, stop)
+
+
 def main() -> None:
     """Run ``maple-mcp`` over stdio; a bad configuration exits 1 with one line on stderr."""
     settings = load_settings()
@@ -467,13 +497,7 @@ def main() -> None:
         log=log,
     )
     if agents is not None:
-        import signal
-
-        def stop(signum: int, frame: object) -> None:
-            raise SystemExit(128 + signum)  # through the finally below: no child left behind
-
-        signal.signal(signal.SIGTERM, stop)
-        signal.signal(signal.SIGHUP, stop)
+        _exit_on_signals()
     try:
         server.run("stdio")
     finally:
