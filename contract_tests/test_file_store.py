@@ -190,7 +190,7 @@ class TestLedgerFile:
 
     @pytest.mark.parametrize(
         "content",
-        ["not even json", "[1, 2]", '{"version": 1, "comments": {}}', '{"comments": [{"id": 1}]}'],
+        ["not even json", "[1, 2]", '{"version": 1, "comments": {}}', '{"comments": [7]}'],
     )
     def test_a_corrupt_file_is_refused_and_left_untouched(self, repo: Path, content: str) -> None:
         path = repo / ".maple" / "feat-x" / "comments.json"

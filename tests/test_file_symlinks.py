@@ -344,3 +344,39 @@ class TestTemporaryFiles:
         finally:
             sleeper.kill()
             sleeper.wait()
+
+
+class TestAgentRecords:
+    """``maple agents status|cancel`` read ``.maple/agents/``, which a commit can plant too."""
+
+    def test_a_linked_agents_folder_is_refused(self, repo: Path, elsewhere: Path) -> None:
+        agents = Path(os.path.realpath(repo)) / ".maple" / "agents"
+        agents.parent.mkdir()
+        agents.symlink_to(elsewhere, target_is_directory=True)
+        assert_refused(run(repo, "agents", "status", "codex-41237"), agents)
+
+    @pytest.mark.parametrize("agent_id", ["../../elsewhere/victim", "codex-1/../x", "x" * 300])
+    def test_an_agent_id_is_never_a_path(self, repo: Path, elsewhere: Path, agent_id: str) -> None:
+        done = run(repo, "agents", "status", agent_id)
+        assert done.returncode == 2, done.stderr
+        assert "is not an agent id" in done.stderr
+        assert done.stderr.count("\n") == 1
+
+    def test_a_planted_record_cannot_name_another_process_to_stop(self, repo: Path) -> None:
+        bystander = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+        try:
+            agents = Path(os.path.realpath(repo)) / ".maple" / "agents"
+            agents.mkdir(parents=True)
+            run_json = {"status": "running", "agentId": f"codex-{bystander.pid}"}
+            planted = {"pid": bystander.pid, "run": run_json, "text": "\x1b]0;pwned\x07 running"}
+            (agents / f"codex-{bystander.pid}.json").write_text(json.dumps(planted))
+            done = run(repo, "agents", "cancel", f"codex-{bystander.pid}")
+            assert done.returncode == 1, done.stderr
+            assert "not a maple agent run" in done.stderr
+            assert bystander.poll() is None  # still alive
+            shown = run(repo, "agents", "status", f"codex-{bystander.pid}")
+            assert shown.returncode == 0, shown.stderr
+            assert "\x1b" not in shown.stdout
+        finally:
+            bystander.kill()
+            bystander.wait()

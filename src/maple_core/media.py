@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from maple_core.errors import InvalidMediaKeyError
 
 __all__ = [
-    "RASTER_TYPES",
     "MediaRef",
+    "RASTER_TYPES",
     "check_media_key",
     "content_type_for",
     "extension_for",

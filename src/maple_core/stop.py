@@ -19,9 +19,9 @@ if TYPE_CHECKING:
     from maple_core.json_types import JsonObject
 
 __all__ = [
+    "CounterUpdate",
     "DATA_CLOSE",
     "DATA_OPEN",
-    "CounterUpdate",
     "MAX_BLOCKS",
     "SessionStop",
     "StopDecision",

@@ -148,10 +148,8 @@ def open_comments(settings: HookSettings, cwd: str) -> list[JsonObject]:
         return _within(_FORGE_BUDGET_S, lambda: _forge_comments(cwd, branch))
     if branch is None or settings.store == "github" or not os.path.isdir(cwd):
         return []
-    ledger = resolve_place(cwd).ledger
-    if not os.path.isfile(ledger):
-        return []
-    return blocking_records(ledger, branch, _BLOCKING)
+    # A missing ledger reads as empty (nothing is created); a link in its place is refused.
+    return blocking_records(resolve_place(cwd).ledger, branch, _BLOCKING)
 
 
 def _emit(data: dict[str, str]) -> None:

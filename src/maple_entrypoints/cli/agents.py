@@ -9,19 +9,30 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import typer
 
 from maple_adapters.agents import AgentStartError, ClaudeProvider, CodexProvider
 from maple_adapters.files import find_checkout
+from maple_adapters.files.folders import MAPLE, make_folder, open_folder
 from maple_core.agents import PROVIDERS, AgentRun, AgentState, render_run
+from maple_core.errors import MapleError
 from maple_core.ports import AgentProvider, AgentSession
-from maple_entrypoints.cli.common import EXIT_CONFIG, EXIT_ERROR, JsonOption, fail, print_json
+from maple_core.text import one_line
+from maple_entrypoints.cli.common import (
+    EXIT_CONFIG,
+    EXIT_ERROR,
+    JsonOption,
+    fail,
+    print_json,
+    terminal_text,
+)
 
 __all__ = ["agents_app"]
 
@@ -39,17 +50,18 @@ def _provider(name: str) -> AgentProvider:
     return CodexProvider() if name == "codex" else ClaudeProvider()
 
 
-def _folder() -> Path:
-    return Path(find_checkout(Path.cwd()).root) / ".maple" / "agents"
+_AGENTS = (MAPLE, "agents")
+_AGENT_ID = re.compile(r"(codex|claude)-[0-9]{1,10}")
+
+
+def _root() -> str:
+    return find_checkout(Path.cwd()).root
 
 
 def _record(run: AgentRun, cwd: str) -> None:
-    folder = _folder()
-    folder.mkdir(parents=True, exist_ok=True)
     data = {"pid": os.getpid(), "cwd": cwd, "run": run.to_json(), "text": render_run(run)}
-    temporary = folder / f".{run.agent_id}.tmp"
-    temporary.write_text(json.dumps(data, indent=2))
-    os.replace(temporary, folder / f"{run.agent_id}.json")
+    with make_folder(_root(), _AGENTS, store="agents", operation="record") as folder:
+        folder.replace(f"{run.agent_id}.json", json.dumps(data, indent=2).encode())
 
 
 def _show(run: AgentRun, as_json: bool) -> None:
@@ -151,15 +163,29 @@ def send(
 
 
 def _recorded(agent_id: str) -> dict[str, Any]:
-    path = _folder() / f"{agent_id}.json"
+    """The record ``start`` or ``send`` keeps for ``agent_id``, read without following links."""
+    if not _AGENT_ID.fullmatch(agent_id):
+        raise fail(
+            f"{one_line(agent_id)[:80]!r} is not an agent id; ids look like codex-41237.",
+            EXIT_CONFIG,
+        )
     try:
-        data: dict[str, Any] = json.loads(path.read_text())
+        folder = open_folder(_root(), _AGENTS, store="agents", operation="read")
+        if folder is None:
+            raise FileNotFoundError(agent_id)
+        with folder:
+            data = json.loads(folder.read(f"{agent_id}.json"))
+            known = sorted(n[:-5] for n in folder.names() if _AGENT_ID.fullmatch(n[:-5]))
     except (OSError, ValueError):
-        known = sorted(p.stem for p in _folder().glob("*.json")) if _folder().exists() else []
+        data, known = None, []
+    except MapleError as exc:
+        raise fail(str(exc), EXIT_ERROR) from None
+    run = data.get("run") if isinstance(data, dict) else None
+    if not isinstance(run, dict) or not isinstance(data.get("text"), str):
         raise fail(
             f"no agent {agent_id} here (agents: {', '.join(known) or 'none'}).", EXIT_ERROR
         ) from None
-    return data
+    return cast(dict[str, Any], data)
 
 
 @agents_app.command("status", epilog="Example: maple agents status codex-41237")
@@ -172,7 +198,7 @@ def status(
     if as_json:
         print_json(data["run"])
     else:
-        print(data["text"])
+        print(terminal_text(data["text"]))
 
 
 @agents_app.command("cancel", epilog="Example: maple agents cancel codex-41237")
@@ -181,11 +207,14 @@ def cancel(
 ) -> None:
     """Stop an agent started by `maple agents start` or `send` in another terminal."""
     data = _recorded(agent_id)
-    if data["run"]["status"] not in ("running", "waiting"):
-        print(data["text"])
+    if data["run"].get("status") not in ("running", "waiting"):
+        print(terminal_text(data["text"]))
         return
+    pid = int(agent_id.rsplit("-", 1)[1])  # the id names the process that started the agent
+    if data.get("pid") != pid or not _runs_maple(pid):
+        raise fail(f"{agent_id}'s process is not a maple agent run; nothing to stop.", EXIT_ERROR)
     try:
-        os.kill(int(data["pid"]), signal.SIGTERM)
+        os.kill(pid, signal.SIGTERM)
     except ProcessLookupError:
         raise fail(f"{agent_id}'s process is gone; nothing to stop.", EXIT_ERROR) from None
     deadline = time.monotonic() + 10
@@ -194,4 +223,15 @@ def cancel(
         if data["run"]["status"] not in ("running", "waiting"):
             break
         time.sleep(0.1)
-    print(data["text"])
+    print(terminal_text(data["text"]))
+
+
+def _runs_maple(pid: int) -> bool:
+    """True when ``pid`` is a maple process (where /proc says so; elsewhere, assumed)."""
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except FileNotFoundError:
+        return not Path("/proc/self").exists()
+    except OSError:
+        return False
+    return b"maple" in argv
