@@ -98,7 +98,7 @@ def review(
     """
     import uvicorn
 
-    from maple_entrypoints.loopback import listen_on_loopback
+    from maple_entrypoints.loopback import bounded_http, listen_on_loopback
     from maple_entrypoints.review import review_app
     from maple_entrypoints.server_log import ServerLog
 
@@ -137,6 +137,7 @@ def review(
         review_app(url, cwd, branch, log=ServerLog("maple-review")),
         log_level="warning",
         lifespan="off",
+        http=bounded_http(),  # slow headers and connection floods are bounded, as everywhere
         ws="websockets",
         date_header=False,  # the app's own Date and Server headers pass through, once
         server_header=False,
