@@ -13,6 +13,8 @@ from typing import Any
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 
+from maple_core.text import REVIEW_DATA_NOTE
+
 MAPLE_MCP = Path(sys.executable).with_name("maple-mcp")
 
 
@@ -30,10 +32,22 @@ async def stdio_server(cwd: Path, **env: str) -> AsyncIterator[Client]:
         yield connected
 
 
+def text_json(text: str) -> Any:
+    """The JSON a tool's text carries: framed as reviewers' data, or bare."""
+    if text.startswith(REVIEW_DATA_NOTE):
+        head, _, rest = text.partition("\n<maple-review-data>\n")
+        assert head == REVIEW_DATA_NOTE
+        inner, _, tail = rest.rpartition("\n</maple-review-data>")
+        assert tail == ""
+        assert not {"<", ">"} & set(inner)  # nothing can close the frame early
+        return json.loads(inner)
+    return json.loads(text)
+
+
 def structured(result: Any) -> Any:
     """The structured content of a successful tool result, checked against its text."""
     assert not result.is_error, result.content
-    text = json.loads(result.content[0].text)
+    text = text_json(result.content[0].text)
     data = result.structured_content
     assert (data["result"] if set(data) == {"result"} else data) == text
     return data["result"] if set(data) == {"result"} else data

@@ -30,7 +30,7 @@ from maple_core.errors import ConfigurationError, MapleError
 from maple_core.ports import ChangeSignal, Clock, CommentStore, GatePublisher, GateRefresher
 from maple_core.services import list_all, resolve_comment
 from maple_core.statuses import CommentStatus
-from maple_core.text import without_lone_surrogates
+from maple_core.text import framed_json, without_lone_surrogates
 from maple_core.wait import PROGRESS_INTERVAL_MS, clamp_wait_ms
 from maple_entrypoints.mcp_models import CommentList, ContextModel, SoloModel, WaitModel
 from maple_entrypoints.mcp_models import CommentModel as CommentOut
@@ -105,7 +105,14 @@ def _reported(fn: Callable[P, R]) -> Callable[P, R]:
     return wrapper
 
 
-def _result(text_value: object, structured: dict[str, Any]) -> CallToolResult:
+def _result(
+    text_value: object, structured: dict[str, Any], *, reviewers: bool = True
+) -> CallToolResult:
+    """Structured content, and the same JSON as text.
+
+    When the result holds ``reviewers``' words, the text frames the JSON as their data (see
+    :func:`~maple_core.text.framed_json`), which no comment can step outside of.
+    """
     text = json.dumps(text_value, indent=2, ensure_ascii=False)
     try:
         text.encode("utf-8")
@@ -115,7 +122,8 @@ def _result(text_value: object, structured: dict[str, Any]) -> CallToolResult:
         structured = cast(dict[str, Any], without_lone_surrogates(structured))
         text = json.dumps(text_value, indent=2, ensure_ascii=False)
     return CallToolResult(
-        content=[TextContent(type="text", text=text)], structured_content=structured
+        content=[TextContent(type="text", text=framed_json(text) if reviewers else text)],
+        structured_content=structured,
     )
 
 
@@ -138,6 +146,14 @@ def build_server(
     """
     clock = clock or SystemClock()
     log = log or ServerLog(SERVICE)
+    reported: set[str] = set()
+
+    def report(problem: str) -> None:
+        """Log a stored record maple cannot fully read, once per server."""
+        if problem not in reported:
+            reported.add(problem)
+            log.warn(problem)
+
     watches = _Watches(store)
     server = MCPServer(
         name="maple",
@@ -165,7 +181,7 @@ def build_server(
         ] = None,
     ) -> Annotated[CallToolResult, CommentList]:
         wanted = [CommentStatus(s) for s in statuses] if statuses else None
-        comments = [c.to_json() for c in list_all(store, branch, wanted)]
+        comments = [c.readable_json() for c in list_all(store, branch, wanted, report=report)]
         return _result(comments, {"result": comments})
 
     @server.tool(
@@ -200,14 +216,14 @@ def build_server(
             if since is not None:
                 parse_cursor(since)
             found = await _wait_for_fresh(
-                watches, store, branch, since, clamp_wait_ms(timeoutMs), ctx
+                watches, store, branch, since, clamp_wait_ms(timeoutMs), ctx, report
             )
         except MapleError as exc:
             raise ToolError(str(exc)) from exc
         data: dict[str, Any] = {
             "status": "comments" if found.comments else "timeout",
             "cursor": found.cursor,
-            "comments": [c.to_json() for c in found.comments],
+            "comments": [c.readable_json() for c in found.comments],
         }
         return _result(data, data)
 
@@ -242,7 +258,7 @@ def build_server(
             refresher=refresher,
             require_approval=require_approval,
         )
-        data = resolved.to_json()
+        data = resolved.readable_json()
         return _result(data, data)
 
     @server.tool(
@@ -258,7 +274,7 @@ def build_server(
     def get_comment_context(
         id: CommentId, branch: Branch
     ) -> Annotated[CallToolResult, ContextModel]:
-        data = comment_context(list_all(store, branch), id, branch).to_json()
+        data = comment_context(list_all(store, branch, report=report), id, branch).to_json()
         return _result(data, data)
 
     @server.tool(
@@ -300,7 +316,7 @@ def build_server(
         except MapleError as exc:
             raise ToolError(str(exc)) from exc
         data = {"link": link, "bridge": bridge}
-        return _result(data, data)
+        return _result(data, data, reviewers=False)
 
     if agents is not None:
         from maple_entrypoints.mcp_agents import register_agent_tools
@@ -399,6 +415,7 @@ async def _wait_for_fresh(
     cursor: str | None,
     budget_ms: int,
     ctx: Context,
+    report: Callable[[str], None],
 ) -> FreshComments:
     """List once, then again only when the branch's watch says it changed (or every few seconds).
 
@@ -409,9 +426,10 @@ async def _wait_for_fresh(
     deadline = start + budget_ms / 1000
     next_progress = start + PROGRESS_INTERVAL_MS / 1000
     watch = await watches.join(branch)
+    read_all = functools.partial(list_all, store, branch, report=report)
     try:
         seen = watch.generation
-        found = select_fresh(await anyio.to_thread.run_sync(list_all, store, branch), cursor)
+        found = select_fresh(await anyio.to_thread.run_sync(read_all), cursor)
         next_relist = anyio.current_time() + _RELIST_S
         while not found.comments:
             now = anyio.current_time()
@@ -425,9 +443,7 @@ async def _wait_for_fresh(
             await watches.changed(watch, seen, min(deadline, next_progress, next_relist) - now)
             if watch.generation != seen or anyio.current_time() >= next_relist:
                 seen = watch.generation
-                found = select_fresh(
-                    await anyio.to_thread.run_sync(list_all, store, branch), cursor
-                )
+                found = select_fresh(await anyio.to_thread.run_sync(read_all), cursor)
                 next_relist = anyio.current_time() + _RELIST_S
     finally:
         watches.leave(branch, watch)
