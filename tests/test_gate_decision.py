@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from maple_core.approvals import Approval
-from maple_core.comments import Anchor, Comment, Resolution
+from maple_core.comments import Anchor, Comment, RegionMember, Resolution
 from maple_core.gate import GateConclusion, GatePolicy, GateReason, decide_gate
 from maple_core.statuses import BLOCKING_STATUSES, CommentStatus
 
@@ -183,3 +183,40 @@ def test_reverify() -> None:
     assert decide_gate([older], GatePolicy(reverify_resolved=True)).conclusion is (
         GateConclusion.CLEAR
     )
+
+
+def test_a_region_is_named_by_its_members_as_maple_names_it() -> None:
+    members = (
+        RegionMember(Anchor(component="BrewGuideCard")),
+        RegionMember(Anchor(component="Price")),
+    )
+    region = Anchor(selector="main > section:nth-of-type(2)", members=members)
+    summary = decide_gate([c(anchor=region)]).summary
+    assert "1. `BrewGuideCard +1` — `Tighten it`" in summary
+    quoted = Anchor(members=(RegionMember(Anchor(quote={"exact": "  Dial in your grinder  "})),))
+    assert "1. `“Dial in your grinder”` — " in decide_gate([c(anchor=quoted)]).summary
+
+
+def test_an_empty_approval_note_is_quoted_as_maple_quotes_it() -> None:
+    verdict = decide_gate([], GatePolicy(approvals=[approval(note="")], commit=COMMIT))
+    assert verdict.summary.endswith("`Dana` approved this preview.\n\n> ")
+
+
+def test_an_approval_without_a_name_is_somebodys() -> None:
+    nameless = Approval("a1", "b", COMMIT, "2026-01-01T00:00:00.000Z", {}, None)
+    verdict = decide_gate([], GatePolicy(approvals=[nameless], commit=COMMIT))
+    assert verdict.title == "Approved by somebody"  # Maple prints "undefined": see compatibility
+
+
+def test_an_empty_resolution_sha_is_re_checked_under_reverification() -> None:
+    empty = c(RESOLVED, resolution=Resolution(sha="", at="2026-01-01T00:00:00.000Z"))
+    verdict = decide_gate([empty], GatePolicy(commit=COMMIT, reverify_resolved=True))
+    assert verdict.reason is GateReason.COMMENTS_OPEN
+    assert decide_gate([empty], GatePolicy(commit=COMMIT)).conclusion is GateConclusion.CLEAR
+
+
+def test_flattening_counts_javascripts_white_space() -> None:
+    body = "one\ufefftwo\u2028three\u00a0four\x1cfive"
+    summary = decide_gate([c(body=body)]).summary
+    assert "`one two three four" in summary  # U+FEFF and U+2028 are white space in JavaScript
+    assert "\x1c" not in summary  # and a control character is dropped, never shown

@@ -9,6 +9,7 @@ from enum import StrEnum
 from maple_core.approvals import Approval
 from maple_core.comments import Comment
 from maple_core.statuses import BLOCKING_STATUSES, CommentStatus
+from maple_core.stop import member_name
 from maple_core.text import capped, code_span, one_line, where_of
 
 __all__ = [
@@ -103,8 +104,7 @@ def _judged_status(comment: Comment, policy: GatePolicy) -> CommentStatus:
         and policy.commit is not None
         and comment.status is CommentStatus.RESOLVED
         and resolution is not None
-        and resolution.sha
-        and resolution.sha != policy.commit
+        and resolution.sha != policy.commit  # an empty sha names no commit: re-check, as Maple
     ):
         return CommentStatus.NEEDS_REVERIFY
     return comment.status
@@ -125,7 +125,7 @@ def _open_summary(
     blocking = [i for i, status in enumerate(statuses) if status in block_on]
     for index in blocking[:_LISTED]:
         comment = comments[index]
-        where = where_of(comment.anchor)
+        where = member_name(comment.anchor.data) or where_of(comment.anchor)
         prefix = f"{code_span(where, _WHERE_LIMIT)} — " if where else ""
         note = _NOTES.get(statuses[index], "")
         lines.append(f"{index + 1}. {prefix}{code_span(comment.body, _BODY_LIMIT)}{note}")
@@ -215,8 +215,9 @@ def decide_gate(
         name = capped(one_line(approved.author_name), _WHERE_LIMIT)
         title = f"Approved by {name}"
         summary += f"\n\n{code_span(name)} approved this preview."
-        if approved.note:
-            summary += f"\n\n> {code_span(approved.note, _BODY_LIMIT)}"
+        if approved.note is not None:  # Maple quotes an empty note too
+            note = code_span(approved.note, _BODY_LIMIT) if approved.note.strip() else ""
+            summary += f"\n\n> {note}"
     return GateVerdict(GateConclusion.CLEAR, reason, title, summary, open=0, total=total)
 
 

@@ -30,6 +30,7 @@ __all__ = [
     "decide_session_stop",
     "decide_stop",
     "inert_field",
+    "member_name",
     "parse_stop_payload",
     "worklist",
 ]
@@ -86,7 +87,13 @@ def _object(value: object) -> Mapping[str, object]:
     return value if isinstance(value, dict) else {}
 
 
-def _member_name(anchor: Mapping[str, object]) -> str | None:
+def member_name(anchor: Mapping[str, object]) -> str | None:
+    """How a region comment is named by what it covers, as Maple does: ``BrewGuideCard +1``.
+
+    The first member's component, else its quoted text (first 24 UTF-16 units, in curly
+    quotes), else its source or selector, plus ``+<k>`` for the other members; ``None`` for an
+    anchor without members.
+    """
     members = anchor.get("members")
     if not isinstance(members, list) or not members:
         return None
@@ -154,7 +161,7 @@ def worklist(comments: Sequence[Comment | JsonObject]) -> str:
         record = _record(comment)
         anchor = _object(record.get("anchor"))
         where = _first_present(
-            _member_name(anchor),
+            member_name(anchor),
             _str(anchor.get("source")),
             _str(anchor.get("component")),
             _str(anchor.get("selector")),

@@ -21,12 +21,18 @@ __all__ = [
     "where_of",
 ]
 
-_WHITESPACE = re.compile(r"\s+")
+# JavaScript's \s, which Maple flattens with: not Python's (which adds \x1c-\x1f and \x85 and
+# leaves out U+FEFF).
+_JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_WHITESPACE = re.compile(f"[{_JS_SPACE}]+")
 
 
 def flatten(text: str) -> str:
-    """Collapse every run of whitespace to one space and trim the ends."""
-    return _WHITESPACE.sub(" ", text).strip()
+    """Collapse every run of white space to one space and trim the ends, as Maple's ``oneLine``.
+
+    White space is what JavaScript's ``\\s`` matches, so both tools flatten a body alike.
+    """
+    return _WHITESPACE.sub(" ", text).strip(" ")
 
 
 def one_line(text: str) -> str:
