@@ -154,6 +154,22 @@ class TestCommentStoreContract:
         assert data["anchor"] == {"source": "src/App.tsx:4:3", "key": "hero", "region": {"x": 0}}
         assert data["createdAt"] == "2026-01-01T12:00:00.000Z"
 
+    def test_every_record_carries_the_fields_maples_writers_need(
+        self, store: CommentStore
+    ) -> None:
+        bare = NewComment(branch=BRANCH, body="No author, no context")
+        store.append(bare)
+        store.append_many([bare, new(context=Context(url="https://app.example/"))])
+        for comment in list_all(store, BRANCH):
+            record = comment.to_json()
+            author = record.get("author")
+            assert isinstance(author, dict), record
+            assert isinstance(author.get("name"), str), record
+            assert isinstance(author.get("id"), str), record
+            assert isinstance(record.get("context"), dict), record
+        signed = store.append(new(extra={"author": {"id": "u1", "name": "Dana"}}))
+        assert signed.to_json()["author"]["name"] in ("Dana", "Guest")  # a route names its own
+
     def test_a_comment_without_created_at_gets_one(self, store: CommentStore) -> None:
         stored = store.append(new())
         assert stored.created_at is not None

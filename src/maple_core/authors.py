@@ -6,7 +6,14 @@ from dataclasses import dataclass
 
 from maple_core.json_types import JsonObject
 
-__all__ = ["COLOR_SLOTS", "Reviewer", "color_slot", "guest_author", "server_author"]
+__all__ = [
+    "COLOR_SLOTS",
+    "Reviewer",
+    "client_author",
+    "color_slot",
+    "guest_author",
+    "server_author",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,3 +77,8 @@ def server_author(user_id: str, name: str, avatar_url: str | None = None) -> Jso
     if avatar_url is not None:
         author["avatarUrl"] = avatar_url
     return author
+
+
+def client_author(user_id: str, name: str) -> JsonObject:
+    """The author a tool on the reviewer's machine names (the git identity): ``client``."""
+    return {"id": user_id, "name": name, "provenance": "client", "colorSlot": color_slot(user_id)}

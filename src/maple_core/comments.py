@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from maple_core.authors import guest_author
 from maple_core.errors import InvalidRecordError
 from maple_core.json_types import JsonObject, JsonValue
 from maple_core.statuses import CommentStatus
@@ -336,11 +337,20 @@ class NewComment:
         )
         return cls(branch, body, anchor, context, created_at, status, resolution, extra)
 
-    def stored(self, comment_id: str, received_at: str, created_at: str) -> Comment:
+    def stored(
+        self,
+        comment_id: str,
+        received_at: str,
+        created_at: str,
+        author: JsonObject | None = None,
+    ) -> Comment:
         """Return the comment a store keeps: an id, the arrival stamp, and a ``createdAt``.
 
         ``created_at`` is used only when the comment was submitted without one; stores pass the
-        arrival in Maple's millisecond format so Maple's own cursors compare it correctly.
+        arrival in Maple's millisecond format so Maple's own cursors compare it correctly. A
+        comment submitted without an author gets ``author`` (the store's writer, else Maple's
+        guest), and without a context an empty one, as Maple's writers need (see
+        :meth:`Comment.for_maple`).
         """
         return Comment(
             id=comment_id,
@@ -357,7 +367,7 @@ class NewComment:
             extra={k: v for k, v in self.extra.items() if k != "updatedAt"}
             if "updatedAt" in self.extra
             else self.extra,
-        )
+        ).for_maple(author if author is not None else guest_author())
 
 
 @dataclass(frozen=True, slots=True)
@@ -413,6 +423,24 @@ class Comment:
             context,
             resolution,
             extra,
+        )
+
+    def for_maple(self, author: JsonObject) -> Comment:
+        """This comment with what Maple's writers read on every record: an author and a context.
+
+        Maple's GitHub store names every comment's ``author.name`` and reads its
+        ``context.url`` on each write, and fails on a record without them. A comment that has
+        none gets ``author`` and a context with an empty ``url``; one that has them, even in a
+        shape maple cannot read, is left as it is.
+        """
+        missing_author = "author" not in self.extra
+        missing_context = self.context is None and "context" not in self.extra
+        if not (missing_author or missing_context):
+            return self
+        return replace(
+            self,
+            extra={**self.extra, "author": author} if missing_author else self.extra,
+            context=Context(url="") if missing_context else self.context,
         )
 
     @property

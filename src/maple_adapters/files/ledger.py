@@ -37,6 +37,7 @@ __all__ = [
     "LOCK",
     "Ledger",
     "SEAL",
+    "SEAL_RECORDS",
     "Seal",
     "forget_seal",
     "read_ledger",
@@ -139,6 +140,10 @@ def render_ledger(ledger: Ledger) -> tuple[bytes, int]:
     return prefix + tail, close
 
 
+SEAL_RECORDS = 2
+"""What a sealed file's records carry: 2 means every one has Maple's ``author`` and ``context``."""
+
+
 @dataclass(frozen=True, slots=True)
 class Seal:
     """What maple knew about the ledger file it last wrote, to splice the next append in.
@@ -146,7 +151,9 @@ class Seal:
     ``inode``, ``size`` and ``mtime_ns`` are taken from the file maple wrote, before it was
     renamed into place, so a file another tool put there since never matches. ``close`` is where
     the comments array closes, and ``tail_sha256`` the hash of the bytes from there to the end:
-    the splice point is checked byte for byte before anything is inserted.
+    the splice point is checked byte for byte before anything is inserted. ``records`` names
+    what the writer guaranteed of every record (:data:`SEAL_RECORDS`): a seal from an older
+    maple is not admitted, so the next append reads the whole file and repairs what it finds.
     """
 
     inode: int
@@ -155,6 +162,7 @@ class Seal:
     close: int
     tail_sha256: str
     last_stamp: str | None
+    records: int = 0
 
     @staticmethod
     def tail_hash(data: bytes | memoryview, close: int) -> str:
@@ -196,6 +204,8 @@ class Seal:
         if not isinstance(seal.tail_sha256, str):
             return None
         if seal.last_stamp is not None and not isinstance(seal.last_stamp, str):
+            return None
+        if seal.records != SEAL_RECORDS:
             return None
         return seal
 

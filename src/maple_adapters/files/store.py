@@ -14,6 +14,7 @@ from maple_adapters.files.ledger import (
     LEDGER,
     LOCK,
     SEAL,
+    SEAL_RECORDS,
     Ledger,
     Seal,
     forget_seal,
@@ -25,6 +26,7 @@ from maple_adapters.files.lock import LockTimeoutError, exclusive
 from maple_adapters.files.place import LocalPlace, resolve_place
 from maple_adapters.files.signal import FileChangeSignal
 from maple_core.approvals import Approval, NewApproval
+from maple_core.authors import guest_author
 from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.cursor import format_js_timestamp, format_stamp, latest_stamp, next_arrival_stamp
 from maple_core.errors import NotFoundError, StoreUnavailableError
@@ -35,6 +37,7 @@ from maple_core.statuses import CommentStatus
 __all__ = ["FileCommentStore"]
 
 _CAPABILITIES = frozenset(Capability) - {Capability.HEAD}
+_GUEST = guest_author()
 _LOCK_TIMEOUT_S = 30.0
 
 
@@ -143,6 +146,9 @@ class FileCommentStore:
                 ) from None
 
     def _commit(self, folder: Folder, ledger: Ledger) -> None:
+        # Every write leaves each record readable by Maple's writers (an author and a context).
+        repaired = tuple(c.for_maple(_GUEST) for c in ledger.comments)
+        ledger = Ledger(repaired, ledger.approvals, ledger.top)
         data, close = render_ledger(ledger)
         written = folder.replace(LEDGER, data)
         if close < 0:
@@ -155,7 +161,15 @@ class FileCommentStore:
     def _seal(
         folder: Folder, written: os.stat_result, close: int, tail: str, last_stamp: str | None
     ) -> None:
-        seal = Seal(written.st_ino, written.st_size, written.st_mtime_ns, close, tail, last_stamp)
+        seal = Seal(
+            written.st_ino,
+            written.st_size,
+            written.st_mtime_ns,
+            close,
+            tail,
+            last_stamp,
+            SEAL_RECORDS,
+        )
         seal.write(folder)
 
     def append(self, comment: NewComment) -> Comment:

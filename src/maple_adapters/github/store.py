@@ -21,6 +21,7 @@ from maple_adapters.github.ledger import (
 )
 from maple_adapters.github.transport import GitHubError, GitHubTransport
 from maple_core.approvals import Approval, NewApproval
+from maple_core.authors import guest_author, server_author
 from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.cursor import format_js_timestamp, format_stamp, next_arrival_stamp
 from maple_core.errors import (
@@ -41,6 +42,7 @@ __all__ = ["GitHubChangeSignal", "GitHubLedgerStore"]
 
 _CAPABILITIES = frozenset(Capability)
 _TRUSTED_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
+_GUEST = guest_author()
 
 _COMMENT_ID = re.compile(r"gh_(\d+)_(\d+)")
 _APPROVAL_ID = re.compile(r"gha_(\d+)_(\d+)")
@@ -96,6 +98,7 @@ class GitHubLedgerStore:
         self._base = f"/repos/{owner}/{repo}"
         self._app_id = str(app_id) if app_id is not None else None
         self._own_logins: set[str] = set()
+        self._user_login: str | None = None
         self._asked_who = False
 
     @property
@@ -170,7 +173,14 @@ class GitHubLedgerStore:
             login = me.get("login") if isinstance(me, dict) else None
             if isinstance(login, str) and login:
                 self._own_logins.add(login)
+                self._user_login = login
         return frozenset(self._own_logins)
+
+    def _author(self) -> JsonObject:
+        """Who a comment appended without an author is by: the token's user, else the guest."""
+        self._writer_logins()
+        login = self._user_login
+        return server_author(login, login) if login else guest_author()
 
     def _learn_writer(self, created: JsonValue) -> None:
         user = created.get("user") if isinstance(created, dict) else None
@@ -312,7 +322,11 @@ class GitHubLedgerStore:
         for _ in range(_WRITE_ATTEMPTS):
             found = self._ledgers(pull, branch, operation)
             current = found.merged if found else GitHubLedger(branch or "")
-            updated = change(current)
+            changed = change(current)
+            # Every write leaves each record readable by Maple's writers (an author, a context).
+            updated = replace(
+                changed, comments=tuple(c.for_maple(_GUEST) for c in changed.comments)
+            )
             if repost or found is None:
                 self._post(pull, updated, found)
             else:
@@ -355,12 +369,16 @@ class GitHubLedgerStore:
                 number = max((record_number(c.id) for c in current.comments), default=0)
                 stamps: builtins.list[str | None] = [c.arrival for c in current.comments]
                 wanted.clear()
+                author = self._author()
                 for offset, new in enumerate(comments, start=1):
                     instant = next_arrival_stamp(self._clock.now(), stamps)
                     stamp = format_stamp(instant)
                     stamps = [stamp]
                     stored = new.stored(
-                        f"gh_{pull}_{number + offset}", stamp, format_js_timestamp(instant)
+                        f"gh_{pull}_{number + offset}",
+                        stamp,
+                        format_js_timestamp(instant),
+                        author,
                     )
                     wanted.append(replace(stored, branch=branch))
                 return replace(current, branch=branch, comments=current.comments + tuple(wanted))

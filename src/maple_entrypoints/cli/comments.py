@@ -23,6 +23,7 @@ from maple_entrypoints.cli.common import (
     JsonOption,
     branch_of,
     fail,
+    git_author,
     head_commit,
     print_comments,
     print_json,
@@ -165,8 +166,17 @@ def add_comment(
     cwd = Path.cwd()
     store = store_here(cwd)
     anchor = Anchor(selector=selector) if selector else Anchor()
+    # The file store has no identity of its own: the git identity signs the comment. The GitHub
+    # store signs with the token's user, and a route names its own author.
+    author = git_author(cwd) if store.name == "file" else None
+    draft = NewComment(
+        branch=branch_of(branch, cwd),
+        body=body,
+        anchor=anchor,
+        extra={"author": author} if author is not None else {},
+    )
     try:
-        stored = store.append(NewComment(branch=branch_of(branch, cwd), body=body, anchor=anchor))
+        stored = store.append(draft)
     except MapleError as exc:
         raise fail(str(exc), EXIT_ERROR) from None
     if as_json:

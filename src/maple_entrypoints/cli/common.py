@@ -15,8 +15,10 @@ from rich.table import Table
 from rich.text import Text
 
 from maple_adapters.files import find_checkout
+from maple_core.authors import client_author
 from maple_core.comments import Comment
 from maple_core.errors import ConfigurationError
+from maple_core.json_types import JsonObject
 from maple_core.ports import CommentStore
 from maple_core.text import one_line, without_lone_surrogates
 
@@ -28,6 +30,7 @@ __all__ = [
     "JsonOption",
     "branch_of",
     "fail",
+    "git_author",
     "head_commit",
     "print_comments",
     "print_json",
@@ -87,6 +90,27 @@ def head_commit(cwd: Path) -> str | None:
     except (OSError, subprocess.TimeoutExpired):
         return None
     return done.stdout.strip() or None if done.returncode == 0 else None
+
+
+def git_author(cwd: Path) -> JsonObject | None:
+    """The git identity in ``cwd`` as a comment's author (``user.name``, keyed by ``user.email``).
+
+    ``None`` when git names nobody, so the store signs the comment as Maple's guest.
+    """
+
+    def config(key: str) -> str:
+        try:
+            done = subprocess.run(
+                ["git", "config", "--get", key], cwd=cwd, capture_output=True, text=True, timeout=10
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return ""
+        return done.stdout.strip() if done.returncode == 0 else ""
+
+    name, email = config("user.name"), config("user.email")
+    if not name:
+        return None
+    return client_author(f"git:{email or name}", name)
 
 
 def store_here(cwd: Path) -> CommentStore:

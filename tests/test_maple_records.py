@@ -1,0 +1,152 @@
+"""Every record maple writes can be written to again by Maple: an ``author`` and a ``context``.
+
+Maple's GitHub store names each comment's ``author.name`` and reads its ``context.url`` on every
+write, and fails on a record without them; so every entrypoint signs its comments, and a record
+found without them is repaired on the next write. (The contract suite checks every store.)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from contract_tests.github_peers import TOKEN, api_transport
+from contract_tests.support import FakeClock, git, make_repo
+from maple_adapters.files import FileCommentStore
+from maple_adapters.github.store import GitHubLedgerStore
+from maple_core.comments import NewComment
+from maple_core.paging import ListQuery
+from maple_core.statuses import CommentStatus
+from tests.github.fake_github import FakeGitHub, Served, serve
+from tests.mcp_support import clean_env
+
+MAPLE = Path(sys.executable).with_name("maple")
+BRANCH = "feat/records"
+LEGACY = {"id": "loc_legacy00001", "branch": BRANCH, "body": "Written before", "status": "open"}
+
+
+def maple(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(MAPLE), *args],
+        cwd=cwd,
+        env=clean_env(**env),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def assert_maple_can_write(record: dict[str, object]) -> None:
+    author, context = record.get("author"), record.get("context")
+    assert isinstance(author, dict), record
+    assert isinstance(author.get("name"), str), record
+    assert isinstance(context, dict), record
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    running = serve(FakeGitHub(logins={TOKEN: "dana"}), tmp_path_factory.mktemp("records"))
+    yield running
+    running.stop()
+
+
+def test_maple_comments_add_signs_with_the_git_identity(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", BRANCH)
+    git(repo, "config", "user.name", "Dana Reviewer")
+    git(repo, "config", "user.email", "dana@example.com")
+    added = maple(repo, "comments", "add", "--body", "From the terminal", "--json")
+    assert added.returncode == 0, added.stderr
+    [record] = json.loads((repo / ".maple" / "feat-records" / "comments.json").read_text())[
+        "comments"
+    ]
+    assert record["author"]["name"] == "Dana Reviewer"
+    assert record["author"]["provenance"] == "client"
+    assert_maple_can_write(record)
+
+
+def test_maple_comments_add_on_github_signs_with_the_tokens_user(
+    served: Served, tmp_path: Path
+) -> None:
+    served.fake.reset()
+    served.fake.open_pull(BRANCH)
+    repo = make_repo(tmp_path / "repo", BRANCH)
+    env = {
+        "GITHUB_TOKEN": TOKEN,
+        "MAPLE_GITHUB_OWNER": "acme",
+        "MAPLE_GITHUB_REPO": "web",
+        "MAPLE_GITHUB_API": served.base_url,
+        "REQUESTS_CA_BUNDLE": served.ca_file,
+    }
+    added = maple(repo, "comments", "add", "--body", "On the pull request", **env)
+    assert added.returncode == 0, added.stderr
+    store = GitHubLedgerStore(api_transport(served), "acme", "web", FakeClock())
+    [comment] = store.list(ListQuery(branch=BRANCH)).comments
+    record = comment.to_json()
+    assert record["author"]["name"] == "dana"
+    assert_maple_can_write(record)
+
+
+def test_a_file_record_without_author_or_context_is_repaired_on_the_next_write(
+    tmp_path: Path,
+) -> None:
+    repo = make_repo(tmp_path / "repo", BRANCH)
+    folder = repo / ".maple" / "feat-records"
+    folder.mkdir(parents=True)
+    (folder / "comments.json").write_text(json.dumps({"version": 1, "comments": [LEGACY]}))
+    # an older maple's seal (no record guarantee) must not let an append skip the repair
+    store = FileCommentStore(FakeClock(), repo)
+    store.append(NewComment(branch=BRANCH, body="next"))
+    records = json.loads((folder / "comments.json").read_text())["comments"]
+    assert [r["body"] for r in records] == ["Written before", "next"]
+    for record in records:
+        assert_maple_can_write(record)
+    assert records[0]["author"] == {"id": "guest", "name": "Guest", "provenance": "guest"}
+
+
+def test_a_ledger_record_without_author_or_context_is_repaired_on_the_next_write(
+    served: Served,
+) -> None:
+    served.fake.reset()
+    served.fake.open_pull(BRANCH)
+    legacy = {**LEGACY, "id": "gh_1_1"}
+    fence = json.dumps({"branch": BRANCH, "comments": [legacy], "version": 1})
+    served.fake.add_comment(1, f"```maple\n{fence}\n```", login="maple-bot")
+    store = GitHubLedgerStore(api_transport(served), "acme", "web", FakeClock())
+    store.set_status("gh_1_1", CommentStatus.RESOLVED)
+    [ledger] = [c["body"] for c in served.fake.issue_comments(1) if "```maple" in c["body"]]
+    records = json.loads(ledger.split("```maple\n", 1)[1].split("\n```", 1)[0])["comments"]
+    for record in records:
+        assert_maple_can_write(record)
+
+
+def test_an_older_maples_seal_does_not_let_an_append_skip_the_repair(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", BRANCH)
+    folder = repo / ".maple" / "feat-records"
+    folder.mkdir(parents=True)
+    path = folder / "comments.json"
+    doc = {"version": 1, "comments": [LEGACY], "approvals": []}
+    path.write_text(json.dumps(doc, indent=2).replace("\n}", "\n}") + "\n")
+    data = path.read_bytes()
+    close = data.rindex(b"\n  ]")
+    stat = path.stat()
+    old_seal = {  # what maple wrote before it guaranteed every record's author and context
+        "inode": stat.st_ino,
+        "size": stat.st_size,
+        "mtime_ns": stat.st_mtime_ns,
+        "close": close,
+        "tail_sha256": hashlib.sha256(data[close:]).hexdigest(),
+        "last_stamp": None,
+    }
+    (folder / "comments.json.seal").write_text(json.dumps(old_seal))
+    FileCommentStore(FakeClock(), repo).append(NewComment(branch=BRANCH, body="next"))
+    records = json.loads(path.read_text())["comments"]
+    assert [r["body"] for r in records] == ["Written before", "next"]
+    for record in records:
+        assert_maple_can_write(record)
