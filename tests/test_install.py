@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -10,8 +13,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from contract_tests.support import make_repo
 from maple_entrypoints.cli import app
 from maple_entrypoints.cli.install import command_for
+from tests.mcp_support import clean_env
 
 runner = CliRunner()
 PLUGIN = Path(__file__).resolve().parents[1] / "plugins" / "claude-code"
@@ -196,3 +201,121 @@ def test_a_file_that_is_not_utf8_is_refused(project: Path) -> None:
     result = runner.invoke(app, ["install", "claude-code", "--dir", str(project)])
     assert result.exit_code == 1
     assert "maple will not" in result.stderr
+
+
+# -- the maple console script in a scratch repository: command forms, and doctor agreeing ---------
+
+BIN = Path(sys.executable).parent
+
+
+def system_path() -> str:
+    """``PATH`` without any folder holding a maple console script."""
+    entries = os.environ.get("PATH", "").split(os.pathsep)
+    return os.pathsep.join(e for e in entries if e and not (Path(e) / "maple-mcp").exists())
+
+
+@pytest.fixture
+def scratch(tmp_path: Path) -> Path:
+    return make_repo(tmp_path / "repo", "feat/x").resolve()
+
+
+def maple(cwd: Path, *args: str, path: str, **env: str) -> subprocess.CompletedProcess[str]:
+    home = cwd.parent / "home"
+    home.mkdir(exist_ok=True)
+    environment = clean_env(HOME=str(home), CODEX_HOME=str(home / ".codex"), PATH=path, **env)
+    if "VIRTUAL_ENV" not in env:
+        environment.pop("VIRTUAL_ENV", None)
+    return subprocess.run(
+        [str(BIN / "maple"), *args],
+        cwd=cwd,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def claude_commands(repo: Path) -> tuple[str, str]:
+    server = read(repo / ".mcp.json")["mcpServers"]["maple"]["command"]
+    hook = read(repo / ".claude" / "settings.json")["hooks"]["Stop"][0]["hooks"][0]["command"]
+    return server, hook
+
+
+def test_the_server_and_the_hook_are_written_in_the_same_form(
+    scratch: Path, tmp_path: Path
+) -> None:
+    only_server = tmp_path / "only-server"
+    only_server.mkdir()
+    (only_server / "maple-mcp").symlink_to(BIN / "maple-mcp")
+    path = os.pathsep.join([str(only_server), system_path()])
+    done = maple(scratch, "install", "claude-code", path=path)
+    assert done.returncode == 0, done.stderr
+    assert claude_commands(scratch) == (str(BIN / "maple-mcp"), str(BIN / "maple-stop-hook"))
+    both = os.pathsep.join([str(BIN), system_path()])
+    assert maple(scratch, "install", "claude-code", path=both).returncode == 0
+    assert claude_commands(scratch) == ("maple-mcp", "maple-stop-hook")
+
+
+def test_an_activated_virtualenv_is_not_the_clients_path(scratch: Path) -> None:
+    path = os.pathsep.join([str(BIN), system_path()])
+    done = maple(scratch, "install", "claude-code", path=path, VIRTUAL_ENV=str(BIN.parent))
+    assert done.returncode == 0, done.stderr
+    assert claude_commands(scratch) == (str(BIN / "maple-mcp"), str(BIN / "maple-stop-hook"))
+
+
+@pytest.mark.parametrize(
+    "args", [["claude-code"], ["cursor"], ["codex", "--write"]], ids=lambda a: a[0]
+)
+def test_doctor_tells_registered_but_not_on_path_from_not_registered(
+    scratch: Path, args: list[str]
+) -> None:
+    client = args[0]
+    on_path = os.pathsep.join([str(BIN), system_path()])
+    fresh = maple(scratch, "doctor", path=system_path())
+    assert fresh.returncode == 0, fresh.stdout
+    assert f"--   {client} registration: not registered" in fresh.stdout
+
+    assert maple(scratch, "install", *args, path=on_path).returncode == 0  # bare names
+    lost = maple(scratch, "doctor", path=system_path())
+    assert lost.returncode == 1, lost.stdout
+    [line] = [x for x in lost.stdout.splitlines() if x.startswith(f"FAIL {client} registration:")]
+    assert "maple-mcp" in line
+    assert "maple-stop-hook" in line
+    assert "not found on PATH" in line
+    assert f"     fix: maple install {' '.join(args)}" in lost.stdout
+    assert maple(scratch, "doctor", path=on_path).returncode == 0
+
+    assert maple(scratch, "install", *args, path=system_path()).returncode == 0  # full paths
+    fixed = maple(scratch, "doctor", path=system_path())
+    assert fixed.returncode == 0, fixed.stdout
+    assert f"ok   {client} registration: server and Stop hook" in fixed.stdout
+
+
+def test_doctor_fails_a_client_with_only_the_server_registered(scratch: Path) -> None:
+    assert maple(scratch, "install", "claude-code", path=system_path()).returncode == 0
+    settings = scratch / ".claude" / "settings.json"
+    settings.write_text(json.dumps({"hooks": {"Stop": []}}))
+    done = maple(scratch, "doctor", path=system_path())
+    assert done.returncode == 1, done.stdout
+    [line] = [x for x in done.stdout.splitlines() if x.startswith("FAIL claude-code registration")]
+    assert "Stop hook is not registered in .claude/settings.json" in line
+
+
+def test_doctor_fails_a_registration_whose_full_path_is_gone(scratch: Path) -> None:
+    assert maple(scratch, "install", "cursor", path=system_path()).returncode == 0
+    mcp = scratch / ".cursor" / "mcp.json"
+    mcp.write_text(json.dumps({"mcpServers": {"maple": {"command": "/gone/bin/maple-mcp"}}}))
+    done = maple(scratch, "doctor", path=system_path())
+    assert done.returncode == 1, done.stdout
+    assert "/gone/bin/maple-mcp, which does not exist" in done.stdout
+
+
+def test_install_and_doctor_use_the_same_project_from_a_subdirectory(scratch: Path) -> None:
+    inner = scratch / "web" / "src"
+    inner.mkdir(parents=True)
+    assert maple(inner, "install", "claude-code", path=system_path()).returncode == 0
+    assert (scratch / ".mcp.json").exists()
+    assert not (inner / ".mcp.json").exists()
+    done = maple(inner, "doctor", path=system_path())
+    assert "ok   claude-code registration: server and Stop hook" in done.stdout

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import shlex
 import shutil
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -14,7 +17,18 @@ from maple_core.errors import ConfigurationError, MapleError
 from maple_core.paging import ListQuery
 from maple_core.services import list_all
 from maple_entrypoints.cli.common import EXIT_ERROR, BranchOption, JsonOption
-from maple_entrypoints.cli.install import Client, planned_changes
+from maple_entrypoints.cli.install import (
+    Client,
+    UnreadableFileError,
+    codex_config_path,
+    codex_hook,
+    codex_project_trust,
+    is_maple_hook,
+    project_root,
+    read_json,
+    read_toml,
+    toml_string,
+)
 
 __all__ = ["Finding", "doctor", "examine"]
 
@@ -145,7 +159,167 @@ def _store_findings(config: object, cwd: Path, branch: str | None, findings: lis
     findings.append(Finding("store", True, detail))
 
 
-def _registration_findings(root: Path, findings: list[Finding]) -> None:
+@dataclass(frozen=True)
+class _Registered:
+    """One half of a client's set-up: the server or the Stop hook, and where it is written."""
+
+    what: str
+    file: Path
+    command: str | None
+    shell: bool
+
+
+def _shown(path: Path, root: Path) -> str:
+    return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+
+
+def _not_runnable(entry: _Registered, root: Path) -> str | None:
+    """Why ``entry``'s command would not start, or ``None`` when it would."""
+    assert entry.command is not None
+    try:
+        program = shlex.split(entry.command)[0] if entry.shell else entry.command
+    except (ValueError, IndexError):
+        return f"{entry.what} command {entry.command!r} cannot be read"
+    where = _shown(entry.file, root)
+    if os.sep in program:
+        path = Path(root, program)
+        if path.is_file() and os.access(path, os.X_OK):
+            return None
+        return f"the {entry.what} is registered in {where} as {program}, which does not exist"
+    if shutil.which(program):
+        return None
+    return f"the {entry.what} is registered in {where} as {program}, which is not found on PATH"
+
+
+def _server_command(data: dict[str, Any], key: str) -> str | None:
+    servers = data.get(key)
+    maple = servers.get("maple") if isinstance(servers, dict) else None
+    command = maple.get("command") if isinstance(maple, dict) else None
+    return command if isinstance(command, str) else None
+
+
+def _hook_command(data: dict[str, Any], event: str) -> str | None:
+    hooks = data.get("hooks")
+    entries = hooks.get(event) if isinstance(hooks, dict) else None
+    for entry in entries if isinstance(entries, list) else []:
+        handlers = entry.get("hooks") if isinstance(entry, dict) else None
+        for handler in handlers if isinstance(handlers, list) else [entry]:
+            command = handler.get("command") if isinstance(handler, dict) else None
+            if is_maple_hook(command):
+                return str(command)
+    return None
+
+
+def _registrations(client: Client, root: Path) -> list[_Registered]:
+    """Where ``client`` has maple's server and Stop hook (``command`` None: not registered)."""
+    if client is Client.CLAUDE_CODE:
+        mcp, settings = root / ".mcp.json", root / ".claude" / "settings.json"
+        return [
+            _Registered("server", mcp, _server_command(read_json(mcp)[1], "mcpServers"), False),
+            _Registered("Stop hook", settings, _hook_command(read_json(settings)[1], "Stop"), True),
+        ]
+    if client is Client.CURSOR:
+        mcp, hooks = root / ".cursor" / "mcp.json", root / ".cursor" / "hooks.json"
+        return [
+            _Registered("server", mcp, _server_command(read_json(mcp)[1], "mcpServers"), False),
+            _Registered("Stop hook", hooks, _hook_command(read_json(hooks)[1], "stop"), True),
+        ]
+    config = codex_config_path()
+    server = _Registered(
+        "server", config, _server_command(read_toml(config)[1], "mcp_servers"), False
+    )
+    project = root / ".codex" / "hooks.json"
+    for hooks in (project, config.with_name("hooks.json")):
+        command = _hook_command(read_json(hooks)[1], "Stop")
+        if command is not None:
+            return [server, _Registered("Stop hook", hooks, command, True)]
+    return [server, _Registered("Stop hook", project, None, True)]
+
+
+def _registration_finding(client: Client, root: Path) -> tuple[Finding, list[_Registered]]:
+    fix = f"maple install {client.value}" + (" --write" if client is Client.CODEX else "")
+    check = f"{client.value} registration"
+    try:
+        entries = _registrations(client, root)
+    except UnreadableFileError as exc:
+        return Finding(check, False, str(exc)), []
+    missing = [e for e in entries if e.command is None]
+    if len(missing) == len(entries):
+        files = ", ".join(_shown(e.file, root) for e in entries)
+        return Finding(check, None, f"not registered in {files}", fix), []
+    problems = [f"the {e.what} is not registered in {_shown(e.file, root)}" for e in missing]
+    broken = [p for e in entries if e.command is not None and (p := _not_runnable(e, root))]
+    if not broken and client is Client.CODEX and entries[0].command is not None and missing:
+        # The server is Codex-wide; this project just has no hook yet.
+        return Finding(check, None, f"server registered; {problems[0]}", fix), entries
+    if problems or broken:
+        return Finding(check, False, "; ".join([*problems, *broken]), fix), entries
+    return Finding(check, True, "server and Stop hook"), entries
+
+
+def _codex_trust_findings(
+    cwd: Path, root: Path, hook: _Registered, findings: list[Finding]
+) -> None:
+    """Whether Codex will run the hook: its project trusted, its hash trusted and unchanged."""
+    config_path = codex_config_path()
+    try:
+        config = read_toml(config_path)[1]
+        found = codex_hook(hook.file, read_json(hook.file)[1])
+    except UnreadableFileError as exc:
+        findings.append(Finding("codex hook trust", False, str(exc)))
+        return
+    assert found is not None
+    fix = "maple install codex --write"
+    if hook.file == root / ".codex" / "hooks.json":
+        here = project_root(Client.CLAUDE_CODE, cwd)  # a linked worktree's own entry counts
+        where, level = codex_project_trust(config, root, (here,) if here != root else ())
+        if level == "trusted":
+            findings.append(Finding("codex project trust", True, f"{where} is trusted"))
+        elif level is None:
+            findings.append(
+                Finding(
+                    "codex project trust",
+                    False,
+                    f"Codex ignores {hook.file} until the project is trusted "
+                    f"([projects.{toml_string(where)}] in {config_path})",
+                    fix,
+                )
+            )
+        else:
+            findings.append(
+                Finding(
+                    "codex project trust",
+                    False,
+                    f"Codex ignores {hook.file}: {config_path} marks {where} as {level}",
+                    f'set trust_level = "trusted" under [projects.{toml_string(where)}] in '
+                    f"{config_path}",
+                )
+            )
+    hooks = config.get("hooks")
+    states = hooks.get("state") if isinstance(hooks, dict) else None
+    state = states.get(found.key) if isinstance(states, dict) else None
+    state = state if isinstance(state, dict) else {}
+    trusted = state.get("trusted_hash")
+    table = f"[hooks.state.{toml_string(found.key)}]"
+    if found.hash is None:
+        detail, fix = f"{hook.file} gives the Stop hook a field Codex cannot read", ""
+    elif trusted is None:
+        detail = f"the Stop hook is not trusted in {config_path}, so Codex skips it without a word"
+    elif trusted != found.hash:
+        detail = (
+            f"the Stop hook changed since it was trusted ({table} in {config_path} trusts "
+            f"{str(trusted)[:19]}…, it is now {found.hash[:19]}…), so Codex skips it"
+        )
+    elif state.get("enabled") is False:
+        detail = f"the Stop hook is turned off (enabled = false under {table} in {config_path})"
+        fix = f"delete enabled = false under {table} in {config_path}"
+    else:
+        findings.append(Finding("codex hook trust", True, f"trusted ({found.hash[:19]}…)"))
+        return
+    findings.append(Finding("codex hook trust", False, detail, fix))
+
+
+def _registration_findings(cwd: Path, findings: list[Finding]) -> None:
     for name in ("maple-mcp", "maple-stop-hook"):
         found = shutil.which(name)
         findings.append(
@@ -156,23 +330,12 @@ def _registration_findings(root: Path, findings: list[Finding]) -> None:
             )
         )
     for client in Client:
-        try:
-            pending = [c for c in planned_changes(client, root) if c.changed]
-        except Exception as exc:  # an unreadable settings file
-            findings.append(Finding(f"{client.value} registration", False, str(exc)))
-            continue
-        if pending:
-            files = ", ".join(str(c.path.relative_to(root)) for c in pending)
-            findings.append(
-                Finding(
-                    f"{client.value} registration",
-                    None,
-                    f"not registered in {files}",
-                    f"maple install {client.value}",
-                )
-            )
-        else:
-            findings.append(Finding(f"{client.value} registration", True, "server and Stop hook"))
+        root = project_root(client, cwd)
+        finding, entries = _registration_finding(client, root)
+        findings.append(finding)
+        hook = next((e for e in entries if e.what == "Stop hook" and e.command), None)
+        if client is Client.CODEX and hook is not None:
+            _codex_trust_findings(cwd, root, hook, findings)
 
 
 def examine(cwd: Path, branch: str | None) -> list[Finding]:
@@ -183,7 +346,7 @@ def examine(cwd: Path, branch: str | None) -> list[Finding]:
         branch = find_checkout(cwd).branch
     if config is not None:
         _store_findings(config, cwd, branch, findings)
-    _registration_findings(Path(find_checkout(cwd).root), findings)
+    _registration_findings(cwd, findings)
     return findings
 
 

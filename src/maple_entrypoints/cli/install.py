@@ -2,13 +2,21 @@
 
 Each file is merged, never replaced: every other server and hook stays as it was, and running
 it again changes nothing. A file that is not valid JSON (or TOML) is refused, not overwritten.
+
+For Codex, ``--write`` also trusts what Codex 0.163 needs trusted before it runs the hook: the
+project (``[projects."<path>"] trust_level = "trusted"``) and the hook itself
+(``[hooks.state."<key>"] trusted_hash``), in ``$CODEX_HOME/config.toml``.
 """
 
 from __future__ import annotations
 
+import copy
 import difflib
+import hashlib
 import json
 import os
+import re
+import shlex
 import shutil
 import sys
 import tomllib
@@ -20,9 +28,27 @@ from typing import Annotated, Any
 
 import typer
 
+from maple_adapters.files import find_checkout
 from maple_entrypoints.cli.common import EXIT_ERROR, fail
 
-__all__ = ["Client", "install", "planned_changes"]
+__all__ = [
+    "Client",
+    "CodexHook",
+    "bare_names_work",
+    "codex_config_path",
+    "codex_hook",
+    "codex_hook_hash",
+    "codex_project_trust",
+    "command_for",
+    "install",
+    "is_maple_hook",
+    "planned_changes",
+    "project_root",
+    "toml_string",
+]
+
+SERVER = "maple-mcp"
+HOOK = "maple-stop-hook"
 
 
 class Client(StrEnum):
@@ -33,13 +59,65 @@ class Client(StrEnum):
     CODEX = "codex"
 
 
+def _ours(name: str) -> Path:
+    return Path(sys.executable).with_name(name)
+
+
+def bare_names_work() -> bool:
+    """True when a client's usual ``PATH`` runs this installation's scripts by their names.
+
+    ``PATH`` must find this installation's ``maple-mcp`` and ``maple-stop-hook`` both, and not
+    only because its virtualenv is activated (``VIRTUAL_ENV``): a client started from elsewhere
+    (a desktop app, another shell) does not have that.
+    """
+    venv = os.environ.get("VIRTUAL_ENV")
+    if venv and Path(venv).resolve() == Path(sys.executable).parent.parent.resolve():
+        return False
+    for name in (SERVER, HOOK):
+        found, ours = shutil.which(name), _ours(name)
+        if not (found and ours.exists() and Path(found).resolve() == ours.resolve()):
+            return False
+    return True
+
+
 def command_for(name: str) -> str:
-    """The console script's name when ``PATH`` finds this installation's, else its full path."""
-    ours = Path(sys.executable).with_name(name)
-    found = shutil.which(name)
-    if found and ours.exists() and Path(found).resolve() == ours.resolve():
+    """How ``maple install`` writes the console script ``name``.
+
+    ``maple-mcp`` and ``maple-stop-hook`` always take the same form: their names when
+    :func:`bare_names_work`, else their full paths.
+    """
+    ours = _ours(name)
+    if bare_names_work() or not ours.exists():
         return name
-    return str(ours) if ours.exists() else name
+    return str(ours)
+
+
+def _hook_command(client_flag: str = "") -> str:
+    hook = shlex.quote(command_for(HOOK))  # clients run hooks through a shell
+    return f"{hook} {client_flag}".rstrip()
+
+
+def is_maple_hook(command: object) -> bool:
+    """True for a hook command that runs maple's Stop hook (either spelling)."""
+    return isinstance(command, str) and (
+        "maple-stop-hook" in command or "maple hook stop" in command
+    )
+
+
+def project_root(client: Client, directory: Path) -> Path:
+    """Where ``client`` looks for the project's files when started in ``directory``.
+
+    Claude Code and Cursor: the top of the git checkout holding ``directory``. Codex: the main
+    checkout, which it reads ``.codex/`` from even in a linked worktree. Outside git: the
+    directory itself.
+    """
+    start = Path(os.path.realpath(directory))
+    if client is Client.CODEX:
+        return Path(find_checkout(start).root)
+    for candidate in (start, *start.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return start
 
 
 @dataclass(frozen=True)
@@ -47,13 +125,14 @@ class Change:
     """One file: its text before (``None`` when absent) and after.
 
     ``same`` is True when the file already says what maple would write (compared as data, so a
-    file formatted differently is left as it is).
+    file formatted differently is left as it is). ``notes`` are one-line warnings to show.
     """
 
     path: Path
     before: str | None
     after: str
     same: bool = False
+    notes: tuple[str, ...] = ()
 
     @property
     def changed(self) -> bool:
@@ -76,7 +155,11 @@ class UnreadableFileError(Exception):
     """A file to merge into is not valid JSON or TOML; it is left alone."""
 
 
-def _read_json(path: Path) -> tuple[str | None, dict[str, Any]]:
+def read_json(path: Path) -> tuple[str | None, dict[str, Any]]:
+    """A client's JSON file: its text (``None`` when absent) and its object (``{}`` if absent).
+
+    Raises :class:`UnreadableFileError` for a file that is not a JSON object in UTF-8.
+    """
     if not path.exists():
         return None, {}
     try:
@@ -92,8 +175,20 @@ def _read_json(path: Path) -> tuple[str | None, dict[str, Any]]:
     return text, data
 
 
+def read_toml(path: Path) -> tuple[str | None, dict[str, Any]]:
+    """A TOML file's text (``None`` when absent) and data; :class:`UnreadableFileError` if bad."""
+    try:
+        text = path.read_text(encoding="utf-8") if path.exists() else None
+        return text, tomllib.loads(text or "")
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise UnreadableFileError(
+            f"{path} is not valid TOML ({exc}); fix it and run this again. maple will not "
+            "overwrite it."
+        ) from None
+
+
 def _json_change(path: Path, merge: Callable[[dict[str, Any]], None]) -> Change:
-    before, data = _read_json(path)
+    before, data = read_json(path)
     original = json.loads(json.dumps(data))
     merge(data)
     after = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
@@ -108,15 +203,23 @@ def _section(data: dict[str, Any], key: str, kind: type) -> Any:
     return value
 
 
-def _mentions(entries: list[Any], needle: str) -> bool:
-    return needle in json.dumps(entries)
+def _set_maple_hook(entries: list[Any], command: str, new: Callable[[], Any]) -> None:
+    """Point maple's hook entry at ``command`` (its other fields stay), or append ``new()``."""
+    found = False
+    for entry in entries:
+        handlers = entry.get("hooks") if isinstance(entry, dict) else None
+        for handler in handlers if isinstance(handlers, list) else [entry]:
+            if isinstance(handler, dict) and is_maple_hook(handler.get("command")):
+                handler["command"] = command
+                found = True
+    if not found:
+        entries.append(new())
 
 
 def _claude_style_hook(hook: str) -> Callable[[dict[str, Any]], None]:
     def merge(data: dict[str, Any]) -> None:
         stop = _section(_section(data, "hooks", dict), "Stop", list)
-        if not _mentions(stop, "maple-stop-hook") and not _mentions(stop, "maple hook stop"):
-            stop.append({"hooks": [{"type": "command", "command": hook}]})
+        _set_maple_hook(stop, hook, lambda: {"hooks": [{"type": "command", "command": hook}]})
 
     return merge
 
@@ -136,78 +239,229 @@ def _cursor_hook(hook: str) -> Callable[[dict[str, Any]], None]:
     def merge(data: dict[str, Any]) -> None:
         data.setdefault("version", 1)
         stop = _section(_section(data, "hooks", dict), "stop", list)
-        if not _mentions(stop, "maple-stop-hook") and not _mentions(stop, "maple hook stop"):
-            stop.append({"command": hook, "loop_limit": 8})
+        _set_maple_hook(stop, hook, lambda: {"command": hook, "loop_limit": 8})
 
     return merge
 
 
-CODEX_TABLE = "mcp_servers.maple"
+# -- Codex: the hook's trust, and config.toml ---------------------------------------------------
 
 
-def codex_entries(mcp: str) -> str:
-    """The ``config.toml`` table that registers the server with Codex."""
-    return f"[{CODEX_TABLE}]\ncommand = {json.dumps(mcp)}\nargs = []\ntool_timeout_sec = 60\n"
+@dataclass(frozen=True)
+class CodexHook:
+    """The entry running maple's Stop hook in a Codex ``hooks.json``, and its trust key and hash.
 
-
-def _toml_change(path: Path, mcp: str) -> Change:
-    """Merge ``[mcp_servers.maple]`` into a Codex config, keeping every other key and table.
-
-    An existing plain ``[mcp_servers.maple]`` table keeps its other keys (``env``, timeouts);
-    only ``command`` is set, and ``args`` and ``tool_timeout_sec`` are added when missing. A
-    config that says it another way (an inline table, a commented header) is refused rather
-    than rewritten.
+    ``key`` is ``<hooks.json path>:stop:<group index>:<handler index>``; ``hash`` is ``None``
+    when the entry has a field Codex would not read.
     """
+
+    key: str
+    hash: str | None
+    command: str
+
+
+def codex_hook_hash(handler: dict[str, Any]) -> str | None:
+    """The hash Codex 0.163 pins a Stop command hook's trust to (``None`` if it cannot be read).
+
+    Codex hashes the hook's normalized identity, not the file: SHA-256 of the JSON (keys sorted,
+    no spaces, UTF-8) of ``{"event_name": "stop", "hooks": [h]}``, where ``h`` holds ``type``,
+    ``command``, ``timeout`` (600 when absent, at least 1), ``async`` (false when absent) and
+    ``statusMessage`` when set. A Stop group's ``matcher`` is not part of it.
+    """
+    command, timeout = handler.get("command"), handler.get("timeout", 600)
+    background, status = handler.get("async", False), handler.get("statusMessage")
+    if not isinstance(command, str) or not isinstance(background, bool):
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, int) or timeout < 0:
+        return None
+    normal: dict[str, Any] = {
+        "type": "command",
+        "command": command,
+        "timeout": max(timeout, 1),
+        "async": background,
+    }
+    if status is not None:
+        if not isinstance(status, str):
+            return None
+        normal["statusMessage"] = status
+    identity = json.dumps(
+        {"event_name": "stop", "hooks": [normal]},
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
     try:
-        before = path.read_text(encoding="utf-8") if path.exists() else None
-        current = tomllib.loads(before or "")
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise UnreadableFileError(
-            f"{path} is not valid TOML ({exc}); fix it and run this again. maple will not "
-            "overwrite it."
-        ) from None
-    text = before or ""
-    servers = current.get("mcp_servers")
-    existing = servers.get("maple") if isinstance(servers, dict) else None
-    if isinstance(existing, dict) and existing.get("command") == mcp:
-        return Change(path, before, text, same=True)
-    lines = text.splitlines(keepends=True)
-    start = next((i for i, line in enumerate(lines) if line.strip() == f"[{CODEX_TABLE}]"), None)
-    if existing is not None and start is None:
-        raise UnreadableFileError(
-            f"{path} defines mcp_servers.maple in a form maple cannot edit safely; set "
-            f"command = {json.dumps(mcp)} there yourself, or run without --write."
-        )
-    if start is None:
+        return "sha256:" + hashlib.sha256(identity.encode("utf-8")).hexdigest()
+    except UnicodeEncodeError:
+        return None
+
+
+def codex_hook(path: Path, data: dict[str, Any]) -> CodexHook | None:
+    """Where ``hooks.json`` (at ``path``, holding ``data``) runs maple's Stop hook, if it does."""
+    hooks = data.get("hooks")
+    groups = hooks.get("Stop") if isinstance(hooks, dict) else None
+    for g, group in enumerate(groups if isinstance(groups, list) else []):
+        handlers = group.get("hooks") if isinstance(group, dict) else None
+        for h, handler in enumerate(handlers if isinstance(handlers, list) else []):
+            if isinstance(handler, dict) and is_maple_hook(handler.get("command")):
+                return CodexHook(
+                    f"{path}:stop:{g}:{h}", codex_hook_hash(handler), handler["command"]
+                )
+    return None
+
+
+def codex_project_trust(
+    config: dict[str, Any], root: Path, also: tuple[Path, ...] = ()
+) -> tuple[str, str | None]:
+    """The ``[projects]`` entry Codex applies to ``root``: its path and ``trust_level``.
+
+    The nearest entry among ``also`` (checked first), ``root`` and its parents up to the top of
+    its git checkout wins; ``(str(root), None)`` when there is none. An entry above the checkout
+    does not count (Codex asks for the checkout itself).
+    """
+    projects = config.get("projects")
+    projects = projects if isinstance(projects, dict) else {}
+    top = project_root(Client.CLAUDE_CODE, root)
+    chain = [root, *(p for p in root.parents if p.is_relative_to(top))]
+    for candidate in (*also, *chain):
+        entry = projects.get(str(candidate))
+        if isinstance(entry, dict) and "trust_level" in entry:
+            level = entry["trust_level"]
+            return str(candidate), level if isinstance(level, str) else repr(level)
+    return str(root), None
+
+
+def toml_string(value: str) -> str:
+    """``value`` as a TOML basic string."""
+    text = json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
+    if any("\ud800" <= ch <= "\udfff" for ch in text):
+        raise UnreadableFileError(f"{value!r} is not valid UTF-8; maple cannot write it as TOML.")
+    return text
+
+
+def _toml_key(key: str) -> str:
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else toml_string(key)
+
+
+@dataclass(frozen=True)
+class _Table:
+    """A TOML table to merge: ``values`` are always set, ``defaults`` only added when missing."""
+
+    path: tuple[str, ...]
+    values: dict[str, Any]
+    defaults: dict[str, Any]
+
+    @property
+    def header(self) -> str:
+        return "[" + ".".join(_toml_key(k) for k in self.path) + "]"
+
+    def lines(self, keys: list[str]) -> list[str]:
+        wanted = {**self.defaults, **self.values}
+        return [f"{k} = {_toml_value(wanted[k])}\n" for k in keys]
+
+    def text(self) -> str:
+        return self.header + "\n" + "".join(self.lines([*self.values, *self.defaults]))
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, str):
+        return toml_string(value)
+    if value == []:
+        return "[]"
+    return str(value)
+
+
+def _lookup(data: dict[str, Any], path: tuple[str, ...]) -> Any:
+    node: Any = data
+    for key in path:
+        if not isinstance(node, dict) or key not in node:
+            return None
+        node = node[key]
+    return node
+
+
+def _apply(data: dict[str, Any], table: _Table) -> None:
+    node = data
+    for key in table.path:
+        node = node.setdefault(key, {})
+    node.update(table.values)
+    for key, value in table.defaults.items():
+        node.setdefault(key, value)
+
+
+def _merge_table(path: Path, text: str, data: dict[str, Any], table: _Table) -> str:
+    """``text`` with ``table`` merged in, line by line, keeping every other line as it is."""
+    existing = _lookup(data, table.path)
+    if existing is None:
         joiner = (
             "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
         )
-        after = text + joiner + codex_entries(mcp)
-    else:
-        end = next(
-            (i for i in range(start + 1, len(lines)) if lines[i].lstrip().startswith("[")),
-            len(lines),
-        )
-        body = lines[start + 1 : end]
-        keys = {line.split("=", 1)[0].strip() for line in body if "=" in line}
-        kept = [line for line in body if line.split("=", 1)[0].strip() != "command"]
-        added = [f"command = {json.dumps(mcp)}\n"]
-        if "args" not in keys:
-            added.append("args = []\n")
-        if "tool_timeout_sec" not in keys:
-            added.append("tool_timeout_sec = 60\n")
-        after = "".join([*lines[: start + 1], *added, *kept, *lines[end:]])
-    try:
-        merged = tomllib.loads(after)
-    except tomllib.TOMLDecodeError:
-        merged = {}
-    entry = merged.get("mcp_servers", {}).get("maple") if isinstance(merged, dict) else None
-    if not isinstance(entry, dict) or entry.get("command") != mcp:
+        return text + joiner + table.text()
+    if isinstance(existing, dict):
+        stale = [k for k, v in table.values.items() if existing.get(k) != v]
+        missing = [k for k in table.defaults if k not in existing]
+        if not stale and not missing:
+            return text
+    lines = text.splitlines(keepends=True)
+    start = next((i for i, line in enumerate(lines) if line.strip() == table.header), None)
+    if not isinstance(existing, dict) or start is None:
         raise UnreadableFileError(
-            f"{path} could not be merged safely; set [mcp_servers.maple] command = "
-            f"{json.dumps(mcp)} there yourself. The file was left as it is."
+            f"{path} defines {'.'.join(table.path)} in a form maple cannot edit safely; add "
+            f"{table.text().strip()!r} there yourself, or run without --write."
         )
-    return Change(path, before, after)
+    end = next(
+        (i for i in range(start + 1, len(lines)) if lines[i].lstrip().startswith("[")),
+        len(lines),
+    )
+    kept = [line for line in lines[start + 1 : end] if line.split("=", 1)[0].strip() not in stale]
+    added = table.lines([*stale, *missing])
+    return "".join([*lines[: start + 1], *added, *kept, *lines[end:]])
+
+
+def _toml_change(path: Path, tables: list[_Table], notes: tuple[str, ...] = ()) -> Change:
+    """Merge ``tables`` into a TOML file, keeping every other key, table and comment.
+
+    An existing plain table keeps its other keys; a table written another way (an inline
+    table, a commented header) is refused rather than rewritten, and so is a result that would
+    read back as anything but the file plus the merged values.
+    """
+    before, data = read_toml(path)
+    expected = copy.deepcopy(data)
+    text = before or ""
+    try:
+        for table in tables:
+            text = _merge_table(path, text, data, table)
+            data = tomllib.loads(text)
+            _apply(expected, table)
+    except tomllib.TOMLDecodeError:
+        data = {}
+    if data != expected:
+        raise UnreadableFileError(
+            f"{path} could not be merged safely; add {tables[0].text().strip()!r} there "
+            "yourself. The file was left as it is."
+        )
+    return Change(path, before, text, same=before is not None and before == text, notes=notes)
+
+
+def _codex_tables(
+    config: dict[str, Any], mcp: str, root: Path, hook: CodexHook | None
+) -> tuple[list[_Table], tuple[str, ...]]:
+    tables = [
+        _Table(("mcp_servers", "maple"), {"command": mcp}, {"args": [], "tool_timeout_sec": 60})
+    ]
+    notes: tuple[str, ...] = ()
+    where, level = codex_project_trust(config, root)
+    if level is None:
+        tables.append(_Table(("projects", str(root)), {"trust_level": "trusted"}, {}))
+    elif level != "trusted":
+        notes = (
+            f"Codex marks {where} as {level}, so it ignores {root}/.codex/hooks.json; if you "
+            f'trust it, set trust_level = "trusted" under [projects.{toml_string(where)}] in '
+            f"{codex_config_path()}.",
+        )
+    if hook is not None and hook.hash is not None:
+        tables.append(_Table(("hooks", "state", hook.key), {"trusted_hash": hook.hash}, {}))
+    return tables, notes
 
 
 def codex_config_path() -> Path:
@@ -219,23 +473,35 @@ def codex_config_path() -> Path:
 def planned_changes(
     client: Client, root: Path, *, codex_config: Path | None = None
 ) -> list[Change]:
-    """The files ``maple install`` would write for ``client`` in the project at ``root``."""
-    mcp, hook = command_for("maple-mcp"), command_for("maple-stop-hook")
+    """The files ``maple install`` would write for ``client`` in the project at ``root``.
+
+    For Codex, ``codex_config`` is the ``config.toml`` to merge the server and the trust into.
+    """
+    mcp = command_for(SERVER)
     if client is Client.CLAUDE_CODE:
         return [
             _json_change(root / ".mcp.json", _mcp_server({"command": mcp, "args": []})),
-            _json_change(root / ".claude" / "settings.json", _claude_style_hook(hook)),
+            _json_change(root / ".claude" / "settings.json", _claude_style_hook(_hook_command())),
         ]
     if client is Client.CURSOR:
         return [
             _json_change(root / ".cursor" / "mcp.json", _mcp_server({"command": mcp})),
-            _json_change(root / ".cursor" / "hooks.json", _cursor_hook(f"{hook} --client cursor")),
+            _json_change(
+                root / ".cursor" / "hooks.json", _cursor_hook(_hook_command("--client cursor"))
+            ),
         ]
-    changes = [
-        _json_change(root / ".codex" / "hooks.json", _claude_style_hook(f"{hook} --client codex"))
-    ]
+    hooks_path = root / ".codex" / "hooks.json"
+    hooks = _json_change(hooks_path, _claude_style_hook(_hook_command("--client codex")))
+    changes = [hooks]
     if codex_config is not None:
-        changes.append(_toml_change(codex_config, mcp))
+        hook = codex_hook(hooks_path, json.loads(hooks.after))
+        if hook is not None and hook.hash is None:
+            raise UnreadableFileError(
+                f"{hooks_path} gives maple's Stop hook a field Codex cannot read (timeout, "
+                "async or statusMessage); fix it and run this again."
+            )
+        tables, notes = _codex_tables(read_toml(codex_config)[1], mcp, root, hook)
+        changes.append(_toml_change(codex_config, tables, notes))
     return changes
 
 
@@ -249,32 +515,63 @@ def _write(change: Change) -> None:
     os.replace(temporary, target)
 
 
+def _codex_block(root: Path, changes: list[Change]) -> str:
+    """What to merge into config.toml by hand, or a line saying it is all there already."""
+    config = codex_config_path()
+    [hooks] = [c for c in changes if c.path.name == "hooks.json"]
+    hook = codex_hook(hooks.path, json.loads(hooks.after))
+    try:
+        current = read_toml(config)[1]
+    except UnreadableFileError:
+        current = {}
+    tables, notes = _codex_tables(current, command_for(SERVER), root, hook)
+    for note in notes:
+        sys.stderr.write(f"maple: {note}\n")
+    try:
+        if not _toml_change(config, tables).changed:
+            return f"\n{config} already registers the server and trusts the project and hook.\n"
+    except UnreadableFileError:
+        pass
+    body = "\n".join(t.text() for t in tables)
+    return f"\nMerge this into {config} (or run again with --write):\n\n{body}"
+
+
 def install(
     client: Annotated[Client, typer.Argument(help="claude-code, cursor or codex.")],
     directory: Annotated[
-        Path, typer.Option("--dir", help="The project to install into; default: here.")
-    ] = Path(),
+        Path | None,
+        typer.Option(
+            "--dir", help="The project to install into; default: the checkout holding this folder."
+        ),
+    ] = None,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Show the changes as a diff and write nothing.")
     ] = False,
     write: Annotated[
         bool,
-        typer.Option("--write", help="Codex: also merge the server into ~/.codex/config.toml."),
+        typer.Option(
+            "--write",
+            help="Codex: also merge the server and the project's and hook's trust into "
+            "$CODEX_HOME/config.toml.",
+        ),
     ] = False,
 ) -> None:
     """Register maple's MCP server and Stop hook with a coding client, keeping everything else.
 
     claude-code: .mcp.json and .claude/settings.json. cursor: .cursor/mcp.json and
-    .cursor/hooks.json. codex: .codex/hooks.json, and the config.toml table is printed (or
-    merged with --write). Running it again changes nothing.
+    .cursor/hooks.json. codex: .codex/hooks.json, and the config.toml tables (the server, the
+    project's trust and the hook's trusted hash) are printed, or merged with --write. Running it
+    again changes nothing.
     """
-    root = directory.resolve()
+    root = directory.resolve() if directory is not None else project_root(client, Path.cwd())
     codex_config = codex_config_path() if client is Client.CODEX and write else None
     try:
         changes = planned_changes(client, root, codex_config=codex_config)
     except UnreadableFileError as exc:
         raise fail(str(exc), EXIT_ERROR) from None
     for change in changes:
+        for note in change.notes:
+            sys.stderr.write(f"maple: {note}\n")
         if not change.changed:
             print(f"unchanged  {change.path}")
         elif dry_run:
@@ -283,9 +580,4 @@ def install(
             _write(change)
             print(f"{'updated' if change.before is not None else 'created'}    {change.path}")
     if client is Client.CODEX and not write:
-        print(
-            f"\nAdd this to {codex_config_path()} (or run again with --write):\n\n"
-            + codex_entries(command_for("maple-mcp"))
-        )
-    if client is Client.CODEX and not dry_run:
-        print("Then trust the hook in Codex (it asks the first time it runs).")
+        print(_codex_block(root, changes), end="")
