@@ -126,14 +126,13 @@ def read_drafts(value: JsonValue, author: JsonObject) -> tuple[list[NewComment],
     string, ``attachments`` an array of at most :data:`MAX_ATTACHMENTS` objects, ``label`` a
     string and ``commit`` 7–40 hex digits. The author is the route's to say (``author``), and a
     client cannot send an id, an arrival stamp, an update stamp or a resolution: those keys are
-    dropped, as Maple's route drops a resolution.
+    dropped, as Maple's route drops a resolution. An empty array asks for nothing and is read
+    as no comments, as Maple's batch append of none writes nothing.
 
     Raises:
         InvalidRecordError: naming the first comment that is wrong and every problem with it.
     """
     if isinstance(value, list):
-        if not value:
-            raise InvalidRecordError("The array of comments is empty; send at least one.")
         if len(value) > MAX_BATCH:
             raise InvalidRecordError(
                 f"{len(value)} comments in one request is too many; send at most {MAX_BATCH}."

@@ -25,7 +25,7 @@ from maple_entrypoints.route.serve import RouteStoreKind, route_options
 from maple_entrypoints.server_log import ServerLog
 from maple_entrypoints.settings import load_settings
 from tests.github.fake_github import FakeGitHub, Fault, Served, serve
-from tests.route_support import LiveRoute, Recorder, live_route
+from tests.route_support import LiveRoute, Recorder, eventually, live_route
 
 APP_ID = 4242
 INSTALLATION = 77
@@ -171,6 +171,25 @@ def test_all_resolved_completes_the_run_and_a_sent_verdict_is_ignored(
         "total": 1,
     }
     assert (runs(fake)[-1]["status"], runs(fake)[-1]["conclusion"]) == ("completed", "success")
+
+
+def test_a_comment_posted_through_the_route_turns_a_clear_check_blocked(
+    route: LiveRoute, github: Served, fake: FakeGitHub, clock: FakeClock
+) -> None:
+    import json
+
+    assert refresh(route, PUSHER).json()["verdict"]["conclusion"] == "clear"
+    assert (runs(fake)[-1]["status"], runs(fake)[-1]["conclusion"]) == ("completed", "success")
+    posted = route.client.post(
+        "/comments",
+        json={"branch": BRANCH, "body": "The footer overlaps.", "anchor": {"selector": "h1"}},
+        headers={"authorization": f"Bearer {PUSHER}"},
+    )
+    assert posted.status_code == 201, posted.text
+    blocked = eventually(lambda: runs(fake)[-1]["status"] == "in_progress" and runs(fake)[-1])
+    assert blocked, runs(fake)
+    assert (blocked["head_sha"], blocked["conclusion"]) == (HEAD, None)
+    assert json.loads(blocked["external_id"]) == {"r": "comments-open", "o": 1, "t": 1}
 
 
 def test_installation_tokens_are_minted_again_when_they_near_expiry(

@@ -184,18 +184,26 @@ class _Route:
         return format_js_timestamp(self.options.clock.now())
 
     def after_write(
-        self, store: CommentStore, request: Request, branch: str
+        self, store: CommentStore, request: Request, *branches: str
     ) -> BackgroundTask | None:
-        """The gate publish to run once a write's answer is sent, or ``None`` without a gate.
+        """The gate publishes to run once a write's answer is sent, or ``None`` without a gate.
 
-        After the answer, so a slow or failing GitHub never delays or fails the write itself.
+        One publish per branch the write touched, in order. After the answer, so a slow or
+        failing GitHub never delays or fails the write itself.
         """
-        if self.options.gate is None:
+        if self.options.gate is None or not branches:
             return None
-        return BackgroundTask(self.report_gate, store, request, branch)
+        return BackgroundTask(self.report_gates, store, request, list(dict.fromkeys(branches)))
+
+    async def report_gates(
+        self, store: CommentStore, request: Request, branches: list[str]
+    ) -> None:
+        """Publish each branch's verdict after a write; a failure is logged, never answered."""
+        for branch in branches:
+            await self.report_gate(store, request, branch)
 
     async def report_gate(self, store: CommentStore, request: Request, branch: str) -> None:
-        """Publish the verdict after a write; a failure is logged, never answered."""
+        """Publish one branch's verdict after a write; a failure is logged, never answered."""
         gate = self.options.gate
         if gate is None:
             return
@@ -247,10 +255,20 @@ class _Route:
         reviewer = self.reviewer(request)
         author = reviewer.author() if reviewer is not None else guest_author()
         drafts, many = read_drafts(posted, author)
-        if many:
+        if not many:
+            stored = [await _off_loop(store.append, drafts[0])]
+        elif not drafts:
+            stored = []
+        elif Capability.APPEND_MANY in store.capabilities:
             stored = await _off_loop(store.append_many, drafts)
-            return json_answer({"comments": [c.to_json() for c in stored]}, 201)
-        return json_answer((await _off_loop(store.append, drafts[0])).to_json(), 201)
+        else:  # as Maple's store wrapper: one append per comment, in order
+            stored = [await _off_loop(store.append, draft) for draft in drafts]
+        # A new open comment can turn a clear gate blocked, so it is published as a resolve is.
+        published = self.after_write(store, request, *(c.branch for c in stored))
+        if many:
+            body: JsonObject = {"comments": [c.to_json() for c in stored]}
+            return json_answer(body, 201, background=published)
+        return json_answer(stored[0].to_json(), 201, background=published)
 
     async def set_status(self, request: Request) -> Response:
         comment_id = request.path_params["id"]
