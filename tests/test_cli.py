@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -115,3 +116,98 @@ def test_a_corrupt_ledger_is_reported_and_left_alone(repo: Path) -> None:
     assert "is not a Maple comments file" in out.stderr
     assert "Traceback" not in out.stderr
     assert path.read_text() == "not json"
+
+
+# -- exit codes, as docs/cli.md documents them for every command ------------------------------
+
+EXIT_CODES = [
+    (["comments", "list", "--status", "done"], 2, "done"),
+    (["comments", "wait", "--cursor", "yesterday", "--timeout-ms", "1"], 1, "not a timestamp"),
+    (["comments", "show", "loc_nope"], 1, "No comment loc_nope"),
+    (["comments", "resolve", "loc_nope", "--sha", "abc1234"], 1, "No comment with id loc_nope"),
+    (["gate", "publish"], 2, "maple: no event to publish for"),
+    (["solo", "not-a-url"], 1, "maple: not-a-url is not an http or https address"),
+    (["solo", "ftp://x.example/"], 1, "maple: ftp://x.example/ is not an http or https address"),
+    (["solo", "https://x.example/", "--port", "70000"], 2, "65535"),
+    (["route", "serve", "--store", "sqlite"], 2, "maple: unknown --store sqlite"),
+    (["route", "serve", "--prefix", "api"], 2, "maple: --prefix must start with /"),
+    (["agents", "start", "gpt", "Fix it."], 2, "maple: unknown provider gpt"),
+    (["agents", "status", "codex-1"], 1, "maple: no agent codex-1 here"),
+    (["install", "emacs"], 2, "emacs"),
+    (["review"], 2, "maple: say where the app is with exactly one of --url, --port or --cmd"),
+    (["review", "--url", "ftp://x.example/", "--no-open"], 1, "maple: --url must start with"),
+    (["review", "--cmd", "true", "--no-open"], 1, "maple: `true` printed no local address"),
+    (["no-such-command"], 2, "no-such-command"),
+]
+
+
+@pytest.mark.parametrize(("args", "code", "says"), EXIT_CODES, ids=lambda v: str(v))
+def test_every_command_exits_with_the_code_docs_cli_documents(
+    repo: Path, args: list[str], code: int, says: str
+) -> None:
+    done = run(repo, *args)
+    assert done.returncode == code, done.stderr
+    assert says in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.fixture
+def held_port() -> Iterator[int]:
+    import socket
+
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        yield int(held.getsockname()[1])
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["solo", "https://x.example/", "--port"],
+        ["route", "serve", "--port"],
+        ["review", "--port", "3000", "--no-open", "--listen"],
+    ],
+    ids=["solo", "route serve", "review"],
+)
+def test_a_port_that_cannot_be_listened_on_is_exit_1_in_one_line(
+    repo: Path, held_port: int, args: list[str]
+) -> None:
+    done = run(repo, *args, str(held_port))
+    assert done.returncode == 1, done.stderr
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith("maple: ")
+    assert f"cannot listen on 127.0.0.1:{held_port}" in line
+
+
+def test_maple_solo_json_prints_link_bridge_and_origin(repo: Path) -> None:
+    import select
+    import signal
+
+    from maple_core.solo import pairing_of
+
+    origin = "https://feat-x.preview.example"
+    process = subprocess.Popen(
+        [str(MAPLE), "solo", origin + "/menu?tab=2", "--json"],
+        cwd=repo,
+        env={k: v for k, v in os.environ.items() if not k.startswith(("MAPLE_", "GITHUB_"))},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        ready, _, _ = select.select([process.stdout], [], [], 30)
+        assert ready, "maple solo printed nothing within 30 s"
+        shown = json.loads(process.stdout.readline())
+    finally:
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=10)
+    assert sorted(shown) == ["bridge", "link", "origin"]
+    assert shown["origin"] == origin
+    assert shown["bridge"].startswith("http://127.0.0.1:")
+    assert shown["link"].startswith(origin + "/menu?tab=2#maple-solo=")
+    pairing = pairing_of(shown["link"])
+    assert pairing is not None
+    assert pairing[1] == shown["bridge"]
+    assert process.returncode == 0, err

@@ -86,6 +86,28 @@ class TestRefusalTable:
             "A pairing token is required.",
         )
 
+    def test_an_empty_origin_counts_as_absent_so_the_referer_decides(self) -> None:
+        shot = "/api/maple/media/shot-0123456789ab"
+        referer = ORIGIN + "/dashboard"
+        by_query = {"token": None, "token_query": TOKEN}
+        assert ask("GET", shot, origin="", referer=referer, **by_query) is None
+        assert ask("GET", shot, origin="", referer="https://evil.example/", **by_query) == (
+            403,
+            "This origin is not paired.",
+        )
+        assert ask("GET", shot, origin="", referer="", **by_query) == (
+            403,
+            "This origin is not paired.",
+        )
+        assert ask(origin="", referer=referer) == (403, "This origin is not paired.")
+        assert ask("OPTIONS", token=None, origin="") == (403, "This origin is not paired.")
+
+    def test_an_empty_token_header_counts_as_absent_so_the_query_decides(self) -> None:
+        shot = "/api/maple/media/shot-0123456789ab"
+        referer = ORIGIN + "/dashboard"
+        assert ask("GET", shot, token="", token_query=TOKEN, referer=referer) is None
+        assert ask(token="", token_query=TOKEN) == (401, "A pairing token is required.")
+
     def test_a_preflight_needs_only_the_paired_origin(self) -> None:
         assert ask("OPTIONS", token=None) is None
         assert ask("OPTIONS", token=None, origin="https://evil.example") == (
@@ -237,6 +259,34 @@ class TestBridgeOverHttp:
         )
         assert image.status_code == 200
         assert image.content == PNG
+
+    @pytest.mark.parametrize(
+        ("headers", "status"),
+        [
+            ({"origin": "", "referer": ORIGIN + "/dashboard"}, 200),
+            ({"origin": "", "x-maple-solo": "", "referer": ORIGIN + "/dashboard"}, 200),
+            ({"origin": "", "referer": "https://evil.example/"}, 403),
+            ({"origin": "", "referer": ""}, 403),
+        ],
+    )
+    def test_empty_origin_and_token_headers_count_as_absent(
+        self, bridge: SoloBridge, headers: dict[str, str], status: int
+    ) -> None:
+        shot = httpx.post(
+            bridge.url + "/api/maple/media",
+            content=PNG,
+            headers=paired(bridge, **{"content-type": "image/png"}),
+        )
+        image = httpx.get(
+            bridge.url + f"/api/maple/media/{shot.json()['key']}",
+            params={"maple-solo": bridge.token},
+            headers=headers,
+        )
+        assert image.status_code == status, image.text
+        if status == 200:
+            assert image.content == PNG
+        else:
+            assert image.json() == {"error": "This origin is not paired."}
 
     def test_a_path_outside_the_route_is_refused(self, bridge: SoloBridge) -> None:
         answer = httpx.get(bridge.url + "/", headers=paired(bridge))
@@ -391,9 +441,12 @@ def test_maple_solo_prints_the_link_and_serves_until_interrupted(repo: Path) -> 
     assert "Ctrl-C stops it" in err
 
 
-def test_maple_solo_refuses_a_non_http_address_in_one_line(repo: Path) -> None:
+@pytest.mark.parametrize("address", ["ftp://x.example/", "not-a-url"])
+def test_an_address_that_cannot_be_paired_is_an_input_error_in_one_line(
+    repo: Path, address: str
+) -> None:
     done = subprocess.run(
-        [str(Path(sys.executable).with_name("maple")), "solo", "ftp://x.example/"],
+        [str(Path(sys.executable).with_name("maple")), "solo", address],
         cwd=repo,
         env=clean_env(),
         capture_output=True,
@@ -401,8 +454,8 @@ def test_maple_solo_refuses_a_non_http_address_in_one_line(repo: Path) -> None:
         timeout=30,
         check=False,
     )
-    assert done.returncode == 2
+    assert done.returncode == 1
     assert done.stderr.strip().splitlines() == [
-        "maple: ftp://x.example/ is not an http or https address; give the preview's URL, such "
+        f"maple: {address} is not an http or https address; give the preview's URL, such "
         "as https://feat-login.preview.example."
     ]

@@ -76,7 +76,12 @@ class SoloRules:
 
 @dataclass(frozen=True, slots=True)
 class SoloRequest:
-    """The parts of a request the bridge judges (header values ``None`` when absent)."""
+    """The parts of a request the bridge judges (header values ``None`` when absent).
+
+    An empty header value counts as absent, as Maple's bridge reads it: an empty ``Origin`` on
+    a screenshot ``GET`` leaves the ``Referer`` to decide, and an empty ``x-maple-solo`` leaves
+    the query's token to.
+    """
 
     method: str
     path: str
@@ -117,17 +122,17 @@ def solo_refusal(request: SoloRequest, rules: SoloRules) -> SoloRefusal | None:
     ``Origin`` (it carries no token); the token must match, from ``x-maple-solo`` or, for a
     ``GET`` of a screenshot only, the ``maple-solo`` query parameter (401); the ``Origin`` must
     be the paired one, or for a screenshot ``GET`` without one the ``Referer``'s (403); and the
-    path must be the route's (403).
+    path must be the route's (403). An empty header counts as none.
     """
     if not request.host or request.host not in rules.hosts:
         return SoloRefusal(403, NOT_THE_BRIDGE)
+    origin = request.origin or None
     if request.method == "OPTIONS":
-        return None if request.origin == rules.origin else SoloRefusal(403, NOT_PAIRED)
+        return None if origin == rules.origin else SoloRefusal(403, NOT_PAIRED)
     media_get = request.method == "GET" and request.path.startswith(MEDIA_PATH)
     token = request.token_header or (request.token_query if media_get else None)
     if not _same_token(token, rules.token):
         return SoloRefusal(401, TOKEN_REQUIRED)
-    origin = request.origin
     if origin is None and media_get:
         origin = _referer_origin(request.referer)
     if origin != rules.origin:

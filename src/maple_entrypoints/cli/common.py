@@ -17,7 +17,7 @@ from rich.text import Text
 from maple_adapters.files import find_checkout
 from maple_core.authors import client_author
 from maple_core.comments import Comment
-from maple_core.errors import ConfigurationError
+from maple_core.errors import ConfigurationError, MapleError
 from maple_core.json_types import JsonObject
 from maple_core.ports import CommentStore
 from maple_core.text import one_line, without_lone_surrogates
@@ -29,6 +29,7 @@ __all__ = [
     "EXIT_ERROR",
     "JsonOption",
     "branch_of",
+    "exit_code_for",
     "fail",
     "git_author",
     "head_commit",
@@ -53,6 +54,15 @@ BranchOption = Annotated[
 JsonOption = Annotated[
     bool, typer.Option("--json", help="Print the MCP tool's JSON result instead of text.")
 ]
+
+
+def exit_code_for(error: MapleError) -> int:
+    """:data:`EXIT_CONFIG` for a configuration error, else :data:`EXIT_ERROR`.
+
+    A value the command was given to act on that cannot be used (an address, an id, a cursor)
+    is an input error, exit 1, like a store or network failure; only a setting is exit 2.
+    """
+    return EXIT_CONFIG if isinstance(error, ConfigurationError) else EXIT_ERROR
 
 
 def fail(message: str, code: int) -> typer.Exit:

@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from maple_adapters.files import find_checkout
-from maple_entrypoints.cli.common import EXIT_CONFIG, fail
+from maple_entrypoints.cli.common import EXIT_CONFIG, EXIT_ERROR, fail
 
 __all__ = ["review"]
 
@@ -67,7 +67,7 @@ def _address_from(command: str) -> tuple[str, subprocess.Popen[str]]:
         raise fail(
             f"`{command}` printed no local address (such as http://localhost:3000) within "
             f"{_CMD_WAIT_S:.0f} s; pass --url instead.",
-            EXIT_CONFIG,
+            EXIT_ERROR,
         )
     return found[0], process
 
@@ -112,7 +112,7 @@ def review(
         url = f"http://localhost:{port}"
     assert url is not None
     if not re.match(r"https?://", url):
-        raise fail(f"--url must start with http:// or https://; got {url}.", EXIT_CONFIG)
+        raise fail(f"--url must start with http:// or https://; got {url}.", EXIT_ERROR)
     cwd = Path.cwd()
     branch = find_checkout(cwd).branch or "default"
     try:
@@ -121,7 +121,7 @@ def review(
         raise fail(
             f"cannot listen on 127.0.0.1:{listen} ({getattr(exc, 'strerror', None) or exc}); "
             "try another --listen.",
-            EXIT_CONFIG,
+            EXIT_ERROR,
         ) from None
     address = f"http://127.0.0.1:{sock.getsockname()[1]}"
     sys.stderr.write(

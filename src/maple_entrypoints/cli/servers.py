@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from maple_core.errors import ConfigurationError, MapleError
-from maple_entrypoints.cli.common import EXIT_CONFIG, fail
+from maple_entrypoints.cli.common import EXIT_CONFIG, EXIT_ERROR, exit_code_for, fail
 
 __all__ = ["hook_app", "mcp_server", "route_app", "solo"]
 
@@ -86,9 +86,34 @@ def route_serve(
         options = route_options(load_settings(), kind, Path.cwd(), review_url=review_url)
     except ConfigurationError as exc:
         raise fail(str(exc), EXIT_CONFIG) from None
+    cannot_listen = f"the route cannot listen on {host}:{port}"
+    fix = "choose another --port or --host, or stop what listens there."
+    try:
+        _try_listening(host, port)
+    except OSError as exc:
+        raise fail(f"{cannot_listen} ({exc.strerror or exc}); {fix}", EXIT_ERROR) from None
     where = f"http://{host}:{port}{prefix.rstrip('/')}"
     sys.stderr.write(f"maple: the route is at {where} ({kind.value} store)\n")
-    serve_route(options, host, port, prefix)
+    try:
+        serve_route(options, host, port, prefix)
+    except SystemExit as exc:
+        # uvicorn exits 3 when it cannot start, which would read as maple's "blocked gate".
+        if exc.code == 3:
+            raise fail(f"{cannot_listen} (uvicorn said why above); {fix}", EXIT_ERROR) from None
+        raise
+
+
+def _try_listening(host: str, port: int) -> None:
+    """Bind and close ``host:port`` as uvicorn will, so a taken port is one line, not a log.
+
+    Raises:
+        OSError: the address cannot be listened on (taken, not allowed, or not this machine's).
+    """
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.create_server((host, port), family=family):
+        pass
 
 
 def solo(
@@ -99,12 +124,18 @@ def solo(
         int,
         typer.Option("--port", min=0, max=65535, help="Port on 127.0.0.1; default: a free one."),
     ] = 0,
+    as_json: Annotated[
+        bool,
+        typer.Option("--json", help="Print {link, bridge, origin} as one JSON line instead."),
+    ] = False,
 ) -> None:
     """Pair a deployed preview with this machine: its comments land in .maple/ here.
 
     Prints the link to open in your browser, then serves until Ctrl-C. Solo comments never
-    count toward the merge gate.
+    count toward the merge gate. An address that cannot be paired, or a port that cannot be
+    listened on, exits 1.
     """
+    import json
     import signal
     import threading
 
@@ -114,8 +145,13 @@ def solo(
     try:
         bridge = start_bridge(preview_url, port=port, log=ServerLog("maple-solo"))
     except MapleError as exc:
-        raise fail(str(exc), EXIT_CONFIG) from None
-    print(bridge.link(preview_url), flush=True)
+        raise fail(str(exc), exit_code_for(exc)) from None
+    link = bridge.link(preview_url)
+    if as_json:
+        shown = {"link": link, "bridge": bridge.url, "origin": bridge.origin}
+        print(json.dumps(shown, ensure_ascii=False), flush=True)
+    else:
+        print(link, flush=True)
     sys.stderr.write(
         f"maple: the bridge for {bridge.origin} is at {bridge.url}; comments land in .maple/ "
         "here. Open the link above in your browser; Ctrl-C stops it.\n"
