@@ -127,8 +127,8 @@ class RouteOptions:
         media: where screenshots go; without one, media requests answer 404.
         identity: names the reviewer; without one, comments are the guest's and nobody can
             approve.
-        gate: where the verdict is published after a status or approval changes, and what
-            ``/gate/refresh`` publishes with.
+        gate: where the verdict is published after a new comment, a status change or an
+            approval, and what ``/gate/refresh`` publishes with.
         refresh: turns ``POST /gate/refresh`` on for one repository.
         require_approval: hold the gate until somebody approves the commit.
         review_url: where reviewers look at the preview; the check run's details link. Without
