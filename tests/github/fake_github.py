@@ -68,6 +68,17 @@ class Repo:
     commit_pulls: dict[str, list[int]] = field(default_factory=dict)
     # login -> author_association on this repository's comments; anyone else is NONE
     associations: dict[str, str] = field(default_factory=lambda: {DEFAULT_LOGIN: "MEMBER"})
+    # login -> permission on the repository (admin, write, read); else by association
+    permissions: dict[str, str] = field(default_factory=dict)
+
+    def permission_of(self, login: str) -> str:
+        """What GitHub's permission endpoint says: set, else implied by the association."""
+        if login in self.permissions:
+            return self.permissions[login]
+        association = self.associations.get(login, "NONE")
+        return {"OWNER": "admin", "MEMBER": "write", "COLLABORATOR": "write"}.get(
+            association, "read"
+        )
 
 
 class FakeGitHub:
@@ -92,6 +103,7 @@ class FakeGitHub:
         self.installations: dict[int, int] = {}  # installation id -> App id
         self.token_lifetime_s = 3600
         self.mints = 0
+        self.skew_s = 0.0
         self._next_id = 1000
         self.base_url = ""
         self.ca_file = ""
@@ -111,6 +123,7 @@ class FakeGitHub:
             self.access.clear()
             self.mints = 0
             self.token_lifetime_s = 3600
+            self.skew_s = 0.0
 
     def repo(self, owner: str = "acme", name: str = "web") -> Repo:
         return self.repos.setdefault((owner, name), Repo())
@@ -140,7 +153,11 @@ class FakeGitHub:
         return self._next_id
 
     def _now(self) -> str:
-        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + self.skew_s))
+
+    def advance(self, seconds: float) -> None:
+        """Move the fake's clock (the ``created_at``/``updated_at`` it stamps) forward."""
+        self.skew_s += seconds
 
     def _create_comment(
         self, repo: Repo, number: int, body: str, login: str, app_id: int | None = None
@@ -198,6 +215,7 @@ class FakeGitHub:
             ),
             Route("/api/v3/user", self.get_user),
             Route(r + "", self.get_repo),
+            Route(r + "/collaborators/{login}/permission", self.collaborator_permission),
             Route(r + "/commits/{sha}/pulls", self.commit_pulls),
             Route(r + "/pulls", self.list_pulls),
             Route(r + "/pulls/{number:int}", self.get_pull),
@@ -315,6 +333,23 @@ class FakeGitHub:
         login = self.login_of(token)
         return self._answer(
             request, 200, {"login": login, "id": zlib.crc32(login.encode()), "type": "User"}
+        )
+
+    async def collaborator_permission(self, request: Request) -> Response:
+        """``GET /repos/{o}/{r}/collaborators/{login}/permission``, as GitHub documents it."""
+        guard = self._guard(request)
+        if isinstance(guard, Response):
+            return guard
+        repo = self._repo_of(request)
+        if repo is None:
+            return self._not_found(request)
+        login = request.path_params["login"]
+        permission = repo.permission_of(login)
+        role = {"admin": "admin", "write": "write", "read": "read"}.get(permission, "read")
+        return self._answer(
+            request,
+            200,
+            {"permission": permission, "role_name": role, "user": {"login": login, "type": "User"}},
         )
 
     async def get_repo(self, request: Request) -> Response:

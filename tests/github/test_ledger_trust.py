@@ -293,3 +293,70 @@ def test_a_client_sent_updated_at_never_wins_a_merge(
     [after] = list_all(store(served, transport_name, tmp_path), "feat/checkout")
     assert after.status is CommentStatus.RESOLVED
     assert ours.list(ListQuery(branch="feat/checkout")).comments[0].status is CommentStatus.RESOLVED
+
+
+def test_a_member_who_can_only_read_cannot_clear_the_gate(
+    served: Served, fake: FakeGitHub, transport_name: str, tmp_path: Path
+) -> None:
+    fake.repo().associations["org-reader"] = "MEMBER"
+    fake.repo().permissions["org-reader"] = "read"
+    store(served, "api", tmp_path).append(new("Still open"))
+    forged = fake.add_comment(1, forged_copy(fake), login="org-reader")
+    [comment] = list_all(store(served, transport_name, tmp_path), "feat/checkout")
+    assert comment.status is CommentStatus.OPEN
+    done = publish(served)
+    assert json.loads(done.stdout)["verdict"]["reason"] == "comments-open", done.stderr
+    assert forged in fake.issue_comments(1)
+
+
+def test_a_stamp_written_inside_a_ledger_cannot_outrank_a_later_change(
+    served: Served, fake: FakeGitHub, transport_name: str, tmp_path: Path
+) -> None:
+    ours = store(served, transport_name, tmp_path)
+    stored = ours.append(new("Pinned?"))
+    # a collaborator's ledger claims the comment resolved "in 9999"
+    fake.add_comment(1, forged_copy(fake), login="cora-collaborator")
+    resolved = list_all(store(served, transport_name, tmp_path), "feat/checkout")
+    assert resolved[0].status is CommentStatus.RESOLVED
+    fake.advance(5)  # GitHub's times are whole seconds: the reopen comes at a later one
+    ours.set_status(stored.id, CommentStatus.OPEN)
+    [after] = list_all(store(served, transport_name, tmp_path), "feat/checkout")
+    assert after.status is CommentStatus.OPEN
+
+
+def test_more_comments_than_maple_reads_fail_closed(
+    served: Served, fake: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import maple_adapters.github.store as github_store
+
+    ours = store(served, "api", tmp_path)
+    ours.append(new("Open before the spam"))
+    monkeypatch.setattr(github_store, "_MAX_PAGES", 2)
+    for i in range(210):
+        fake.add_comment(1, f"spam {i}", login="drive-by")
+    with pytest.raises(UnreadableLedgerError, match="more than 200 comments"):
+        list_all(ours, "feat/checkout")
+    with pytest.raises(UnreadableLedgerError):
+        ours.append(new("hidden past the cap"))
+    assert len([c for c in fake.issue_comments(1) if "```maple" in c["body"]]) == 1
+
+
+def test_an_old_ledger_is_deleted_only_once_the_new_one_reads_back(
+    served: Served, fake: FakeGitHub, tmp_path: Path
+) -> None:
+    from tests.github.fake_github import Fault
+
+    ours = store(served, "api", tmp_path)
+    ours.append(new("first"))
+    [first] = [c["id"] for c in fake.issue_comments(1) if "```maple" in c["body"]]
+    writes = len([r for r in fake.requests if r[0] == "POST"])
+
+    class ReadBackFails(Fault):
+        def matches(self, method: str, path: str) -> bool:
+            posted = len([r for r in fake.requests if r[0] == "POST"]) > writes
+            return posted and super().matches(method, path)
+
+    fake.faults.append(ReadBackFails("GET", "/issues/1/comments", 500, {"message": "x"}, times=30))
+    with pytest.raises(Exception, match="GitHub 500"):
+        ours.append(new("second"))
+    assert first in [c["id"] for c in fake.issue_comments(1)]

@@ -289,7 +289,9 @@ def parse_ledger_body(body: str, branch: str | None = None) -> GitHubLedger | No
     return GitHubLedger(target, comments, approvals, withdrawn)
 
 
-def merge_ledgers(ledgers: Sequence[GitHubLedger]) -> GitHubLedger:
+def merge_ledgers(
+    ledgers: Sequence[GitHubLedger], ceilings: Sequence[str] | None = None
+) -> GitHubLedger:
     """Union of ledgers given oldest write first: every comment once, its newest version kept.
 
     Two writers racing on one pull request each repost a ledger; reading merges them, so
@@ -299,13 +301,19 @@ def merge_ledgers(ledgers: Sequence[GitHubLedger]) -> GitHubLedger:
     holding it gives; two racers that gave different comments one number keep both, the older
     one under the next free number (the same on every read). Approvals merge the same way, and
     an approval withdrawn in any ledger stays withdrawn.
+
+    ``ceilings`` are the times GitHub last saw each ledger change: a version stamped later
+    than its ledger's ceiling counts as stamped at the ceiling, so no stamp written into a
+    ledger can outrank a change made after it.
     """
     if not ledgers:
         raise ValueError("merge_ledgers needs at least one ledger")
+    caps = [_canonical(c) if c else "" for c in ceilings or [""] * len(ledgers)]
     comments = _merge_records(
         [(order, c) for order, ledger in enumerate(ledgers) for c in ledger.comments],
         identity=comment_identity,
         version=_version,
+        ceiling=lambda order: caps[order],
     )
     withdrawn = tuple(dict.fromkeys(w for ledger in ledgers for w in ledger.withdrawn))
     approvals = _merge_records(
@@ -322,12 +330,14 @@ def _merge_records(
     *,
     identity: Callable[[_R], Hashable],
     version: Callable[[_R], str],
+    ceiling: Callable[[int], str] = lambda order: "",
 ) -> list[_R]:
     best: dict[Hashable, tuple[str, int, _R]] = {}
     newest_id: dict[Hashable, tuple[int, str]] = {}
     for order, record in records:
         key = identity(record)
-        candidate = (version(record), order, record)
+        stamp, cap = version(record), ceiling(order)
+        candidate = (min(stamp, cap) if cap else stamp, order, record)
         if key not in best or candidate[:2] >= best[key][:2]:
             best[key] = candidate
         newest_id[key] = (order, record.id)
@@ -350,6 +360,11 @@ def comment_identity(comment: Comment) -> tuple[str | None, str | None, str]:
     return (comment.received_at, comment.created_at, comment.body)
 
 
+def _canonical(stamp: str) -> str:
+    instant = parse_stamp(stamp)
+    return format_stamp(instant) if instant is not None else ""
+
+
 def _version(comment: Comment) -> str:
     """How new a comment's version is, as a canonical stamp that sorts as text.
 
@@ -358,9 +373,9 @@ def _version(comment: Comment) -> str:
     merged, so the latest change wins. A stamp that does not parse counts as no change.
     """
     for stamp in (comment.extra.get("updatedAt"), comment.arrival):
-        instant = parse_stamp(stamp) if isinstance(stamp, str) else None
-        if instant is not None:
-            return format_stamp(instant)
+        canonical = _canonical(stamp) if isinstance(stamp, str) else ""
+        if canonical:
+            return canonical
     return ""
 
 

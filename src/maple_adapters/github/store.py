@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import random
 import re
+import threading
 import time
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, quote, urlsplit
 
 from maple_adapters.github.ledger import (
     GitHubLedger,
@@ -48,7 +50,9 @@ _COMMENT_ID = re.compile(r"gh_(\d+)_(\d+)")
 _APPROVAL_ID = re.compile(r"gha_(\d+)_(\d+)")
 _MAX_PAGES = 100
 _POLL_S = 2.0
-_WRITE_ATTEMPTS = 3
+_WRITE_ATTEMPTS = 5
+_RETRY_PAUSE_S = 0.2  # scaled by the attempt and jittered, so racing writers fall out of step
+_SETTLE_S = 0.25
 _T = TypeVar("_T")
 
 
@@ -100,6 +104,8 @@ class GitHubLedgerStore:
         self._own_logins: set[str] = set()
         self._user_login: str | None = None
         self._asked_who = False
+        self._can_push: dict[str, bool] = {}
+        self._writing = threading.Lock()  # one write at a time from this store
 
     @property
     def name(self) -> str:
@@ -144,7 +150,16 @@ class GitHubLedgerStore:
         """Every issue comment on the pull request, all pages, oldest first."""
         found: builtins.list[JsonObject] = []
         page = 1
-        while page <= _MAX_PAGES:
+        while True:
+            if page > _MAX_PAGES:  # fail closed: an unread page could hold the newest ledger
+                raise UnreadableLedgerError(
+                    f"Pull request #{pull} has more than {_MAX_PAGES * 100} comments; maple reads "
+                    "at most that many, so it cannot tell it has seen every ledger. Delete "
+                    "comments that are not needed (spam first), then try again.",
+                    store=self.name,
+                    operation="list",
+                    location=f"pull request #{pull}",
+                )
             response = self._transport.request(
                 "GET",
                 f"{self._base}/issues/{pull}/comments",
@@ -190,7 +205,8 @@ class GitHubLedgerStore:
 
     def _trusted(self, comment: JsonObject) -> bool:
         """True when the comment's author may write the ledger (see the class docstring)."""
-        if comment.get("author_association") in _TRUSTED_ASSOCIATIONS:
+        association = comment.get("author_association")
+        if association == "OWNER":
             return True
         app = comment.get("performed_via_github_app")
         if (
@@ -201,7 +217,35 @@ class GitHubLedgerStore:
             return True
         user = comment.get("user")
         login = user.get("login") if isinstance(user, dict) else None
-        return isinstance(login, str) and login in self._writer_logins()
+        if not isinstance(login, str) or not login:
+            return False
+        if login in self._writer_logins():
+            return True
+        return association in _TRUSTED_ASSOCIATIONS and self._pushes(login)
+
+    def _pushes(self, login: str) -> bool:
+        """Whether ``login`` can push, asked once per store.
+
+        ``MEMBER`` and ``COLLABORATOR`` include people whose role on the repository is read or
+        triage, so their permission is asked; where the token may not ask, the association,
+        as GitHub reports it, is taken.
+        """
+        known = self._can_push.get(login)
+        if known is not None:
+            return known
+        try:
+            answer = self._transport.request(
+                "GET", f"{self._base}/collaborators/{quote(login, safe='')}/permission"
+            ).data
+        except GitHubError as exc:
+            if not exc.rejected:
+                raise
+            can = exc.status != 404  # 403: this token may not ask; 404: not a collaborator
+        else:
+            permission = answer.get("permission") if isinstance(answer, dict) else None
+            can = permission in ("admin", "write")
+        self._can_push[login] = can
+        return can
 
     def _ledgers(self, pull: int, branch: str | None, operation: str = "list") -> _Ledgers | None:
         ledgers: builtins.list[tuple[str, int, GitHubLedger]] = []
@@ -230,7 +274,11 @@ class GitHubLedgerStore:
         if not ledgers:
             return None
         ledgers.sort(key=lambda item: (item[0], item[1]))
-        merged = merge_ledgers([ledger for _, _, ledger in ledgers])
+        # A record cannot have changed after GitHub last saw its ledger change: the comment's
+        # server time caps the stamps written inside it.
+        merged = merge_ledgers(
+            [ledger for _, _, ledger in ledgers], ceilings=[u for u, _, _ in ledgers]
+        )
         return _Ledgers(
             pull, tuple(i for _, i, _ in ledgers), merged, tuple(u for u, _, _ in ledgers)
         )
@@ -274,25 +322,22 @@ class GitHubLedgerStore:
 
     # -- writing ---------------------------------------------------------------------------
 
-    def _post(self, pull: int, ledger: GitHubLedger, found: _Ledgers | None) -> None:
-        """Create the new ledger first, then delete the old ones we read (never a changed one)."""
+    def _post(self, pull: int, ledger: GitHubLedger) -> None:
+        """Create a new ledger (the old ones go once it is read back)."""
         created = self._transport.request(
             "POST",
             f"{self._base}/issues/{pull}/comments",
             body={"body": render_ledger_body(ledger)},
         )
         self._learn_writer(created.data)
-        if found is not None:
-            self._delete_unchanged(found, range(len(found.ids)))
 
     def _edit(self, found: _Ledgers, ledger: GitHubLedger) -> None:
-        """Write the merged ledger over the newest one, then delete the others we read."""
+        """Write the merged ledger over the newest one (the others go once it is read back)."""
         self._transport.request(
             "PATCH",
             f"{self._base}/issues/comments/{found.ids[-1]}",
             body={"body": render_ledger_body(ledger)},
         )
-        self._delete_unchanged(found, range(len(found.ids) - 1))
 
     def _delete_unchanged(self, found: _Ledgers, indexes: Sequence[int] | range) -> None:
         """Delete stale ledgers, but only those nobody changed since we read them."""
@@ -317,9 +362,26 @@ class GitHubLedgerStore:
         """Read, change, write, then read again to check the change landed; retry if it did not.
 
         GitHub cannot make an edit conditional on the version read, so another writer may
-        overwrite ours; reading back catches that, and the change is made again on what is there.
+        overwrite ours; reading back catches that (an edit in place is read back twice, the
+        second time a moment later), and the change is made again on what is there. Writes from
+        one store take turns; the ledgers a write replaces are deleted only once it landed.
         """
-        for _ in range(_WRITE_ATTEMPTS):
+        with self._writing:
+            return self._write_until_landed(pull, branch, operation, change, landed, repost=repost)
+
+    def _write_until_landed(
+        self,
+        pull: int,
+        branch: str | None,
+        operation: str,
+        change: Callable[[GitHubLedger], GitHubLedger],
+        landed: Callable[[GitHubLedger], _T | None],
+        *,
+        repost: bool,
+    ) -> _T:
+        for attempt in range(_WRITE_ATTEMPTS):
+            if attempt:
+                time.sleep(_RETRY_PAUSE_S * attempt * random.uniform(0.5, 1.5))
             found = self._ledgers(pull, branch, operation)
             current = found.merged if found else GitHubLedger(branch or "")
             changed = change(current)
@@ -327,13 +389,25 @@ class GitHubLedgerStore:
             updated = replace(
                 changed, comments=tuple(c.for_maple(_GUEST) for c in changed.comments)
             )
-            if repost or found is None:
-                self._post(pull, updated, found)
+            edited = not (repost or found is None)
+            if found is None or not edited:
+                self._post(pull, updated)
+                stale = range(len(found.ids)) if found is not None else range(0)
             else:
                 self._edit(found, updated)
+                stale = range(len(found.ids) - 1)
             after = self._ledgers(pull, branch, operation)
             result = landed(after.merged) if after else None
+            if result is not None and edited:
+                # An edit in place can still be overwritten by a writer whose read came before it
+                # and whose edit lands after our read-back: look once more, a moment later.
+                time.sleep(_SETTLE_S)
+                after = self._ledgers(pull, branch, operation)
+                result = landed(after.merged) if after else None
             if result is not None:
+                # Only now that the new ledger is read back are the old ones it replaces deleted.
+                if found is not None:
+                    self._delete_unchanged(found, stale)
                 return result
         raise StoreUnavailableError(
             f"Other writers kept changing pull request #{pull}'s ledger, so {operation} did not "
@@ -341,9 +415,6 @@ class GitHubLedgerStore:
             store=self.name,
             operation=operation,
         )
-
-    def _stamp_now(self) -> str:
-        return format_stamp(self._clock.now())
 
     def append(self, comment: NewComment) -> Comment:
         """Store one comment as ``gh_<pull>_<n>``."""
@@ -423,7 +494,12 @@ class GitHubLedgerStore:
                     operation="set_status",
                 )
             key = comment_identity(target)
-            stamp = self._stamp_now()
+            # Strictly later than the version it replaces, even on a clock that is behind, so the
+            # change wins every merge with a stale copy of the comment.
+            seen = (target.extra.get("updatedAt"), target.arrival)
+            stamp = format_stamp(
+                next_arrival_stamp(self._clock.now(), [s for s in seen if isinstance(s, str)])
+            )
 
             def change(current: GitHubLedger) -> GitHubLedger:
                 versions = []
