@@ -426,7 +426,7 @@ class Comment:
         )
 
     def for_maple(self, author: JsonObject) -> Comment:
-        """This comment with what Maple's writers read on every record: an author and a context.
+        """The comment with what Maple's writers read on every record: an author and a context.
 
         Maple's GitHub store names every comment's ``author.name`` and reads its
         ``context.url`` on each write, and fails on a record without them. A comment that has

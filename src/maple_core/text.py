@@ -30,7 +30,8 @@ _WHITESPACE = re.compile(f"[{_JS_SPACE}]+")
 def flatten(text: str) -> str:
     """Collapse every run of white space to one space and trim the ends, as Maple's ``oneLine``.
 
-    White space is what JavaScript's ``\\s`` matches, so both tools flatten a body alike.
+    White space is what JavaScript's regular expressions call white space, so both tools
+    flatten a body alike.
     """
     return _WHITESPACE.sub(" ", text).strip(" ")
 

@@ -167,7 +167,7 @@ def _recorded(agent_id: str) -> dict[str, Any]:
     if not _AGENT_ID.fullmatch(agent_id):
         raise fail(
             f"{one_line(agent_id)[:80]!r} is not an agent id; ids look like codex-41237.",
-            EXIT_CONFIG,
+            EXIT_ERROR,
         )
     try:
         folder = open_folder(_root(), _AGENTS, store="agents", operation="read")
