@@ -20,6 +20,7 @@ from contract_tests.github_peers import api_transport
 from contract_tests.support import FakeClock
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_core.comments import Anchor, NewComment
+from maple_core.paging import ListQuery
 from maple_core.statuses import CommentStatus
 from maple_entrypoints.route.serve import RouteStoreKind, route_options
 from maple_entrypoints.server_log import ServerLog
@@ -427,3 +428,31 @@ async def test_a_route_failure_is_logged_and_the_resolve_stands(
     assert resolved["status"] == "resolved"
     assert "500: Something went wrong" in log
     assert PUSHER not in log
+
+
+def test_a_caller_who_cannot_push_never_publishes_the_gate_through_the_route(
+    route: LiveRoute,
+    github: Served,
+    fake: FakeGitHub,
+    clock: FakeClock,
+    sink: io.StringIO,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(fake.logins, READER, "mallory")  # association NONE, read access only
+    [real] = seed(github, clock, ["The Pay button overlaps the total."])
+    headers = {"authorization": f"Bearer {READER}"}
+    posted = route.client.post(
+        "/comments", json={"branch": BRANCH, "body": "x", "anchor": {}}, headers=headers
+    )
+    assert posted.status_code == 201, posted.text
+    for comment_id in (real, posted.json()["id"]):
+        patched = route.client.patch(
+            f"/comments/{comment_id}", json={"status": "resolved"}, headers=headers
+        )
+        assert patched.status_code == 200, patched.text
+    assert eventually(lambda: sink.getvalue().count("was not published") >= 3, 10)
+    assert not [r for r in fake.repo().check_runs if r.get("conclusion") == "success"]
+    pusher = GitHubLedgerStore(api_transport(github, PUSHER), "acme", "web", clock)
+    assert [c.status for c in pusher.list(ListQuery(branch=BRANCH)).comments] == [
+        CommentStatus.OPEN
+    ]

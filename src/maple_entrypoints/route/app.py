@@ -30,6 +30,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from maple_adapters.github.push_access import PushAnswer
 from maple_adapters.system import SystemClock
 from maple_core.approvals import NewApproval
 from maple_core.authors import Reviewer, guest_author
@@ -202,10 +203,34 @@ class _Route:
         for branch in branches:
             await self.report_gate(store, request, branch)
 
+    async def may_publish(self, request: Request) -> bool:
+        """Whether this caller's write may republish the gate.
+
+        A per-caller store trusts the ledger its caller wrote, so only a caller who can push
+        (as ``/gate/refresh`` asks) decides the published verdict; anyone else's write waits for
+        the next push or refresh. A route with one store of its own publishes for every write.
+        """
+        if not callable(self.options.store):
+            return True
+        refresh, token = self.options.refresh, bearer_token(request)
+        if refresh is None or token is None:
+            return False
+        try:
+            answer = await _off_loop(refresh.push_access, token)
+        except MapleError:
+            return False
+        return answer is PushAnswer.PUSH
+
     async def report_gate(self, store: CommentStore, request: Request, branch: str) -> None:
         """Publish one branch's verdict after a write; a failure is logged, never answered."""
         gate = self.options.gate
         if gate is None:
+            return
+        if not await self.may_publish(request):
+            self.options.log.warn(
+                "A caller without push access changed comments, so the gate was not published; "
+                "the next push or gate refresh publishes it."
+            )
             return
         try:
             outcome = await _off_loop(
