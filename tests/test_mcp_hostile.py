@@ -49,12 +49,22 @@ ODD = {
 NO_ID = {"branch": BRANCH, "body": "nobody can resolve this", "anchor": {}}
 
 
+def nested(levels: int) -> dict[str, Any]:
+    value: dict[str, Any] = {}
+    for _ in range(levels - 1):
+        value = {"n": value}
+    return value
+
+
+DEEP = {"id": "loc_deep0000001", "branch": BRANCH, "body": "deep", "anchor": nested(300)}
+
+
 @pytest.fixture
 def store(tmp_path: Path) -> FileCommentStore:
     repo = make_repo(tmp_path / "repo", BRANCH)
     ledger = repo / ".maple" / "feat-hostile" / "comments.json"
     ledger.parent.mkdir(parents=True)
-    doc = {"version": 1, "comments": [HOSTILE, ODD, NO_ID], "approvals": []}
+    doc = {"version": 1, "comments": [HOSTILE, ODD, NO_ID, DEEP], "approvals": []}
     ledger.write_text(json.dumps(doc))
     return FileCommentStore(FakeClock(), repo)
 
@@ -109,3 +119,4 @@ async def test_records_in_a_bad_shape_are_reported_and_the_others_returned(
     assert "loc_odd00000001" in log
     assert "no readable id" in log
     assert log.count("loc_odd00000001 on") == 1  # reported once, however often it is read
+    assert "loc_deep0000001 nests more than 64 levels deep" in log  # would break the reader

@@ -333,6 +333,50 @@ def test_a_malformed_comment_is_refused_naming_the_field_and_nothing_is_written(
     assert not comments_file(repo).exists()
 
 
+def nested(levels: int) -> dict[str, Any]:
+    value: dict[str, Any] = {}
+    for _ in range(levels - 1):
+        value = {"n": value}
+    return value
+
+
+def test_json_nested_more_than_64_levels_is_refused_and_nothing_is_written(
+    route: LiveRoute, repo: Path
+) -> None:
+    error = refused(route, draft(anchor=nested(70)))
+    assert "nests more than 64 levels deep" in error
+    assert not comments_file(repo).exists()
+    taken = route.client.post("/comments", json=draft(anchor=nested(40)))
+    assert taken.status_code == 201, taken.text
+
+
+def test_a_body_that_trickles_in_is_cut_off_at_the_deadline(
+    route: LiveRoute, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+
+    from maple_entrypoints.route import answers
+
+    monkeypatch.setattr(answers, "BODY_DEADLINE_S", 1.0)
+    address = httpx.URL(route.url)
+    with socket.create_connection((address.host, address.port), timeout=10) as sock:
+        head = (
+            f"POST {address.path}/comments HTTP/1.1\r\nHost: {address.host}\r\n"
+            "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
+        )
+        sock.sendall(head.encode())
+        started = time.monotonic()
+        received = b""
+        while chunk := sock.recv(4096):  # until the route closes the connection
+            received += chunk
+        waited = time.monotonic() - started
+        answer = received.decode("latin-1")
+    assert answer.startswith("HTTP/1.1 408"), answer
+    assert "took longer than 1 s to arrive" in answer
+    assert waited < 8
+    assert not comments_file(repo).exists()
+
+
 def test_one_bad_comment_in_an_array_refuses_the_whole_array(route: LiveRoute, repo: Path) -> None:
     assert route.client.post("/comments", json=draft("kept")).status_code == 201
     before = comments_file(repo).read_bytes()

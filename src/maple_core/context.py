@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from urllib.parse import parse_qsl, quote_plus, urlsplit, urlunsplit
 
 from maple_core.comments import Anchor, Comment
+from maple_core.display import shown_one
 from maple_core.errors import InvalidInputError, NotFoundError
 from maple_core.json_types import JsonObject
 from maple_core.recipe import compact_json, describe_identity, parse_recipe
@@ -39,7 +40,7 @@ class CommentContext:
     def to_json(self) -> JsonObject:
         """Maple's shape: ``{comment, anchors, conditions, mock?}``."""
         out: JsonObject = {
-            "comment": self.comment.readable_json(),
+            "comment": shown_one(self.comment),
             "anchors": list(self.anchors),
             "conditions": self.conditions,
         }

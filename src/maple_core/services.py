@@ -13,7 +13,13 @@ from maple_core.paging import ListQuery
 from maple_core.ports import Capability, Clock, CommentStore, GatePublisher
 from maple_core.statuses import CommentStatus
 
-__all__ = ["PublishOutcome", "list_all", "publish_gate", "resolve_comment", "wait_for_comments"]
+__all__ = [
+    "PublishOutcome",
+    "list_all",
+    "publish_gate",
+    "resolve_comment",
+    "wait_for_comments",
+]
 
 _MAX_COMMENTS = 10_000
 

@@ -26,6 +26,7 @@ from pydantic import Field
 from maple_adapters.system import SystemClock
 from maple_core.context import comment_context
 from maple_core.cursor import FreshComments, parse_cursor, select_fresh
+from maple_core.display import shown, shown_one
 from maple_core.errors import ConfigurationError, MapleError
 from maple_core.ports import ChangeSignal, Clock, CommentStore, GatePublisher, GateRefresher
 from maple_core.services import list_all, resolve_comment
@@ -181,7 +182,7 @@ def build_server(
         ] = None,
     ) -> Annotated[CallToolResult, CommentList]:
         wanted = [CommentStatus(s) for s in statuses] if statuses else None
-        comments = [c.readable_json() for c in list_all(store, branch, wanted, report=report)]
+        comments = shown(list_all(store, branch, wanted, report=report), report)
         return _result(comments, {"result": comments})
 
     @server.tool(
@@ -223,7 +224,7 @@ def build_server(
         data: dict[str, Any] = {
             "status": "comments" if found.comments else "timeout",
             "cursor": found.cursor,
-            "comments": [c.readable_json() for c in found.comments],
+            "comments": shown(found.comments, report),
         }
         return _result(data, data)
 
@@ -258,7 +259,7 @@ def build_server(
             refresher=refresher,
             require_approval=require_approval,
         )
-        data = resolved.readable_json()
+        data = shown_one(resolved, report)
         return _result(data, data)
 
     @server.tool(

@@ -12,6 +12,7 @@ from maple_adapters.system import SystemClock
 from maple_core.comments import Anchor, NewComment
 from maple_core.context import comment_context
 from maple_core.cursor import parse_cursor
+from maple_core.display import shown, shown_one
 from maple_core.errors import ConfigurationError, MapleError
 from maple_core.services import list_all, resolve_comment, wait_for_comments
 from maple_core.statuses import CommentStatus
@@ -58,7 +59,7 @@ def list_comments(
     except MapleError as exc:
         raise fail(str(exc), EXIT_ERROR) from None
     if as_json:
-        print_json([c.readable_json() for c in comments])
+        print_json(shown(comments, warn))
     else:
         print_comments(comments)
 
@@ -100,7 +101,7 @@ def wait(
                 data = {
                     "status": "timeout" if found.timed_out else "comments",
                     "cursor": found.cursor,
-                    "comments": [c.readable_json() for c in found.comments],
+                    "comments": shown(found.comments, warn),
                 }
                 if follow:
                     import json
@@ -227,6 +228,6 @@ def resolve(
         require_approval=config.require_approval,
     )
     if as_json:
-        print_json(resolved.readable_json())
+        print_json(shown_one(resolved, warn))
     else:
         print(f"{resolved.id} resolved at {commit[:12]}")

@@ -138,6 +138,7 @@ def review(
         log_level="warning",
         lifespan="off",
         http=bounded_http(),  # slow headers and connection floods are bounded, as everywhere
+        timeout_graceful_shutdown=5,
         ws="auto",
         date_header=False,  # the app's own Date and Server headers pass through, once
         server_header=False,

@@ -7,6 +7,7 @@ import math
 import re
 from typing import Any
 
+import anyio
 from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import Response
@@ -19,7 +20,7 @@ from maple_core.errors import (
     StoreRejectedError,
     StoreUnavailableError,
 )
-from maple_core.json_types import JsonValue
+from maple_core.json_types import MAX_DEPTH, JsonValue, nests_deeper_than
 
 __all__ = [
     "RouteRefusalError",
@@ -31,6 +32,8 @@ __all__ = [
 ]
 
 _BEARER = re.compile(r"Bearer\s+(\S+)", re.IGNORECASE)
+BODY_DEADLINE_S = 30.0
+"""How long a request body may take to arrive in full."""
 
 
 class RouteRefusalError(Exception):
@@ -83,11 +86,18 @@ async def read_bytes(request: Request, limit: int, what: str) -> bytes:
         raise too_large
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise too_large
-        chunks.append(chunk)
+    # A body that trickles in would hold its connection (and a place under the connection cap)
+    # for as long as the sender likes.
+    with anyio.move_on_after(BODY_DEADLINE_S) as late:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise too_large
+            chunks.append(chunk)
+    if late.cancelled_caught:
+        raise RouteRefusalError(
+            408, f"The {what} took longer than {BODY_DEADLINE_S:.0f} s to arrive; send it at once."
+        )
     return b"".join(chunks)
 
 
@@ -121,6 +131,10 @@ async def read_json(request: Request, limit: int) -> JsonValue:
         ) from None
     except ValueError as exc:
         raise RouteRefusalError(400, f"The request body is not valid JSON: {exc}.") from None
+    if nests_deeper_than(value):
+        raise RouteRefusalError(
+            400, f"The request body nests more than {MAX_DEPTH} levels deep; send flatter JSON."
+        )
     return value
 
 

@@ -199,9 +199,9 @@ def served_app(options: RouteOptions, prefix: str = DEFAULT_BASE_PATH) -> Starle
 def serve_route(options: RouteOptions, host: str, port: int, prefix: str) -> None:
     """Serve the route with uvicorn until interrupted.
 
-    A request's headers must arrive within 10 s and at most 256 connections are open at once
-    (:func:`~maple_entrypoints.loopback.bounded_http`); an idle keep-alive connection closes
-    after 5 s.
+    A request's headers must arrive within 10 s, its body within 30 s, and at most 256
+    connections are open at once (:func:`~maple_entrypoints.loopback.bounded_http`); an idle
+    keep-alive connection closes after 5 s, and a stop waits at most 5 s for open ones.
     """
     import uvicorn
 
@@ -214,4 +214,5 @@ def serve_route(options: RouteOptions, host: str, port: int, prefix: str) -> Non
         log_level="warning",
         http=bounded_http(),
         timeout_keep_alive=5,
+        timeout_graceful_shutdown=5,  # a connection that never finishes cannot hold up a stop
     )

@@ -1,0 +1,41 @@
+"""How comments are shown to tools and people: the readable shape, never one that breaks them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+
+from maple_core.comments import Anchor, Comment
+from maple_core.json_types import MAX_DEPTH, JsonObject, nests_deeper_than
+
+__all__ = ["shown", "shown_one"]
+
+
+def shown(
+    comments: Iterable[Comment], report: Callable[[str], None] | None = None
+) -> list[JsonObject]:
+    """The comments as tools and people are shown them (:meth:`Comment.readable_json`).
+
+    A record nested more deeply than :data:`~maple_core.json_types.MAX_DEPTH` (Maple's route
+    stores any depth) is left out and described to ``report``: it would break the reader.
+    """
+    out: list[JsonObject] = []
+    for comment in comments:
+        data = comment.readable_json()
+        if nests_deeper_than(data):
+            if report is not None:
+                report(
+                    f"Comment {comment.id} nests more than {MAX_DEPTH} levels deep, so it is left "
+                    "out; flatten or remove it where the store keeps it."
+                )
+            continue
+        out.append(data)
+    return out
+
+
+def shown_one(comment: Comment, report: Callable[[str], None] | None = None) -> JsonObject:
+    """One comment as :func:`shown` shows it; one nested too deeply keeps only its own fields."""
+    for data in shown([comment], report):
+        return data
+    bare = replace(comment, anchor=Anchor(), context=None, resolution=comment.resolution, extra={})
+    return bare.readable_json()
