@@ -13,7 +13,7 @@ from typing import Any
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 
-from maple_core.text import REVIEW_DATA_NOTE
+from maple_core.text import REVIEW_DATA_NOTE, REVIEW_DATA_NOTICE
 
 MAPLE_MCP = Path(sys.executable).with_name("maple-mcp")
 
@@ -49,6 +49,10 @@ def structured(result: Any) -> Any:
     assert not result.is_error, result.content
     text = text_json(result.content[0].text)
     data = result.structured_content
+    if "notice" in data:  # results that carry reviewers' words say so first, for every client
+        assert data["notice"] == REVIEW_DATA_NOTICE
+        assert next(iter(data)) == "notice"
+        data = {k: v for k, v in data.items() if k != "notice"}
     assert (data["result"] if set(data) == {"result"} else data) == text
     return data["result"] if set(data) == {"result"} else data
 

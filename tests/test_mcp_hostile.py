@@ -17,6 +17,7 @@ from mcp.client import Client
 
 from contract_tests.support import FakeClock, make_repo
 from maple_adapters.files import FileCommentStore
+from maple_core.text import REVIEW_DATA_NOTICE
 from maple_entrypoints.mcp_server import build_server
 from maple_entrypoints.server_log import ServerLog
 from tests.mcp_support import structured
@@ -90,6 +91,11 @@ async def test_reviewer_text_cannot_break_out_of_a_tools_frame(store: FileCommen
         for tool, arguments in calls:
             result = await c.call_tool(tool, arguments)
             frame_holds(result.content[0].text)
+            if tool != "resolve_comment":  # a client that reads only structured content is told
+                assert next(iter(result.structured_content.items())) == (
+                    "notice",
+                    REVIEW_DATA_NOTICE,
+                )
             bodies = json.dumps(structured(result))
             assert json.dumps(ESCAPE) in bodies  # the data itself is kept whole
 
@@ -113,8 +119,9 @@ async def test_records_in_a_bad_shape_are_reported_and_the_others_returned(
     assert context["comment"]["anchor"] == {}
     schema = tools["list_comments"].output_schema
     assert schema is not None
-    jsonschema.validate({"result": listed}, schema)  # what the tool advertises, even for ODD
-    jsonschema.validate(waited, tools["wait_for_comments"].output_schema or {})
+    notice = {"notice": REVIEW_DATA_NOTICE}
+    jsonschema.validate({**notice, "result": listed}, schema)  # as advertised, even for ODD
+    jsonschema.validate({**notice, **waited}, tools["wait_for_comments"].output_schema or {})
     log = sink.getvalue()
     assert "loc_odd00000001" in log
     assert "no readable id" in log

@@ -31,7 +31,7 @@ from maple_core.errors import ConfigurationError, MapleError
 from maple_core.ports import ChangeSignal, Clock, CommentStore, GatePublisher, GateRefresher
 from maple_core.services import list_all, resolve_comment
 from maple_core.statuses import CommentStatus
-from maple_core.text import framed_json, without_lone_surrogates
+from maple_core.text import REVIEW_DATA_NOTICE, framed_json, without_lone_surrogates
 from maple_core.wait import PROGRESS_INTERVAL_MS, clamp_wait_ms
 from maple_entrypoints.mcp_models import CommentList, ContextModel, SoloModel, WaitModel
 from maple_entrypoints.mcp_models import CommentModel as CommentOut
@@ -183,7 +183,7 @@ def build_server(
     ) -> Annotated[CallToolResult, CommentList]:
         wanted = [CommentStatus(s) for s in statuses] if statuses else None
         comments = shown(list_all(store, branch, wanted, report=report), report)
-        return _result(comments, {"result": comments})
+        return _result(comments, {"notice": REVIEW_DATA_NOTICE, "result": comments})
 
     @server.tool(
         title="Wait for review comments",
@@ -226,7 +226,7 @@ def build_server(
             "cursor": found.cursor,
             "comments": shown(found.comments, report),
         }
-        return _result(data, data)
+        return _result(data, {"notice": REVIEW_DATA_NOTICE, **data})
 
     @server.tool(
         name="resolve_comment",
@@ -276,7 +276,7 @@ def build_server(
         id: CommentId, branch: Branch
     ) -> Annotated[CallToolResult, ContextModel]:
         data = comment_context(list_all(store, branch, report=report), id, branch).to_json()
-        return _result(data, data)
+        return _result(data, {"notice": REVIEW_DATA_NOTICE, **data})
 
     @server.tool(
         name="start_solo",

@@ -98,6 +98,7 @@ def _structured(result: Any) -> Any:
     if result.is_error:
         raise DemoError(f"a tool call failed: {result.content[0].text}")
     data = result.structured_content or {}
+    data = {k: v for k, v in data.items() if k != "notice"}
     return data["result"] if set(data) == {"result"} else data
 
 
