@@ -220,6 +220,37 @@ class TestCounterFile:
         path.write_text("garbage")
         assert counter.read("s") == 0
 
+    def test_a_linked_counter_is_never_written_through(
+        self, hook: Hook, repo: Path, tmp_path: Path
+    ) -> None:
+        add(repo)
+        hook.decide(stop(repo), repo)  # the first block makes the counter
+        [counter] = hook.files()
+        victim = tmp_path / "victim.txt"
+        victim.write_text("precious data")
+        counter.unlink()
+        counter.symlink_to(victim)  # planted by another user of the shared temporary folder
+        done = hook.run(stop(repo, active=True), repo)
+        assert done.returncode == 0, done.stderr
+        assert victim.read_text() == "precious data"
+        assert counter.is_symlink()
+
+    def test_a_counter_folder_another_user_owns_is_passed_over(
+        self, hook: Hook, repo: Path
+    ) -> None:
+        if os.getuid() != 0:
+            pytest.skip("making a folder another user owns needs root (CI runs as root)")
+        add(repo)
+        hook.counters.mkdir(mode=0o777)
+        os.chown(hook.counters, 4242, 4242)
+        for _ in range(3):
+            assert hook.decide(stop(repo, active=True), repo)["decision"] == "block"
+        assert not any(hook.counters.iterdir())
+        own = hook.temp / f"maple-stop-hook-{os.getuid()}"
+        [kept] = own.iterdir()
+        assert kept.read_text() == "3"
+        assert own.stat().st_mode & 0o777 == 0o700
+
 
 class TestBranchFromGitFiles:
     def test_a_hand_made_head(self, tmp_path: Path) -> None:
