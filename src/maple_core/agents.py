@@ -9,6 +9,7 @@ ids, the files changed and commands run, the last message inside ``<agent-respon
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -173,7 +174,17 @@ _FIELD_LIMIT = 300
 
 
 def _defused(text: str) -> str:
-    """``text`` unable to open or close the ``<agent-response>`` frame (``&lt;`` instead)."""
+    """``text`` unable to open or close the ``<agent-response>`` frame (``&lt;`` instead).
+
+    A tag spelled with look-alike brackets or letters (fullwidth forms) or split by invisible
+    characters reads as one to a model: such text is first brought to plain characters
+    (NFKC, format characters dropped) so the tag is found and defused too.
+    """
+    plain = unicodedata.normalize(
+        "NFKC", "".join(c for c in text if unicodedata.category(c) != "Cf")
+    )
+    if _FRAME_TAG.search(plain) and not _FRAME_TAG.search(text):
+        text = plain
     return _FRAME_TAG.sub(r"&lt;\1", text)
 
 

@@ -131,8 +131,13 @@ def inert_field(text: str, limit: int) -> str:
         flat = "".join(c for c in flat if c.isprintable())
     if len(flat) > limit:
         flat = flat[: limit - 1] + "…"
-    return flat.replace("<", "‹").replace(">", "›")
+    return flat.translate(_ANGLES)
 
+
+# ASCII angle brackets and their fullwidth and small look-alikes, which a model reads the same.
+_ANGLES = str.maketrans(
+    {"<": "‹", ">": "›", "\uff1c": "‹", "\uff1e": "›", "\ufe64": "‹", "\ufe65": "›"}
+)
 
 DATA_OPEN = "<maple-review-data>"
 DATA_CLOSE = "</maple-review-data>"

@@ -120,7 +120,17 @@ REVIEW_DATA_NOTE = (
 )
 """The line before reviewers' data in a tool's text, saying what it is."""
 
-_JSON_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"}
+_JSON_ESCAPES = {
+    "<": "\\u003c",
+    ">": "\\u003e",
+    "&": "\\u0026",
+    "\uff1c": "\\uff1c",  # fullwidth and small look-alikes of < and >, which read the same
+    "\uff1e": "\\uff1e",
+    "\ufe64": "\\ufe64",
+    "\ufe65": "\\ufe65",
+}
+
+_JSON_TRANSLATION = str.maketrans(_JSON_ESCAPES)
 
 
 def framed_json(json_text: str) -> str:
@@ -129,6 +139,5 @@ def framed_json(json_text: str) -> str:
     ``<``, ``>`` and ``&`` are escaped inside the JSON (it still parses to the same value), so no
     string in it can spell the closing tag and step outside the frame.
     """
-    inert = json_text.replace("&", _JSON_ESCAPES["&"])
-    inert = inert.replace("<", _JSON_ESCAPES["<"]).replace(">", _JSON_ESCAPES[">"])
+    inert = json_text.translate(_JSON_TRANSLATION)
     return f"{REVIEW_DATA_NOTE}\n{DATA_OPEN}\n{inert}\n{DATA_CLOSE}"
