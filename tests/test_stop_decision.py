@@ -9,6 +9,7 @@ import pytest
 from maple_core.comments import Anchor, Comment, RegionMember
 from maple_core.statuses import CommentStatus
 from maple_core.stop import (
+    LAST_BLOCK,
     MAX_BLOCKS,
     CounterUpdate,
     StopPayload,
@@ -186,3 +187,11 @@ def test_look_alike_brackets_cannot_spell_the_frame(bracket: tuple[str, str]) ->
     [line] = [x for x in worklist([c("a", fake)]).splitlines() if x.startswith("1. ")]
     assert left not in line
     assert right not in line
+
+
+def test_the_eighth_block_says_it_is_the_last() -> None:
+    for blocks in range(MAX_BLOCKS - 1):
+        assert LAST_BLOCK not in (decide_stop([c()], blocks).reason or "")
+    last = decide_stop([c()], MAX_BLOCKS - 1)
+    assert last.block
+    assert (last.reason or "").endswith(LAST_BLOCK)

@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from urllib.parse import urlsplit
 
 from maple_core.approvals import Approval
 from maple_core.comments import Comment
+from maple_core.errors import ConfigurationError
 from maple_core.statuses import BLOCKING_STATUSES, CommentStatus
 from maple_core.stop import member_name
 from maple_core.text import capped, code_span, one_line, where_of
@@ -18,6 +20,7 @@ __all__ = [
     "GateReason",
     "GateReport",
     "GateVerdict",
+    "check_review_url",
     "decide_gate",
     "merge_queue_verdict",
     "unreadable_ledger_verdict",
@@ -254,3 +257,31 @@ def unreadable_ledger_verdict(problem: str) -> GateVerdict:
         open=0,
         total=0,
     )
+
+
+def check_review_url(url: str, name: str = "review_url") -> str:
+    """Return ``url`` when it is a plain http(s) URL the check run may link reviewers to.
+
+    Raises:
+        ConfigurationError: naming ``name`` (the option or variable it came from) and the fix.
+    """
+    try:
+        parts = urlsplit(url)
+        _ = parts.port  # a port that is not a number raises here
+    except ValueError:
+        parts = None
+    plain = (
+        parts is not None
+        and parts.scheme.lower() in ("http", "https")
+        and bool(parts.hostname)
+        and parts.username is None
+        and parts.password is None
+        and url.isprintable()
+        and not any(c.isspace() for c in url)
+    )
+    if not plain:
+        raise ConfigurationError(
+            f"{name} must be an http or https URL without credentials or spaces, where reviewers "
+            f"look at the preview, such as https://preview.example.com; got {url[:80]!r}."
+        )
+    return url

@@ -22,6 +22,7 @@ __all__ = [
     "CounterUpdate",
     "DATA_CLOSE",
     "DATA_OPEN",
+    "LAST_BLOCK",
     "MAX_BLOCKS",
     "SessionStop",
     "StopDecision",
@@ -37,6 +38,12 @@ __all__ = [
 
 MAX_BLOCKS = 8
 """Consecutive blocks after which the hook lets the session end."""
+
+LAST_BLOCK = (
+    "This is the last time the Stop hook holds you: if you stop again, the session ends with "
+    "these still open, so say what is left rather than resolving them silently."
+)
+"""What the eighth block in a row adds, since not every client shows the give-up that follows."""
 
 _LINE_LIMIT = 120
 _LINE_KEEP = 117
@@ -196,7 +203,11 @@ def decide_stop(open_comments: Sequence[Comment | JsonObject], blocks: int) -> S
                 "them silently."
             )
         )
-    return StopDecision(block=True, reason=worklist(open_comments))
+    reason = worklist(open_comments)
+    if blocks == MAX_BLOCKS - 1:
+        # Codex shows nobody the give-up text that follows, so the last block says it ahead.
+        reason += f"\n{LAST_BLOCK}"
+    return StopDecision(block=True, reason=reason)
 
 
 class StopPayload(Frozen):

@@ -224,3 +224,16 @@ def test_doctor_checks_github_access(github: Served, fake: FakeGitHub, tmp_path:
     assert "FAIL repository access: GitHub 401" in bad.stdout
     assert "fix:" in bad.stdout
     assert "ghp_revoked_token_000000001" not in bad.stdout + bad.stderr
+
+
+def test_the_check_runs_link_comes_only_from_a_checked_review_url(
+    github: Served, fake: FakeGitHub
+) -> None:
+    refused = publish(github, "pull_request.json", "--review-url", "javascript:alert(1)")
+    assert refused.returncode == 2
+    assert "--review-url must be an http or https URL" in refused.stderr
+    assert runs_on(fake, HEAD) == []
+    done = publish(github, "pull_request.json", MAPLE_REVIEW_URL="https://preview.example/")
+    assert done.returncode == 0, done.stderr
+    [run] = runs_on(fake, HEAD)
+    assert run["details_url"] == "https://preview.example/"

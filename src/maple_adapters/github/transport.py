@@ -290,13 +290,18 @@ def _parse_gh_output(stdout: bytes, stderr: bytes, method: str, path: str) -> Gi
 
 
 def _message(response: GitHubResponse) -> str:
-    """GitHub's (or a proxy's) message, as one capped line: it is shown as it came."""
+    """GitHub's (or a proxy's) message as it came; show it through :func:`_shown`."""
     data = response.data
     if isinstance(data, dict) and isinstance(data.get("message"), str):
-        return capped(one_line(str(data["message"])), 300)
+        return str(data["message"])
     if isinstance(data, str) and data.strip():
-        return capped(one_line(data), 200)
+        return data
     return "no message"
+
+
+def _shown(text: str) -> str:
+    """Another server's words as one capped line (scrub secrets first: a cut can split one)."""
+    return capped(one_line(text), 300)
 
 
 _HINTS = {
@@ -389,7 +394,7 @@ class ResilientTransport:
                     raise GitHubError(
                         response.status,
                         path,
-                        self._scrub(_message(response)),
+                        _shown(self._scrub(_message(response))),
                         f"GitHub's rate limit resets at {reset}; try again then.",
                         rate_limited=True,
                     )
@@ -402,7 +407,7 @@ class ResilientTransport:
             raise GitHubError(
                 response.status,
                 path,
-                self._scrub(_message(response)),
+                _shown(self._scrub(_message(response))),
                 _HINTS.get(response.status, ""),
             )
         raise GitHubUnavailableError(f"GitHub kept failing on {method} {path}.")

@@ -15,6 +15,7 @@ from maple_core.gate import (
     GatePolicy,
     GateReport,
     GateVerdict,
+    check_review_url,
     decide_gate,
     merge_queue_verdict,
     unreadable_ledger_verdict,
@@ -120,7 +121,11 @@ def publish(
         typer.Option("--no-review", help="Nobody reviews this pull request (say, no preview)."),
     ] = False,
     review_url: Annotated[
-        str | None, typer.Option("--review-url", help="Where the check run's details link to.")
+        str | None,
+        typer.Option(
+            "--review-url",
+            help="Where the check run's details link to; default: MAPLE_REVIEW_URL.",
+        ),
     ] = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -176,6 +181,10 @@ def publish(
                 "pull-requests: read` and `env: GITHUB_TOKEN: ${{ github.token }}`, or set "
                 "MAPLE_GATE_TOKEN to a gate App's token."
             )
+        if review_url is not None:
+            review_url = check_review_url(review_url, "--review-url")
+        elif configured := _env("MAPLE_REVIEW_URL"):
+            review_url = check_review_url(configured, "MAPLE_REVIEW_URL")
     except ConfigurationError as exc:
         raise fail(str(exc), EXIT_CONFIG) from None
     owner, repo = repository.split("/", 1)

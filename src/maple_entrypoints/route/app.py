@@ -20,7 +20,6 @@ import hashlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
-from urllib.parse import urlsplit
 
 import anyio.to_thread
 from starlette.applications import Starlette
@@ -36,7 +35,8 @@ from maple_core.approvals import NewApproval
 from maple_core.authors import Reviewer, guest_author
 from maple_core.comments import Resolution
 from maple_core.cursor import format_js_timestamp
-from maple_core.errors import ConfigurationError, MapleError, NotFoundError
+from maple_core.errors import MapleError, NotFoundError
+from maple_core.gate import check_review_url
 from maple_core.json_types import JsonObject
 from maple_core.media import RASTER_TYPES, is_raster, raster_type, sniff_raster
 from maple_core.ports import Capability, Clock, CommentStore, GatePublisher, MediaStore
@@ -89,34 +89,6 @@ _MEDIA_HEADERS = {
     # Opened on its own, a blob is a sandboxed document that may load nothing and run nothing.
     "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; sandbox",
 }
-
-
-def check_review_url(url: str, name: str = "review_url") -> str:
-    """Return ``url`` when it is a plain http(s) URL the check run may link reviewers to.
-
-    Raises:
-        ConfigurationError: naming ``name`` (the option or variable it came from) and the fix.
-    """
-    try:
-        parts = urlsplit(url)
-        _ = parts.port  # a port that is not a number raises here
-    except ValueError:
-        parts = None
-    plain = (
-        parts is not None
-        and parts.scheme.lower() in ("http", "https")
-        and bool(parts.hostname)
-        and parts.username is None
-        and parts.password is None
-        and url.isprintable()
-        and not any(c.isspace() for c in url)
-    )
-    if not plain:
-        raise ConfigurationError(
-            f"{name} must be an http or https URL without credentials or spaces, where reviewers "
-            f"look at the preview, such as https://preview.example.com; got {url[:80]!r}."
-        )
-    return url
 
 
 @dataclass(frozen=True)
