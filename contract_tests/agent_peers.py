@@ -130,6 +130,12 @@ exclude_tmpdir_env_var = true # to the workspace: never an empty /tmp/.git on th
 
 [analytics]
 enabled = false
+
+[features]  # nothing that reaches the network: only the scripted model on loopback
+plugins = false
+apps = false
+remote_plugin = false
+tool_suggest = false
 """
 
 

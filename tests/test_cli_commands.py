@@ -30,6 +30,7 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in list(os.environ):
         if name.startswith(("MAPLE_", "GITHUB_")):
             monkeypatch.delenv(name)
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))  # doctor reads Codex's config
     monkeypatch.chdir(made)
     return made
 
