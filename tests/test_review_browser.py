@@ -312,6 +312,21 @@ def test_maple_review_runs_in_front_of_a_command(tmp_path: Path) -> None:
     finally:
         process.terminate()
         process.communicate(timeout=10)
+    assert process.returncode != 0
+
+    def app_alive() -> bool:
+        for entry in Path("/proc").iterdir():
+            try:
+                if str(app_script).encode() in (entry / "cmdline").read_bytes():
+                    return True
+            except OSError:
+                continue
+        return False
+
+    deadline = time.monotonic() + 10
+    while app_alive() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not app_alive(), "the app outlived maple review after SIGTERM"
 
 
 def test_a_report_only_policy_is_left_alone(review: Review) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -35,6 +36,10 @@ def _stop_group(process: subprocess.Popen[str]) -> None:
             return
         except subprocess.TimeoutExpired:
             continue
+
+
+def _exit_on_signal(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 def _address_from(command: str) -> tuple[str, subprocess.Popen[str]]:
@@ -143,6 +148,9 @@ def review(
         date_header=False,  # the app's own Date and Server headers pass through, once
         server_header=False,
     )
+    # uvicorn re-raises the SIGTERM it caught once it has shut down; without a handler of our
+    # own that kills this process on the spot, and the command below would outlive it.
+    signal.signal(signal.SIGTERM, _exit_on_signal)
     try:
         uvicorn.Server(config).run(sockets=[sock])
     finally:
