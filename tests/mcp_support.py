@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import json
 import os
+import queue
+import signal
+import subprocess
 import sys
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
@@ -16,6 +20,10 @@ from mcp.client.stdio import StdioServerParameters
 from maple_core.text import REVIEW_DATA_NOTE, REVIEW_DATA_NOTICE
 
 MAPLE_MCP = Path(sys.executable).with_name("maple-mcp")
+
+EVENT_S = 60.0
+"""How long a test waits for an event (a line printed, a server answering, a process exiting):
+generous, so that a busy machine is slow but never a failure."""
 
 
 def clean_env(**extra: str) -> dict[str, str]:
@@ -61,3 +69,56 @@ def error_text(result: Any) -> str:
     """The message of a tool error."""
     assert result.is_error, result.structured_content
     return str(result.content[0].text)
+
+
+class OutputLines:
+    """A child process's output, read line by line on a thread, so a test can wait for the next
+    line with a deadline instead of blocking forever (or sleeping and hoping)."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream = stream
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._thread = threading.Thread(target=self._pump, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _pump(self, stream: IO[str]) -> None:
+        for line in stream:
+            self._lines.put(line)
+        self._lines.put(None)
+
+    def next(self, timeout: float = EVENT_S) -> str:
+        """The next line, without its line ending; fails when none comes within ``timeout``."""
+        try:
+            line = self._lines.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError(f"the process printed no line within {timeout:.0f} s") from None
+        if line is None:
+            self._lines.put(None)
+            raise AssertionError("the process closed its output")
+        return line.rstrip("\n")
+
+    def close(self, timeout: float = EVENT_S) -> None:
+        """Wait for the output to end (the process exited), then close the stream."""
+        self._thread.join(timeout)
+        if not self._thread.is_alive():
+            self._stream.close()
+
+
+def interrupt(process: subprocess.Popen[str], lines: OutputLines | None = None) -> str:
+    """Ctrl-C ``process``, wait for it to exit (killing it after ``EVENT_S``) and return its
+    stderr, with every pipe closed; the caller checks ``process.returncode``."""
+    process.send_signal(signal.SIGINT)
+    try:
+        process.wait(timeout=EVENT_S)
+    except subprocess.TimeoutExpired:
+        process.kill()  # returncode -9: the caller's check fails, naming stderr
+        process.wait()
+    if lines is not None:
+        lines.close()
+    err = ""
+    if process.stderr is not None:
+        err = process.stderr.read()
+        process.stderr.close()
+    if lines is None and process.stdout is not None:
+        process.stdout.close()
+    return err

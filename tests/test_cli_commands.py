@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +15,7 @@ from typer.testing import CliRunner
 
 from contract_tests.support import git, make_repo
 from maple_entrypoints.cli import app
-from tests.mcp_support import clean_env, stdio_server, structured
+from tests.mcp_support import OutputLines, clean_env, interrupt, stdio_server, structured
 
 MAPLE = Path(sys.executable).with_name("maple")
 BRANCH = "feat/cli"
@@ -87,23 +85,25 @@ class TestComments:
             stderr=subprocess.PIPE,
             text=True,
         )
+        assert process.stdout is not None
+        lines = OutputLines(process.stdout)
+
+        def next_batch() -> list[str]:
+            line = json.loads(lines.next())
+            while line["status"] == "timeout":
+                line = json.loads(lines.next())
+            return [c["body"] for c in line["comments"]]
+
         try:
-            assert process.stdout is not None
-            time.sleep(0.5)
+            # Its first timeout says it follows (and has drained what was there: nothing).
+            assert json.loads(lines.next())["status"] == "timeout"
             add("first")
-            line = json.loads(process.stdout.readline())
-            while line["status"] == "timeout":
-                line = json.loads(process.stdout.readline())
-            assert [c["body"] for c in line["comments"]] == ["first"]
+            assert next_batch() == ["first"]
             add("second")
-            line = json.loads(process.stdout.readline())
-            while line["status"] == "timeout":
-                line = json.loads(process.stdout.readline())
-            assert [c["body"] for c in line["comments"]] == ["second"]
+            assert next_batch() == ["second"]
         finally:
-            process.send_signal(signal.SIGINT)
-            process.communicate(timeout=10)
-        assert process.returncode == 0
+            err = interrupt(process, lines)
+        assert process.returncode == 0, err
 
     def test_show_and_resolve(self, repo: Path) -> None:
         comment_id = add("The header wraps.")

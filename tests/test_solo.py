@@ -24,7 +24,7 @@ from maple_core.errors import InvalidInputError
 from maple_core.solo import SoloRequest, SoloRules, origin_of, pairing_of, solo_link, solo_refusal
 from maple_entrypoints.mcp_server import build_server
 from maple_entrypoints.solo import BridgeStartError, SoloBridge, SoloBridges, start_bridge
-from tests.mcp_support import clean_env, error_text, structured
+from tests.mcp_support import EVENT_S, OutputLines, clean_env, error_text, interrupt, structured
 
 ORIGIN = "https://feat-x.preview.example"
 TOKEN = "t" * 43
@@ -412,8 +412,6 @@ async def test_a_forge_store_is_refused_and_no_starter_is_not_available(
 
 
 def test_maple_solo_prints_the_link_and_serves_until_interrupted(repo: Path) -> None:
-    import signal
-
     process = subprocess.Popen(
         [str(Path(sys.executable).with_name("maple")), "solo", ORIGIN + "/dashboard?tab=1"],
         cwd=repo,
@@ -422,21 +420,22 @@ def test_maple_solo_prints_the_link_and_serves_until_interrupted(repo: Path) -> 
         stderr=subprocess.PIPE,
         text=True,
     )
+    assert process.stdout is not None
+    lines = OutputLines(process.stdout)
     try:
-        assert process.stdout is not None
-        link = process.stdout.readline().strip()
+        link = lines.next().strip()  # printed once the bridge listens
         token, bridge = pairing_of(link) or ("", "")
         assert link.startswith(ORIGIN + "/dashboard?tab=1#maple-solo=")
         answer = httpx.post(
             bridge + "/api/maple/comments",
             json=draft("From the CLI's bridge."),
             headers={"origin": ORIGIN, "x-maple-solo": token},
+            timeout=EVENT_S,
         )
         assert answer.status_code == 201
         assert (repo / ".maple" / "feat-solo-test" / "comments.json").exists()
     finally:
-        process.send_signal(signal.SIGINT)
-        _, err = process.communicate(timeout=10)
+        err = interrupt(process, lines)
     assert process.returncode == 0, err
     assert "Ctrl-C stops it" in err
 
