@@ -125,7 +125,8 @@ class TestComments:
                 "comments"
             ]
             route.client.patch(f"/comments/{one['id']}", json={"status": "resolved"})
-            blocked = eventually(lambda: gate.read(BRANCH, HEAD))
+            # The POST publishes too (two open): wait for the PATCH's verdict, not the first one.
+            blocked = eventually(lambda: (v := gate.read(BRANCH, HEAD)) and v.open == 1 and v)
             assert blocked is not None
             assert (blocked.conclusion, blocked.open) == ("blocked", 1)
             route.client.patch(f"/comments/{two['id']}", json={"status": "resolved"})
