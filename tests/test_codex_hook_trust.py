@@ -33,13 +33,6 @@ BIN = Path(sys.executable).parent
 BRANCH = "feat/pay"
 WORKLIST = "Maple review comment(s) are still open"
 GIVE_UP = "Letting the session end"
-OFFLINE = """
-[features]  # nothing that reaches the network: only the scripted model on loopback
-plugins = false
-apps = false
-remote_plugin = false
-tool_suggest = false
-"""
 
 
 def system_path() -> str:
@@ -291,7 +284,8 @@ def model(project: Project) -> Iterator[Any]:
     scripted = ScriptedModel(project.repo / ".pids", project.repo)
     scripted.scenario = [[{"say": "Done."}]]
     running = serve_asgi(scripted.app)
-    project.config.write_text(CODEX_CONFIG.format(url=running.url) + OFFLINE)
+    # CODEX_CONFIG turns off every feature that reaches the network: only the scripted model.
+    project.config.write_text(CODEX_CONFIG.format(url=running.url))
     yield scripted
     running.stop()
 
