@@ -154,9 +154,7 @@ class TestCommentStoreContract:
         assert data["anchor"] == {"source": "src/App.tsx:4:3", "key": "hero", "region": {"x": 0}}
         assert data["createdAt"] == "2026-01-01T12:00:00.000Z"
 
-    def test_every_record_carries_the_fields_maples_writers_need(
-        self, store: CommentStore
-    ) -> None:
+    def test_every_record_carries_the_fields_maples_writers_need(self, store: CommentStore) -> None:
         bare = NewComment(branch=BRANCH, body="No author, no context")
         store.append(bare)
         store.append_many([bare, new(context=Context(url="https://app.example/"))])
