@@ -41,13 +41,7 @@ from maple_core.json_types import JsonObject
 from maple_core.media import RASTER_TYPES, is_raster, raster_type, sniff_raster
 from maple_core.ports import Capability, Clock, CommentStore, GatePublisher, MediaStore
 from maple_core.services import publish_gate
-from maple_core.submissions import (
-    read_branch,
-    read_drafts,
-    read_list_query,
-    read_note,
-    read_status_change,
-)
+from maple_core.submissions import read_drafts, read_status_change
 from maple_core.text import scrub
 from maple_entrypoints.route.answers import (
     RouteRefusalError,
@@ -57,6 +51,7 @@ from maple_entrypoints.route.answers import (
     read_json,
     refusal_for,
 )
+from maple_entrypoints.route.params import read_branch, read_list_query, read_note
 from maple_entrypoints.route.refresh import GateRefreshOptions, refresh_gate
 from maple_entrypoints.server_log import ServerLog
 

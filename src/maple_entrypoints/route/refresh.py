@@ -18,8 +18,8 @@ from maple_adapters.github.push_access import PushAnswer
 from maple_core.errors import InvalidRecordError
 from maple_core.ports import CommentStore, GatePublisher
 from maple_core.services import publish_gate
-from maple_core.submissions import read_branch
 from maple_entrypoints.route.answers import RouteRefusalError, bearer_token, json_answer, read_json
+from maple_entrypoints.route.params import read_branch
 
 __all__ = ["GateRefreshOptions", "refresh_gate"]
 
