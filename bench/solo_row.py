@@ -14,7 +14,7 @@ from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 
 from contract_tests.support import make_repo
-from maple_core.solo import pairing_of
+from maple_entrypoints.solo_pairing import pairing_of
 
 BIN = Path(sys.executable).parent
 ORIGIN = "https://feat-bench.preview.example"

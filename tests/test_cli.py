@@ -184,7 +184,7 @@ def test_maple_solo_json_prints_link_bridge_and_origin(repo: Path) -> None:
     import select
     import signal
 
-    from maple_core.solo import pairing_of
+    from maple_entrypoints.solo_pairing import pairing_of
 
     origin = "https://feat-x.preview.example"
     process = subprocess.Popen(

@@ -15,8 +15,8 @@ import httpx2 as httpx
 import pytest
 
 from contract_tests.support import make_repo
-from maple_core.solo import pairing_of
 from maple_entrypoints.solo import SoloBridge, start_bridge
+from maple_entrypoints.solo_pairing import pairing_of
 from tests.mcp_support import stdio_server, structured
 
 ORIGIN = "https://feat-fuzz.preview.example"

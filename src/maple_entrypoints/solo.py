@@ -3,8 +3,8 @@
 ``maple solo <preview-url>`` and the ``start_solo`` tool start a bridge: the route, backed by
 the main checkout's ``.maple/`` folder, listening on loopback only. The link they print opens
 the preview with the pairing in its fragment; the overlay there sends every request with the
-token and its own origin, and :func:`~maple_core.solo.solo_refusal` turns everything else away
-before the route sees it. Solo comments never count toward the merge gate.
+token and its own origin, and :func:`~maple_entrypoints.solo_pairing.solo_refusal` turns
+everything else away before the route sees it. Solo comments never count toward the merge gate.
 """
 
 from __future__ import annotations
@@ -20,19 +20,19 @@ from maple_adapters.files import FileCommentStore, FileMedia
 from maple_adapters.system import SystemClock
 from maple_core.errors import MapleError
 from maple_core.ports import Clock
-from maple_core.solo import (
-    MEDIA_PATH,
-    SoloRequest,
-    SoloRules,
-    origin_of,
-    solo_refusal,
-)
 from maple_entrypoints.loopback import listen_on_loopback, serve_in_thread
 from maple_entrypoints.route.answers import json_answer
 from maple_entrypoints.route.app import RouteOptions
 from maple_entrypoints.route.serve import served_app
 from maple_entrypoints.server_log import ServerLog
 from maple_entrypoints.solo_bridges import SoloBridge, SoloBridges
+from maple_entrypoints.solo_pairing import (
+    MEDIA_PATH,
+    SoloRequest,
+    SoloRules,
+    origin_of,
+    solo_refusal,
+)
 
 __all__ = ["BridgeStartError", "SoloBridge", "SoloBridges", "SoloGate", "start_bridge"]
 

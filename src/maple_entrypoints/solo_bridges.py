@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from maple_core.errors import InvalidInputError
-from maple_core.solo import origin_of, solo_link
+from maple_entrypoints.solo_pairing import origin_of, solo_link
 
 __all__ = ["MAX_BRIDGES", "SoloBridge", "SoloBridges", "Starter"]
 

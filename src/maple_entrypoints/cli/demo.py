@@ -108,7 +108,7 @@ async def _agent(repo: Path, temp: Path, env: Mapping[str, str]) -> None:
     from mcp.client import Client
     from mcp.client.stdio import StdioServerParameters
 
-    from maple_core.solo import pairing_of
+    from maple_entrypoints.solo_pairing import pairing_of
 
     params = StdioServerParameters(command=str(_BIN / "maple-mcp"), cwd=repo, env=dict(env))
     async with Client(params) as agent:

@@ -1,4 +1,4 @@
-"""Solo mode's rules: who may talk to the loopback bridge, and the link that pairs a preview.
+"""Who may talk to a solo bridge, and the link that pairs a preview with it.
 
 A solo bridge lets a deployed preview, open in the reviewer's own browser, write comments into
 this machine's ``.maple/`` folder. Anything on the machine, and any page the browser has open,
@@ -15,20 +15,21 @@ from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from maple_core.errors import InvalidInputError
+from maple_entrypoints.route.app import DEFAULT_BASE_PATH
 
 __all__ = [
-    "BASE_PATH",
     "MEDIA_PATH",
     "SoloRefusal",
     "SoloRequest",
     "SoloRules",
     "origin_of",
+    "pairing_of",
     "solo_link",
     "solo_refusal",
 ]
 
-BASE_PATH = "/api/maple"
-MEDIA_PATH = BASE_PATH + "/media/"
+MEDIA_PATH = DEFAULT_BASE_PATH + "/media/"
+"""Where the bridge serves screenshots (the one path a query token may open)."""
 
 NOT_THE_BRIDGE = "This is not the bridge's address."
 NOT_PAIRED = "This origin is not paired."
@@ -137,7 +138,7 @@ def solo_refusal(request: SoloRequest, rules: SoloRules) -> SoloRefusal | None:
         origin = _referer_origin(request.referer)
     if origin != rules.origin:
         return SoloRefusal(403, NOT_PAIRED)
-    if request.path != BASE_PATH and not request.path.startswith(BASE_PATH + "/"):
+    if request.path != DEFAULT_BASE_PATH and not request.path.startswith(DEFAULT_BASE_PATH + "/"):
         return SoloRefusal(403, NOT_A_ROUTE)
     return None
 
