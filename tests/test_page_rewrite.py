@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from maple_core.page import (
+from maple_entrypoints.review.page import (
     OverlayNeeds,
     inject_script,
     meta_policies,

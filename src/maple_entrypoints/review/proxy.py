@@ -32,7 +32,8 @@ from starlette.routing import Mount, Route, Router
 
 from maple_adapters.files import FileCommentStore, FileMedia
 from maple_adapters.system import SystemClock
-from maple_core.page import (
+from maple_core.ports import Clock
+from maple_entrypoints.review.page import (
     OverlayNeeds,
     inject_script,
     meta_policies,
@@ -40,7 +41,6 @@ from maple_core.page import (
     relax_header,
     relax_meta_policies,
 )
-from maple_core.ports import Clock
 from maple_entrypoints.route.answers import json_answer
 from maple_entrypoints.route.app import RouteOptions, create_route_app
 from maple_entrypoints.server_log import ServerLog
