@@ -301,7 +301,7 @@ class ClaudeSession:
             self._child = None
 
 
-class ClaudeProvider(CliProvider):
+class ClaudeProvider(CliProvider[ClaudeSession]):
     """Claude Code, found as ``binary`` on the ``PATH`` (``claude`` by default)."""
 
     def __init__(self, binary: str = "claude", env: Mapping[str, str] | None = None) -> None:
@@ -349,24 +349,3 @@ class ClaudeProvider(CliProvider):
         thread_id: str | None,
     ) -> ClaudeSession:
         return ClaudeSession(self, agent_id, cwd, model, effort, on_turn_end, thread_id)
-
-    def start(
-        self,
-        agent_id: str,
-        briefing: str,
-        cwd: str,
-        *,
-        model: str | None = None,
-        effort: str | None = None,
-        on_turn_end: Callable[[AgentRun], None] | None = None,
-    ) -> ClaudeSession:
-        """Start an agent on a new thread, its first turn on ``briefing``."""
-        session: ClaudeSession = super().start(
-            agent_id, briefing, cwd, model=model, effort=effort, on_turn_end=on_turn_end
-        )
-        return session
-
-    def resume(self, agent_id: str, thread_id: str, text: str, cwd: str) -> ClaudeSession:
-        """Resume a saved thread in a fresh process, with a new turn on ``text``."""
-        session: ClaudeSession = super().resume(agent_id, thread_id, text, cwd)
-        return session

@@ -318,7 +318,7 @@ class CodexSession:
             self._child = None
 
 
-class CodexProvider(CliProvider):
+class CodexProvider(CliProvider[CodexSession]):
     """Codex, found as ``binary`` on the ``PATH`` (``codex`` by default).
 
     Args:
@@ -364,24 +364,3 @@ class CodexProvider(CliProvider):
         thread_id: str | None,
     ) -> CodexSession:
         return CodexSession(self, agent_id, cwd, model, effort, on_turn_end, thread_id)
-
-    def start(
-        self,
-        agent_id: str,
-        briefing: str,
-        cwd: str,
-        *,
-        model: str | None = None,
-        effort: str | None = None,
-        on_turn_end: Callable[[AgentRun], None] | None = None,
-    ) -> CodexSession:
-        """Start an agent on a new thread, its first turn on ``briefing``."""
-        session: CodexSession = super().start(
-            agent_id, briefing, cwd, model=model, effort=effort, on_turn_end=on_turn_end
-        )
-        return session
-
-    def resume(self, agent_id: str, thread_id: str, text: str, cwd: str) -> CodexSession:
-        """Resume a saved thread in a fresh process, with a new turn on ``text``."""
-        session: CodexSession = super().resume(agent_id, thread_id, text, cwd)
-        return session

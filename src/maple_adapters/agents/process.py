@@ -16,8 +16,9 @@ import signal
 import subprocess
 import sys
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from typing import IO, Any
+from typing import IO, Any, Generic, Protocol, TypeVar
 
 from maple_adapters.agents.session import AgentStartError
 from maple_core.agents import AgentRun
@@ -244,8 +245,18 @@ def kill_all(grace: float = 0.5) -> None:
         killer.join()
 
 
-class CliProvider:
+class _Session(Protocol):
+    def begin(self, text: str) -> None: ...
+
+
+_SessionT = TypeVar("_SessionT", bound=_Session)
+
+
+class CliProvider(ABC, Generic[_SessionT]):
     """What both providers share: the executable, its extra environment, and a bounded run.
+
+    A provider says only how to make its session (:meth:`_session`); starting and resuming one
+    are the same for every provider.
 
     Args:
         binary: the executable to run (found on ``PATH`` when it is a bare name).
@@ -257,6 +268,7 @@ class CliProvider:
         self.binary = binary
         self.env = dict(env or {})
 
+    @abstractmethod
     def _session(
         self,
         agent_id: str,
@@ -265,9 +277,8 @@ class CliProvider:
         effort: str | None,
         on_turn_end: Callable[[AgentRun], None] | None,
         thread_id: str | None,
-    ) -> Any:
+    ) -> _SessionT:
         """A new session object for this provider (not started)."""
-        raise NotImplementedError
 
     def start(
         self,
@@ -278,7 +289,7 @@ class CliProvider:
         model: str | None = None,
         effort: str | None = None,
         on_turn_end: Callable[[AgentRun], None] | None = None,
-    ) -> Any:
+    ) -> _SessionT:
         """Start an agent on a new thread, its first turn on ``briefing``."""
         if not os.path.isdir(cwd):
             raise AgentStartError(f"{cwd} is not a directory.")
@@ -286,7 +297,7 @@ class CliProvider:
         session.begin(briefing)
         return session
 
-    def resume(self, agent_id: str, thread_id: str, text: str, cwd: str) -> Any:
+    def resume(self, agent_id: str, thread_id: str, text: str, cwd: str) -> _SessionT:
         """Resume a saved thread in a fresh process, with a new turn on ``text``."""
         if not os.path.isdir(cwd):
             raise AgentStartError(f"{cwd} is not a directory.")
