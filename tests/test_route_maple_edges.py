@@ -93,13 +93,13 @@ def test_a_new_comment_turns_a_clear_gate_blocked() -> None:
         first = route.client.post("/comments", json=draft("The header wraps.")).json()
         route.client.patch(f"/comments/{first['id']}", json={"status": "resolved"})
         cleared = eventually(lambda: (v := gate.read(BRANCH, HEAD)) and v.conclusion == "clear")
-        assert cleared, gate.history(BRANCH, HEAD)
+        assert cleared, gate.read(BRANCH, HEAD)
         answer = route.client.post("/comments", json=draft("The footer overlaps."))
         assert answer.status_code == 201
         blocked = eventually(
             lambda: (v := gate.read(BRANCH, HEAD)) and v.conclusion == "blocked" and v
         )
-    assert blocked, gate.history(BRANCH, HEAD)
+    assert blocked, gate.read(BRANCH, HEAD)
     assert (blocked.reason, blocked.open, blocked.total) == ("comments-open", 1, 2)
 
 

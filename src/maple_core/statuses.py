@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-__all__ = ["BLOCKING_STATUSES", "CommentStatus", "parse_status"]
+__all__ = ["BLOCKING_STATUSES", "CommentStatus"]
 
 
 class CommentStatus(StrEnum):
@@ -24,18 +24,3 @@ BLOCKING_STATUSES: frozenset[CommentStatus] = frozenset(
     {CommentStatus.OPEN, CommentStatus.NEEDS_REVERIFY, CommentStatus.ORPHANED}
 )
 """Statuses that hold the merge gate by default (Maple's ``BLOCKING_STATUSES``)."""
-
-
-def parse_status(value: object) -> CommentStatus:
-    """Return the status named by ``value``.
-
-    Raises:
-        ValueError: ``value`` is not one of the four status names.
-    """
-    if isinstance(value, str):
-        try:
-            return CommentStatus(value)
-        except ValueError:
-            pass
-    names = ", ".join(s.value for s in CommentStatus)
-    raise ValueError(f"{value!r} is not a comment status; use one of {names}")
