@@ -1,4 +1,4 @@
-"""Waits: how long a wait may last, and the wait loop written against ports and a clock."""
+"""How long a wait may last, and how often a waiting tool reports progress."""
 
 from __future__ import annotations
 
