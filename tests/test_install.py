@@ -85,7 +85,7 @@ def test_dry_run_shows_a_diff_and_writes_nothing(project: Path) -> None:
     assert not (project / ".cursor" / "mcp.json").exists()
 
 
-def test_cursor_adds_the_hook_with_its_loop_limit(project: Path) -> None:
+def test_the_cursor_editor_gets_the_hook_with_its_loop_limit(project: Path) -> None:
     assert install(project, "cursor").exit_code == 0
     hooks = read(project / ".cursor" / "hooks.json")
     assert hooks["hooks"]["afterFileEdit"] == [{"command": "fmt"}]

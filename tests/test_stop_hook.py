@@ -275,7 +275,7 @@ class TestBranchFromGitFiles:
 
 
 class TestClients:
-    def test_cursor_gets_a_followup_message(self, hook: Hook, repo: Path) -> None:
+    def test_the_cursor_editor_gets_a_followup_message(self, hook: Hook, repo: Path) -> None:
         add(repo)
         payload = {
             "conversation_id": "c1",
@@ -294,7 +294,7 @@ class TestClients:
         assert "Letting the session end" in done.stderr
         assert hook.files() == []
 
-    def test_cursor_can_be_chosen_explicitly(self, hook: Hook, repo: Path) -> None:
+    def test_the_cursor_editor_can_be_chosen_explicitly(self, hook: Hook, repo: Path) -> None:
         add(repo)
         assert "followup_message" in hook.decide(stop(repo), repo, "--client", "cursor")
         assert hook.decide(stop(repo), repo, "--client=claude")["decision"] == "block"
@@ -329,7 +329,7 @@ class TestClients:
         assert done.stdout == ""
         assert "usage: maple-stop-hook" in done.stderr
 
-    def test_cursor_is_not_followed_up_after_the_person_stopped_it(
+    def test_the_cursor_editor_is_not_followed_up_after_the_person_stopped_it(
         self, hook: Hook, repo: Path
     ) -> None:
         add(repo)
@@ -343,10 +343,10 @@ class TestClients:
         done = hook.run(stop(repo), repo, command=[str(MAPLE), "hook", "stop"])
         assert done.returncode == 0, done.stderr
         assert json.loads(done.stdout)["decision"] == "block"
-        cursor = hook.run(
+        answer = hook.run(
             stop(repo), repo, "--client", "cursor", command=[str(MAPLE), "hook", "stop"]
         )
-        assert "followup_message" in json.loads(cursor.stdout)
+        assert "followup_message" in json.loads(answer.stdout)
 
 
 class TestFailures:

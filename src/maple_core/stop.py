@@ -27,7 +27,7 @@ __all__ = [
     "SessionStop",
     "StopDecision",
     "StopPayload",
-    "decide_cursor_stop",
+    "decide_loop_count_stop",
     "decide_session_stop",
     "decide_stop",
     "inert_field",
@@ -217,12 +217,19 @@ class StopPayload(Frozen):
     ``conversation_id`` (as the session), ``loop_count`` and first ``workspace_roots`` entry.
     """
 
-    __slots__ = ("cursor", "cwd", "loop_count", "session_id", "status", "stop_hook_active")
+    __slots__ = (
+        "client_counts_loops",
+        "cwd",
+        "loop_count",
+        "session_id",
+        "status",
+        "stop_hook_active",
+    )
     session_id: str | None
     cwd: str | None
     stop_hook_active: bool | None
     loop_count: int | None
-    cursor: bool
+    client_counts_loops: bool
     status: str | None
 
     def __init__(
@@ -231,7 +238,7 @@ class StopPayload(Frozen):
         cwd: str | None = None,
         stop_hook_active: bool | None = None,
         loop_count: int | None = None,
-        cursor: bool = False,
+        client_counts_loops: bool = False,
         status: str | None = None,
     ) -> None:
         self._set(
@@ -239,7 +246,7 @@ class StopPayload(Frozen):
             cwd=cwd,
             stop_hook_active=stop_hook_active,
             loop_count=loop_count,
-            cursor=cursor,
+            client_counts_loops=client_counts_loops,
             status=status,
         )
 
@@ -264,19 +271,19 @@ def parse_stop_payload(text: str) -> StopPayload:
     loop_count = data.get("loop_count")
     if isinstance(loop_count, bool) or not isinstance(loop_count, int):
         loop_count = None
-    cursor = (
+    cursor_editor = (
         loop_count is not None or "conversation_id" in data or data.get("hook_event_name") == "stop"
     )
     roots = data.get("workspace_roots")
     first_root = _text(roots[0]) if isinstance(roots, list) and roots else None
     session = _text(data.get("session_id"))
     return StopPayload(
-        session_id=session or (_text(data.get("conversation_id")) if cursor else None),
-        cwd=_text(data.get("cwd")) or (first_root if cursor else None),
+        session_id=session or (_text(data.get("conversation_id")) if cursor_editor else None),
+        cwd=_text(data.get("cwd")) or (first_root if cursor_editor else None),
         stop_hook_active=active if isinstance(active, bool) else None,
         loop_count=loop_count,
-        cursor=cursor,
-        status=_text(data.get("status")) if cursor else None,
+        client_counts_loops=cursor_editor,
+        status=_text(data.get("status")) if cursor_editor else None,
     )
 
 
@@ -300,10 +307,10 @@ class SessionStop(Frozen):
         self._set(decision=decision, counter=counter, count=count)
 
 
-def decide_cursor_stop(
+def decide_loop_count_stop(
     open_comments: Sequence[Comment | JsonObject], payload: StopPayload
 ) -> StopDecision:
-    """Decide a Cursor stop: Cursor counts its own follow-ups in ``loop_count``.
+    """Decide a stop for a client that counts its own follow-ups in ``loop_count`` (Cursor).
 
     A run the person stopped (``aborted``) or that failed (``error``) is not followed up.
     """

@@ -20,7 +20,7 @@ from maple_core.quickjson import dumps_flat
 from maple_core.stop import (
     CounterUpdate,
     StopPayload,
-    decide_cursor_stop,
+    decide_loop_count_stop,
     decide_session_stop,
     parse_stop_payload,
 )
@@ -209,7 +209,7 @@ def _decide(
     payload: StopPayload, comments: Sequence[JsonObject], client: str, temp_dir: str
 ) -> dict[str, str]:
     if client == "cursor":
-        decision = decide_cursor_stop(comments, payload)
+        decision = decide_loop_count_stop(comments, payload)
         if decision.block and decision.reason:
             return {"followup_message": decision.reason}
         if decision.reason:
@@ -258,7 +258,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         _emit({})
         return 0
-    client = chosen or ("cursor" if payload.cursor else "claude")
+    client = chosen or ("cursor" if payload.client_counts_loops else "claude")
     settings = read_hook_settings()
     try:
         comments = open_comments(settings, payload.cwd or os.getcwd())

@@ -235,7 +235,7 @@ def _mcp_server(entry: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
     return merge
 
 
-def _cursor_hook(hook: str) -> Callable[[dict[str, Any]], None]:
+def _loop_limited_hook(hook: str) -> Callable[[dict[str, Any]], None]:
     def merge(data: dict[str, Any]) -> None:
         data.setdefault("version", 1)
         stop = _section(_section(data, "hooks", dict), "stop", list)
@@ -487,7 +487,8 @@ def planned_changes(
         return [
             _json_change(root / ".cursor" / "mcp.json", _mcp_server({"command": mcp})),
             _json_change(
-                root / ".cursor" / "hooks.json", _cursor_hook(_hook_command("--client cursor"))
+                root / ".cursor" / "hooks.json",
+                _loop_limited_hook(_hook_command("--client cursor")),
             ),
         ]
     hooks_path = root / ".codex" / "hooks.json"
