@@ -18,7 +18,7 @@ from maple_adapters.agents.process import Child, CliProvider, scoped_environment
 from maple_adapters.agents.session import GENERIC_FAILURE, AgentStartError, SessionState
 from maple_core.agents import AgentQuestion, AgentRun, AgentState, ProviderInfo
 
-__all__ = ["AgentStartError", "CodexProvider", "CodexSession"]
+__all__ = ["CodexProvider", "CodexSession"]
 
 CLIENT_NAME = "codex_app_server_daemon"  # non-originating: the user's originator is kept
 FEATURE = "features.default_mode_request_user_input=true"
