@@ -20,11 +20,17 @@ __all__ = [
     "Comment",
     "Context",
     "NewComment",
+    "Number",
     "RegionMember",
     "Resolution",
+    "kind_of",
+    "object_of",
+    "optional_str",
+    "required_str",
 ]
 
 Number = int | float
+"""A JSON number as Python reads it."""
 
 
 def object_of(value: JsonValue, what: str) -> JsonObject:

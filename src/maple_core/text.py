@@ -20,6 +20,7 @@ __all__ = [
     "one_line",
     "scrub",
     "where_of",
+    "without_lone_surrogates",
 ]
 
 # JavaScript's \s, which Maple flattens with: not Python's (which adds \x1c-\x1f and \x85 and

@@ -31,10 +31,10 @@ __all__ = [
 MEDIA_PATH = DEFAULT_BASE_PATH + "/media/"
 """Where the bridge serves screenshots (the one path a query token may open)."""
 
-NOT_THE_BRIDGE = "This is not the bridge's address."
-NOT_PAIRED = "This origin is not paired."
-TOKEN_REQUIRED = "A pairing token is required."
-NOT_A_ROUTE = "Not a Maple route."
+_NOT_THE_BRIDGE = "This is not the bridge's address."
+_NOT_PAIRED = "This origin is not paired."
+_TOKEN_REQUIRED = "A pairing token is required."
+_NOT_A_ROUTE = "Not a Maple route."
 
 
 def origin_of(address: str) -> str:
@@ -126,20 +126,20 @@ def solo_refusal(request: SoloRequest, rules: SoloRules) -> SoloRefusal | None:
     path must be the route's (403). An empty header counts as none.
     """
     if not request.host or request.host not in rules.hosts:
-        return SoloRefusal(403, NOT_THE_BRIDGE)
+        return SoloRefusal(403, _NOT_THE_BRIDGE)
     origin = request.origin or None
     if request.method == "OPTIONS":
-        return None if origin == rules.origin else SoloRefusal(403, NOT_PAIRED)
+        return None if origin == rules.origin else SoloRefusal(403, _NOT_PAIRED)
     media_get = request.method == "GET" and request.path.startswith(MEDIA_PATH)
     token = request.token_header or (request.token_query if media_get else None)
     if not _same_token(token, rules.token):
-        return SoloRefusal(401, TOKEN_REQUIRED)
+        return SoloRefusal(401, _TOKEN_REQUIRED)
     if origin is None and media_get:
         origin = _referer_origin(request.referer)
     if origin != rules.origin:
-        return SoloRefusal(403, NOT_PAIRED)
+        return SoloRefusal(403, _NOT_PAIRED)
     if request.path != DEFAULT_BASE_PATH and not request.path.startswith(DEFAULT_BASE_PATH + "/"):
-        return SoloRefusal(403, NOT_A_ROUTE)
+        return SoloRefusal(403, _NOT_A_ROUTE)
     return None
 
 

@@ -20,8 +20,8 @@ from maple_core.agents import AgentQuestion, AgentRun, AgentState, ProviderInfo
 
 __all__ = ["CodexProvider", "CodexSession"]
 
-CLIENT_NAME = "codex_app_server_daemon"  # non-originating: the user's originator is kept
-FEATURE = "features.default_mode_request_user_input=true"
+_CLIENT_NAME = "codex_app_server_daemon"  # non-originating: the user's originator is kept
+_FEATURE = "features.default_mode_request_user_input=true"
 _REQUEST_TIMEOUT_S = 30.0
 _INTERRUPT_WAIT_S = 2.0
 _APPROVALS = frozenset(
@@ -78,7 +78,7 @@ class CodexSession:
 
     def _spawn(self) -> None:
         env = scoped_environment(self._provider.env)
-        argv = [self._provider.binary, "app-server", "-c", FEATURE]
+        argv = [self._provider.binary, "app-server", "-c", _FEATURE]
         home = _codex_home(env)
         with _guard:
             first = home not in _warmed
@@ -112,7 +112,7 @@ class CodexSession:
         self._request(
             "initialize",
             {
-                "clientInfo": {"name": CLIENT_NAME, "title": "maple", "version": "0.1.0"},
+                "clientInfo": {"name": _CLIENT_NAME, "title": "maple", "version": "0.1.0"},
                 "capabilities": {"experimentalApi": True},
             },
         )

@@ -28,6 +28,7 @@ __all__ = [
     "Child",
     "CliProvider",
     "MAX_LINE",
+    "kill_all",
     "scoped_environment",
 ]
 

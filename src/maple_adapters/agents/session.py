@@ -11,7 +11,7 @@ from dataclasses import replace
 from maple_core.agents import AgentQuestion, AgentRun, AgentState, CommandRun
 from maple_core.errors import MapleError
 
-__all__ = ["AgentStartError", "SessionState"]
+__all__ = ["AgentStartError", "GENERIC_FAILURE", "SessionState"]
 
 
 class AgentStartError(MapleError):
@@ -19,6 +19,7 @@ class AgentStartError(MapleError):
 
 
 GENERIC_FAILURE = "The agent's process failed; its output is not shown."
+"""What a failed turn reports: never the child's own output, which may hold anything."""
 
 
 class SessionState:
