@@ -7,9 +7,16 @@ import re
 from pathlib import Path
 
 import pytest
+from pydantic import SecretStr
 
-from maple_core.environment import ENVIRONMENT, describe_variable, render_markdown
-from maple_entrypoints.settings import Settings
+from maple_core.environment import (
+    ENVIRONMENT,
+    SECRET_VARIABLES,
+    VARIABLES,
+    describe_variable,
+    render_markdown,
+)
+from maple_entrypoints.settings import Settings, load_settings, secret_values
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -31,6 +38,19 @@ def test_the_configuration_page_is_generated_from_the_table() -> None:
 
 def test_the_table_lists_exactly_what_settings_reads() -> None:
     assert sorted(v.name for v in ENVIRONMENT) == sorted(Settings.model_fields)
+    for variable in ENVIRONMENT:
+        secret = Settings.model_fields[variable.name].annotation == SecretStr | None
+        assert secret is variable.secret, variable.name
+    transport = load_settings({}).MAPLE_GITHUB_TRANSPORT
+    assert transport.value == VARIABLES["MAPLE_GITHUB_TRANSPORT"].default
+
+
+def test_the_scrubbers_list_is_the_tables_secrets() -> None:
+    environ = {v.name: f"value-of-{v.name}" for v in ENVIRONMENT if v.name != "MAPLE_STORE"}
+    environ["MAPLE_GITHUB_TRANSPORT"] = "api"
+    expected = sorted(f"value-of-{name}" for name in SECRET_VARIABLES)
+    assert sorted(load_settings(environ).secrets()) == expected
+    assert sorted(secret_values(environ)) == expected
 
 
 def test_every_description_is_one_sentence() -> None:

@@ -29,7 +29,9 @@ from typing import Annotated, Any
 import typer
 
 from maple_adapters.files import find_checkout
-from maple_entrypoints.cli.common import EXIT_ERROR, fail
+from maple_core.errors import ConfigurationError
+from maple_entrypoints.cli.common import EXIT_CONFIG, EXIT_ERROR, fail
+from maple_entrypoints.settings import load_settings
 
 __all__ = [
     "Client",
@@ -70,7 +72,7 @@ def bare_names_work() -> bool:
     only because its virtualenv is activated (``VIRTUAL_ENV``): a client started from elsewhere
     (a desktop app, another shell) does not have that.
     """
-    venv = os.environ.get("VIRTUAL_ENV")
+    venv = load_settings().VIRTUAL_ENV
     if venv and Path(venv).resolve() == Path(sys.executable).parent.parent.resolve():
         return False
     for name in (SERVER, HOOK):
@@ -466,7 +468,7 @@ def _codex_tables(
 
 def codex_config_path() -> Path:
     """``$CODEX_HOME/config.toml``, else ``~/.codex/config.toml``."""
-    home = os.environ.get("CODEX_HOME")
+    home = load_settings().CODEX_HOME
     return (Path(home) if home else Path.home() / ".codex") / "config.toml"
 
 
@@ -564,9 +566,11 @@ def install(
     again changes nothing.
     """
     root = directory.resolve() if directory is not None else project_root(client, Path.cwd())
-    codex_config = codex_config_path() if client is Client.CODEX and write else None
     try:
+        codex_config = codex_config_path() if client is Client.CODEX and write else None
         changes = planned_changes(client, root, codex_config=codex_config)
+    except ConfigurationError as exc:
+        raise fail(str(exc), EXIT_CONFIG) from None
     except UnreadableFileError as exc:
         raise fail(str(exc), EXIT_ERROR) from None
     for change in changes:
