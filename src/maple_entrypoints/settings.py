@@ -13,6 +13,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Self
 
 from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError, model_validator
 
@@ -27,6 +28,7 @@ from maple_core.errors import ConfigurationError
 __all__ = [
     "GateMode",
     "GitHubConfig",
+    "InstallSettings",
     "ServerConfig",
     "Settings",
     "StoreKind",
@@ -62,15 +64,42 @@ class GateMode(StrEnum):
     ROUTE = "route"
 
 
-class Settings(BaseModel):
-    """maple's environment, as read; :func:`resolve_config` checks it.
+class _FromEnvironment(BaseModel):
+    """Some of :data:`~maple_core.environment.ENVIRONMENT`'s variables, typed.
 
-    The fields are the variables of :data:`~maple_core.environment.ENVIRONMENT`, read as the
-    table says (an empty value as unset, an unset one as its default); a secret is a
-    ``SecretStr``. Only :func:`load_settings` makes one from the environment.
+    Each field is named as its variable and read as the table says (an empty value as unset,
+    an unset one as its default); a secret is a ``SecretStr``. A program that needs only a few
+    variables reads only those, so a mistake in another does not stop it.
     """
 
     model_config = ConfigDict(frozen=True, extra="ignore")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _as_the_table_says(cls, environ: object) -> object:
+        if not isinstance(environ, Mapping):
+            return environ
+        return {name: read_variable(environ, name) for name in cls.model_fields}
+
+    @classmethod
+    def load(cls, environ: Mapping[str, str] | None = None) -> Self:
+        """Read the fields' variables from ``environ`` (default: the process environment).
+
+        Raises:
+            ConfigurationError: a value is not of its variable's type (pydantic's
+                ``ValidationError``, translated here and nowhere else).
+        """
+        try:
+            return cls.model_validate(os.environ if environ is None else environ)
+        except ValidationError as exc:
+            raise _refusal(cls, exc) from None
+
+
+class Settings(_FromEnvironment):
+    """The variables of the servers, the gate and the Stop hook's forge path.
+
+    :func:`resolve_config` checks them.
+    """
 
     MAPLE_STORE: str | None
     GITHUB_TOKEN: SecretStr | None
@@ -94,18 +123,6 @@ class Settings(BaseModel):
     GITHUB_EVENT_PATH: str | None
     GITHUB_REPOSITORY: str | None
     GITHUB_API_URL: str | None
-    CODEX_HOME: str | None
-    VIRTUAL_ENV: str | None
-    TMPDIR: str | None
-    TMP: str | None
-    TEMP: str | None
-
-    @model_validator(mode="before")
-    @classmethod
-    def _as_the_table_says(cls, environ: object) -> object:
-        if not isinstance(environ, Mapping):
-            return environ
-        return {name: read_variable(environ, name) for name in VARIABLES}
 
     @property
     def require_approval(self) -> bool:
@@ -116,6 +133,13 @@ class Settings(BaseModel):
         """Every secret value set, so output can be scrubbed of them."""
         values = (getattr(self, name) for name in sorted(SECRET_VARIABLES))
         return [v.get_secret_value() for v in values if v is not None]
+
+
+class InstallSettings(_FromEnvironment):
+    """What ``maple install`` and ``maple doctor`` read about the coding clients."""
+
+    CODEX_HOME: str | None
+    VIRTUAL_ENV: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,11 +260,11 @@ def _agents(settings: Settings) -> tuple[str, ...]:
     return tuple(dict.fromkeys(named))
 
 
-def _refusal(error: ValidationError) -> ConfigurationError:
+def _refusal(model: type[BaseModel], error: ValidationError) -> ConfigurationError:
     """The first of pydantic's complaints, said as maple says a setting is wrong."""
     problem = error.errors()[0]
     name = str(problem["loc"][0])
-    choices = Settings.model_fields[name].annotation
+    choices = model.model_fields[name].annotation
     if isinstance(choices, type) and issubclass(choices, StrEnum):
         *rest, last = (f'"{c.value}"' for c in choices)
         return ConfigurationError(
@@ -260,13 +284,9 @@ def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
 
 
 def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
-    """Read the table's variables from ``environ`` (default: the process environment).
+    """:meth:`Settings.load`: the checked settings from ``environ`` (default: the process's).
 
     Raises:
-        ConfigurationError: a variable's value is not of its type (pydantic's
-            ``ValidationError``, translated here and nowhere else).
+        ConfigurationError: a variable's value is not of its type.
     """
-    try:
-        return Settings.model_validate(os.environ if environ is None else environ)
-    except ValidationError as exc:
-        raise _refusal(exc) from None
+    return Settings.load(environ)

@@ -29,9 +29,8 @@ import tomlkit.exceptions
 import typer
 
 from maple_adapters.files import find_checkout
-from maple_core.errors import ConfigurationError
-from maple_entrypoints.cli.common import EXIT_CONFIG, EXIT_ERROR, fail
-from maple_entrypoints.settings import load_settings
+from maple_entrypoints.cli.common import EXIT_ERROR, fail
+from maple_entrypoints.settings import InstallSettings
 
 __all__ = [
     "Client",
@@ -72,7 +71,7 @@ def bare_names_work() -> bool:
     only because its virtualenv is activated (``VIRTUAL_ENV``): a client started from elsewhere
     (a desktop app, another shell) does not have that.
     """
-    venv = load_settings().VIRTUAL_ENV
+    venv = InstallSettings.load().VIRTUAL_ENV
     if venv and Path(venv).resolve() == Path(sys.executable).parent.parent.resolve():
         return False
     for name in (SERVER, HOOK):
@@ -451,7 +450,7 @@ def _codex_tables(
 
 def codex_config_path() -> Path:
     """``$CODEX_HOME/config.toml``, else ``~/.codex/config.toml``."""
-    home = load_settings().CODEX_HOME
+    home = InstallSettings.load().CODEX_HOME
     return (Path(home) if home else Path.home() / ".codex") / "config.toml"
 
 
@@ -549,11 +548,9 @@ def install(
     again changes nothing.
     """
     root = directory.resolve() if directory is not None else project_root(client, Path.cwd())
+    codex_config = codex_config_path() if client is Client.CODEX and write else None
     try:
-        codex_config = codex_config_path() if client is Client.CODEX and write else None
         changes = planned_changes(client, root, codex_config=codex_config)
-    except ConfigurationError as exc:
-        raise fail(str(exc), EXIT_CONFIG) from None
     except UnreadableFileError as exc:
         raise fail(str(exc), EXIT_ERROR) from None
     for change in changes:
