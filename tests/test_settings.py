@@ -58,7 +58,7 @@ def test_which_store(env: dict[str, str], store: StoreKind) -> None:
         ({"MAPLE_URL": "https://x"}, r"^GITHUB_TOKEN is not set"),
         (
             {"MAPLE_GITHUB_TRANSPORT": "ssh"},
-            r'^Unknown MAPLE_GITHUB_TRANSPORT ssh; "auto", "api" and "cli" exist\.$',
+            r"^Unknown MAPLE_GITHUB_TRANSPORT ssh; it must be auto, api or cli\.$",
         ),
     ],
 )

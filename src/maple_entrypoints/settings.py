@@ -92,7 +92,7 @@ class _FromEnvironment(BaseModel):
         try:
             return cls.model_validate(os.environ if environ is None else environ)
         except ValidationError as exc:
-            raise _refusal(cls, exc) from None
+            raise _refusal(exc) from None
 
 
 class Settings(_FromEnvironment):
@@ -260,17 +260,13 @@ def _agents(settings: Settings) -> tuple[str, ...]:
     return tuple(dict.fromkeys(named))
 
 
-def _refusal(model: type[BaseModel], error: ValidationError) -> ConfigurationError:
-    """The first of pydantic's complaints, said as maple says a setting is wrong."""
+def _refusal(error: ValidationError) -> ConfigurationError:
+    """The first of pydantic's complaints, said in the table's words."""
     problem = error.errors()[0]
     name = str(problem["loc"][0])
-    choices = model.model_fields[name].annotation
-    if isinstance(choices, type) and issubclass(choices, StrEnum):
-        *rest, last = (f'"{c.value}"' for c in choices)
-        return ConfigurationError(
-            f"Unknown {name} {problem['input']}; {', '.join(rest)} and {last} exist."
-        )
-    return ConfigurationError(f"{name} must be {VARIABLES[name].type}: {problem['msg']}.")
+    return ConfigurationError(
+        f"Unknown {name} {problem['input']}; it must be {VARIABLES[name].type}."
+    )
 
 
 def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
