@@ -159,6 +159,7 @@ def main() -> int:
 
 SINGLE_ROWS = {
     "hook": ("bench.hook_row", "hook_row"),
+    "hook-tricks": ("bench.hook_row", "hook_tricks"),
     "github": ("bench.github_row", "github_row"),
     "route": ("bench.route_row", "route_row"),
     "solo": ("bench.solo_row", "solo_row"),

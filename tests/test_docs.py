@@ -5,11 +5,20 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
+from pydantic import SecretStr
 
-from maple_core.environment import ENVIRONMENT, describe_variable, render_markdown
-from maple_entrypoints.settings import Settings
+from maple_core.environment import (
+    ENVIRONMENT,
+    SECRET_VARIABLES,
+    VARIABLES,
+    describe_variable,
+    render_markdown,
+)
+from maple_entrypoints.hook_settings import read_hook_settings
+from maple_entrypoints.settings import InstallSettings, Settings, load_settings, secret_values
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -29,8 +38,36 @@ def test_the_configuration_page_is_generated_from_the_table() -> None:
     assert (ROOT / "docs" / "configuration.md").read_text() == render_markdown()
 
 
+class Recording(dict[str, str]):
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: set[str] = set()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self.asked.add(key)
+        return super().get(key, default)
+
+
 def test_the_table_lists_exactly_what_settings_reads() -> None:
-    assert sorted(v.name for v in ENVIRONMENT) == sorted(Settings.model_fields)
+    environ = Recording()
+    read_hook_settings(environ)
+    assert environ.asked, "the hook's reader reads nothing through the table"
+    fields = {**Settings.model_fields, **InstallSettings.model_fields}
+    assert sorted(v.name for v in ENVIRONMENT) == sorted(fields.keys() | environ.asked)
+    for variable in ENVIRONMENT:
+        if variable.name in fields:
+            secret = fields[variable.name].annotation == SecretStr | None
+            assert secret is variable.secret, variable.name
+    transport = load_settings({}).MAPLE_GITHUB_TRANSPORT
+    assert transport.value == VARIABLES["MAPLE_GITHUB_TRANSPORT"].default
+
+
+def test_the_scrubbers_list_is_the_tables_secrets() -> None:
+    environ = {v.name: f"value-of-{v.name}" for v in ENVIRONMENT if v.name != "MAPLE_STORE"}
+    environ["MAPLE_GITHUB_TRANSPORT"] = "api"
+    expected = sorted(f"value-of-{name}" for name in SECRET_VARIABLES)
+    assert sorted(load_settings(environ).secrets()) == expected
+    assert sorted(secret_values(environ)) == expected
 
 
 def test_every_description_is_one_sentence() -> None:

@@ -167,10 +167,36 @@ def test_codex_keeps_the_tables_own_keys(tmp_path: Path, monkeypatch: pytest.Mon
 
 
 @pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        (
+            '# my codex\n[mcp_servers.maple] # mine\ncommand = "old" # was\n\n[other]\na = 1\n',
+            ["# my codex\n", "[mcp_servers.maple] # mine\n", " # was\n", "\n\n[other]\na = 1\n"],
+        ),
+        ('[mcp_servers]\nmaple = { command = "old" } # inline\n', ["maple = {", "} # inline\n"]),
+    ],
+)
+def test_codex_config_comments_and_layout_are_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, kept: list[str]
+) -> None:
+    home = tmp_path / "codex-home"
+    home.mkdir()
+    config = home / "config.toml"
+    config.write_text(text)
+    monkeypatch.setenv("CODEX_HOME", str(home))
+    assert install(tmp_path, "codex", "--write").exit_code == 0
+    merged = config.read_text()
+    for part in kept:
+        assert part in merged
+    maple = tomllib.loads(merged)["mcp_servers"]["maple"]
+    assert maple == {"command": command_for("maple-mcp"), "args": [], "tool_timeout_sec": 60}
+
+
+@pytest.mark.parametrize(
     "text",
     [
-        '[mcp_servers.maple] # mine\ncommand = "old"\n',
-        '[mcp_servers]\nmaple = { command = "old" }\n',
+        '[mcp_servers]\nmaple = "old"\n',
+        '[[mcp_servers.maple]]\ncommand = "old"\n',
         "not = [valid",
     ],
 )

@@ -56,6 +56,10 @@ def test_which_store(env: dict[str, str], store: StoreKind) -> None:
         ),
         ({"MAPLE_GATE_TOKEN": "g"}, r"^MAPLE_GITHUB_OWNER is not set"),
         ({"MAPLE_URL": "https://x"}, r"^GITHUB_TOKEN is not set"),
+        (
+            {"MAPLE_GITHUB_TRANSPORT": "ssh"},
+            r"^Unknown MAPLE_GITHUB_TRANSPORT ssh; it must be auto, api or cli\.$",
+        ),
     ],
 )
 def test_refusals(env: dict[str, str], message: str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +22,7 @@ from maple_entrypoints.stop_hook import BlockCounter
 from tests.test_stop_decision import RECORDED_CLAUDE_CODE_STOP
 
 HOOK = Path(sys.executable).with_name("maple-stop-hook")
+SRC = Path(__file__).resolve().parents[1] / "src"
 MAPLE = Path(sys.executable).with_name("maple")
 
 
@@ -460,6 +462,27 @@ def test_the_file_store_path_imports_nothing_heavy() -> None:
     heavy = {"mcp", "pydantic", "pydantic_settings", "github", "httpx", "typer", "rich"}
     slow = {"json", "re", "dataclasses", "typing", "pathlib", "inspect", "hashlib", "uuid"}
     assert not (heavy | slow) & set(loaded)
+
+
+def test_the_light_style_is_used_only_on_the_hooks_path() -> None:
+    """Frozen values and quickjson exist for the hook's start-up alone (docs/stop-hook.md)."""
+    code = (
+        "import sys, maple_entrypoints.stop_hook; "
+        "print(' '.join(m for m in sys.modules if m.startswith('maple_')))"
+    )
+    path = set(
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        ).stdout.split()
+    )
+    light = re.compile(r"^from maple_core\.(frozen|quickjson) import", re.M)
+    users = {
+        ".".join(f.relative_to(SRC).with_suffix("").parts)
+        for f in SRC.rglob("*.py")
+        if light.search(f.read_text())
+    }
+    assert users, "nothing uses the light style any more: remove it"
+    assert users <= path, f"light values off the hook's path: {sorted(users - path)}"
 
 
 class TestHostileInput:

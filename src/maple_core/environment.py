@@ -1,134 +1,237 @@
-"""Every environment variable maple reads, in one table; the docs are generated from it."""
+"""Every environment variable maple reads, declared once in one table.
+
+The typed settings (``maple_entrypoints.settings``), the Stop hook's light reader
+(``maple_entrypoints.hook_settings``), the secret scrubber's list and ``docs/configuration.md``
+(``make docs``) are all derived from :data:`ENVIRONMENT`. The Stop hook imports this module, so
+its values are :class:`~maple_core.frozen.Frozen` rather than dataclasses (docs/stop-hook.md).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from maple_core.frozen import Frozen
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 __all__ = [
     "ENVIRONMENT",
-    "EnvironmentVariable",
     "SECRET_VARIABLES",
+    "VARIABLES",
+    "EnvironmentVariable",
     "describe_variable",
+    "read_variable",
     "render_markdown",
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class EnvironmentVariable:
-    """One variable: its name, whether it is a secret, and one sentence saying what it is."""
+class EnvironmentVariable(Frozen):
+    """One variable: name, type, default, whether it is a secret, and what it is.
 
+    ``description`` is one sentence; ``type`` is what the value must be, in the docs' words
+    (say ``URL`` or ``number``). An empty value reads as unset (so as ``default``) unless
+    ``empty_is_unset`` is false.
+    """
+
+    __slots__ = ("default", "description", "empty_is_unset", "name", "secret", "type")
     name: str
+    type: str
+    default: str | None
     secret: bool
     description: str
+    empty_is_unset: bool
 
+    def __init__(
+        self,
+        name: str,
+        type: str,
+        description: str,
+        *,
+        default: str | None = None,
+        secret: bool = False,
+        empty_is_unset: bool = True,
+    ) -> None:
+        self._set(
+            default=default,
+            description=description,
+            empty_is_unset=empty_is_unset,
+            name=name,
+            secret=secret,
+            type=type,
+        )
+
+
+_ACTIONS = "Set by GitHub Actions: "
 
 ENVIRONMENT: tuple[EnvironmentVariable, ...] = (
     EnvironmentVariable(
         "MAPLE_STORE",
-        False,
+        "file, github or route",
         "Where comments live: file (the .maple/ folder at the main checkout), github (the pull "
         "request's ledger comment) or route (a deployed Maple route); unset means github when "
         "GITHUB_TOKEN, MAPLE_GITHUB_OWNER or MAPLE_GITHUB_REPO is set, else file.",
+        empty_is_unset=False,
     ),
     EnvironmentVariable(
         "GITHUB_TOKEN",
-        True,
+        "token",
         "Token that can read and write the pull-request comments Maple keeps its ledger in; "
         "also sent to MAPLE_URL.",
+        secret=True,
     ),
+    EnvironmentVariable("MAPLE_GITHUB_OWNER", "text", "The repository's owner."),
+    EnvironmentVariable("MAPLE_GITHUB_REPO", "text", "The repository's name."),
     EnvironmentVariable(
-        "MAPLE_GITHUB_OWNER",
-        False,
-        "The repository's owner.",
-    ),
-    EnvironmentVariable(
-        "MAPLE_GITHUB_REPO",
-        False,
-        "The repository's name.",
-    ),
-    EnvironmentVariable(
-        "MAPLE_GITHUB_API", False, "GitHub's API root, for GitHub Enterprise Server."
+        "MAPLE_GITHUB_API", "URL", "GitHub's API root, for GitHub Enterprise Server."
     ),
     EnvironmentVariable(
         "MAPLE_GITHUB_TRANSPORT",
-        False,
+        "auto, api or cli",
         "How to reach GitHub: auto (a GITHUB_TOKEN means api, else a signed-in gh means cli), "
         "api or cli.",
+        default="auto",
     ),
     EnvironmentVariable(
         "MAPLE_BRANCH",
-        False,
+        "text",
         "The branch the Stop hook checks, else the one checked out; the server ignores it.",
     ),
     EnvironmentVariable(
         "MAPLE_URL",
-        False,
+        "URL",
         "The deployed Maple route's mount URL, asked to refresh the merge gate after a resolve.",
     ),
     EnvironmentVariable(
         "MAPLE_GATE_TOKEN",
-        True,
+        "token",
         "CI only: the gate App's installation token, to publish the merge gate directly.",
+        secret=True,
     ),
     EnvironmentVariable(
         "MAPLE_GATE_APP_ID",
-        False,
+        "number",
         "The gate App's id, so the gate only updates check runs that App created.",
     ),
     EnvironmentVariable(
         "MAPLE_GATE_INSTALLATION_ID",
-        False,
+        "number",
         "Route server only: the gate App's installation id on the repository.",
     ),
     EnvironmentVariable(
         "MAPLE_GATE_PRIVATE_KEY",
-        True,
+        "PEM text",
         "Route server only: the gate App's private key (the PEM text, not a path), so the "
         "route mints its own installation tokens to publish the merge gate.",
+        secret=True,
     ),
     EnvironmentVariable(
         "MAPLE_REQUIRE_APPROVAL",
-        False,
-        "Exactly true to hold the gate until somebody approves the preview (direct publish and "
-        "the route server).",
+        "true or unset",
+        "Exactly true to hold the gate until somebody approves the preview (direct publish, "
+        "maple gate and the route server).",
     ),
     EnvironmentVariable(
         "MAPLE_REVIEW_URL",
-        False,
-        "Route server only: where reviewers look at the preview (an http or https URL), the "
-        "merge gate's check-run link; unset means the check run has no link.",
+        "URL",
+        "Route server and maple gate publish: where reviewers look at the preview (an http or "
+        "https URL), the merge gate's check-run link; unset means the check run has no link.",
     ),
     EnvironmentVariable(
         "MAPLE_AGENTS",
-        False,
+        "list",
         "Comma-separated external agents maple-mcp offers tools for: codex, claude; unset means "
         "none.",
     ),
     EnvironmentVariable(
         "GH_TOKEN",
-        True,
+        "token",
         "gh's own token, read by gh when the cli transport runs it (maple passes it through).",
+        secret=True,
     ),
     EnvironmentVariable(
         "GH_ENTERPRISE_TOKEN",
-        True,
+        "token",
         "gh's token for a GitHub Enterprise Server host, read by gh as GH_TOKEN is.",
+        secret=True,
     ),
     EnvironmentVariable(
         "GITHUB_ENTERPRISE_TOKEN",
-        True,
+        "token",
         "gh's older name for GH_ENTERPRISE_TOKEN, read by gh as GH_TOKEN is.",
+        secret=True,
+    ),
+    EnvironmentVariable(
+        "GITHUB_EVENT_NAME",
+        "text",
+        _ACTIONS + "the event maple gate publish publishes for, unless --event-name names it.",
+    ),
+    EnvironmentVariable(
+        "GITHUB_EVENT_PATH",
+        "path",
+        _ACTIONS + "the event's JSON file for maple gate publish, unless --event-path names it.",
+    ),
+    EnvironmentVariable(
+        "GITHUB_REPOSITORY",
+        "owner/name",
+        _ACTIONS + "the repository maple gate publish writes to when MAPLE_GITHUB_OWNER and "
+        "MAPLE_GITHUB_REPO are unset and the event names none.",
+    ),
+    EnvironmentVariable(
+        "GITHUB_API_URL",
+        "URL",
+        _ACTIONS + "GitHub's API root for maple gate publish when MAPLE_GITHUB_API is unset.",
+    ),
+    EnvironmentVariable(
+        "CODEX_HOME",
+        "path",
+        "Codex's folder; maple install merges into its config.toml, else into "
+        "~/.codex/config.toml.",
+    ),
+    EnvironmentVariable(
+        "VIRTUAL_ENV",
+        "path",
+        "Set by an activated virtualenv: when it is maple's own, maple install writes the "
+        "servers' full paths, since a client started elsewhere would not find their names.",
+    ),
+    EnvironmentVariable(
+        "TMPDIR",
+        "path",
+        "Where the Stop hook keeps its block counts, shared with Maple's hook (then TMP, then "
+        "TEMP, then /tmp, as Node looks).",
+    ),
+    EnvironmentVariable("TMP", "path", "The Stop hook's temporary folder when TMPDIR is unset."),
+    EnvironmentVariable(
+        "TEMP", "path", "The Stop hook's temporary folder when TMPDIR and TMP are unset."
     ),
 )
 """Every variable maple reads (or passes to gh), in the order the docs list them."""
+
+VARIABLES: dict[str, EnvironmentVariable] = {v.name: v for v in ENVIRONMENT}
+"""The table by name."""
 
 SECRET_VARIABLES: frozenset[str] = frozenset(v.name for v in ENVIRONMENT if v.secret)
 """The variables that hold credentials: never shown, and never handed to an external agent."""
 
 
+def read_variable(environ: Mapping[str, str], name: str) -> str | None:
+    """``name``'s value in ``environ``, read as the table says.
+
+    An empty value reads as unset, and an unset one as the variable's default.
+
+    Raises:
+        KeyError: ``name`` is not in the table, so maple must not read it.
+    """
+    variable = VARIABLES[name]
+    value = environ.get(name)
+    if value is None or (value == "" and variable.empty_is_unset):
+        return variable.default
+    return value
+
+
 def describe_variable(name: str) -> str | None:
     """The description of ``name``, or ``None`` when maple does not read it."""
-    return next((v.description for v in ENVIRONMENT if v.name == name), None)
+    variable = VARIABLES.get(name)
+    return None if variable is None else variable.description
 
 
 def render_markdown() -> str:
@@ -139,12 +242,13 @@ def render_markdown() -> str:
         "maple reads these environment variables and nothing else. This page is generated from",
         "`maple_core.environment.ENVIRONMENT` (`make docs`); a test keeps the two equal.",
         "",
-        "| Variable | Secret | What it is |",
-        "|---|---|---|",
+        "| Variable | Type | Default | Secret | What it is |",
+        "|---|---|---|---|---|",
     ]
-    for variable in ENVIRONMENT:
-        secret = "yes" if variable.secret else "no"
-        lines.append(f"| `{variable.name}` | {secret} | {variable.description} |")
+    for v in ENVIRONMENT:
+        default = f"`{v.default}`" if v.default is not None else "unset"
+        secret = "yes" if v.secret else "no"
+        lines.append(f"| `{v.name}` | {v.type} | {default} | {secret} | {v.description} |")
     lines += [
         "",
         "Every secret variable is kept out of output, logs and errors, and removed from the",

@@ -1,8 +1,9 @@
 """The Stop hook's environment, read with the standard library alone.
 
 The hook runs at every stop of every agent turn, so its start-up must stay close to a bare
-interpreter's: this module reads the variables the hook needs without pydantic. It and
-``settings.py`` are the only modules that read the environment.
+interpreter's: this module reads the variables the hook needs from the same table as
+``settings.py`` (``maple_core.environment``), without pydantic. The two are the only modules that
+read the environment.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+from maple_core.environment import read_variable
 from maple_core.frozen import Frozen
 
 __all__ = ["HookSettings", "read_hook_settings"]
@@ -54,11 +56,15 @@ def read_hook_settings(environ: Mapping[str, str] | None = None) -> HookSettings
     ``TEMP``, else ``/tmp``), so Maple's hook and this one keep their counters in the same place.
     """
     env = os.environ if environ is None else environ
-    temp = env.get("TMPDIR") or env.get("TMP") or env.get("TEMP") or "/tmp"
+
+    def read(name: str) -> str | None:
+        return read_variable(env, name)
+
+    temp = read("TMPDIR") or read("TMP") or read("TEMP") or "/tmp"
     return HookSettings(
-        branch=env.get("MAPLE_BRANCH") or None,
-        owner=env.get("MAPLE_GITHUB_OWNER") or None,
-        repo=env.get("MAPLE_GITHUB_REPO") or None,
-        store=env.get("MAPLE_STORE"),
+        branch=read("MAPLE_BRANCH"),
+        owner=read("MAPLE_GITHUB_OWNER"),
+        repo=read("MAPLE_GITHUB_REPO"),
+        store=read("MAPLE_STORE"),
         temp_dir=temp.rstrip("/") or "/",
     )

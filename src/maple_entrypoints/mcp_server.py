@@ -482,9 +482,8 @@ def _exit_on_signals() -> None:
 
 def main() -> None:
     """Run ``maple-mcp`` over stdio; a bad configuration exits 1 with one line on stderr."""
-    settings = load_settings()
-    log = ServerLog(SERVICE, settings.secrets())
     try:
+        settings = load_settings()
         config = resolve_config(settings)
         gate = build_gate(config)
         refresher = build_refresher(config)
@@ -493,6 +492,7 @@ def main() -> None:
     except ConfigurationError as exc:
         sys.stderr.write(f"{SERVICE}: {exc}\n")
         raise SystemExit(1) from None
+    log = ServerLog(SERVICE, settings.secrets())
     from maple_entrypoints.solo_bridges import SoloBridge, SoloBridges
 
     cwd = Path.cwd()

@@ -1,4 +1,7 @@
-"""Settings: the only module that reads the environment, and the checks made at start-up.
+"""Settings: the typed reading of the environment table, and the checks made at start-up.
+
+This module and the Stop hook's ``hook_settings.py`` are the only ones that read the
+environment, and both read only the variables of ``maple_core.environment.ENVIRONMENT``.
 
 The checks follow Maple's order and wording (gate, then refresh, then store), so a
 configuration Maple refuses is refused here with the same intent.
@@ -6,25 +9,33 @@ configuration Maple refuses is refused here with the same intent.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Self
 
-from pydantic import SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError, model_validator
 
-from maple_core.environment import SECRET_VARIABLES, describe_variable
+from maple_core.environment import (
+    SECRET_VARIABLES,
+    VARIABLES,
+    describe_variable,
+    read_variable,
+)
 from maple_core.errors import ConfigurationError
 
 __all__ = [
     "GateMode",
     "GitHubConfig",
+    "InstallSettings",
     "ServerConfig",
     "Settings",
     "StoreKind",
     "Transport",
     "load_settings",
     "resolve_config",
+    "secret_values",
     "store_kind",
 ]
 
@@ -53,41 +64,82 @@ class GateMode(StrEnum):
     ROUTE = "route"
 
 
-class Settings(BaseSettings):
-    """maple's environment, as read; :func:`resolve_config` checks it."""
+class _FromEnvironment(BaseModel):
+    """Some of :data:`~maple_core.environment.ENVIRONMENT`'s variables, typed.
 
-    model_config = SettingsConfigDict(env_prefix="", case_sensitive=True, extra="ignore")
+    Each field is named as its variable and read as the table says (an empty value as unset,
+    an unset one as its default); a secret is a ``SecretStr``. A program that needs only a few
+    variables reads only those, so a mistake in another does not stop it.
+    """
 
-    MAPLE_STORE: str | None = None
-    GITHUB_TOKEN: SecretStr | None = None
-    MAPLE_GITHUB_OWNER: str | None = None
-    MAPLE_GITHUB_REPO: str | None = None
-    MAPLE_GITHUB_API: str | None = None
-    MAPLE_GITHUB_TRANSPORT: str | None = None
-    MAPLE_BRANCH: str | None = None
-    MAPLE_URL: str | None = None
-    MAPLE_GATE_TOKEN: SecretStr | None = None
-    MAPLE_GATE_APP_ID: str | None = None
-    MAPLE_GATE_INSTALLATION_ID: str | None = None
-    MAPLE_GATE_PRIVATE_KEY: SecretStr | None = None
-    MAPLE_REQUIRE_APPROVAL: str | None = None
-    MAPLE_REVIEW_URL: str | None = None
-    MAPLE_AGENTS: str | None = None
-    GH_TOKEN: SecretStr | None = None
-    GH_ENTERPRISE_TOKEN: SecretStr | None = None
-    GITHUB_ENTERPRISE_TOKEN: SecretStr | None = None
+    model_config = ConfigDict(frozen=True, extra="ignore")
 
-    def text(self, name: str) -> str | None:
-        """The variable's value (a secret revealed), or ``None`` when unset or empty."""
-        value = getattr(self, name)
-        if isinstance(value, SecretStr):
-            value = value.get_secret_value()
-        return value or None
+    @model_validator(mode="before")
+    @classmethod
+    def _as_the_table_says(cls, environ: object) -> object:
+        if not isinstance(environ, Mapping):
+            return environ
+        return {name: read_variable(environ, name) for name in cls.model_fields}
+
+    @classmethod
+    def load(cls, environ: Mapping[str, str] | None = None) -> Self:
+        """Read the fields' variables from ``environ`` (default: the process environment).
+
+        Raises:
+            ConfigurationError: a value is not of its variable's type (pydantic's
+                ``ValidationError``, translated here and nowhere else).
+        """
+        try:
+            return cls.model_validate(os.environ if environ is None else environ)
+        except ValidationError as exc:
+            raise _refusal(exc) from None
+
+
+class Settings(_FromEnvironment):
+    """The variables of the servers, the gate and the Stop hook's forge path.
+
+    :func:`resolve_config` checks them.
+    """
+
+    MAPLE_STORE: str | None
+    GITHUB_TOKEN: SecretStr | None
+    MAPLE_GITHUB_OWNER: str | None
+    MAPLE_GITHUB_REPO: str | None
+    MAPLE_GITHUB_API: str | None
+    MAPLE_GITHUB_TRANSPORT: Transport
+    MAPLE_BRANCH: str | None
+    MAPLE_URL: str | None
+    MAPLE_GATE_TOKEN: SecretStr | None
+    MAPLE_GATE_APP_ID: str | None
+    MAPLE_GATE_INSTALLATION_ID: str | None
+    MAPLE_GATE_PRIVATE_KEY: SecretStr | None
+    MAPLE_REQUIRE_APPROVAL: str | None
+    MAPLE_REVIEW_URL: str | None
+    MAPLE_AGENTS: str | None
+    GH_TOKEN: SecretStr | None
+    GH_ENTERPRISE_TOKEN: SecretStr | None
+    GITHUB_ENTERPRISE_TOKEN: SecretStr | None
+    GITHUB_EVENT_NAME: str | None
+    GITHUB_EVENT_PATH: str | None
+    GITHUB_REPOSITORY: str | None
+    GITHUB_API_URL: str | None
+
+    @property
+    def require_approval(self) -> bool:
+        """``MAPLE_REQUIRE_APPROVAL`` is exactly ``true``."""
+        return self.MAPLE_REQUIRE_APPROVAL == "true"
 
     def secrets(self) -> list[str]:
         """Every secret value set, so output can be scrubbed of them."""
-        names = sorted(SECRET_VARIABLES & set(type(self).model_fields))
-        return [v for v in (self.text(n) for n in names) if v]
+        values = (getattr(self, name) for name in sorted(SECRET_VARIABLES))
+        return [v.get_secret_value() for v in values if v is not None]
+
+
+class InstallSettings(_FromEnvironment):
+    """What ``maple install`` and ``maple doctor`` read about the coding clients."""
+
+    CODEX_HOME: str | None
+    VIRTUAL_ENV: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,9 +167,10 @@ class ServerConfig:
     agents: tuple[str, ...] = ()
 
 
-def _required(settings: Settings, name: str, program: str) -> str:
-    value = settings.text(name)
-    if value is None:
+def _required(value: str | SecretStr | None, name: str, program: str) -> str:
+    if isinstance(value, SecretStr):
+        value = value.get_secret_value()
+    if not value:
         description = describe_variable(name)
         it_is = f" It is: {description}" if description else ""
         raise ConfigurationError(f"{name} is not set; {program} cannot start without it.{it_is}")
@@ -126,9 +179,7 @@ def _required(settings: Settings, name: str, program: str) -> str:
 
 def _store_kind(settings: Settings) -> StoreKind:
     if settings.MAPLE_STORE is None:
-        forge = any(
-            settings.text(n) for n in ("GITHUB_TOKEN", "MAPLE_GITHUB_OWNER", "MAPLE_GITHUB_REPO")
-        )
+        forge = settings.GITHUB_TOKEN or settings.MAPLE_GITHUB_OWNER or settings.MAPLE_GITHUB_REPO
         return StoreKind.GITHUB if forge else StoreKind.FILE
     try:
         return StoreKind(settings.MAPLE_STORE)
@@ -147,13 +198,12 @@ def store_kind(settings: Settings, program: str = "Maple's MCP server") -> Store
     """
     store = _store_kind(settings)
     if store is StoreKind.GITHUB:
-        needed = ["MAPLE_GITHUB_OWNER", "MAPLE_GITHUB_REPO"]
-        if Transport.API.value == settings.MAPLE_GITHUB_TRANSPORT:
-            needed.append("GITHUB_TOKEN")  # auto without a token may use a signed-in gh
-        for name in needed:
-            _required(settings, name, program)
+        _required(settings.MAPLE_GITHUB_OWNER, "MAPLE_GITHUB_OWNER", program)
+        _required(settings.MAPLE_GITHUB_REPO, "MAPLE_GITHUB_REPO", program)
+        if settings.MAPLE_GITHUB_TRANSPORT is Transport.API:
+            _required(settings.GITHUB_TOKEN, "GITHUB_TOKEN", program)  # auto may use gh's
     elif store is StoreKind.ROUTE:
-        _required(settings, "MAPLE_URL", program)
+        _required(settings.MAPLE_URL, "MAPLE_URL", program)
     return store
 
 
@@ -164,43 +214,36 @@ def resolve_config(settings: Settings, program: str = "Maple's MCP server") -> S
         ConfigurationError: one line naming the variable and what to do.
     """
     gate = GateMode.NONE
-    if settings.text("MAPLE_URL") and settings.text("MAPLE_GATE_TOKEN"):
+    if settings.MAPLE_URL and settings.MAPLE_GATE_TOKEN:
         raise ConfigurationError(
             f"MAPLE_URL and MAPLE_GATE_TOKEN are both set; {program} cannot start with both. "
             "Keep MAPLE_URL on a developer machine, where the route publishes the gate, and "
             "MAPLE_GATE_TOKEN for CI only."
         )
-    if settings.text("MAPLE_GATE_TOKEN"):
-        _required(settings, "MAPLE_GITHUB_OWNER", program)
-        _required(settings, "MAPLE_GITHUB_REPO", program)
+    if settings.MAPLE_GATE_TOKEN:
+        _required(settings.MAPLE_GITHUB_OWNER, "MAPLE_GITHUB_OWNER", program)
+        _required(settings.MAPLE_GITHUB_REPO, "MAPLE_GITHUB_REPO", program)
         gate = GateMode.DIRECT
     # Through a route store the route publishes after its own status change, so no refresh is
     # asked for, and GITHUB_TOKEN is sent only when it is set.
-    if settings.text("MAPLE_URL") and _store_kind(settings) is not StoreKind.ROUTE:
-        _required(settings, "GITHUB_TOKEN", program)
+    if settings.MAPLE_URL and _store_kind(settings) is not StoreKind.ROUTE:
+        _required(settings.GITHUB_TOKEN, "GITHUB_TOKEN", program)
         gate = GateMode.ROUTE
     store = store_kind(settings, program)
-    try:
-        transport = Transport(settings.MAPLE_GITHUB_TRANSPORT or "auto")
-    except ValueError:
-        raise ConfigurationError(
-            f"Unknown MAPLE_GITHUB_TRANSPORT {settings.MAPLE_GITHUB_TRANSPORT}; "
-            '"auto", "api" and "cli" exist.'
-        ) from None
     return ServerConfig(
         store=store,
         gate=gate,
-        transport=transport,
-        require_approval=settings.MAPLE_REQUIRE_APPROVAL == "true",
+        transport=settings.MAPLE_GITHUB_TRANSPORT,
+        require_approval=settings.require_approval,
         github=GitHubConfig(
-            owner=settings.text("MAPLE_GITHUB_OWNER"),
-            repo=settings.text("MAPLE_GITHUB_REPO"),
-            api_url=settings.text("MAPLE_GITHUB_API"),
-            token=settings.GITHUB_TOKEN if settings.text("GITHUB_TOKEN") else None,
-            gate_token=settings.MAPLE_GATE_TOKEN if settings.text("MAPLE_GATE_TOKEN") else None,
-            gate_app_id=settings.text("MAPLE_GATE_APP_ID"),
+            owner=settings.MAPLE_GITHUB_OWNER,
+            repo=settings.MAPLE_GITHUB_REPO,
+            api_url=settings.MAPLE_GITHUB_API,
+            token=settings.GITHUB_TOKEN,
+            gate_token=settings.MAPLE_GATE_TOKEN,
+            gate_app_id=settings.MAPLE_GATE_APP_ID,
         ),
-        route_url=settings.text("MAPLE_URL"),
+        route_url=settings.MAPLE_URL,
         agents=_agents(settings),
     )
 
@@ -208,7 +251,7 @@ def resolve_config(settings: Settings, program: str = "Maple's MCP server") -> S
 def _agents(settings: Settings) -> tuple[str, ...]:
     from maple_core.agents import PROVIDERS
 
-    named = [a.strip() for a in (settings.text("MAPLE_AGENTS") or "").split(",") if a.strip()]
+    named = [a.strip() for a in (settings.MAPLE_AGENTS or "").split(",") if a.strip()]
     unknown = [a for a in named if a not in PROVIDERS]
     if unknown:
         raise ConfigurationError(
@@ -217,9 +260,29 @@ def _agents(settings: Settings) -> tuple[str, ...]:
     return tuple(dict.fromkeys(named))
 
 
+def _refusal(error: ValidationError) -> ConfigurationError:
+    """The first of pydantic's complaints, said in the table's words."""
+    problem = error.errors()[0]
+    name = str(problem["loc"][0])
+    return ConfigurationError(
+        f"Unknown {name} {problem['input']}; it must be {VARIABLES[name].type}."
+    )
+
+
+def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
+    """Every secret value set in ``environ`` (default: the process environment), unchecked.
+
+    For scrubbing what a failure says, where the settings themselves may be what failed.
+    """
+    env = os.environ if environ is None else environ
+    values = (read_variable(env, name) for name in sorted(SECRET_VARIABLES))
+    return [v for v in values if v]
+
+
 def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
-    """Read settings from ``environ`` (default: the process environment)."""
-    if environ is None:
-        return Settings()
-    known = set(Settings.model_fields)
-    return Settings.model_validate({k: v for k, v in environ.items() if k in known})
+    """:meth:`Settings.load`: the checked settings from ``environ`` (default: the process's).
+
+    Raises:
+        ConfigurationError: a variable's value is not of its type.
+    """
+    return Settings.load(environ)

@@ -126,13 +126,10 @@ class BlockCounter:
 
 def _forge_comments(cwd: str, branch: str | None) -> list[JsonObject]:
     """Maple's forge path: the store the environment configures (§7.2 step 4), heavy imports."""
+    from maple_core.environment import describe_variable
     from maple_core.services import list_all
     from maple_core.statuses import CommentStatus
-    from maple_entrypoints.settings import (
-        load_settings,
-        resolve_config,
-        store_kind,
-    )
+    from maple_entrypoints.settings import load_settings, resolve_config, store_kind
     from maple_entrypoints.wiring import build_store
 
     settings = load_settings()
@@ -140,8 +137,7 @@ def _forge_comments(cwd: str, branch: str | None) -> list[JsonObject]:
     if branch is None:
         raise ConfigurationError(
             "MAPLE_BRANCH is not set; the Stop hook cannot tell which pull request to check. "
-            "It is: The branch the Stop hook checks, else the one checked out. "
-            "The server ignores it."
+            f"It is: {describe_variable('MAPLE_BRANCH')}"
         )
     config = resolve_config(
         settings.model_copy(update={"MAPLE_URL": None, "MAPLE_GATE_TOKEN": None}), "the Stop hook"

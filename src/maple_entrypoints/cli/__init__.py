@@ -46,10 +46,10 @@ app.command("demo", epilog="Example: maple demo")(demo)
 
 def main() -> None:
     """Run the ``maple`` command; an unexpected failure is one line on stderr, never a traceback."""
-    import os
     import sys
 
     from maple_core.text import scrub
+    from maple_entrypoints.settings import secret_values
 
     try:
         app()
@@ -58,11 +58,7 @@ def main() -> None:
     except KeyboardInterrupt:
         raise SystemExit(130) from None
     except Exception as exc:
-        secrets = [
-            v
-            for k, v in os.environ.items()
-            if v and k in ("GITHUB_TOKEN", "MAPLE_GATE_TOKEN", "MAPLE_GATE_PRIVATE_KEY")
-        ]
+        secrets = secret_values()
         text = scrub(f"{type(exc).__name__}: {exc}", secrets).replace("\n", " ")
         sys.stderr.write(f"maple: unexpected error ({text}); please report it.\n")
         raise SystemExit(EXIT_ERROR) from None

@@ -205,8 +205,8 @@ def resolve(
     from maple_entrypoints.wiring import build_gate, build_refresher, build_store
 
     cwd = Path.cwd()
-    settings = load_settings()
     try:
+        settings = load_settings()
         config = resolve_config(settings, "maple")
         gate, refresher = build_gate(config), build_refresher(config)
         store = build_store(config, cwd)

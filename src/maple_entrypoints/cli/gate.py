@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -33,6 +32,7 @@ from maple_entrypoints.cli.common import (
     print_json,
     store_here,
 )
+from maple_entrypoints.settings import load_settings
 
 __all__ = ["gate_app"]
 
@@ -90,17 +90,13 @@ def decide(branch: BranchOption = None, as_json: JsonOption = False) -> None:
         GatePolicy(
             status_tracked=Capability.SET_STATUS in store.capabilities,
             commit=sha,
-            require_approval=os.environ.get("MAPLE_REQUIRE_APPROVAL") == "true",
+            require_approval=load_settings().require_approval,
             approvals=approvals,
         ),
     )
     _show(name, sha, verdict, as_json)
     if verdict.conclusion is GateConclusion.BLOCKED:
         raise typer.Exit(EXIT_BLOCKED)
-
-
-def _env(*names: str) -> str | None:
-    return next((os.environ[n] for n in names if os.environ.get(n)), None)
 
 
 @gate_app.command(
@@ -148,8 +144,12 @@ def publish(
     )
     from maple_adapters.system import SystemClock
 
-    name = event_name or os.environ.get("GITHUB_EVENT_NAME", "")
-    path = event_path or (Path(p) if (p := os.environ.get("GITHUB_EVENT_PATH")) else None)
+    try:
+        settings = load_settings()
+    except ConfigurationError as exc:
+        raise fail(str(exc), EXIT_CONFIG) from None
+    name = event_name or settings.GITHUB_EVENT_NAME or ""
+    path = event_path or (Path(p) if (p := settings.GITHUB_EVENT_PATH) else None)
     if path is None:
         raise fail(
             "no event to publish for: run in GitHub Actions, or pass --event-name and "
@@ -164,11 +164,12 @@ def publish(
         raise fail(str(exc), EXIT_CONFIG) from None
     repository = (
         f"{o}/{r}"
-        if (o := _env("MAPLE_GITHUB_OWNER")) and (r := _env("MAPLE_GITHUB_REPO"))
-        else event.repository or _env("GITHUB_REPOSITORY")
+        if (o := settings.MAPLE_GITHUB_OWNER) and (r := settings.MAPLE_GITHUB_REPO)
+        else event.repository or settings.GITHUB_REPOSITORY
     )
-    token = _env("GITHUB_TOKEN")
-    gate_token = _env("MAPLE_GATE_TOKEN") or token
+    token = settings.GITHUB_TOKEN.get_secret_value() if settings.GITHUB_TOKEN else None
+    gate = settings.MAPLE_GATE_TOKEN
+    gate_token = (gate.get_secret_value() if gate else None) or token
     try:
         if not repository or "/" not in repository:
             raise ConfigurationError(
@@ -183,12 +184,12 @@ def publish(
             )
         if review_url is not None:
             review_url = check_review_url(review_url, "--review-url")
-        elif configured := _env("MAPLE_REVIEW_URL"):
+        elif configured := settings.MAPLE_REVIEW_URL:
             review_url = check_review_url(configured, "MAPLE_REVIEW_URL")
     except ConfigurationError as exc:
         raise fail(str(exc), EXIT_CONFIG) from None
     owner, repo = repository.split("/", 1)
-    api = _env("MAPLE_GITHUB_API", "GITHUB_API_URL")
+    api = settings.MAPLE_GITHUB_API or settings.GITHUB_API_URL
     clock = SystemClock()
     secrets = [t for t in (token, gate_token) if t]
     if event.merge_queue:
@@ -198,7 +199,7 @@ def publish(
     else:
         reader = ResilientTransport(PyGithubTransport(token or gate_token, api), secrets=secrets)
         store = GitHubLedgerStore(
-            ConditionalTransport(reader), owner, repo, clock, app_id=_env("MAPLE_GATE_APP_ID")
+            ConditionalTransport(reader), owner, repo, clock, app_id=settings.MAPLE_GATE_APP_ID
         )
         try:
             comments = list_all(store, event.branch)
@@ -211,13 +212,13 @@ def publish(
                 GatePolicy(
                     status_tracked=True,
                     commit=event.sha,
-                    require_approval=_env("MAPLE_REQUIRE_APPROVAL") == "true",
+                    require_approval=settings.require_approval,
                     approvals=approvals,
                 ),
             )
     writer = ResilientTransport(PyGithubTransport(gate_token, api), secrets=secrets)
     publisher = GitHubCheckRunPublisher(
-        writer, owner, repo, now=clock.now, app_id=_env("MAPLE_GATE_APP_ID")
+        writer, owner, repo, now=clock.now, app_id=settings.MAPLE_GATE_APP_ID
     )
     try:
         publisher.publish(GateReport(event.branch, event.sha, verdict, review_url))

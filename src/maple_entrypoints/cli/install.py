@@ -10,12 +10,10 @@ project (``[projects."<path>"] trust_level = "trusted"``) and the hook itself
 
 from __future__ import annotations
 
-import copy
 import difflib
 import hashlib
 import json
 import os
-import re
 import shlex
 import shutil
 import sys
@@ -26,10 +24,13 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
+import tomlkit
+import tomlkit.exceptions
 import typer
 
 from maple_adapters.files import find_checkout
 from maple_entrypoints.cli.common import EXIT_ERROR, fail
+from maple_entrypoints.settings import InstallSettings
 
 __all__ = [
     "Client",
@@ -70,7 +71,7 @@ def bare_names_work() -> bool:
     only because its virtualenv is activated (``VIRTUAL_ENV``): a client started from elsewhere
     (a desktop app, another shell) does not have that.
     """
-    venv = os.environ.get("VIRTUAL_ENV")
+    venv = InstallSettings.load().VIRTUAL_ENV
     if venv and Path(venv).resolve() == Path(sys.executable).parent.parent.resolve():
         return False
     for name in (SERVER, HOOK):
@@ -339,10 +340,6 @@ def toml_string(value: str) -> str:
     return text
 
 
-def _toml_key(key: str) -> str:
-    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else toml_string(key)
-
-
 @dataclass(frozen=True)
 class _Table:
     """A TOML table to merge: ``values`` are always set, ``defaults`` only added when missing."""
@@ -351,33 +348,51 @@ class _Table:
     values: dict[str, Any]
     defaults: dict[str, Any]
 
-    @property
-    def header(self) -> str:
-        return "[" + ".".join(_toml_key(k) for k in self.path) + "]"
+    def merge_into(self, document: tomlkit.TOMLDocument, file: Path) -> None:
+        """Set the table's keys in ``document``, making the table (and its parents) if missing.
 
-    def lines(self, keys: list[str]) -> list[str]:
-        wanted = {**self.defaults, **self.values}
-        return [f"{k} = {_toml_value(wanted[k])}\n" for k in keys]
+        A new table ends with a blank line, so a table after it keeps its distance.
+        """
+        node: Any = document
+        created = False
+        for depth, key in enumerate(self.path):
+            child = node.get(key)
+            if child is None:
+                child = tomlkit.table(is_super_table=depth < len(self.path) - 1)
+                node[key] = child
+                created = True
+            elif not isinstance(child, dict):
+                raise UnreadableFileError(
+                    f"{file} defines {'.'.join(self.path[: depth + 1])} as something other "
+                    f"than a table; add {self.text().strip()!r} there yourself, or run "
+                    "without --write."
+                )
+            node = child
+        for key, value in self.values.items():
+            if node.get(key) != value:
+                node[key] = value
+        for key, value in self.defaults.items():
+            if key not in node:
+                node[key] = value
+        if created:
+            node.add(tomlkit.nl())
 
     def text(self) -> str:
-        return self.header + "\n" + "".join(self.lines([*self.values, *self.defaults]))
+        """The table alone, as ``config.toml`` would hold it."""
+        return _merged("", [self], Path("config.toml"))
 
 
-def _toml_value(value: Any) -> str:
-    if isinstance(value, str):
-        return toml_string(value)
-    if value == []:
-        return "[]"
-    return str(value)
-
-
-def _lookup(data: dict[str, Any], path: tuple[str, ...]) -> Any:
-    node: Any = data
-    for key in path:
-        if not isinstance(node, dict) or key not in node:
-            return None
-        node = node[key]
-    return node
+def _merged(text: str, tables: list[_Table], file: Path) -> str:
+    """``text`` with ``tables`` merged in; every other key, table, comment and blank line kept."""
+    document = tomlkit.parse(text)
+    for table in tables:
+        table.merge_into(document, file)
+    merged = tomlkit.dumps(document)
+    if any("\ud800" <= ch <= "\udfff" for ch in merged):
+        raise UnreadableFileError(f"{file} would not be valid UTF-8; maple cannot write it.")
+    if merged.endswith("\n\n") and not text.endswith("\n\n"):
+        merged = merged[:-1]  # a new last table needs no blank line after it
+    return merged
 
 
 def _apply(data: dict[str, Any], table: _Table) -> None:
@@ -389,53 +404,22 @@ def _apply(data: dict[str, Any], table: _Table) -> None:
         node.setdefault(key, value)
 
 
-def _merge_table(path: Path, text: str, data: dict[str, Any], table: _Table) -> str:
-    """``text`` with ``table`` merged in, line by line, keeping every other line as it is."""
-    existing = _lookup(data, table.path)
-    if existing is None:
-        joiner = (
-            "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
-        )
-        return text + joiner + table.text()
-    if isinstance(existing, dict):
-        stale = [k for k, v in table.values.items() if existing.get(k) != v]
-        missing = [k for k in table.defaults if k not in existing]
-        if not stale and not missing:
-            return text
-    lines = text.splitlines(keepends=True)
-    start = next((i for i, line in enumerate(lines) if line.strip() == table.header), None)
-    if not isinstance(existing, dict) or start is None:
-        raise UnreadableFileError(
-            f"{path} defines {'.'.join(table.path)} in a form maple cannot edit safely; add "
-            f"{table.text().strip()!r} there yourself, or run without --write."
-        )
-    end = next(
-        (i for i in range(start + 1, len(lines)) if lines[i].lstrip().startswith("[")),
-        len(lines),
-    )
-    kept = [line for line in lines[start + 1 : end] if line.split("=", 1)[0].strip() not in stale]
-    added = table.lines([*stale, *missing])
-    return "".join([*lines[: start + 1], *added, *kept, *lines[end:]])
-
-
 def _toml_change(path: Path, tables: list[_Table], notes: tuple[str, ...] = ()) -> Change:
-    """Merge ``tables`` into a TOML file, keeping every other key, table and comment.
+    """Merge ``tables`` into a TOML file through ``tomlkit``, keeping its comments and layout.
 
-    An existing plain table keeps its other keys; a table written another way (an inline
-    table, a commented header) is refused rather than rewritten, and so is a result that would
-    read back as anything but the file plus the merged values.
+    An existing table (plain or inline) keeps its other keys; a key in the way that is not a
+    table is refused rather than replaced, and so is a result that would read back as anything
+    but the file plus the merged values.
     """
-    before, data = read_toml(path)
-    expected = copy.deepcopy(data)
-    text = before or ""
+    before, expected = read_toml(path)
     try:
-        for table in tables:
-            text = _merge_table(path, text, data, table)
-            data = tomllib.loads(text)
-            _apply(expected, table)
-    except tomllib.TOMLDecodeError:
-        data = {}
-    if data != expected:
+        text = _merged(before or "", tables, path)
+        merged = tomllib.loads(text)
+    except (tomlkit.exceptions.TOMLKitError, tomllib.TOMLDecodeError):
+        merged = None
+    for table in tables:
+        _apply(expected, table)
+    if merged != expected:
         raise UnreadableFileError(
             f"{path} could not be merged safely; add {tables[0].text().strip()!r} there "
             "yourself. The file was left as it is."
@@ -466,7 +450,7 @@ def _codex_tables(
 
 def codex_config_path() -> Path:
     """``$CODEX_HOME/config.toml``, else ``~/.codex/config.toml``."""
-    home = os.environ.get("CODEX_HOME")
+    home = InstallSettings.load().CODEX_HOME
     return (Path(home) if home else Path.home() / ".codex") / "config.toml"
 
 

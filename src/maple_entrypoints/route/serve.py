@@ -16,6 +16,7 @@ from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 
+from pydantic import SecretStr
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -81,9 +82,10 @@ class TokenStores:
         return self.for_token(token) if token else None
 
 
-def _needed(settings: Settings, name: str, why: str) -> str:
-    value = settings.text(name)
-    if value is None:
+def _needed(value: str | SecretStr | None, name: str, why: str) -> str:
+    if isinstance(value, SecretStr):
+        value = value.get_secret_value()
+    if not value:
         raise ConfigurationError(
             f"{name} is not set; {why}. It is: {describe_variable(name) or name}"
         )
@@ -92,12 +94,15 @@ def _needed(settings: Settings, name: str, why: str) -> str:
 
 def _gate(settings: Settings, owner: str, repo: str, clock: Clock) -> GatePublisher | None:
     """The check-run publisher acting as the gate App, or ``None`` when no App is configured."""
-    names = ("MAPLE_GATE_APP_ID", "MAPLE_GATE_INSTALLATION_ID", "MAPLE_GATE_PRIVATE_KEY")
-    given = [n for n in names if settings.text(n)]
-    if not given:
+    given = {
+        "MAPLE_GATE_APP_ID": settings.MAPLE_GATE_APP_ID,
+        "MAPLE_GATE_INSTALLATION_ID": settings.MAPLE_GATE_INSTALLATION_ID,
+        "MAPLE_GATE_PRIVATE_KEY": settings.MAPLE_GATE_PRIVATE_KEY,
+    }
+    if not any(given.values()):
         return None
     why = "the route needs the gate App's id, installation id and private key together"
-    app_id, installation, key = (_needed(settings, n, why) for n in names)
+    app_id, installation, key = (_needed(v, n, why) for n, v in given.items())
     if not installation.isdigit():
         raise ConfigurationError(
             f"MAPLE_GATE_INSTALLATION_ID must be a number, not {installation!r}; it is in the "
@@ -107,7 +112,7 @@ def _gate(settings: Settings, owner: str, repo: str, clock: Clock) -> GatePublis
     from maple_adapters.github.transport import PyGithubTransport, ResilientTransport
 
     transport = PyGithubTransport.for_github_app(
-        app_id, key, int(installation), base_url=settings.text("MAPLE_GITHUB_API")
+        app_id, key, int(installation), base_url=settings.MAPLE_GITHUB_API
     )
     return GitHubCheckRunPublisher(
         ResilientTransport(transport, secrets=[key]),
@@ -145,15 +150,15 @@ def route_options(
     clock = clock or SystemClock()
     if review_url is not None:
         review_url = check_review_url(review_url, "--review-url")
-    elif (configured := settings.text("MAPLE_REVIEW_URL")) is not None:
+    elif (configured := settings.MAPLE_REVIEW_URL) is not None:
         review_url = check_review_url(configured, "MAPLE_REVIEW_URL")
     log = ServerLog(SERVICE, settings.secrets())
-    api = settings.text("MAPLE_GITHUB_API")
-    owner, repo = settings.text("MAPLE_GITHUB_OWNER"), settings.text("MAPLE_GITHUB_REPO")
+    api = settings.MAPLE_GITHUB_API
+    owner, repo = settings.MAPLE_GITHUB_OWNER, settings.MAPLE_GITHUB_REPO
     if store is RouteStoreKind.GITHUB:
         why = "the route keeps comments on that repository's pull requests"
-        owner = _needed(settings, "MAPLE_GITHUB_OWNER", why)
-        repo = _needed(settings, "MAPLE_GITHUB_REPO", why)
+        owner = _needed(owner, "MAPLE_GITHUB_OWNER", why)
+        repo = _needed(repo, "MAPLE_GITHUB_REPO", why)
     gate = _gate(settings, owner, repo, clock) if owner and repo else None
 
     def github_store(token: str) -> CommentStore:
@@ -163,7 +168,7 @@ def route_options(
             owner or "",
             repo or "",
             clock,
-            app_id=settings.text("MAPLE_GATE_APP_ID"),
+            app_id=settings.MAPLE_GATE_APP_ID,
         )
 
     per_token = TokenStores(github_store)  # one cache for the route and its refresh
