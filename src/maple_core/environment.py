@@ -16,9 +16,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ENVIRONMENT",
+    "EnvironmentVariable",
     "SECRET_VARIABLES",
     "VARIABLES",
-    "EnvironmentVariable",
     "describe_variable",
     "read_variable",
     "render_markdown",
