@@ -211,3 +211,45 @@ def test_maple_solo_json_prints_link_bridge_and_origin(repo: Path) -> None:
     assert pairing is not None
     assert pairing[1] == shown["bridge"]
     assert process.returncode == 0, err
+
+
+def _signal_every_other_thread(pid: int, signum: int) -> int:
+    """Send ``signum`` to each thread of ``pid`` but its main one, as the kernel may deliver a
+    process-wide signal to any thread; returns how many threads got it."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    tgkill = 234  # x86_64 and the generic table differ; look the number up from the platform
+    if os.uname().machine in ("aarch64", "arm64"):
+        tgkill = 131
+    sent = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        if int(task.name) != pid and libc.syscall(tgkill, pid, int(task.name), signum) == 0:
+            sent += 1
+    return sent
+
+
+@pytest.mark.parametrize("signum", ["SIGINT", "SIGTERM"])
+def test_maple_solo_stops_whichever_thread_the_signal_lands_on(repo: Path, signum: str) -> None:
+    import select
+    import signal
+
+    process = subprocess.Popen(
+        [str(MAPLE), "solo", "https://feat-x.preview.example/menu", "--json"],
+        cwd=repo,
+        env={k: v for k, v in os.environ.items() if not k.startswith(("MAPLE_", "GITHUB_"))},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        ready, _, _ = select.select([process.stdout], [], [], 30)
+        assert ready, "maple solo printed nothing within 30 s"
+        process.stdout.readline()
+        assert _signal_every_other_thread(process.pid, getattr(signal, signum)) >= 1
+        _, err = process.communicate(timeout=30)
+    finally:
+        process.kill()
+        process.communicate()
+    assert process.returncode == 0, err

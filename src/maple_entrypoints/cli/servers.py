@@ -142,6 +142,8 @@ def solo(
     from maple_entrypoints.server_log import ServerLog
     from maple_entrypoints.solo import start_bridge
 
+    stopped = threading.Event()  # set by SIGTERM, taken before the link can be read
+    signal.signal(signal.SIGTERM, lambda *_: stopped.set())
     try:
         bridge = start_bridge(preview_url, port=port, log=ServerLog("maple-solo"))
     except MapleError as exc:
@@ -156,10 +158,11 @@ def solo(
         f"maple: the bridge for {bridge.origin} is at {bridge.url}; comments land in .maple/ "
         "here. Open the link above in your browser; Ctrl-C stops it.\n"
     )
-    stopped = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stopped.set())
     try:
-        stopped.wait()
+        # A timed wait: the kernel may deliver Ctrl-C or SIGTERM to the bridge's thread, and
+        # Python runs the handler only once the main thread wakes, which an untimed wait never does.
+        while not stopped.wait(0.25):
+            pass
     except KeyboardInterrupt:
         pass
     finally:
