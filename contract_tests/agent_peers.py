@@ -52,10 +52,19 @@ class Peer:
                     continue
                 if len(argv) >= 2 and argv[0].endswith(b"timeout") and argv[1].decode() in marks:
                     found.append(int(entry.name))
-            return found
+            # timeout's child shows timeout's arguments until it execs its command: not a sleeper
+            return [pid for pid in found if _parent(pid) not in found]
         if not self.pids.exists():
             return []
         return [int(line) for line in self.pids.read_text().split()]
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat.rsplit(")", 1)[1].split()[1])
 
 
 def _wrapper(folder: Path, name: str, module: str) -> Path:
