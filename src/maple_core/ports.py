@@ -51,7 +51,7 @@ class Capability(StrEnum):
 
 
 class Clock(Protocol):
-    """Tells the time; the core takes one instead of reading the clock itself."""
+    """Tells the time and waits; the core takes one instead of reading the clock itself."""
 
     def now(self) -> datetime:
         """The current UTC time."""
@@ -59,6 +59,10 @@ class Clock(Protocol):
 
     def monotonic(self) -> float:
         """Seconds on a clock that never goes backwards, for deadlines."""
+        ...
+
+    def sleep(self, seconds: float) -> None:
+        """Pause the calling thread for ``seconds`` (a test clock may pass it its own way)."""
         ...
 
 

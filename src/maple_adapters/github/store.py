@@ -7,8 +7,7 @@ import contextlib
 import random
 import re
 import threading
-import time
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 from urllib.parse import parse_qs, quote, urlsplit
@@ -140,6 +139,14 @@ class GitHubLedgerStore:
     def transport(self) -> GitHubTransport:
         """The transport this store talks through."""
         return self._transport
+
+    @contextlib.contextmanager
+    def _failing(self, operation: str) -> Iterator[None]:
+        """Translate what goes wrong inside into the store's errors, in this one place."""
+        try:
+            yield
+        except MapleError as exc:
+            raise self._fail(exc, operation) from exc
 
     def _fail(self, exc: MapleError, operation: str) -> StoreError:
         if isinstance(exc, StoreError):  # already says what is wrong with the store
@@ -321,29 +328,23 @@ class GitHubLedgerStore:
 
     def list(self, query: ListQuery) -> CommentPage:
         """One page of the branch's comments; no pull request means none."""
-        try:
+        with self._failing("list"):
             pull = self.find_pull(query.branch)
             found = self._ledgers(pull, query.branch) if pull is not None else None
-        except MapleError as exc:
-            raise self._fail(exc, "list") from exc
         comments = found.merged.comments if found else ()
         return page_of(comments, query, encode=str, decode=decode_decimal_cursor)
 
     def head(self, branch: str) -> str | None:
         """The head commit of the branch's pull request, asked every time; ``None`` without one."""
-        try:
+        with self._failing("head"):
             pull = self._pull(branch)
-        except MapleError as exc:
-            raise self._fail(exc, "head") from exc
         return pull.head if pull is not None else None
 
     def approvals(self, branch: str) -> builtins.list[Approval] | None:
         """The branch's approvals, newest first; no pull request means none."""
-        try:
+        with self._failing("approvals"):
             pull = self.find_pull(branch)
             found = self._ledgers(pull, branch, "approvals") if pull is not None else None
-        except MapleError as exc:
-            raise self._fail(exc, "approvals") from exc
         return _newest_first(found.merged.approvals if found else ())
 
     def state(self, branch: str) -> BranchState:
@@ -353,7 +354,7 @@ class GitHubLedgerStore:
         this store's own write to the same pull request, the comments the write was read back
         from (after it landed) stand in for a fresh listing, once.
         """
-        try:
+        with self._failing("state"):
             pull = self._pull(branch)
             if pull is None:
                 return BranchState(branch, (), (), None, None)
@@ -361,8 +362,6 @@ class GitHubLedgerStore:
             if comments is None:
                 comments = tuple(self.issue_comments(pull.number))
             found = self._ledgers_in(pull.number, comments, branch, "state")
-        except MapleError as exc:
-            raise self._fail(exc, "state") from exc
         merged = found.merged if found is not None else GitHubLedger(branch)
         return BranchState(
             branch,
@@ -380,7 +379,7 @@ class GitHubLedgerStore:
 
     def changes(self, branch: str) -> GitHubChangeSignal:
         """A signal that polls the pull request's comments with conditional requests."""
-        return GitHubChangeSignal(self, branch)
+        return GitHubChangeSignal(self, branch, self._clock)
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -444,7 +443,7 @@ class GitHubLedgerStore:
     ) -> _T:
         for attempt in range(_WRITE_ATTEMPTS):
             if attempt:
-                time.sleep(_RETRY_PAUSE_S * attempt * random.uniform(0.5, 1.5))
+                self._clock.sleep(_RETRY_PAUSE_S * attempt * random.uniform(0.5, 1.5))
             found = self._ledgers(pull, branch, operation)
             current = found.merged if found else GitHubLedger(branch or "")
             changed = change(current)
@@ -460,7 +459,7 @@ class GitHubLedgerStore:
                 stale = range(len(found.ids) - 1)
                 # An edit in place can be overwritten by a writer whose read came before it and
                 # whose edit lands just after ours: read back a moment later, not at once.
-                time.sleep(_SETTLE_S)
+                self._clock.sleep(_SETTLE_S)
             comments = tuple(self.issue_comments(pull))
             after = self._ledgers_in(pull, comments, branch, operation)
             result = landed(after.merged) if after else None
@@ -486,7 +485,7 @@ class GitHubLedgerStore:
         if not comments:
             return []
         branch = comments[0].branch
-        try:
+        with self._failing("append"):
             pull = self.find_pull(branch)
             if pull is None:
                 raise NotFoundError(
@@ -521,8 +520,6 @@ class GitHubLedgerStore:
                 return None if any(c is None for c in final) else [c for c in final if c]
 
             return self._write(pull, branch, "append", change, landed, repost=True)
-        except MapleError as exc:
-            raise self._fail(exc, "append") from exc
 
     def _by_id(self, pattern: re.Pattern[str], record_id: str, kind: str, operation: str) -> int:
         match = pattern.fullmatch(record_id)
@@ -563,7 +560,7 @@ class GitHubLedgerStore:
             first.append((comment_identity(found), stamp))
             return first[0]
 
-        try:
+        with self._failing("set_status"):
 
             def change(current: GitHubLedger) -> GitHubLedger:
                 key, stamp = target(current)
@@ -584,12 +581,10 @@ class GitHubLedgerStore:
                 return now if ok else None
 
             return self._write(pull, None, "set_status", change, landed, repost=False)
-        except MapleError as exc:
-            raise self._fail(exc, "set_status") from exc
 
     def approve(self, approval: NewApproval) -> Approval:
         """Store an approval as ``gha_<pull>_<n>`` (a repost, like an append)."""
-        try:
+        with self._failing("approve"):
             pull = self.find_pull(approval.branch)
             if pull is None:
                 raise NotFoundError(
@@ -610,14 +605,12 @@ class GitHubLedgerStore:
                 )
 
             return self._write(pull, approval.branch, "approve", change, landed, repost=True)
-        except MapleError as exc:
-            raise self._fail(exc, "approve") from exc
 
     def unapprove(self, approval_id: str) -> None:
         """Withdraw an approval, editing the ledger in place (and remembering the withdrawal)."""
         pull = self._by_id(_APPROVAL_ID, approval_id, "approval", "unapprove")
         checked: builtins.list[bool] = []  # whether the first read held the approval
-        try:
+        with self._failing("unapprove"):
 
             def change(current: GitHubLedger) -> GitHubLedger:
                 if not checked and all(a.id != approval_id for a in current.approvals):
@@ -635,8 +628,6 @@ class GitHubLedgerStore:
                 return True if all(a.id != approval_id for a in merged.approvals) else None
 
             self._write(pull, None, "unapprove", change, landed, repost=False)
-        except MapleError as exc:
-            raise self._fail(exc, "unapprove") from exc
 
 
 def _next_page(link: str) -> int | None:
@@ -659,13 +650,17 @@ def _fingerprint(comments: Sequence[JsonObject]) -> Hashable:
 
 
 class GitHubChangeSignal:
-    """Polls a branch's pull request every 2 s with conditional requests (a 304 is free)."""
+    """Polls a branch's pull request every 2 s with conditional requests (a 304 is free).
 
-    def __init__(self, store: GitHubLedgerStore, branch: str) -> None:
+    Its deadlines and pauses are ``clock``'s, so a test clock drives them.
+    """
+
+    def __init__(self, store: GitHubLedgerStore, branch: str, clock: Clock) -> None:
         self._store = store
         self._branch = branch
+        self._clock = clock
         # A signal is made just before a read (a token or the store's ``state``): poll 2 s on.
-        self._next_poll = time.monotonic() + _POLL_S
+        self._next_poll = clock.monotonic() + _POLL_S
 
     def _state(self) -> Hashable:
         try:
@@ -674,24 +669,25 @@ class GitHubChangeSignal:
                 return None
             comments = self._store.issue_comments(pull)
         except (MapleError, GitHubError):
-            return ("unreadable", time.monotonic())
+            return ("unreadable", self._clock.monotonic())
         return _fingerprint(comments)
 
     def token(self) -> Hashable:
         """The pull request's comments as of now (fetched conditionally)."""
-        self._next_poll = time.monotonic() + _POLL_S
+        self._next_poll = self._clock.monotonic() + _POLL_S
         return self._state()
 
     def wait(self, token: Hashable, timeout: float) -> bool:
         """Poll at most every 2 s until the comments differ from ``token`` or time runs out."""
-        deadline = time.monotonic() + timeout
+        clock = self._clock
+        deadline = clock.monotonic() + timeout
         while True:
-            now = time.monotonic()
+            now = clock.monotonic()
             if now >= self._next_poll:
                 self._next_poll = now + _POLL_S
                 if self._state() != token:
                     return True
-            pause = min(self._next_poll, deadline) - time.monotonic()
-            if pause <= 0 and time.monotonic() >= deadline:
+            pause = min(self._next_poll, deadline) - clock.monotonic()
+            if pause <= 0 and clock.monotonic() >= deadline:
                 return False
-            time.sleep(max(pause, 0))
+            clock.sleep(max(pause, 0))
