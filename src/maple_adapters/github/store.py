@@ -668,7 +668,7 @@ class GitHubChangeSignal:
             if pull is None:
                 return None
             comments = self._store.issue_comments(pull)
-        except (MapleError, GitHubError):
+        except MapleError:  # GitHubError is one
             return ("unreadable", self._clock.monotonic())
         return _fingerprint(comments)
 
