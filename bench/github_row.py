@@ -1,7 +1,12 @@
-"""Bench row: an idle 55 s ``wait_for_comments`` on GitHub costs no rate limit after its first look.
+"""Bench rows for GitHub, against the fake: what a wait and a resolve cost in requests.
 
+``github_row``: an idle 55 s ``wait_for_comments`` costs no rate limit after its first look.
 The anchor is Maple's loop, measured in the same run against the same fake: list the pull
 request's comments every 2 s with plain requests, each of which counts against the limit.
+
+``github_requests_row``: every request (a ``304`` too) a resolve with a gate token makes
+through a fresh ``maple-mcp``, split into the resolve and the gate it publishes, and an idle
+wait's first look through the wait service, against the budgets of issue 16.
 """
 
 from __future__ import annotations
@@ -16,15 +21,32 @@ import anyio
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 
+from contract_tests.github_peers import api_transport
 from contract_tests.support import FakeClock, make_repo
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.github.transport import PyGithubTransport, ResilientTransport
+from maple_adapters.system import SystemClock
 from maple_core.comments import NewComment
 from maple_core.paging import ListQuery
-from tests.github.fake_github import FakeGitHub, serve
+from maple_core.services import wait_for_comments
+from tests.github.fake_github import FakeGitHub, Served, serve
 
 OURS, MAPLES = "ghp_bench_maple_py", "ghp_bench_maple_ts"
+GATE = "ghs_bench_gate_installation"
 WAIT_MS = 55_000
+RESOLVE_BUDGET, PUBLISH_BUDGET, FIRST_LOOK_BUDGET = 4, 3, 3
+
+
+def server_env(served: Served, **extra: str) -> dict[str, str]:
+    """``maple-mcp``'s environment for the GitHub store on the fake, as ``OURS``."""
+    return {
+        "GITHUB_TOKEN": OURS,
+        "MAPLE_GITHUB_OWNER": "acme",
+        "MAPLE_GITHUB_REPO": "web",
+        "MAPLE_GITHUB_API": served.base_url,
+        "REQUESTS_CA_BUNDLE": served.ca_file,
+        **extra,
+    }
 
 
 def maple_polling(base_url: str, ca_file: str, stop: threading.Event) -> None:
@@ -56,13 +78,7 @@ def github_row() -> tuple[str, str, str, float, str, bool]:
             )
             seed.append(NewComment(branch="feat/idle", body="waiting for nothing"))
             repo = make_repo(Path(tmp) / "repo", "feat/idle")
-            env = {
-                "GITHUB_TOKEN": OURS,
-                "MAPLE_GITHUB_OWNER": "acme",
-                "MAPLE_GITHUB_REPO": "web",
-                "MAPLE_GITHUB_API": served.base_url,
-                "REQUESTS_CA_BUNDLE": served.ca_file,
-            }
+            env = server_env(served)
             stop = threading.Event()
             anchor = threading.Thread(
                 target=maple_polling, args=(served.base_url, served.ca_file, stop)
@@ -99,7 +115,7 @@ def github_row() -> tuple[str, str, str, float, str, bool]:
             elapsed = time.monotonic() - began
         finally:
             served.stop()
-    first_look = 2  # the pull-request lookup and the comments page, before any 304 exists
+    first_look = FIRST_LOOK_BUDGET  # the pull request, its comments, GET /user: no 304 yet
     after_first = max(counted - first_look, 0)
     maples = fake.counted_by_token.get(MAPLES, 0)
     return (
@@ -109,4 +125,51 @@ def github_row() -> tuple[str, str, str, float, str, bool]:
         after_first / max(maples, 1),
         "0 counted after the first",
         after_first == 0,
+    )
+
+
+def github_requests_row() -> tuple[str, str, str, float, str, bool]:
+    fake = FakeGitHub(tokens={OURS: 1, GATE: 4242})
+    fake.open_pull("feat/resolve")
+    with tempfile.TemporaryDirectory(prefix="maple-gh-bench-") as tmp:
+        served = serve(fake, Path(tmp))
+        try:
+            transport = api_transport(served, OURS)
+            seeded = GitHubLedgerStore(transport, "acme", "web", FakeClock()).append(
+                NewComment(branch="feat/resolve", body="resolve me")
+            )
+            fake.requests.clear()
+            fresh = GitHubLedgerStore(api_transport(served, OURS), "acme", "web", SystemClock())
+            wait_for_comments(fresh, "feat/resolve", "2999-01-01T00:00:00Z", 0, SystemClock())
+            first_look = len(fake.requests)
+            env = server_env(served, MAPLE_GATE_TOKEN=GATE, MAPLE_GATE_APP_ID="4242")
+            repo = make_repo(Path(tmp) / "repo", "feat/resolve")
+
+            async def resolve() -> list[str]:
+                params = StdioServerParameters(
+                    command=str(Path(sys.executable).with_name("maple-mcp")), cwd=repo, env=env
+                )
+                async with Client(params) as client:
+                    fake.requests.clear()
+                    result = await client.call_tool(
+                        "resolve_comment", {"id": seeded.id, "sha": "9f1c0de"}
+                    )
+                    assert not result.is_error, result.content
+                    return [path for _, path, _ in fake.requests]
+
+            paths = anyio.run(resolve)
+        finally:
+            served.stop()
+    gate_starts = next(i for i, path in enumerate(paths) if path.endswith("/pulls"))
+    resolving, publishing = gate_starts, len(paths) - gate_starts
+    budget = RESOLVE_BUDGET + PUBLISH_BUDGET
+    return (
+        "GitHub requests (304s too): a resolve with a gate token; an idle wait's first look",
+        f"resolve {resolving} + gate {publishing}; first look {first_look}",
+        "before issue 16: 12 in all; first look 4",
+        (resolving + publishing) / budget,
+        f"≤ {RESOLVE_BUDGET} + {PUBLISH_BUDGET}; ≤ {FIRST_LOOK_BUDGET}",
+        resolving <= RESOLVE_BUDGET
+        and publishing <= PUBLISH_BUDGET
+        and first_look <= FIRST_LOOK_BUDGET,
     )

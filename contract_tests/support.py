@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import threading
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -32,6 +33,12 @@ class FakeClock:
     def monotonic(self) -> float:
         with self._lock:
             return self._mono
+
+    def sleep(self, seconds: float) -> None:
+        """Sleep for real (other threads act meanwhile) and move the monotonic clock as far."""
+        time.sleep(seconds)
+        with self._lock:
+            self._mono += seconds
 
     def set(self, instant: datetime) -> None:
         with self._lock:

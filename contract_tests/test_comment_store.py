@@ -216,6 +216,27 @@ class TestCommentStoreContract:
         assert signal.wait(token, 5.0) is True
         assert signal.token() != token
 
+    def test_the_state_is_what_list_approvals_and_head_say(self, store: CommentStore) -> None:
+        first, second = store.append_many([new("One."), new("Two.")])
+        store.append(new("Elsewhere.", branch="feat/other"))
+        resolve_comment(store, second.id, "abc1234", None, SystemClock())
+        state = store.state(BRANCH)
+        assert state.branch == BRANCH
+        assert [c.id for c in state.comments] == [first.id, second.id]
+        assert [c.status for c in state.comments] == [CommentStatus.OPEN, CommentStatus.RESOLVED]
+        assert state.comments == store.list(ListQuery(branch=BRANCH)).comments
+        approvals = store.approvals(BRANCH)
+        assert state.approvals == (tuple(approvals) if approvals is not None else None)
+        assert state.head == store.head(BRANCH)
+
+    def test_the_states_token_wakes_the_change_signal(self, store: CommentStore) -> None:
+        signal = store.changes(BRANCH)
+        state = store.state(BRANCH)
+        assert signal.wait(state.token, 0.01) is False
+        threading.Timer(0.05, lambda: store.append(new())).start()
+        assert signal.wait(state.token, 5.0) is True
+        assert store.state(BRANCH).token != state.token
+
 
 class TestWaitContract:
     """``wait_for_comments`` over every store, with the real clock for deadlines."""

@@ -12,7 +12,7 @@ from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.cursor import format_js_timestamp, format_stamp, next_arrival_stamp
 from maple_core.errors import NotFoundError
 from maple_core.paging import CommentPage, ListQuery, page_of
-from maple_core.ports import Capability, Clock
+from maple_core.ports import BranchState, Capability, Clock
 from maple_core.statuses import CommentStatus
 
 __all__ = ["InMemoryCommentStore", "MemoryChangeSignal"]
@@ -128,6 +128,14 @@ class InMemoryCommentStore:
         with self._condition:
             mine = [a for a in self._state.approvals if a.branch == branch]
         return sorted(mine, key=lambda a: a.at, reverse=True)
+
+    def state(self, branch: str) -> BranchState:
+        """The branch as it is now, read under the store's lock."""
+        with self._condition:
+            token = self._version[0]
+            comments = page_of(self._state.comments, ListQuery(branch=branch)).comments
+            approvals = tuple(self.approvals(branch) or ())
+        return BranchState(branch, comments, approvals, self.head(branch), token)
 
     def approve(self, approval: NewApproval) -> Approval:
         """Store an approval as ``app_<n>``."""

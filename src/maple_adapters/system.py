@@ -1,4 +1,4 @@
-"""The real clock: the only place maple reads the time."""
+"""The real clock: the only place maple reads the time (and sleeps on it)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ __all__ = ["SystemClock"]
 
 
 class SystemClock:
-    """The system's UTC wall clock and monotonic clock."""
+    """The system's UTC wall clock and monotonic clock, and ``time.sleep``."""
 
     def now(self) -> datetime:
         """The current UTC time."""
@@ -18,3 +18,7 @@ class SystemClock:
     def monotonic(self) -> float:
         """Seconds on the monotonic clock."""
         return time.monotonic()
+
+    def sleep(self, seconds: float) -> None:
+        """Pause the calling thread for ``seconds``."""
+        time.sleep(seconds)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from typing import Protocol
@@ -24,6 +25,7 @@ from maple_core.statuses import CommentStatus
 __all__ = [
     "AgentProvider",
     "AgentSession",
+    "BranchState",
     "Capability",
     "ChangeSignal",
     "Clock",
@@ -49,7 +51,7 @@ class Capability(StrEnum):
 
 
 class Clock(Protocol):
-    """Tells the time; the core takes one instead of reading the clock itself."""
+    """Tells the time and waits; the core takes one instead of reading the clock itself."""
 
     def now(self) -> datetime:
         """The current UTC time."""
@@ -58,6 +60,29 @@ class Clock(Protocol):
     def monotonic(self) -> float:
         """Seconds on a clock that never goes backwards, for deadlines."""
         ...
+
+    def sleep(self, seconds: float) -> None:
+        """Pause the calling thread for ``seconds`` (a test clock may pass it its own way)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class BranchState:
+    """A branch as one read of its store found it.
+
+    Attributes:
+        branch: the branch read.
+        comments: every comment on it, in store order.
+        approvals: its approvals newest first, or ``None`` when the store keeps none.
+        head: the commit its pull request points at, or ``None`` when unknown.
+        token: a :class:`ChangeSignal` token for exactly this read, to wait for the next change.
+    """
+
+    branch: str
+    comments: tuple[Comment, ...]
+    approvals: tuple[Approval, ...] | None
+    head: str | None
+    token: Hashable
 
 
 class ChangeSignal(Protocol):
@@ -117,6 +142,10 @@ class CommentStore(Protocol):
 
     def approvals(self, branch: str) -> builtins.list[Approval] | None:
         """The branch's approvals newest first, or ``None`` when the store keeps none."""
+        ...
+
+    def state(self, branch: str) -> BranchState:
+        """The branch's comments, approvals, head and change token, as one read finds them."""
         ...
 
     def approve(self, approval: NewApproval) -> Approval:

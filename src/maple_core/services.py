@@ -42,14 +42,23 @@ def list_all(
     cursor: str | None = None
     while True:
         page = store.list(ListQuery(branch=branch, statuses=wanted, cursor=cursor))
-        for comment in page.comments:
-            if comment.problems and report is not None:
-                report(_described_problems(comment, branch))
-            if comment.id:
-                gathered.append(comment)
+        gathered += _usable(page.comments, branch, report)
         cursor = page.cursor
         if cursor is None or len(gathered) >= _MAX_COMMENTS:
             return newest_first(gathered)
+
+
+def _usable(
+    comments: Iterable[Comment], branch: str, report: Callable[[str], None] | None
+) -> list[Comment]:
+    """The comments that have an id, each one in a bad shape described to ``report``."""
+    kept: list[Comment] = []
+    for comment in comments:
+        if comment.problems and report is not None:
+            report(_described_problems(comment, branch))
+        if comment.id:
+            kept.append(comment)
+    return kept
 
 
 def _described_problems(comment: Comment, branch: str) -> str:
@@ -89,12 +98,12 @@ def wait_for_comments(
     deadline = clock.monotonic() + budget_ms / 1000
     changes = store.changes(branch)
     while True:
-        token = changes.token()
-        found = select_fresh(list_all(store, branch, report=report), cursor)
+        state = store.state(branch)  # the comments and the change token in one read
+        found = select_fresh(newest_first(_usable(state.comments, branch, report)), cursor)
         remaining = deadline - clock.monotonic()
         if found.comments or remaining <= 0:
             return found
-        changes.wait(token, remaining)
+        changes.wait(state.token, remaining)
 
 
 def resolve_comment(
@@ -133,33 +142,34 @@ def publish_gate(
 ) -> PublishOutcome:
     """Decide the gate for ``branch``'s head commit and publish it (Maple's ``publishGate``).
 
-    A store that cannot name the head commit publishes nothing: publishing on a guessed commit
-    is worse than not publishing. A ledger that cannot be read is published as blocked
-    (``ledger-unreadable``), never neutral. Other errors from the store or the publisher
-    propagate; the caller decides that a publish failure never fails a resolve.
+    The head, the comments and the approvals come from one read of the store
+    (:meth:`~maple_core.ports.CommentStore.state`). A store that cannot name the head commit
+    publishes nothing: publishing on a guessed commit is worse than not publishing. A ledger
+    that cannot be read is published as blocked (``ledger-unreadable``), never neutral. Other
+    errors from the store or the publisher propagate; the caller decides that a publish
+    failure never fails a resolve.
     """
     if Capability.HEAD not in store.capabilities:
         return PublishOutcome(
             skipped=f'Store "{store.name}" cannot name a head commit, so no gate was published.'
         )
-    sha = store.head(branch)
-    if sha is None:
-        return PublishOutcome(skipped=f'No head commit for "{branch}", so no gate was published.')
     try:
-        approvals = store.approvals(branch)
-        comments = list_all(store, branch)
+        state = store.state(branch)
     except CorruptLedgerError as exc:  # fail closed: the gate never passes what it cannot read
-        verdict = unreadable_ledger_verdict(str(exc))
+        sha, verdict = store.head(branch), unreadable_ledger_verdict(str(exc))
     else:
+        sha = state.head
         verdict = decide_gate(
-            comments,
+            newest_first(_usable(state.comments, branch, None)),
             GatePolicy(
                 status_tracked=Capability.SET_STATUS in store.capabilities,
                 commit=sha,
                 require_approval=require_approval,
-                approvals=approvals,
+                approvals=state.approvals,
             ),
         )
+    if sha is None:
+        return PublishOutcome(skipped=f'No head commit for "{branch}", so no gate was published.')
     report = GateReport(branch=branch, sha=sha, verdict=verdict, review_url=review_url)
     gate.publish(report)
     return PublishOutcome(report=report)

@@ -1,4 +1,9 @@
-"""``maple-mcp`` and ``maple-stop-hook`` configured for GitHub, against the fake over TLS."""
+"""``maple-mcp`` and ``maple-stop-hook`` configured for GitHub, against the fake over TLS.
+
+The request counts are every request the fake saw, a ``304`` included: it is free against the
+rate limit but not in time. Each server is fresh, so once-per-store questions (``GET /user``)
+are paid.
+"""
 
 from __future__ import annotations
 
@@ -11,10 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from contract_tests.github_peers import TOKEN, api_transport
+from contract_tests.github_peers import TOKEN, api_transport, cli_transport
 from contract_tests.support import FakeClock, make_repo
 from maple_adapters.github.store import GitHubLedgerStore
+from maple_adapters.system import SystemClock
 from maple_core.comments import NewComment
+from maple_core.services import wait_for_comments
 from tests.github.fake_github import FakeGitHub, Served, serve
 from tests.mcp_support import stdio_server, structured
 
@@ -135,3 +142,59 @@ def test_the_stop_hook_gives_up_on_a_silent_github_within_ten_seconds(tmp_path: 
     assert "within 10 s" in done.stderr
     assert elapsed < 12
     assert TOKEN not in done.stderr
+
+
+RESOLVE_BUDGET = 4
+"""Requests the resolve itself may make: who the token is, the ledger, the edit, its read-back."""
+PUBLISH_BUDGET = 3
+"""Requests publishing the gate may add: the pull request's head, the check run, its write."""
+FIRST_LOOK_BUDGET = 3
+"""Requests an idle wait's first look may make: the pull request, its comments, who the token is."""
+
+
+def _seeded(served: Served) -> str:
+    store = GitHubLedgerStore(api_transport(served), "acme", "web", FakeClock())
+    return store.append(NewComment(branch="feat/x", body="The header wraps at 375px.")).id
+
+
+@pytest.mark.parametrize("transport", ["api", "cli"])
+async def test_a_resolve_and_its_gate_cost_at_most_seven_requests(
+    served: Served,
+    fake: FakeGitHub,
+    transport: str,
+    tmp_path: Path,
+) -> None:
+    comment_id = _seeded(served)
+    repo = make_repo(tmp_path / "repo", "feat/x")
+    env = env_for(served, transport, tmp_path)
+    async with stdio_server(
+        repo, **env, MAPLE_GATE_TOKEN=GATE_TOKEN, MAPLE_GATE_APP_ID="4242"
+    ) as client:
+        fake.requests.clear()
+        resolved = structured(
+            await client.call_tool("resolve_comment", {"id": comment_id, "sha": "9f1c0de"})
+        )
+        assert resolved["status"] == "resolved"
+        made = list(fake.requests)
+    gate_starts = next(i for i, (_, path, _) in enumerate(made) if path.endswith("/pulls"))
+    resolving, publishing = made[:gate_starts], made[gate_starts:]
+    assert len(resolving) <= RESOLVE_BUDGET, resolving
+    assert len(publishing) <= PUBLISH_BUDGET, publishing
+    [run] = fake.repo().check_runs
+    assert (run["status"], run["conclusion"]) == ("completed", "success")
+
+
+@pytest.mark.parametrize("transport", ["api", "cli"])
+def test_an_idle_waits_first_look_costs_at_most_three_requests(
+    served: Served,
+    fake: FakeGitHub,
+    transport: str,
+    tmp_path: Path,
+) -> None:
+    _seeded(served)
+    made = cli_transport(served, tmp_path / "gh") if transport == "cli" else api_transport(served)
+    store = GitHubLedgerStore(made, "acme", "web", SystemClock())
+    fake.requests.clear()
+    waited = wait_for_comments(store, "feat/x", "2999-01-01T00:00:00Z", 0, SystemClock())
+    assert waited.comments == ()
+    assert len(fake.requests) <= FIRST_LOOK_BUDGET, fake.requests

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -381,3 +383,48 @@ def test_a_token_github_echoes_back_is_scrubbed(
         store_for(served, "api", tmp_path).list(ListQuery(branch="feat/x"))
     assert "GitHub 400" in str(caught.value)
     assert TOKEN not in str(caught.value)
+
+
+class SteppingClock(FakeClock):
+    """A clock whose sleeps take no time: they move its monotonic clock and are recorded."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.slept: list[float] = []
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.advance(seconds)
+
+
+def test_the_stores_clock_drives_its_change_signal_and_its_pauses(
+    served: Served, fake: FakeGitHub, tmp_path: Path
+) -> None:
+    clock = SteppingClock()
+    store = GitHubLedgerStore(make_transport(served, "api", tmp_path), "acme", "web", clock)
+    stored = store.append(new("x"))
+    signal = store.changes("feat/x")
+    token = signal.token()
+    fake.requests.clear()
+    started = time.monotonic()
+    assert signal.wait(token, 9.0) is False
+    assert time.monotonic() - started < 5  # nine seconds on the clock, not on the wall
+    assert sum(clock.slept) == pytest.approx(9.0)
+    assert [path.rsplit("/", 1)[-1] for _, path, _ in fake.requests] == ["pulls", "comments"] * 4
+    clock.slept.clear()
+    store.set_status(stored.id, CommentStatus.RESOLVED)
+    assert clock.slept == [0.25]  # the edit is read back a moment later, on the clock
+
+
+def test_a_missing_or_silent_gh_is_unavailable(tmp_path: Path) -> None:
+    from maple_adapters.github.transport import GhCliTransport, GitHubUnavailableError
+
+    missing = GhCliTransport(executable=str(tmp_path / "no-gh"))
+    with pytest.raises(GitHubUnavailableError, match=r"gh CLI .* is not installed"):
+        missing.request("GET", "/user")
+
+    def silent(command: list[str], **kw: object) -> subprocess.CompletedProcess[bytes]:
+        raise subprocess.TimeoutExpired(command, 10)
+
+    with pytest.raises(GitHubUnavailableError, match=r"gh api GET /user did not answer within"):
+        GhCliTransport(runner=silent).request("GET", "/user")

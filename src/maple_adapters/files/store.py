@@ -31,7 +31,7 @@ from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.cursor import format_js_timestamp, format_stamp, latest_stamp, next_arrival_stamp
 from maple_core.errors import NotFoundError, StoreUnavailableError
 from maple_core.paging import CommentPage, ListQuery, page_of
-from maple_core.ports import Capability, Clock
+from maple_core.ports import BranchState, Capability, Clock
 from maple_core.statuses import CommentStatus
 
 __all__ = ["FileCommentStore"]
@@ -115,8 +115,15 @@ class FileCommentStore:
 
     def approvals(self, branch: str) -> builtins.list[Approval] | None:
         """The branch's approvals, newest first."""
-        mine = [a for a in self._read("approvals").approvals if a.branch == branch]
-        return sorted(mine, key=lambda a: a.at, reverse=True)
+        return _newest_first(self._read("approvals").approvals, branch)
+
+    def state(self, branch: str) -> BranchState:
+        """The branch as one read of the ledger file finds it (the token is taken first)."""
+        token = self.changes(branch).token()
+        ledger = self._read("state")
+        comments = page_of(ledger.comments, ListQuery(branch=branch)).comments
+        approvals = tuple(_newest_first(ledger.approvals, branch))
+        return BranchState(branch, comments, approvals, None, token)
 
     def changes(self, branch: str) -> FileChangeSignal:
         """A signal that wakes when this folder's ledger file is replaced."""
@@ -278,3 +285,7 @@ class FileCommentStore:
             return Ledger(ledger.comments, kept, ledger.top)
 
         self._rewrite("unapprove", change)
+
+
+def _newest_first(approvals: Sequence[Approval], branch: str) -> builtins.list[Approval]:
+    return sorted((a for a in approvals if a.branch == branch), key=lambda a: a.at, reverse=True)

@@ -7,8 +7,7 @@ import contextlib
 import random
 import re
 import threading
-import time
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 from urllib.parse import parse_qs, quote, urlsplit
@@ -37,7 +36,7 @@ from maple_core.errors import (
 )
 from maple_core.json_types import JsonObject, JsonValue
 from maple_core.paging import CommentPage, ListQuery, decode_decimal_cursor, page_of
-from maple_core.ports import Capability, Clock
+from maple_core.ports import BranchState, Capability, Clock
 from maple_core.statuses import CommentStatus
 
 __all__ = ["GitHubChangeSignal", "GitHubLedgerStore"]
@@ -53,7 +52,25 @@ _POLL_S = 2.0
 _WRITE_ATTEMPTS = 5
 _RETRY_PAUSE_S = 0.2  # scaled by the attempt and jittered, so racing writers fall out of step
 _SETTLE_S = 0.25
+_REUSE_S = _POLL_S  # how long a write's read-back stands in for a fresh read (see ``state``)
 _T = TypeVar("_T")
+
+
+@dataclass(frozen=True, slots=True)
+class _Pull:
+    """A branch's pull request: its number and the commit its head points at."""
+
+    number: int
+    head: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class _ReadBack:
+    """The issue comments a write was read back from, and when (on the store's clock)."""
+
+    pull: int
+    at: float
+    comments: tuple[JsonObject, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +123,7 @@ class GitHubLedgerStore:
         self._asked_who = False
         self._can_push: dict[str, bool] = {}
         self._writing = threading.Lock()  # one write at a time from this store
+        self._read_back: _ReadBack | None = None
 
     @property
     def name(self) -> str:
@@ -122,6 +140,14 @@ class GitHubLedgerStore:
         """The transport this store talks through."""
         return self._transport
 
+    @contextlib.contextmanager
+    def _failing(self, operation: str) -> Iterator[None]:
+        """Translate what goes wrong inside into the store's errors, in this one place."""
+        try:
+            yield
+        except MapleError as exc:
+            raise self._fail(exc, operation) from exc
+
     def _fail(self, exc: MapleError, operation: str) -> StoreError:
         if isinstance(exc, StoreError):  # already says what is wrong with the store
             return exc
@@ -133,6 +159,11 @@ class GitHubLedgerStore:
 
     def find_pull(self, branch: str) -> int | None:
         """The pull request whose head is ``branch``: an open one, else the newest of any."""
+        pull = self._pull(branch)
+        return pull.number if pull is not None else None
+
+    def _pull(self, branch: str) -> _Pull | None:
+        """The branch's pull request and its head commit, from the listing (one request)."""
         head = f"{self._owner}:{branch}"
         lookups: tuple[dict[str, str | int], ...] = (
             {"head": head, "per_page": 1, "state": "open"},
@@ -143,7 +174,9 @@ class GitHubLedgerStore:
             if isinstance(pulls, list) and pulls and isinstance(pulls[0], dict):
                 number = pulls[0].get("number")
                 if isinstance(number, int):
-                    return number
+                    head_of = pulls[0].get("head")
+                    sha = head_of.get("sha") if isinstance(head_of, dict) else None
+                    return _Pull(number, sha if isinstance(sha, str) else None)
         return None
 
     def issue_comments(self, pull: int) -> builtins.list[JsonObject]:
@@ -248,8 +281,18 @@ class GitHubLedgerStore:
         return can
 
     def _ledgers(self, pull: int, branch: str | None, operation: str = "list") -> _Ledgers | None:
+        return self._ledgers_in(pull, self.issue_comments(pull), branch, operation)
+
+    def _ledgers_in(
+        self,
+        pull: int,
+        comments: Sequence[JsonObject],
+        branch: str | None,
+        operation: str,
+    ) -> _Ledgers | None:
+        """The trusted ledgers among a pull request's issue comments, merged."""
         ledgers: builtins.list[tuple[str, int, GitHubLedger]] = []
-        for comment in self.issue_comments(pull):
+        for comment in comments:
             body, comment_id = comment.get("body"), comment.get("id")
             if not isinstance(body, str) or not isinstance(comment_id, int):
                 continue
@@ -285,40 +328,58 @@ class GitHubLedgerStore:
 
     def list(self, query: ListQuery) -> CommentPage:
         """One page of the branch's comments; no pull request means none."""
-        try:
+        with self._failing("list"):
             pull = self.find_pull(query.branch)
             found = self._ledgers(pull, query.branch) if pull is not None else None
-        except MapleError as exc:
-            raise self._fail(exc, "list") from exc
         comments = found.merged.comments if found else ()
         return page_of(comments, query, encode=str, decode=decode_decimal_cursor)
 
     def head(self, branch: str) -> str | None:
         """The head commit of the branch's pull request, asked every time; ``None`` without one."""
-        try:
-            pull = self.find_pull(branch)
-            if pull is None:
-                return None
-            data = self._transport.request("GET", f"{self._base}/pulls/{pull}").data
-        except MapleError as exc:
-            raise self._fail(exc, "head") from exc
-        head = data.get("head") if isinstance(data, dict) else None
-        sha = head.get("sha") if isinstance(head, dict) else None
-        return sha if isinstance(sha, str) else None
+        with self._failing("head"):
+            pull = self._pull(branch)
+        return pull.head if pull is not None else None
 
     def approvals(self, branch: str) -> builtins.list[Approval] | None:
         """The branch's approvals, newest first; no pull request means none."""
-        try:
+        with self._failing("approvals"):
             pull = self.find_pull(branch)
             found = self._ledgers(pull, branch, "approvals") if pull is not None else None
-        except MapleError as exc:
-            raise self._fail(exc, "approvals") from exc
-        approvals = found.merged.approvals if found else ()
-        return sorted(approvals, key=lambda a: a.at, reverse=True)
+        return _newest_first(found.merged.approvals if found else ())
+
+    def state(self, branch: str) -> BranchState:
+        """The branch's pull request (its head with it) and its ledgers: two requests.
+
+        The ledger read for a write is the one the verdict is decided from: asked within 2 s of
+        this store's own write to the same pull request, the comments the write was read back
+        from (after it landed) stand in for a fresh listing, once.
+        """
+        with self._failing("state"):
+            pull = self._pull(branch)
+            if pull is None:
+                return BranchState(branch, (), (), None, None)
+            comments = self._take_read_back(pull.number)
+            if comments is None:
+                comments = tuple(self.issue_comments(pull.number))
+            found = self._ledgers_in(pull.number, comments, branch, "state")
+        merged = found.merged if found is not None else GitHubLedger(branch)
+        return BranchState(
+            branch,
+            merged.comments,
+            tuple(_newest_first(merged.approvals)),
+            pull.head,
+            _fingerprint(comments),
+        )
+
+    def _take_read_back(self, pull: int) -> tuple[JsonObject, ...] | None:
+        kept, self._read_back = self._read_back, None
+        if kept is None or kept.pull != pull or self._clock.monotonic() - kept.at > _REUSE_S:
+            return None
+        return kept.comments
 
     def changes(self, branch: str) -> GitHubChangeSignal:
         """A signal that polls the pull request's comments with conditional requests."""
-        return GitHubChangeSignal(self, branch)
+        return GitHubChangeSignal(self, branch, self._clock)
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -362,9 +423,10 @@ class GitHubLedgerStore:
         """Read, change, write, then read again to check the change landed; retry if it did not.
 
         GitHub cannot make an edit conditional on the version read, so another writer may
-        overwrite ours; reading back catches that (an edit in place is read back twice, the
-        second time a moment later), and the change is made again on what is there. Writes from
-        one store take turns; the ledgers a write replaces are deleted only once it landed.
+        overwrite ours; reading back catches that (an edit in place is read back a moment
+        later), and the change is made again on what is there. Writes from one store take
+        turns; the ledgers a write replaces are deleted only once it landed. ``change`` may
+        raise (``NotFoundError``) when what it changes is not there.
         """
         with self._writing:
             return self._write_until_landed(pull, branch, operation, change, landed, repost=repost)
@@ -381,7 +443,7 @@ class GitHubLedgerStore:
     ) -> _T:
         for attempt in range(_WRITE_ATTEMPTS):
             if attempt:
-                time.sleep(_RETRY_PAUSE_S * attempt * random.uniform(0.5, 1.5))
+                self._clock.sleep(_RETRY_PAUSE_S * attempt * random.uniform(0.5, 1.5))
             found = self._ledgers(pull, branch, operation)
             current = found.merged if found else GitHubLedger(branch or "")
             changed = change(current)
@@ -389,25 +451,23 @@ class GitHubLedgerStore:
             updated = replace(
                 changed, comments=tuple(c.for_maple(_GUEST) for c in changed.comments)
             )
-            edited = not (repost or found is None)
-            if found is None or not edited:
+            if found is None or repost:
                 self._post(pull, updated)
                 stale = range(len(found.ids)) if found is not None else range(0)
             else:
                 self._edit(found, updated)
                 stale = range(len(found.ids) - 1)
-            after = self._ledgers(pull, branch, operation)
+                # An edit in place can be overwritten by a writer whose read came before it and
+                # whose edit lands just after ours: read back a moment later, not at once.
+                self._clock.sleep(_SETTLE_S)
+            comments = tuple(self.issue_comments(pull))
+            after = self._ledgers_in(pull, comments, branch, operation)
             result = landed(after.merged) if after else None
-            if result is not None and edited:
-                # An edit in place can still be overwritten by a writer whose read came before it
-                # and whose edit lands after our read-back: look once more, a moment later.
-                time.sleep(_SETTLE_S)
-                after = self._ledgers(pull, branch, operation)
-                result = landed(after.merged) if after else None
             if result is not None:
                 # Only now that the new ledger is read back are the old ones it replaces deleted.
                 if found is not None:
                     self._delete_unchanged(found, stale)
+                self._read_back = _ReadBack(pull, self._clock.monotonic(), comments)
                 return result
         raise StoreUnavailableError(
             f"Other writers kept changing pull request #{pull}'s ledger, so {operation} did not "
@@ -425,7 +485,7 @@ class GitHubLedgerStore:
         if not comments:
             return []
         branch = comments[0].branch
-        try:
+        with self._failing("append"):
             pull = self.find_pull(branch)
             if pull is None:
                 raise NotFoundError(
@@ -460,8 +520,6 @@ class GitHubLedgerStore:
                 return None if any(c is None for c in final) else [c for c in final if c]
 
             return self._write(pull, branch, "append", change, landed, repost=True)
-        except MapleError as exc:
-            raise self._fail(exc, "append") from exc
 
     def _by_id(self, pattern: re.Pattern[str], record_id: str, kind: str, operation: str) -> int:
         match = pattern.fullmatch(record_id)
@@ -479,29 +537,33 @@ class GitHubLedgerStore:
     ) -> Comment:
         """Change a comment's status in place (PATCH); an unknown id is ``NotFoundError``."""
         pull = self._by_id(_COMMENT_ID, comment_id, "comment", "set_status")
-        try:
-            found = self._ledgers(pull, None, "set_status")
-            target = (
-                next((c for c in found.merged.comments if c.id == comment_id), None)
-                if found
-                else None
-            )
-            if target is None:
+        first: builtins.list[tuple[tuple[str | None, str | None, str], str]] = []
+
+        def target(current: GitHubLedger) -> tuple[tuple[str | None, str | None, str], str]:
+            """The comment's identity and the change's stamp, both fixed by the first read."""
+            if first:
+                return first[0]
+            found = next((c for c in current.comments if c.id == comment_id), None)
+            if found is None:
                 raise NotFoundError(
                     f"No Maple record {comment_id} on this repository. "
                     "List the branch's comments for the ids there are.",
                     store=self.name,
                     operation="set_status",
                 )
-            key = comment_identity(target)
             # Strictly later than the version it replaces, even on a clock that is behind, so the
             # change wins every merge with a stale copy of the comment.
-            seen = (target.extra.get("updatedAt"), target.arrival)
+            seen = (found.extra.get("updatedAt"), found.arrival)
             stamp = format_stamp(
                 next_arrival_stamp(self._clock.now(), [s for s in seen if isinstance(s, str)])
             )
+            first.append((comment_identity(found), stamp))
+            return first[0]
+
+        with self._failing("set_status"):
 
             def change(current: GitHubLedger) -> GitHubLedger:
+                key, stamp = target(current)
                 versions = []
                 for c in current.comments:
                     if comment_identity(c) == key:
@@ -511,6 +573,7 @@ class GitHubLedgerStore:
                 return replace(current, comments=tuple(versions))
 
             def landed(merged: GitHubLedger) -> Comment | None:
+                key, stamp = first[0]
                 now = next((c for c in merged.comments if comment_identity(c) == key), None)
                 ok = (
                     now is not None and now.status is status and now.extra.get("updatedAt") == stamp
@@ -518,12 +581,10 @@ class GitHubLedgerStore:
                 return now if ok else None
 
             return self._write(pull, None, "set_status", change, landed, repost=False)
-        except MapleError as exc:
-            raise self._fail(exc, "set_status") from exc
 
     def approve(self, approval: NewApproval) -> Approval:
         """Store an approval as ``gha_<pull>_<n>`` (a repost, like an append)."""
-        try:
+        with self._failing("approve"):
             pull = self.find_pull(approval.branch)
             if pull is None:
                 raise NotFoundError(
@@ -544,20 +605,21 @@ class GitHubLedgerStore:
                 )
 
             return self._write(pull, approval.branch, "approve", change, landed, repost=True)
-        except MapleError as exc:
-            raise self._fail(exc, "approve") from exc
 
     def unapprove(self, approval_id: str) -> None:
         """Withdraw an approval, editing the ledger in place (and remembering the withdrawal)."""
         pull = self._by_id(_APPROVAL_ID, approval_id, "approval", "unapprove")
-        try:
-            found = self._ledgers(pull, None, "unapprove")
-            if found is None or all(a.id != approval_id for a in found.merged.approvals):
-                raise NotFoundError(
-                    f"No approval with id {approval_id}.", store=self.name, operation="unapprove"
-                )
+        checked: builtins.list[bool] = []  # whether the first read held the approval
+        with self._failing("unapprove"):
 
             def change(current: GitHubLedger) -> GitHubLedger:
+                if not checked and all(a.id != approval_id for a in current.approvals):
+                    raise NotFoundError(
+                        f"No approval with id {approval_id}.",
+                        store=self.name,
+                        operation="unapprove",
+                    )
+                checked.append(True)
                 kept = tuple(a for a in current.approvals if a.id != approval_id)
                 withdrawn = tuple(dict.fromkeys((*current.withdrawn, approval_id)))
                 return replace(current, approvals=kept, withdrawn=withdrawn)
@@ -566,8 +628,6 @@ class GitHubLedgerStore:
                 return True if all(a.id != approval_id for a in merged.approvals) else None
 
             self._write(pull, None, "unapprove", change, landed, repost=False)
-        except MapleError as exc:
-            raise self._fail(exc, "unapprove") from exc
 
 
 def _next_page(link: str) -> int | None:
@@ -580,13 +640,27 @@ def _next_page(link: str) -> int | None:
     return None
 
 
-class GitHubChangeSignal:
-    """Polls a branch's pull request every 2 s with conditional requests (a 304 is free)."""
+def _newest_first(approvals: Sequence[Approval]) -> builtins.list[Approval]:
+    return sorted(approvals, key=lambda a: a.at, reverse=True)
 
-    def __init__(self, store: GitHubLedgerStore, branch: str) -> None:
+
+def _fingerprint(comments: Sequence[JsonObject]) -> Hashable:
+    """A change token for a pull request's issue comments (ids, update times, bodies)."""
+    return tuple((c.get("id"), c.get("updated_at"), hash(str(c.get("body")))) for c in comments)
+
+
+class GitHubChangeSignal:
+    """Polls a branch's pull request every 2 s with conditional requests (a 304 is free).
+
+    Its deadlines and pauses are ``clock``'s, so a test clock drives them.
+    """
+
+    def __init__(self, store: GitHubLedgerStore, branch: str, clock: Clock) -> None:
         self._store = store
         self._branch = branch
-        self._next_poll = 0.0
+        self._clock = clock
+        # A signal is made just before a read (a token or the store's ``state``): poll 2 s on.
+        self._next_poll = clock.monotonic() + _POLL_S
 
     def _state(self) -> Hashable:
         try:
@@ -594,25 +668,26 @@ class GitHubChangeSignal:
             if pull is None:
                 return None
             comments = self._store.issue_comments(pull)
-        except (MapleError, GitHubError):
-            return ("unreadable", time.monotonic())
-        return tuple((c.get("id"), c.get("updated_at"), hash(str(c.get("body")))) for c in comments)
+        except MapleError:  # GitHubError is one
+            return ("unreadable", self._clock.monotonic())
+        return _fingerprint(comments)
 
     def token(self) -> Hashable:
         """The pull request's comments as of now (fetched conditionally)."""
-        self._next_poll = time.monotonic() + _POLL_S
+        self._next_poll = self._clock.monotonic() + _POLL_S
         return self._state()
 
     def wait(self, token: Hashable, timeout: float) -> bool:
         """Poll at most every 2 s until the comments differ from ``token`` or time runs out."""
-        deadline = time.monotonic() + timeout
+        clock = self._clock
+        deadline = clock.monotonic() + timeout
         while True:
-            now = time.monotonic()
+            now = clock.monotonic()
             if now >= self._next_poll:
                 self._next_poll = now + _POLL_S
                 if self._state() != token:
                     return True
-            pause = min(self._next_poll, deadline) - time.monotonic()
-            if pause <= 0 and time.monotonic() >= deadline:
+            pause = min(self._next_poll, deadline) - clock.monotonic()
+            if pause <= 0 and clock.monotonic() >= deadline:
                 return False
-            time.sleep(max(pause, 0))
+            clock.sleep(max(pause, 0))

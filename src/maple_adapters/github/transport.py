@@ -13,7 +13,8 @@ import os
 import random
 import subprocess
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 from urllib.parse import urlencode, urlsplit
@@ -101,6 +102,33 @@ def _parse_body(text: str | bytes) -> JsonValue:
     return value
 
 
+@contextmanager
+def _reaching(method: str, path: str, gh: str | None = None) -> Iterator[None]:
+    """Turn a library's failure to reach GitHub into :class:`GitHubUnavailableError`, here only.
+
+    PyGithub's requests raise connection errors, timeouts and TLS failures; running ``gh``
+    (named by ``gh``) raises ``FileNotFoundError`` when it is not installed and
+    ``TimeoutExpired``. Maple's own errors pass through.
+    """
+    try:
+        yield
+    except MapleError:
+        raise
+    except Exception as exc:
+        raise GitHubUnavailableError(_unreachable(exc, method, path, gh)) from None
+
+
+def _unreachable(exc: Exception, method: str, path: str, gh: str | None) -> str:
+    if gh is not None and isinstance(exc, FileNotFoundError):
+        return (
+            f"The gh CLI ({gh}) is not installed. Install it, or set GITHUB_TOKEN and "
+            "MAPLE_GITHUB_TRANSPORT=api to use the REST API directly."
+        )
+    if isinstance(exc, subprocess.TimeoutExpired):
+        return f"gh api {method} {path} did not answer within {TIMEOUT_S:.0f} s."
+    return f"GitHub could not be reached for {method} {path}: {type(exc).__name__}."
+
+
 def host_of(api_url: str | None) -> str | None:
     """The ``gh`` host for an API root: ``https://ghe.example/api/v3`` → ``ghe.example``."""
     if not api_url:
@@ -181,14 +209,10 @@ class PyGithubTransport:
         headers = {"Accept": ACCEPT, "X-GitHub-Api-Version": API_VERSION}
         if etag:
             headers["If-None-Match"] = etag
-        try:
+        with _reaching(method, path):
             status, answer_headers, text = self._github.requester.requestJson(
                 method, path, parameters=dict(params or {}), headers=headers, input=body
             )
-        except Exception as exc:  # requests' connection errors, timeouts, TLS failures
-            raise GitHubUnavailableError(
-                f"GitHub could not be reached for {method} {path}: {type(exc).__name__}."
-            ) from None
         lowered = {k.lower(): v for k, v in answer_headers.items()}
         return GitHubResponse(status, lowered, _parse_body(text))
 
@@ -249,7 +273,7 @@ class GhCliTransport:
         """
         url = path.lstrip("/") + (f"?{urlencode(dict(params))}" if params else "")
         payload = json.dumps(body).encode() if body is not None else None
-        try:
+        with _reaching(method, path, gh=self._executable):
             done = self._runner(
                 self._command(method, url, etag, payload is not None),
                 input=payload,
@@ -258,15 +282,6 @@ class GhCliTransport:
                 timeout=TIMEOUT_S,
                 check=False,
             )
-        except FileNotFoundError:
-            raise GitHubUnavailableError(
-                f"The gh CLI ({self._executable}) is not installed. Install it, or set "
-                "GITHUB_TOKEN and MAPLE_GITHUB_TRANSPORT=api to use the REST API directly."
-            ) from None
-        except subprocess.TimeoutExpired:
-            raise GitHubUnavailableError(
-                f"gh api {method} {path} did not answer within {TIMEOUT_S:.0f} s."
-            ) from None
         return _parse_gh_output(done.stdout, done.stderr, method, path)
 
 

@@ -22,7 +22,7 @@ from maple_core.errors import (
 )
 from maple_core.json_types import JsonObject, JsonValue
 from maple_core.paging import CommentPage, ListQuery
-from maple_core.ports import Capability
+from maple_core.ports import BranchState, Capability
 from maple_core.statuses import CommentStatus
 
 __all__ = ["RouteChangeSignal", "RouteCommentStore"]
@@ -176,6 +176,21 @@ class RouteCommentStore:
         if not isinstance(values, list):
             raise InvalidRecordError("The route's approvals answer has no 'approvals' array.")
         return [Approval.from_json(v) for v in values]
+
+    def state(self, branch: str) -> BranchState:
+        """The branch's listing (every page) and approvals, the change token taken first."""
+        token = self.changes(branch).token()
+        comments: builtins.list[Comment] = []
+        cursor: str | None = None
+        while True:
+            page = self.list(ListQuery(branch=branch, cursor=cursor))
+            comments += page.comments
+            cursor = page.cursor
+            if cursor is None:
+                break
+        approvals = self.approvals(branch)
+        kept = tuple(approvals) if approvals is not None else None
+        return BranchState(branch, tuple(comments), kept, None, token)
 
     def approve(self, approval: NewApproval) -> Approval:
         """Refused: the reviewer approves in the overlay, where the route can name them."""
