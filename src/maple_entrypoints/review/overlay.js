@@ -1,292 +1,498 @@
-// maple review overlay: comment on a running app. Dependency-free, no build step, in its own
-// shadow root. Injected by `maple review` with data-maple-branch and data-maple-api.
+// maple review overlay, joined from overlay/*.js by tests/overlay_bundle.py: edit those
+// modules, then run `make overlay`. Dependency-free; injected by `maple review`.
 (function () {
-  "use strict";
-  var script = document.currentScript;
-  if (!script || document.querySelector("[data-maple-overlay]")) return; // another overlay: stand down
-  var branch = script.getAttribute("data-maple-branch") || "default";
-  var api = script.getAttribute("data-maple-api") || "/__maple/api";
-  var POLL_MS = 3000;
+"use strict";
 
-  if (window.top !== window) return; // one overlay per tab, in the top page only
-  var host = document.createElement("div");
-  host.setAttribute("data-maple-overlay", "python");
+// --- overlay/api.js ---
+// The route under the proxy's /__maple/api: list this branch's comments, post a new one.
+
+/**
+ * The branch's comments on this page (matched by path: the proxy's port changes from run to
+ * run, the page does not), or null when they could not be read.
+ * @param {string} api
+ * @param {string} branch
+ * @returns {Promise<import("./types.js").StoredComment[] | null>}
+ */
+async function listComments(api, branch) {
+  try {
+    const answer = await fetch(api + "/comments?branch=" + encodeURIComponent(branch), { credentials: "same-origin" });
+    if (!answer.ok) return null;
+    /** @type {{ comments?: import("./types.js").StoredComment[] }} */
+    const page = await answer.json();
+    return (page.comments || []).filter((c) => {
+      const url = c.context && c.context.url;
+      if (!url) return true;
+      try {
+        return new URL(url).pathname === location.pathname;
+      } catch {
+        return true;
+      }
+    });
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Posts a comment; rejects with the route's error message when it is refused.
+ * @param {string} api
+ * @param {import("./types.js").NewComment} comment
+ * @returns {Promise<void>}
+ */
+async function postComment(api, comment) {
+  const answer = await fetch(api + "/comments", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(comment),
+    credentials: "same-origin",
+  });
+  if (!answer.ok) {
+    /** @type {{ error?: string }} */
+    const problem = await answer.json();
+    throw new Error(problem.error || String(answer.status));
+  }
+}
+
+// --- overlay/anchor.js ---
+// Where a comment points: a CSS selector for the element, its text with the text around it, and
+// the `data-maple-src` / `data-maple-key` an app may tag its elements with.
+
+/**
+ * A selector that finds `element` again: its unique id, or a path of tags from the nearest
+ * ancestor with a unique id.
+ * @param {Element} element
+ * @returns {string}
+ */
+function selectorFor(element) {
+  if (element.id && document.querySelectorAll("#" + CSS.escape(element.id)).length === 1) {
+    return "#" + CSS.escape(element.id);
+  }
+  /** @type {string[]} */
+  const parts = [];
+  /** @type {Element | null} */
+  let node = element;
+  while (node && node !== document.documentElement) {
+    if (node.id && document.querySelectorAll("#" + CSS.escape(node.id)).length === 1) {
+      parts.unshift("#" + CSS.escape(node.id));
+      break;
+    }
+    const tagName = node.tagName;
+    let tag = tagName.toLowerCase();
+    const parent = /** @type {Element | null} */ (node.parentElement);
+    if (parent) {
+      const same = Array.from(parent.children).filter((c) => c.tagName === tagName);
+      if (same.length > 1) tag += ":nth-of-type(" + (same.indexOf(node) + 1) + ")";
+    }
+    parts.unshift(tag);
+    node = parent;
+  }
+  return parts.join(" > ");
+}
+
+/**
+ * The element's text (up to 200 characters) with up to 32 characters before and after it.
+ * @param {Element} element
+ * @returns {import("./types.js").Quote | undefined}
+ */
+function quoteFor(element) {
+  const exact = (element.textContent || "").replace(/\s+/g, " ").trim().slice(0, 200);
+  if (!exact) return undefined;
+  const around = ((element.parentElement || document.body).textContent || "").replace(/\s+/g, " ");
+  const at = around.indexOf(exact);
+  /** @type {import("./types.js").Quote} */
+  const quote = { exact };
+  if (at >= 0) {
+    quote.prefix = around.slice(Math.max(0, at - 32), at);
+    quote.suffix = around.slice(at + exact.length, at + exact.length + 32);
+  }
+  return quote;
+}
+
+/**
+ * @param {Element} element
+ * @returns {import("./types.js").Anchor}
+ */
+function anchorFor(element) {
+  /** @type {import("./types.js").Anchor} */
+  const anchor = { selector: selectorFor(element) };
+  const quote = quoteFor(element);
+  if (quote) anchor.quote = quote;
+  const tagged = element.closest("[data-maple-src]");
+  const source = tagged && tagged.getAttribute("data-maple-src");
+  if (source) anchor.source = source;
+  const keyed = element.closest("[data-maple-key]");
+  const key = keyed && keyed.getAttribute("data-maple-key");
+  if (key) anchor.key = key;
+  return anchor;
+}
+
+// --- overlay/context.js ---
+// The page as the reviewer saw it, stored with each comment.
+
+/** @returns {import("./types.js").PageContext} */
+function pageContext() {
+  return {
+    url: location.href,
+    viewportWidth: window.innerWidth,
+    viewportHeight: window.innerHeight,
+    devicePixelRatio: window.devicePixelRatio || 1,
+    colorScheme: window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light",
+  };
+}
+
+// --- overlay/styles.js ---
+// The overlay's one stylesheet, adopted by its shadow root (see ui.js).
+
+const OVERLAY_CSS =
+  ":host { all: initial; }" +
+  "* { box-sizing: border-box; font: 14px/1.4 system-ui, sans-serif; }" +
+  ".bar { position: fixed; right: 16px; bottom: 16px; display: flex; gap: 8px; pointer-events: auto; }" +
+  "button { background: #1f2937; color: #fff; border: 0; border-radius: 6px; padding: 8px 12px; cursor: pointer; }" +
+  "button[aria-pressed=true] { background: #b45309; }" +
+  "button:focus-visible, textarea:focus-visible, li:focus-visible { outline: 3px solid #2563eb; outline-offset: 2px; }" +
+  ".box { position: fixed; border: 2px solid #b45309; background: rgba(180,83,9,.08); pointer-events: none; display: none; }" +
+  ".composer { position: fixed; width: 320px; background: #fff; color: #111; border: 1px solid #d1d5db; border-radius: 8px; padding: 12px; box-shadow: 0 8px 24px rgba(0,0,0,.18); pointer-events: auto; display: none; }" +
+  ".composer textarea { width: 100%; min-height: 80px; border: 1px solid #9ca3af; border-radius: 6px; padding: 6px; color: #111; background: #fff; }" +
+  ".composer .row { display: flex; gap: 8px; justify-content: flex-end; margin-top: 8px; }" +
+  ".composer .cancel { background: #e5e7eb; color: #111; }" +
+  ".pin { position: fixed; width: 24px; height: 24px; border-radius: 12px; background: #b45309; color: #fff; display: flex; align-items: center; justify-content: center; font-weight: 700; font-size: 12px; pointer-events: auto; }" +
+  ".pin.resolved { background: #15803d; }" +
+  ".panel { position: fixed; right: 16px; bottom: 64px; width: 300px; max-height: 50vh; overflow: auto; background: #fff; color: #111; border: 1px solid #d1d5db; border-radius: 8px; pointer-events: auto; display: none; }" +
+  ".panel ol { margin: 0; padding: 8px 8px 8px 28px; }" +
+  ".panel li { padding: 4px 0; }" +
+  ".status { font-size: 12px; color: #4b5563; }" +
+  ".status.resolved { color: #15803d; }" +
+  ".sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }";
+
+// --- overlay/ui.js ---
+// The overlay's DOM: a host element on the page holding an open shadow root, and in it the
+// highlight box, the composer, the pins, the comment list, the bar and a live region.
+// A constructed stylesheet and DOM built node by node: no inline <style> for a strict
+// style-src to block, and no HTML strings for Trusted Types to refuse.
+
+
+/**
+ * @typedef {object} Ui
+ * @property {HTMLDivElement} host the element on the page; events from inside the overlay come from it
+ * @property {HTMLDivElement} box the outline drawn over the element being picked
+ * @property {HTMLDivElement} composer
+ * @property {HTMLTextAreaElement} textarea
+ * @property {HTMLButtonElement} sendButton
+ * @property {HTMLButtonElement} cancelButton
+ * @property {HTMLDivElement} pins
+ * @property {HTMLDivElement} panel
+ * @property {HTMLOListElement} list
+ * @property {HTMLButtonElement} listButton
+ * @property {HTMLSpanElement} count
+ * @property {HTMLButtonElement} modeButton
+ * @property {HTMLDivElement} live the polite live region screen readers announce
+ */
+
+/**
+ * An element with attributes and children (text or nodes).
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {Record<string, string>} [attributes]
+ * @param {(Node | string)[]} [children]
+ * @returns {HTMLElementTagNameMap[K]}
+ */
+function el(tag, attributes, children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes || {})) node.setAttribute(name, value);
+  for (const child of children || []) {
+    node.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
+  }
+  return node;
+}
+
+/**
+ * Builds the overlay and mounts it on the page.
+ * @returns {Ui}
+ */
+function buildUi() {
+  const host = el("div", { "data-maple-overlay": "python" });
   host.style.cssText = "all: initial; position: fixed; inset: 0; pointer-events: none; z-index: 2147483647;";
-  var root = host.attachShadow({ mode: "open" });
-  // A constructed stylesheet and DOM built node by node: no inline <style> for a strict
-  // style-src to block, and no HTML strings for Trusted Types to refuse.
-  var sheet = new CSSStyleSheet();
-  sheet.replaceSync(
-    ":host { all: initial; }" +
-    "* { box-sizing: border-box; font: 14px/1.4 system-ui, sans-serif; }" +
-    ".bar { position: fixed; right: 16px; bottom: 16px; display: flex; gap: 8px; pointer-events: auto; }" +
-    "button { background: #1f2937; color: #fff; border: 0; border-radius: 6px; padding: 8px 12px; cursor: pointer; }" +
-    "button[aria-pressed=true] { background: #b45309; }" +
-    "button:focus-visible, textarea:focus-visible, li:focus-visible { outline: 3px solid #2563eb; outline-offset: 2px; }" +
-    ".box { position: fixed; border: 2px solid #b45309; background: rgba(180,83,9,.08); pointer-events: none; display: none; }" +
-    ".composer { position: fixed; width: 320px; background: #fff; color: #111; border: 1px solid #d1d5db; border-radius: 8px; padding: 12px; box-shadow: 0 8px 24px rgba(0,0,0,.18); pointer-events: auto; display: none; }" +
-    ".composer textarea { width: 100%; min-height: 80px; border: 1px solid #9ca3af; border-radius: 6px; padding: 6px; color: #111; background: #fff; }" +
-    ".composer .row { display: flex; gap: 8px; justify-content: flex-end; margin-top: 8px; }" +
-    ".composer .cancel { background: #e5e7eb; color: #111; }" +
-    ".pin { position: fixed; width: 24px; height: 24px; border-radius: 12px; background: #b45309; color: #fff; display: flex; align-items: center; justify-content: center; font-weight: 700; font-size: 12px; pointer-events: auto; }" +
-    ".pin.resolved { background: #15803d; }" +
-    ".panel { position: fixed; right: 16px; bottom: 64px; width: 300px; max-height: 50vh; overflow: auto; background: #fff; color: #111; border: 1px solid #d1d5db; border-radius: 8px; pointer-events: auto; display: none; }" +
-    ".panel ol { margin: 0; padding: 8px 8px 8px 28px; }" +
-    ".panel li { padding: 4px 0; }" +
-    ".status { font-size: 12px; color: #4b5563; }" +
-    ".status.resolved { color: #15803d; }" +
-    ".sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }" +
-    ""
-  );
+  const root = host.attachShadow({ mode: "open" });
+  const sheet = new CSSStyleSheet();
+  sheet.replaceSync(OVERLAY_CSS);
   root.adoptedStyleSheets = [sheet];
 
-  function el(tag, attributes, children) {
-    var node = document.createElement(tag);
-    Object.keys(attributes || {}).forEach(function (name) { node.setAttribute(name, attributes[name]); });
-    (children || []).forEach(function (child) {
-      node.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
-    });
-    return node;
-  }
-
-  root.appendChild(el("div", { class: "box", part: "highlight" }));
-  root.appendChild(el("div", { class: "composer", role: "dialog", "aria-label": "New review comment" }, [
+  const box = el("div", { class: "box", part: "highlight" });
+  const textarea = el("textarea", { id: "maple-body", placeholder: "What should change here?" });
+  const cancelButton = el("button", { class: "cancel", type: "button" }, ["Cancel"]);
+  const sendButton = el("button", { class: "send", type: "button" }, ["Send"]);
+  const composer = el("div", { class: "composer", role: "dialog", "aria-label": "New review comment" }, [
     el("label", { class: "sr", for: "maple-body" }, ["Comment"]),
-    el("textarea", { id: "maple-body", placeholder: "What should change here?" }),
-    el("div", { class: "row" }, [
-      el("button", { class: "cancel", type: "button" }, ["Cancel"]),
-      el("button", { class: "send", type: "button" }, ["Send"]),
-    ]),
-  ]));
-  root.appendChild(el("div", { class: "pins" }));
-  root.appendChild(el("div", { class: "panel", role: "region", "aria-label": "Review comments" }, [el("ol")]));
-  root.appendChild(el("div", { class: "bar" }, [
-    el("button", { class: "list", type: "button", "aria-expanded": "false", title: "Comments (Alt+Shift+L)" },
-      ["Comments ", el("span", { class: "count" }, ["0"])]),
-    el("button", { class: "mode", type: "button", "aria-pressed": "false", title: "Comment mode (Alt+Shift+C)" },
-      ["Comment"]),
-  ]));
-  root.appendChild(el("div", { class: "sr", "aria-live": "polite" }));
+    textarea,
+    el("div", { class: "row" }, [cancelButton, sendButton]),
+  ]);
+  const pins = el("div", { class: "pins" });
+  const list = el("ol");
+  const panel = el("div", { class: "panel", role: "region", "aria-label": "Review comments" }, [list]);
+  const count = el("span", { class: "count" }, ["0"]);
+  const listButton = el(
+    "button",
+    { class: "list", type: "button", "aria-expanded": "false", title: "Comments (Alt+Shift+L)" },
+    ["Comments ", count],
+  );
+  const modeButton = el(
+    "button",
+    { class: "mode", type: "button", "aria-pressed": "false", title: "Comment mode (Alt+Shift+C)" },
+    ["Comment"],
+  );
+  const live = el("div", { class: "sr", "aria-live": "polite" });
+  root.append(box, composer, pins, panel, el("div", { class: "bar" }, [listButton, modeButton]), live);
   document.documentElement.appendChild(host);
+  return {
+    host, box, composer, textarea, sendButton, cancelButton, pins, panel, list, listButton, count,
+    modeButton, live,
+  };
+}
 
-  var $ = function (selector) { return root.querySelector(selector); };
-  var modeButton = $(".mode"), listButton = $(".list"), box = $(".box"), composer = $(".composer");
-  var textarea = $("textarea"), pins = $(".pins"), panel = $(".panel"), live = $("[aria-live]");
-  var picking = false, target = null, comments = [];
+/**
+ * Draws the highlight box over `element`, or hides it.
+ * @param {Ui} ui
+ * @param {Element | null} element
+ */
+function outline(ui, element) {
+  if (!element) {
+    ui.box.style.display = "none";
+    return;
+  }
+  const r = element.getBoundingClientRect();
+  ui.box.style.cssText =
+    "display:block;left:" + r.left + "px;top:" + r.top + "px;width:" + r.width + "px;height:" + r.height + "px;";
+}
 
-  function say(text) { live.textContent = text; }
+// --- overlay/composer.js ---
+// The composer: the box where the reviewer types a comment on one element and sends it.
 
-  function selectorFor(element) {
-    if (element.id && document.querySelectorAll("#" + CSS.escape(element.id)).length === 1) {
-      return "#" + CSS.escape(element.id);
+
+/**
+ * @typedef {object} Composer
+ * @property {(element: Element) => void} open shows the composer for `element`, focused
+ * @property {() => void} close hides it and gives focus back to the element
+ * @property {() => Promise<void>} send posts the comment, closing the composer once it is stored
+ */
+
+/**
+ * @param {import("./ui.js").Ui} ui
+ * @param {{ api: string, branch: string, say: (text: string) => void, sent: () => void }} options
+ * @returns {Composer}
+ */
+function createComposer(ui, { api, branch, say, sent }) {
+  /** @type {Element | null} */
+  let target = null;
+
+  /** @param {Element} element */
+  function open(element) {
+    target = element;
+    outline(ui, element);
+    const r = element.getBoundingClientRect();
+    const top = Math.min(window.innerHeight - 180, Math.max(8, r.bottom + 8));
+    const left = Math.min(window.innerWidth - 336, Math.max(8, r.left));
+    ui.composer.style.cssText = "display:block;top:" + top + "px;left:" + left + "px;";
+    ui.textarea.value = "";
+    ui.textarea.focus();
+  }
+
+  function close() {
+    ui.composer.style.display = "none";
+    outline(ui, null);
+    const back = target;
+    target = null;
+    if (back instanceof HTMLElement || back instanceof SVGElement) back.focus({ preventScroll: true });
+  }
+
+  async function send() {
+    const body = ui.textarea.value.trim();
+    if (!body || !target) {
+      ui.textarea.focus();
+      return;
     }
-    var parts = [];
-    var node = element;
-    while (node && node.nodeType === 1 && node !== document.documentElement) {
-      if (node.id && document.querySelectorAll("#" + CSS.escape(node.id)).length === 1) {
-        parts.unshift("#" + CSS.escape(node.id));
-        break;
-      }
-      var tag = node.tagName.toLowerCase();
-      var parent = node.parentElement;
-      if (parent) {
-        var same = Array.prototype.filter.call(parent.children, function (c) { return c.tagName === node.tagName; });
-        if (same.length > 1) tag += ":nth-of-type(" + (same.indexOf(node) + 1) + ")";
-      }
-      parts.unshift(tag);
-      node = parent;
+    try {
+      await postComment(api, {
+        branch,
+        body,
+        anchor: anchorFor(target),
+        context: pageContext(),
+        createdAt: new Date().toISOString(),
+      });
+    } catch (error) {
+      say("The comment was not sent: " + (error instanceof Error ? error.message : String(error)));
+      return;
     }
-    return parts.join(" > ");
+    close();
+    say("Comment sent.");
+    sent();
   }
 
-  function quoteFor(element) {
-    var exact = (element.textContent || "").replace(/\s+/g, " ").trim().slice(0, 200);
-    if (!exact) return undefined;
-    var around = ((element.parentElement || document.body).textContent || "").replace(/\s+/g, " ");
-    var at = around.indexOf(exact);
-    var quote = { exact: exact };
-    if (at >= 0) {
-      quote.prefix = around.slice(Math.max(0, at - 32), at);
-      quote.suffix = around.slice(at + exact.length, at + exact.length + 32);
+  ui.sendButton.addEventListener("click", () => void send());
+  ui.cancelButton.addEventListener("click", close);
+  ui.textarea.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") {
+      event.preventDefault();
+      close();
     }
-    return quote;
-  }
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      void send();
+    }
+  });
+  return { open, close, send };
+}
 
-  function anchorFor(element) {
-    var anchor = { selector: selectorFor(element) };
-    var quote = quoteFor(element);
-    if (quote) anchor.quote = quote;
-    var tagged = element.closest("[data-maple-src]");
-    if (tagged) anchor.source = tagged.getAttribute("data-maple-src");
-    var keyed = element.closest("[data-maple-key]");
-    if (keyed) anchor.key = keyed.getAttribute("data-maple-key");
-    return anchor;
-  }
+// --- overlay/pins.js ---
+// The comments on the page: a numbered pin on each commented element and an entry in the list.
 
-  function context() {
-    return {
-      url: location.href,
-      viewportWidth: window.innerWidth,
-      viewportHeight: window.innerHeight,
-      devicePixelRatio: window.devicePixelRatio || 1,
-      colorScheme: window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light",
-    };
+/**
+ * The element a comment's selector finds, or null (no selector, a broken one, or no match).
+ * @param {import("./types.js").StoredComment} comment
+ * @returns {Element | null}
+ */
+function elementOf(comment) {
+  const selector = comment.anchor && comment.anchor.selector;
+  if (!selector) return null;
+  try {
+    return document.querySelector(selector);
+  } catch {
+    return null;
   }
+}
 
-  function outline(element) {
-    if (!element) { box.style.display = "none"; return; }
-    var r = element.getBoundingClientRect();
-    box.style.cssText = "display:block;left:" + r.left + "px;top:" + r.top + "px;width:" + r.width + "px;height:" + r.height + "px;";
-  }
+/**
+ * Redraws the pins and the list for `comments`.
+ * @param {import("./ui.js").Ui} ui
+ * @param {import("./types.js").StoredComment[]} comments
+ */
+function place(ui, comments) {
+  ui.pins.textContent = "";
+  ui.list.textContent = "";
+  comments.forEach((c, i) => {
+    const item = document.createElement("li");
+    item.tabIndex = 0;
+    const status = document.createElement("div");
+    status.className = "status " + c.status;
+    const element = elementOf(c);
+    status.textContent = c.status + (element ? "" : " · not on this page");
+    item.appendChild(document.createTextNode(c.body));
+    item.appendChild(status);
+    item.setAttribute("data-maple-comment", c.id);
+    item.setAttribute("data-maple-status", c.status);
+    ui.list.appendChild(item);
+    if (!element) return;
+    const r = element.getBoundingClientRect();
+    const pin = document.createElement("div");
+    pin.className = "pin " + c.status;
+    pin.textContent = String(i + 1);
+    pin.title = c.body + " (" + c.status + ")";
+    pin.setAttribute("data-maple-comment", c.id);
+    pin.setAttribute("data-maple-status", c.status);
+    pin.style.left = Math.max(0, r.right - 12) + "px";
+    pin.style.top = Math.max(0, r.top - 12) + "px";
+    ui.pins.appendChild(pin);
+  });
+  ui.count.textContent = String(comments.length);
+}
 
+// --- overlay/main.js ---
+// maple review overlay: comment on a running app. Dependency-free, in its own shadow root.
+// Injected by `maple review` with data-maple-branch and data-maple-api. This is the entry module:
+// tests/overlay_bundle.py joins it and the modules it imports into ../overlay.js.
+
+
+const POLL_MS = 3000;
+
+/**
+ * Mounts the overlay, unless this is a frame or the page already has a Maple overlay.
+ * @param {HTMLOrSVGScriptElement | null} script the overlay's own <script> tag
+ */
+function start(script) {
+  if (!script || document.querySelector("[data-maple-overlay]")) return; // another overlay: stand down
+  const branch = script.getAttribute("data-maple-branch") || "default";
+  const api = script.getAttribute("data-maple-api") || "/__maple/api";
+  if (window.top !== window) return; // one overlay per tab, in the top page only
+
+  const ui = buildUi();
+  let picking = false;
+  /** @type {import("./types.js").StoredComment[]} */
+  let comments = [];
+
+  /** @param {string} text */
+  const say = (text) => {
+    ui.live.textContent = text;
+  };
+  const redraw = () => place(ui, comments);
+  const refresh = async () => {
+    const listed = await listComments(api, branch);
+    if (listed) comments = listed;
+    redraw();
+  };
+  const composer = createComposer(ui, { api, branch, say, sent: () => void refresh() });
+
+  /** @param {boolean} on */
   function setPicking(on) {
     picking = on;
-    modeButton.setAttribute("aria-pressed", on ? "true" : "false");
-    if (!on) outline(null);
+    ui.modeButton.setAttribute("aria-pressed", on ? "true" : "false");
+    if (!on) outline(ui, null);
     say(on ? "Comment mode: click an element, or press Enter on the focused one. Escape leaves." : "");
   }
 
-  function openComposer(element) {
-    target = element;
+  /** @param {Element} element */
+  function compose(element) {
     setPicking(false);
-    outline(element);
-    var r = element.getBoundingClientRect();
-    var top = Math.min(window.innerHeight - 180, Math.max(8, r.bottom + 8));
-    var left = Math.min(window.innerWidth - 336, Math.max(8, r.left));
-    composer.style.cssText = "display:block;top:" + top + "px;left:" + left + "px;";
-    textarea.value = "";
-    textarea.focus();
+    composer.open(element);
   }
 
-  function closeComposer() {
-    composer.style.display = "none";
-    outline(null);
-    var back = target;
-    target = null;
-    if (back && back.focus) back.focus({ preventScroll: true });
-  }
-
-  function send() {
-    var body = textarea.value.trim();
-    if (!body || !target) { textarea.focus(); return; }
-    var comment = {
-      branch: branch,
-      body: body,
-      anchor: anchorFor(target),
-      context: context(),
-      createdAt: new Date().toISOString(),
-    };
-    fetch(api + "/comments", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(comment),
-      credentials: "same-origin",
-    }).then(function (answer) {
-      if (!answer.ok) return answer.json().then(function (e) { throw new Error(e.error || answer.status); });
-      closeComposer();
-      say("Comment sent.");
-      return refresh();
-    }).catch(function (error) { say("The comment was not sent: " + error.message); });
-  }
-
-  function place() {
-    pins.textContent = "";
-    var list = panel.querySelector("ol");
-    list.textContent = "";
-    comments.forEach(function (c, i) {
-      var number = String(i + 1);
-      var item = document.createElement("li");
-      item.tabIndex = 0;
-      var status = document.createElement("div");
-      status.className = "status " + c.status;
-      var element = null;
-      try { element = c.anchor && c.anchor.selector ? document.querySelector(c.anchor.selector) : null; } catch (e) { element = null; }
-      status.textContent = c.status + (element ? "" : " · not on this page");
-      item.appendChild(document.createTextNode(c.body));
-      item.appendChild(status);
-      item.setAttribute("data-maple-comment", c.id);
-      item.setAttribute("data-maple-status", c.status);
-      list.appendChild(item);
-      if (!element) return;
-      var r = element.getBoundingClientRect();
-      var pin = document.createElement("div");
-      pin.className = "pin " + c.status;
-      pin.textContent = number;
-      pin.title = c.body + " (" + c.status + ")";
-      pin.setAttribute("data-maple-comment", c.id);
-      pin.setAttribute("data-maple-status", c.status);
-      pin.style.left = Math.max(0, r.right - 12) + "px";
-      pin.style.top = Math.max(0, r.top - 12) + "px";
-      pins.appendChild(pin);
-    });
-    $(".count").textContent = String(comments.length);
-  }
-
-  function refresh() {
-    return fetch(api + "/comments?branch=" + encodeURIComponent(branch), { credentials: "same-origin" })
-      .then(function (answer) { return answer.ok ? answer.json() : { comments: comments }; })
-      .then(function (page) {
-        // by path: the proxy's port changes from run to run, the page does not
-        comments = (page.comments || []).filter(function (c) {
-          var url = c.context && c.context.url;
-          if (!url) return true;
-          try { return new URL(url).pathname === location.pathname; } catch (e) { return true; }
-        });
-        place();
-      })
-      .catch(function () {});
-  }
-
-  modeButton.addEventListener("click", function () { setPicking(!picking); });
-  listButton.addEventListener("click", function () {
-    var open = panel.style.display !== "block";
-    panel.style.display = open ? "block" : "none";
-    listButton.setAttribute("aria-expanded", open ? "true" : "false");
-  });
-  $(".send").addEventListener("click", send);
-  $(".cancel").addEventListener("click", closeComposer);
-  textarea.addEventListener("keydown", function (event) {
-    if (event.key === "Escape") { event.preventDefault(); closeComposer(); }
-    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); send(); }
+  ui.modeButton.addEventListener("click", () => setPicking(!picking));
+  ui.listButton.addEventListener("click", () => {
+    const open = ui.panel.style.display !== "block";
+    ui.panel.style.display = open ? "block" : "none";
+    ui.listButton.setAttribute("aria-expanded", open ? "true" : "false");
   });
 
-  document.addEventListener("mousemove", function (event) {
+  document.addEventListener("mousemove", (event) => {
     if (!picking) return;
-    var element = document.elementFromPoint(event.clientX, event.clientY);
-    if (element && element !== host) outline(element);
+    const element = document.elementFromPoint(event.clientX, event.clientY);
+    if (element && element !== ui.host) outline(ui, element);
   }, true);
-  document.addEventListener("click", function (event) {
+  document.addEventListener("click", (event) => {
     if (!picking) return;
-    var path = event.composedPath ? event.composedPath() : [];
-    if (path.indexOf(host) >= 0) return;
+    if (event.composedPath().indexOf(ui.host) >= 0) return;
     event.preventDefault();
     event.stopPropagation();
-    openComposer(event.target);
+    if (event.target instanceof Element) compose(event.target);
   }, true);
-  document.addEventListener("keydown", function (event) {
+  document.addEventListener("keydown", (event) => {
+    const focused = document.activeElement;
+    const onPage = focused && focused !== document.body && focused !== ui.host ? focused : null;
     if (event.altKey && event.shiftKey && event.code === "KeyC") {
       event.preventDefault();
-      var focused = document.activeElement;
-      if (focused && focused !== document.body && focused !== host) openComposer(focused);
+      if (onPage) compose(onPage);
       else setPicking(!picking);
       return;
     }
     if (event.altKey && event.shiftKey && event.code === "KeyL") {
       event.preventDefault();
-      listButton.click();
+      ui.listButton.click();
       return;
     }
     if (!picking) return;
-    if (event.key === "Escape") { setPicking(false); return; }
-    var active = document.activeElement;
-    if (event.key === "Enter" && active && active !== document.body && active !== host) {
+    if (event.key === "Escape") {
+      setPicking(false);
+      return;
+    }
+    if (event.key === "Enter" && onPage) {
       event.preventDefault();
-      openComposer(document.activeElement);
+      compose(onPage);
     }
   }, true);
-  window.addEventListener("scroll", place, { passive: true });
-  window.addEventListener("resize", place);
+  window.addEventListener("scroll", redraw, { passive: true });
+  window.addEventListener("resize", redraw);
 
-  refresh();
-  setInterval(refresh, POLL_MS);
+  void refresh();
+  setInterval(() => void refresh(), POLL_MS);
+}
+
+start(document.currentScript);
 })();

@@ -1,0 +1,80 @@
+// The composer: the box where the reviewer types a comment on one element and sends it.
+
+import { anchorFor } from "./anchor.js";
+import { postComment } from "./api.js";
+import { pageContext } from "./context.js";
+import { outline } from "./ui.js";
+
+/**
+ * @typedef {object} Composer
+ * @property {(element: Element) => void} open shows the composer for `element`, focused
+ * @property {() => void} close hides it and gives focus back to the element
+ * @property {() => Promise<void>} send posts the comment, closing the composer once it is stored
+ */
+
+/**
+ * @param {import("./ui.js").Ui} ui
+ * @param {{ api: string, branch: string, say: (text: string) => void, sent: () => void }} options
+ * @returns {Composer}
+ */
+export function createComposer(ui, { api, branch, say, sent }) {
+  /** @type {Element | null} */
+  let target = null;
+
+  /** @param {Element} element */
+  function open(element) {
+    target = element;
+    outline(ui, element);
+    const r = element.getBoundingClientRect();
+    const top = Math.min(window.innerHeight - 180, Math.max(8, r.bottom + 8));
+    const left = Math.min(window.innerWidth - 336, Math.max(8, r.left));
+    ui.composer.style.cssText = "display:block;top:" + top + "px;left:" + left + "px;";
+    ui.textarea.value = "";
+    ui.textarea.focus();
+  }
+
+  function close() {
+    ui.composer.style.display = "none";
+    outline(ui, null);
+    const back = target;
+    target = null;
+    if (back instanceof HTMLElement || back instanceof SVGElement) back.focus({ preventScroll: true });
+  }
+
+  async function send() {
+    const body = ui.textarea.value.trim();
+    if (!body || !target) {
+      ui.textarea.focus();
+      return;
+    }
+    try {
+      await postComment(api, {
+        branch,
+        body,
+        anchor: anchorFor(target),
+        context: pageContext(),
+        createdAt: new Date().toISOString(),
+      });
+    } catch (error) {
+      say("The comment was not sent: " + (error instanceof Error ? error.message : String(error)));
+      return;
+    }
+    close();
+    say("Comment sent.");
+    sent();
+  }
+
+  ui.sendButton.addEventListener("click", () => void send());
+  ui.cancelButton.addEventListener("click", close);
+  ui.textarea.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") {
+      event.preventDefault();
+      close();
+    }
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      void send();
+    }
+  });
+  return { open, close, send };
+}

@@ -1,0 +1,103 @@
+// maple review overlay: comment on a running app. Dependency-free, in its own shadow root.
+// Injected by `maple review` with data-maple-branch and data-maple-api. This is the entry module:
+// tests/overlay_bundle.py joins it and the modules it imports into ../overlay.js.
+
+import { listComments } from "./api.js";
+import { createComposer } from "./composer.js";
+import { place } from "./pins.js";
+import { buildUi, outline } from "./ui.js";
+
+const POLL_MS = 3000;
+
+/**
+ * Mounts the overlay, unless this is a frame or the page already has a Maple overlay.
+ * @param {HTMLOrSVGScriptElement | null} script the overlay's own <script> tag
+ */
+function start(script) {
+  if (!script || document.querySelector("[data-maple-overlay]")) return; // another overlay: stand down
+  const branch = script.getAttribute("data-maple-branch") || "default";
+  const api = script.getAttribute("data-maple-api") || "/__maple/api";
+  if (window.top !== window) return; // one overlay per tab, in the top page only
+
+  const ui = buildUi();
+  let picking = false;
+  /** @type {import("./types.js").StoredComment[]} */
+  let comments = [];
+
+  /** @param {string} text */
+  const say = (text) => {
+    ui.live.textContent = text;
+  };
+  const redraw = () => place(ui, comments);
+  const refresh = async () => {
+    const listed = await listComments(api, branch);
+    if (listed) comments = listed;
+    redraw();
+  };
+  const composer = createComposer(ui, { api, branch, say, sent: () => void refresh() });
+
+  /** @param {boolean} on */
+  function setPicking(on) {
+    picking = on;
+    ui.modeButton.setAttribute("aria-pressed", on ? "true" : "false");
+    if (!on) outline(ui, null);
+    say(on ? "Comment mode: click an element, or press Enter on the focused one. Escape leaves." : "");
+  }
+
+  /** @param {Element} element */
+  function compose(element) {
+    setPicking(false);
+    composer.open(element);
+  }
+
+  ui.modeButton.addEventListener("click", () => setPicking(!picking));
+  ui.listButton.addEventListener("click", () => {
+    const open = ui.panel.style.display !== "block";
+    ui.panel.style.display = open ? "block" : "none";
+    ui.listButton.setAttribute("aria-expanded", open ? "true" : "false");
+  });
+
+  document.addEventListener("mousemove", (event) => {
+    if (!picking) return;
+    const element = document.elementFromPoint(event.clientX, event.clientY);
+    if (element && element !== ui.host) outline(ui, element);
+  }, true);
+  document.addEventListener("click", (event) => {
+    if (!picking) return;
+    if (event.composedPath().indexOf(ui.host) >= 0) return;
+    event.preventDefault();
+    event.stopPropagation();
+    if (event.target instanceof Element) compose(event.target);
+  }, true);
+  document.addEventListener("keydown", (event) => {
+    const focused = document.activeElement;
+    const onPage = focused && focused !== document.body && focused !== ui.host ? focused : null;
+    if (event.altKey && event.shiftKey && event.code === "KeyC") {
+      event.preventDefault();
+      if (onPage) compose(onPage);
+      else setPicking(!picking);
+      return;
+    }
+    if (event.altKey && event.shiftKey && event.code === "KeyL") {
+      event.preventDefault();
+      ui.listButton.click();
+      return;
+    }
+    if (!picking) return;
+    if (event.key === "Escape") {
+      setPicking(false);
+      return;
+    }
+    if (event.key === "Enter" && onPage) {
+      event.preventDefault();
+      compose(onPage);
+    }
+  }, true);
+  window.addEventListener("scroll", redraw, { passive: true });
+  window.addEventListener("resize", redraw);
+
+  void refresh();
+  setInterval(() => void refresh(), POLL_MS);
+}
+
+start(document.currentScript);
