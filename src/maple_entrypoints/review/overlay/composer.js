@@ -10,6 +10,7 @@ import { outline } from "./ui.js";
  * @property {(element: Element) => void} open shows the composer for `element`, focused
  * @property {() => void} close hides it and gives focus back to the element
  * @property {() => Promise<void>} send posts the comment, closing the composer once it is stored
+ * @property {() => boolean} isOpen
  */
 
 /**
@@ -76,5 +77,5 @@ export function createComposer(ui, { api, branch, say, sent }) {
       void send();
     }
   });
-  return { open, close, send };
+  return { open, close, send, isOpen: () => target !== null };
 }

@@ -4,6 +4,7 @@
 
 import { listComments } from "./api.js";
 import { createComposer } from "./composer.js";
+import { holdPagePointer, keepInputInOverlay } from "./guard.js";
 import { place } from "./pins.js";
 import { buildUi, outline } from "./ui.js";
 
@@ -62,13 +63,10 @@ function start(script) {
     const element = document.elementFromPoint(event.clientX, event.clientY);
     if (element && element !== ui.host) outline(ui, element);
   }, true);
-  document.addEventListener("click", (event) => {
-    if (!picking) return;
-    if (event.composedPath().indexOf(ui.host) >= 0) return;
-    event.preventDefault();
-    event.stopPropagation();
-    if (event.target instanceof Element) compose(event.target);
-  }, true);
+  keepInputInOverlay(ui.host);
+  holdPagePointer(ui.host, () => picking || composer.isOpen(), (target) => {
+    if (picking) compose(target);
+  });
   document.addEventListener("keydown", (event) => {
     const focused = document.activeElement;
     const onPage = focused && focused !== document.body && focused !== ui.host ? focused : null;

@@ -1,0 +1,159 @@
+"""The review overlay in front of an app that behaves like one: client-side navigation, a scroll
+container, a text field, a modal closed by Escape, single-key shortcuts and click handlers. Each
+test is one way the overlay used to lose or misplace a reviewer's work (issue 17)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx2 as httpx
+import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import Route
+
+from contract_tests.support import make_repo
+from maple_entrypoints.review import review_app
+from tests.loopback import Running, serve_asgi
+from tests.test_review_browser import browser
+
+__all__ = ["browser"]  # the Chromium fixture, shared with the proxy's own browser tests
+
+BRANCH = "feat/shop"
+OVERLAY = "[data-maple-overlay]"
+
+SHOP = """<!doctype html><html><head><title>Shop</title><style>
+body { margin: 0; font: 16px/1.5 sans-serif; }
+header { height: 48px; background: #eee; }
+.scroller { height: 120px; overflow: auto; margin: 16px; border: 1px solid #999; }
+.scroller ul { margin: 0; }
+.scroller li { height: 40px; }
+.modal { position: fixed; top: 80px; right: 40px; padding: 8px; background: #fff; }
+</style></head><body>
+<header><h1 id="title">Shop</h1></header>
+<main id="view"></main>
+<label>Search <input id="search"></label>
+<button id="buy" type="button">Buy</button>
+<p id="promo">Free delivery this week</p>
+<div class="scroller" id="scroller"><ul>
+<li>Item 1</li><li>Item 2</li><li>Item 3</li><li>Item 4</li><li>Item 5</li><li>Item 6</li>
+<li>Item 7</li><li>Item 8</li><li>Item 9</li><li>Item 10</li>
+</ul></div>
+<ul class="basket">
+<li data-testid="row-tea"><span>Tea</span> <button type="button">Add</button></li>
+<li><span>Cake</span> <button type="button" data-cy="remove-cake">Remove</button></li>
+<li><span>Jam</span> <button type="button" aria-label="Remove jam">x</button></li>
+</ul>
+<div class="modal" id="modal" role="dialog">Sale! <button type="button">Close</button></div>
+<div style="height: 1600px"></div>
+<script>
+window.appLog = [];
+document.addEventListener("keydown", (e) => {
+  appLog.push("key:" + e.key);
+  if (e.key === "Escape") document.getElementById("modal").hidden = true;
+});
+document.addEventListener("click", (e) => appLog.push("click:" + (e.target.id || "?")));
+function render() {
+  const cart = location.pathname.endsWith("/cart");
+  const view = document.getElementById("view");
+  view.textContent = "";
+  const heading = document.createElement("h2");
+  heading.id = cart ? "cart-title" : "home-title";
+  heading.textContent = cart ? "Your cart" : "Welcome";
+  view.appendChild(heading);
+}
+window.go = (path) => { history.pushState({}, "", path); render(); };
+window.addEventListener("popstate", render);
+render();
+</script>
+</body></html>"""
+
+
+async def shop(request: Request) -> Response:
+    return HTMLResponse(SHOP)
+
+
+APP = Starlette(routes=[Route("/{path:path}", shop)])
+
+
+@dataclass
+class Review:
+    repo: Path
+    app: Running
+    proxy: Running
+
+    def comments(self) -> list[dict[str, Any]]:
+        answer = httpx.get(self.proxy.url + "/__maple/api/comments", params={"branch": BRANCH})
+        answer.raise_for_status()
+        return list(answer.json()["comments"])
+
+    def comment(self, body: str) -> dict[str, Any]:
+        return next(c for c in self.comments() if c["body"] == body)
+
+
+@pytest.fixture(scope="module")
+def review(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Review]:
+    repo = make_repo(tmp_path_factory.mktemp("overlay") / "shop", BRANCH)
+    app = serve_asgi(APP)
+    proxy = serve_asgi(review_app(app.url, repo, BRANCH))
+    yield Review(repo, app, proxy)
+    proxy.stop()
+    app.stop()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    opened = browser.new_page(viewport={"width": 1280, "height": 800})
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    yield opened
+    opened.close()
+    assert errors == []
+
+
+def open_shop(page: Any, review: Review, path: str) -> None:
+    page.goto(review.proxy.url + path)
+    page.wait_for_selector(f"{OVERLAY} >> button.mode")
+
+
+def pick(page: Any, selector: str) -> None:
+    """Comment mode, then a click on ``selector``: the composer opens on it, focused."""
+    page.click(f"{OVERLAY} >> button.mode")
+    page.click(selector)
+    page.wait_for_selector(f"{OVERLAY} >> textarea:focus")
+
+
+def send(page: Any, body: str) -> None:
+    page.fill(f"{OVERLAY} >> textarea", body)
+    page.click(f"{OVERLAY} >> button.send")
+    page.wait_for_selector(f"{OVERLAY} >> li:has-text({json.dumps(body)})", state="attached")
+
+
+def app_log(page: Any) -> list[str]:
+    return list(page.evaluate("window.appLog"))
+
+
+def pin(page: Any, comment: dict[str, Any]) -> str:
+    return f'{OVERLAY} >> .pin[data-maple-comment="{comment["id"]}"]'
+
+
+def box(page: Any, selector: str) -> dict[str, float]:
+    found = page.locator(selector).bounding_box()
+    assert found is not None, selector
+    return dict(found)
+
+
+def test_clicks_do_not_reach_the_app_while_the_composer_is_open(review: Review, page: Any) -> None:
+    open_shop(page, review, "/clicks")
+    pick(page, "#title")
+    page.click("#buy")
+    assert app_log(page) == []
+    assert page.is_visible(f"{OVERLAY} >> .composer")
+    page.click(f"{OVERLAY} >> button.cancel")
+    page.click("#buy")
+    assert app_log(page) == ["click:buy"]
