@@ -157,3 +157,31 @@ def test_clicks_do_not_reach_the_app_while_the_composer_is_open(review: Review, 
     page.click(f"{OVERLAY} >> button.cancel")
     page.click("#buy")
     assert app_log(page) == ["click:buy"]
+
+
+def test_keys_meant_for_the_overlay_do_not_reach_the_apps_listeners(
+    review: Review, page: Any
+) -> None:
+    open_shop(page, review, "/keys")
+    pick(page, "#title")
+    page.keyboard.type("k closes nothing")
+    page.keyboard.press("Escape")  # closes the composer, not the app's modal
+    page.wait_for_selector(f"{OVERLAY} >> .composer", state="hidden")
+    page.click(f"{OVERLAY} >> button.mode")
+    page.keyboard.press("Escape")  # leaves comment mode, and only that
+    assert page.get_attribute(f"{OVERLAY} >> button.mode", "aria-pressed") == "false"
+    page.keyboard.press("Alt+Shift+L")
+    assert app_log(page) == []
+    page.click("#search")  # with focus on the page, the overlay's keys are still only its own
+    page.keyboard.press("Alt+Shift+C")
+    page.keyboard.press("Escape")
+    assert page.get_attribute(f"{OVERLAY} >> button.mode", "aria-pressed") == "false"
+    page.keyboard.press("Alt+Shift+L")
+    modifiers = ("key:Alt", "key:Shift")  # pressed before the shortcut is known to be one
+    assert [e for e in app_log(page) if e not in modifiers] == ["click:search"]
+    assert page.is_visible("#modal")
+    page.evaluate("window.appLog = []")
+    page.focus("#buy")
+    page.keyboard.press("Escape")  # with focus on the page, the app's own keys work as before
+    assert app_log(page) == ["key:Escape"]
+    assert not page.is_visible("#modal")

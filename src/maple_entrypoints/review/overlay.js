@@ -344,15 +344,15 @@ function createComposer(ui, { api, branch, say, sent }) {
 }
 
 // --- overlay/guard.js ---
-// What the app must not see: input meant for the overlay. Clicks made in the overlay stop at its
-// host element, so the app's own listeners (a click-outside handler) never fire for them; and
-// while the reviewer is picking an element or writing a comment, pointer input on the page goes
-// to the overlay only.
+// What the app must not see: input meant for the overlay. Keys typed and clicks made in the
+// overlay stop at its host element, so the app's own listeners (a modal closed by Escape, a
+// single-key shortcut, a click-outside handler) never fire for them; and while the reviewer is
+// picking an element or writing a comment, pointer input on the page goes to the overlay only.
 
 /** Events that bubble out of the shadow root (composed) and must stop at the host. */
 const OVERLAY_EVENTS = [
-  "pointerdown", "pointerup", "mousedown", "mouseup", "click", "dblclick", "contextmenu", "touchstart",
-  "touchend", "wheel",
+  "keydown", "keyup", "keypress", "beforeinput", "input", "pointerdown", "pointerup", "mousedown",
+  "mouseup", "click", "dblclick", "contextmenu", "touchstart", "touchend", "wheel",
 ];
 
 /** Pointer events on the page the overlay takes while it is busy (picking or composing). */
@@ -509,28 +509,25 @@ function start(script) {
   holdPagePointer(ui.host, () => picking || composer.isOpen(), (target) => {
     if (picking) compose(target);
   });
+  // The overlay's own keys are consumed here, before the app's listeners could see them.
   document.addEventListener("keydown", (event) => {
     const focused = document.activeElement;
     const onPage = focused && focused !== document.body && focused !== ui.host ? focused : null;
+    /** @param {() => void} action */
+    const take = (action) => {
+      event.preventDefault();
+      event.stopPropagation();
+      action();
+    };
     if (event.altKey && event.shiftKey && event.code === "KeyC") {
-      event.preventDefault();
-      if (onPage) compose(onPage);
-      else setPicking(!picking);
-      return;
-    }
-    if (event.altKey && event.shiftKey && event.code === "KeyL") {
-      event.preventDefault();
-      ui.listButton.click();
-      return;
-    }
-    if (!picking) return;
-    if (event.key === "Escape") {
-      setPicking(false);
-      return;
-    }
-    if (event.key === "Enter" && onPage) {
-      event.preventDefault();
-      compose(onPage);
+      if (onPage) take(() => compose(onPage));
+      else take(() => setPicking(!picking));
+    } else if (event.altKey && event.shiftKey && event.code === "KeyL") {
+      take(() => ui.listButton.click());
+    } else if (picking && event.key === "Escape") {
+      take(() => setPicking(false));
+    } else if (picking && event.key === "Enter" && onPage) {
+      take(() => compose(onPage));
     }
   }, true);
   window.addEventListener("scroll", redraw, { passive: true });

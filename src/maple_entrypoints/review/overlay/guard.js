@@ -1,12 +1,12 @@
-// What the app must not see: input meant for the overlay. Clicks made in the overlay stop at its
-// host element, so the app's own listeners (a click-outside handler) never fire for them; and
-// while the reviewer is picking an element or writing a comment, pointer input on the page goes
-// to the overlay only.
+// What the app must not see: input meant for the overlay. Keys typed and clicks made in the
+// overlay stop at its host element, so the app's own listeners (a modal closed by Escape, a
+// single-key shortcut, a click-outside handler) never fire for them; and while the reviewer is
+// picking an element or writing a comment, pointer input on the page goes to the overlay only.
 
 /** Events that bubble out of the shadow root (composed) and must stop at the host. */
 const OVERLAY_EVENTS = [
-  "pointerdown", "pointerup", "mousedown", "mouseup", "click", "dblclick", "contextmenu", "touchstart",
-  "touchend", "wheel",
+  "keydown", "keyup", "keypress", "beforeinput", "input", "pointerdown", "pointerup", "mousedown",
+  "mouseup", "click", "dblclick", "contextmenu", "touchstart", "touchend", "wheel",
 ];
 
 /** Pointer events on the page the overlay takes while it is busy (picking or composing). */

@@ -67,28 +67,25 @@ function start(script) {
   holdPagePointer(ui.host, () => picking || composer.isOpen(), (target) => {
     if (picking) compose(target);
   });
+  // The overlay's own keys are consumed here, before the app's listeners could see them.
   document.addEventListener("keydown", (event) => {
     const focused = document.activeElement;
     const onPage = focused && focused !== document.body && focused !== ui.host ? focused : null;
+    /** @param {() => void} action */
+    const take = (action) => {
+      event.preventDefault();
+      event.stopPropagation();
+      action();
+    };
     if (event.altKey && event.shiftKey && event.code === "KeyC") {
-      event.preventDefault();
-      if (onPage) compose(onPage);
-      else setPicking(!picking);
-      return;
-    }
-    if (event.altKey && event.shiftKey && event.code === "KeyL") {
-      event.preventDefault();
-      ui.listButton.click();
-      return;
-    }
-    if (!picking) return;
-    if (event.key === "Escape") {
-      setPicking(false);
-      return;
-    }
-    if (event.key === "Enter" && onPage) {
-      event.preventDefault();
-      compose(onPage);
+      if (onPage) take(() => compose(onPage));
+      else take(() => setPicking(!picking));
+    } else if (event.altKey && event.shiftKey && event.code === "KeyL") {
+      take(() => ui.listButton.click());
+    } else if (picking && event.key === "Escape") {
+      take(() => setPicking(false));
+    } else if (picking && event.key === "Enter" && onPage) {
+      take(() => compose(onPage));
     }
   }, true);
   window.addEventListener("scroll", redraw, { passive: true });
