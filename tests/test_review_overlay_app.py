@@ -148,6 +148,26 @@ def box(page: Any, selector: str) -> dict[str, float]:
     return dict(found)
 
 
+def test_alt_shift_c_after_a_click_picks_and_typing_never_reaches_the_apps_field(
+    review: Review, page: Any
+) -> None:
+    open_shop(page, review, "/focus")
+    page.click("#search")
+    page.keyboard.type("tea")
+    page.keyboard.press("Alt+Shift+C")  # focus came from a click: pick, not comment on the field
+    assert page.get_attribute(f"{OVERLAY} >> button.mode", "aria-pressed") == "true"
+    assert not page.is_visible(f"{OVERLAY} >> .composer")
+    page.click("#title")
+    page.wait_for_selector(f"{OVERLAY} >> textarea:focus")
+    page.click("#search")  # the reviewer clicks elsewhere on the page, then goes on typing
+    page.keyboard.type("The heading is too small.")
+    assert page.input_value("#search") == "tea"
+    assert page.input_value(f"{OVERLAY} >> textarea") == "The heading is too small."
+    page.click(f"{OVERLAY} >> button.send")
+    page.wait_for_selector(f"{OVERLAY} >> .composer", state="hidden")
+    assert review.comment("The heading is too small.")["anchor"]["selector"] == "#title"
+
+
 def test_clicks_do_not_reach_the_app_while_the_composer_is_open(review: Review, page: Any) -> None:
     open_shop(page, review, "/clicks")
     pick(page, "#title")

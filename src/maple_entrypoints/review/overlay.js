@@ -391,6 +391,20 @@ function holdPagePointer(host, busy, clicked) {
   }, true);
 }
 
+/**
+ * Whether the element that has focus got it from the keyboard (Tab, or a script while the
+ * reviewer was typing) rather than from a click.
+ * @returns {() => boolean}
+ */
+function trackFocusOrigin() {
+  let pointerLast = false;
+  let focusedByPointer = false;
+  document.addEventListener("pointerdown", () => { pointerLast = true; }, true);
+  document.addEventListener("keydown", () => { pointerLast = false; }, true);
+  document.addEventListener("focusin", () => { focusedByPointer = pointerLast; }, true);
+  return () => !focusedByPointer;
+}
+
 // --- overlay/pins.js ---
 // The comments on the page: a numbered pin on each commented element and an entry in the list.
 
@@ -478,6 +492,7 @@ function start(script) {
     redraw();
   };
   const composer = createComposer(ui, { api, branch, say, sent: () => void refresh() });
+  const focusFromKeyboard = trackFocusOrigin();
 
   /** @param {boolean} on */
   function setPicking(on) {
@@ -520,7 +535,9 @@ function start(script) {
       action();
     };
     if (event.altKey && event.shiftKey && event.code === "KeyC") {
-      if (onPage) take(() => compose(onPage));
+      // on the element the reviewer tabbed to; after a click, pick (focus may be long stale)
+      if (composer.isOpen()) take(() => ui.textarea.focus());
+      else if (onPage && focusFromKeyboard()) take(() => compose(onPage));
       else take(() => setPicking(!picking));
     } else if (event.altKey && event.shiftKey && event.code === "KeyL") {
       take(() => ui.listButton.click());

@@ -44,3 +44,17 @@ export function holdPagePointer(host, busy, clicked) {
     if (event.target instanceof Element) clicked(event.target);
   }, true);
 }
+
+/**
+ * Whether the element that has focus got it from the keyboard (Tab, or a script while the
+ * reviewer was typing) rather than from a click.
+ * @returns {() => boolean}
+ */
+export function trackFocusOrigin() {
+  let pointerLast = false;
+  let focusedByPointer = false;
+  document.addEventListener("pointerdown", () => { pointerLast = true; }, true);
+  document.addEventListener("keydown", () => { pointerLast = false; }, true);
+  document.addEventListener("focusin", () => { focusedByPointer = pointerLast; }, true);
+  return () => !focusedByPointer;
+}

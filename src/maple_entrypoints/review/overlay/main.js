@@ -4,7 +4,7 @@
 
 import { listComments } from "./api.js";
 import { createComposer } from "./composer.js";
-import { holdPagePointer, keepInputInOverlay } from "./guard.js";
+import { holdPagePointer, keepInputInOverlay, trackFocusOrigin } from "./guard.js";
 import { place } from "./pins.js";
 import { buildUi, outline } from "./ui.js";
 
@@ -36,6 +36,7 @@ function start(script) {
     redraw();
   };
   const composer = createComposer(ui, { api, branch, say, sent: () => void refresh() });
+  const focusFromKeyboard = trackFocusOrigin();
 
   /** @param {boolean} on */
   function setPicking(on) {
@@ -78,7 +79,9 @@ function start(script) {
       action();
     };
     if (event.altKey && event.shiftKey && event.code === "KeyC") {
-      if (onPage) take(() => compose(onPage));
+      // on the element the reviewer tabbed to; after a click, pick (focus may be long stale)
+      if (composer.isOpen()) take(() => ui.textarea.focus());
+      else if (onPage && focusFromKeyboard()) take(() => compose(onPage));
       else take(() => setPicking(!picking));
     } else if (event.altKey && event.shiftKey && event.code === "KeyL") {
       take(() => ui.listButton.click());
