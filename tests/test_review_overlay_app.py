@@ -205,3 +205,28 @@ def test_keys_meant_for_the_overlay_do_not_reach_the_apps_listeners(
     page.keyboard.press("Escape")  # with focus on the page, the app's own keys work as before
     assert app_log(page) == ["key:Escape"]
     assert not page.is_visible("#modal")
+
+
+def test_a_failed_send_is_shown_in_the_composer_and_keeps_the_text(
+    review: Review, page: Any
+) -> None:
+    open_shop(page, review, "/fail")
+
+    def refuse(route: Any) -> None:
+        if route.request.method != "POST":
+            route.continue_()
+            return
+        route.fulfill(status=507, json={"error": "The disk is full."})
+
+    page.route("**/__maple/api/comments*", refuse)
+    pick(page, "#title")
+    page.fill(f"{OVERLAY} >> textarea", "Bigger heading.")
+    page.click(f"{OVERLAY} >> button.send")
+    problem = page.wait_for_selector(f"{OVERLAY} >> .composer >> text=was not sent", timeout=5000)
+    assert problem is not None
+    assert problem.is_visible()
+    assert "The disk is full." in (problem.text_content() or "")
+    assert page.input_value(f"{OVERLAY} >> textarea") == "Bigger heading."
+    page.unroute("**/__maple/api/comments*")
+    send(page, "Bigger heading.")  # sent again, the comment is stored and the message goes
+    assert not page.is_visible(f"{OVERLAY} >> .composer >> text=was not sent")

@@ -48,8 +48,8 @@ async function postComment(api, comment) {
   });
   if (!answer.ok) {
     /** @type {{ error?: string }} */
-    const problem = await answer.json();
-    throw new Error(problem.error || String(answer.status));
+    const problem = await answer.json().catch(() => ({}));
+    throw new Error(problem.error || "the route answered " + answer.status);
   }
 }
 
@@ -155,6 +155,7 @@ const OVERLAY_CSS =
   ".composer textarea { width: 100%; min-height: 80px; border: 1px solid #9ca3af; border-radius: 6px; padding: 6px; color: #111; background: #fff; }" +
   ".composer .row { display: flex; gap: 8px; justify-content: flex-end; margin-top: 8px; }" +
   ".composer .cancel { background: #e5e7eb; color: #111; }" +
+  ".composer .problem { margin: 8px 0 0; padding: 6px 8px; border-radius: 6px; background: #fee2e2; color: #991b1b; }" +
   ".pin { position: fixed; width: 24px; height: 24px; border-radius: 12px; background: #b45309; color: #fff; display: flex; align-items: center; justify-content: center; font-weight: 700; font-size: 12px; pointer-events: auto; }" +
   ".pin.resolved { background: #15803d; }" +
   ".panel { position: fixed; right: 16px; bottom: 64px; width: 300px; max-height: 50vh; overflow: auto; background: #fff; color: #111; border: 1px solid #d1d5db; border-radius: 8px; pointer-events: auto; display: none; }" +
@@ -177,6 +178,7 @@ const OVERLAY_CSS =
  * @property {HTMLDivElement} box the outline drawn over the element being picked
  * @property {HTMLDivElement} composer
  * @property {HTMLTextAreaElement} textarea
+ * @property {HTMLParagraphElement} problem why the last send failed, shown in the composer
  * @property {HTMLButtonElement} sendButton
  * @property {HTMLButtonElement} cancelButton
  * @property {HTMLDivElement} pins
@@ -219,11 +221,13 @@ function buildUi() {
 
   const box = el("div", { class: "box", part: "highlight" });
   const textarea = el("textarea", { id: "maple-body", placeholder: "What should change here?" });
+  const problem = el("p", { class: "problem", role: "alert", hidden: "" });
   const cancelButton = el("button", { class: "cancel", type: "button" }, ["Cancel"]);
   const sendButton = el("button", { class: "send", type: "button" }, ["Send"]);
   const composer = el("div", { class: "composer", role: "dialog", "aria-label": "New review comment" }, [
     el("label", { class: "sr", for: "maple-body" }, ["Comment"]),
     textarea,
+    problem,
     el("div", { class: "row" }, [cancelButton, sendButton]),
   ]);
   const pins = el("div", { class: "pins" });
@@ -244,7 +248,7 @@ function buildUi() {
   root.append(box, composer, pins, panel, el("div", { class: "bar" }, [listButton, modeButton]), live);
   document.documentElement.appendChild(host);
   return {
-    host, box, composer, textarea, sendButton, cancelButton, pins, panel, list, listButton, count,
+    host, box, composer, textarea, problem, sendButton, cancelButton, pins, panel, list, listButton, count,
     modeButton, live,
   };
 }
@@ -294,6 +298,7 @@ function createComposer(ui, { api, branch, say, sent }) {
     const left = Math.min(window.innerWidth - 336, Math.max(8, r.left));
     ui.composer.style.cssText = "display:block;top:" + top + "px;left:" + left + "px;";
     ui.textarea.value = "";
+    ui.problem.hidden = true;
     ui.textarea.focus();
   }
 
@@ -320,9 +325,14 @@ function createComposer(ui, { api, branch, say, sent }) {
         createdAt: new Date().toISOString(),
       });
     } catch (error) {
-      say("The comment was not sent: " + (error instanceof Error ? error.message : String(error)));
+      // in the composer, where the reviewer is looking, and announced (role=alert); text kept
+      const message = error instanceof Error ? error.message : String(error);
+      const why = /[.!?]$/.test(message) ? message : message + ".";
+      ui.problem.textContent = "The comment was not sent: " + why + " Your text is kept; Send tries again.";
+      ui.problem.hidden = false;
       return;
     }
+    ui.problem.hidden = true;
     close();
     say("Comment sent.");
     sent();

@@ -42,7 +42,7 @@ export async function postComment(api, comment) {
   });
   if (!answer.ok) {
     /** @type {{ error?: string }} */
-    const problem = await answer.json();
-    throw new Error(problem.error || String(answer.status));
+    const problem = await answer.json().catch(() => ({}));
+    throw new Error(problem.error || "the route answered " + answer.status);
   }
 }

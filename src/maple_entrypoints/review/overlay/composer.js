@@ -31,6 +31,7 @@ export function createComposer(ui, { api, branch, say, sent }) {
     const left = Math.min(window.innerWidth - 336, Math.max(8, r.left));
     ui.composer.style.cssText = "display:block;top:" + top + "px;left:" + left + "px;";
     ui.textarea.value = "";
+    ui.problem.hidden = true;
     ui.textarea.focus();
   }
 
@@ -57,9 +58,14 @@ export function createComposer(ui, { api, branch, say, sent }) {
         createdAt: new Date().toISOString(),
       });
     } catch (error) {
-      say("The comment was not sent: " + (error instanceof Error ? error.message : String(error)));
+      // in the composer, where the reviewer is looking, and announced (role=alert); text kept
+      const message = error instanceof Error ? error.message : String(error);
+      const why = /[.!?]$/.test(message) ? message : message + ".";
+      ui.problem.textContent = "The comment was not sent: " + why + " Your text is kept; Send tries again.";
+      ui.problem.hidden = false;
       return;
     }
+    ui.problem.hidden = true;
     close();
     say("Comment sent.");
     sent();
