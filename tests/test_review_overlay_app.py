@@ -230,3 +230,20 @@ def test_a_failed_send_is_shown_in_the_composer_and_keeps_the_text(
     page.unroute("**/__maple/api/comments*")
     send(page, "Bigger heading.")  # sent again, the comment is stored and the message goes
     assert not page.is_visible(f"{OVERLAY} >> .composer >> text=was not sent")
+
+
+def test_a_comment_begun_before_client_side_navigation_keeps_its_page_and_element(
+    review: Review, page: Any
+) -> None:
+    open_shop(page, review, "/nav")
+    pick(page, "#home-title")
+    page.evaluate("go('/nav/cart')")  # the app navigates on its own (a timer, a redirect)
+    page.wait_for_selector("#cart-title")
+    assert page.is_visible(f"{OVERLAY} >> .composer >> text=For /nav, where you picked")
+    page.fill(f"{OVERLAY} >> textarea", "Say hello to returning customers.")
+    page.click(f"{OVERLAY} >> button.send")
+    page.wait_for_selector(f"{OVERLAY} >> .composer", state="hidden", timeout=5000)
+    stored = review.comment("Say hello to returning customers.")
+    assert stored["context"]["url"].endswith("/nav")
+    assert stored["anchor"]["selector"] == "#home-title"
+    assert stored["anchor"]["quote"]["exact"] == "Welcome"

@@ -155,6 +155,7 @@ const OVERLAY_CSS =
   ".composer textarea { width: 100%; min-height: 80px; border: 1px solid #9ca3af; border-radius: 6px; padding: 6px; color: #111; background: #fff; }" +
   ".composer .row { display: flex; gap: 8px; justify-content: flex-end; margin-top: 8px; }" +
   ".composer .cancel { background: #e5e7eb; color: #111; }" +
+  ".composer .where { margin: 0 0 8px; font-size: 12px; color: #4b5563; }" +
   ".composer .problem { margin: 8px 0 0; padding: 6px 8px; border-radius: 6px; background: #fee2e2; color: #991b1b; }" +
   ".pin { position: fixed; width: 24px; height: 24px; border-radius: 12px; background: #b45309; color: #fff; display: flex; align-items: center; justify-content: center; font-weight: 700; font-size: 12px; pointer-events: auto; }" +
   ".pin.resolved { background: #15803d; }" +
@@ -177,6 +178,7 @@ const OVERLAY_CSS =
  * @property {HTMLDivElement} host the element on the page; events from inside the overlay come from it
  * @property {HTMLDivElement} box the outline drawn over the element being picked
  * @property {HTMLDivElement} composer
+ * @property {HTMLParagraphElement} where the picked page, once the app has navigated away
  * @property {HTMLTextAreaElement} textarea
  * @property {HTMLParagraphElement} problem why the last send failed, shown in the composer
  * @property {HTMLButtonElement} sendButton
@@ -221,11 +223,13 @@ function buildUi() {
 
   const box = el("div", { class: "box", part: "highlight" });
   const textarea = el("textarea", { id: "maple-body", placeholder: "What should change here?" });
+  const where = el("p", { class: "where", hidden: "" });
   const problem = el("p", { class: "problem", role: "alert", hidden: "" });
   const cancelButton = el("button", { class: "cancel", type: "button" }, ["Cancel"]);
   const sendButton = el("button", { class: "send", type: "button" }, ["Send"]);
   const composer = el("div", { class: "composer", role: "dialog", "aria-label": "New review comment" }, [
     el("label", { class: "sr", for: "maple-body" }, ["Comment"]),
+    where,
     textarea,
     problem,
     el("div", { class: "row" }, [cancelButton, sendButton]),
@@ -248,7 +252,7 @@ function buildUi() {
   root.append(box, composer, pins, panel, el("div", { class: "bar" }, [listButton, modeButton]), live);
   document.documentElement.appendChild(host);
   return {
-    host, box, composer, textarea, problem, sendButton, cancelButton, pins, panel, list, listButton, count,
+    host, box, composer, where, textarea, problem, sendButton, cancelButton, pins, panel, list, listButton, count,
     modeButton, live,
   };
 }
@@ -274,7 +278,10 @@ function outline(ui, element) {
 
 /**
  * @typedef {object} Composer
- * @property {(element: Element) => void} open shows the composer for `element`, focused
+ * @property {(element: Element) => void} open shows the composer for `element`, focused; the
+ *   element's anchor and the page's address are taken now, so a comment begun before the app
+ *   navigates is stored for the page and element the reviewer picked
+ * @property {() => void} pageChanged the app navigated while the composer may be open
  * @property {() => void} close hides it and gives focus back to the element
  * @property {() => Promise<void>} send posts the comment, closing the composer once it is stored
  * @property {() => boolean} isOpen
@@ -288,10 +295,14 @@ function outline(ui, element) {
 function createComposer(ui, { api, branch, say, sent }) {
   /** @type {Element | null} */
   let target = null;
+  /** @type {{ anchor: import("./types.js").Anchor, context: import("./types.js").PageContext } | null} */
+  let picked = null;
 
   /** @param {Element} element */
   function open(element) {
     target = element;
+    picked = { anchor: anchorFor(element), context: pageContext() };
+    ui.where.hidden = true;
     outline(ui, element);
     const r = element.getBoundingClientRect();
     const top = Math.min(window.innerHeight - 180, Math.max(8, r.bottom + 8));
@@ -307,23 +318,18 @@ function createComposer(ui, { api, branch, say, sent }) {
     outline(ui, null);
     const back = target;
     target = null;
+    picked = null;
     if (back instanceof HTMLElement || back instanceof SVGElement) back.focus({ preventScroll: true });
   }
 
   async function send() {
     const body = ui.textarea.value.trim();
-    if (!body || !target) {
+    if (!body || !picked) {
       ui.textarea.focus();
       return;
     }
     try {
-      await postComment(api, {
-        branch,
-        body,
-        anchor: anchorFor(target),
-        context: pageContext(),
-        createdAt: new Date().toISOString(),
-      });
+      await postComment(api, { branch, body, ...picked, createdAt: new Date().toISOString() });
     } catch (error) {
       // in the composer, where the reviewer is looking, and announced (role=alert); text kept
       const message = error instanceof Error ? error.message : String(error);
@@ -338,6 +344,13 @@ function createComposer(ui, { api, branch, say, sent }) {
     sent();
   }
 
+  function pageChanged() {
+    if (!picked) return;
+    outline(ui, null);
+    ui.where.textContent = "For " + new URL(picked.context.url).pathname + ", where you picked the element.";
+    ui.where.hidden = false;
+  }
+
   ui.sendButton.addEventListener("click", () => void send());
   ui.cancelButton.addEventListener("click", close);
   ui.textarea.addEventListener("keydown", (event) => {
@@ -350,7 +363,7 @@ function createComposer(ui, { api, branch, say, sent }) {
       void send();
     }
   });
-  return { open, close, send, isOpen: () => target !== null };
+  return { open, close, send, pageChanged, isOpen: () => picked !== null };
 }
 
 // --- overlay/guard.js ---
@@ -413,6 +426,32 @@ function trackFocusOrigin() {
   document.addEventListener("keydown", () => { pointerLast = false; }, true);
   document.addEventListener("focusin", () => { focusedByPointer = pointerLast; }, true);
   return () => !focusedByPointer;
+}
+
+// --- overlay/navigation.js ---
+// Client-side navigation: a single-page app changes the address with history.pushState or
+// replaceState (no event fires for those) or the reviewer goes Back or Forward (popstate).
+
+/**
+ * Calls `changed` right after every change of the page's address that loads no new document.
+ * @param {() => void} changed
+ */
+function onNavigation(changed) {
+  let last = location.href;
+  const check = () => {
+    if (location.href === last) return;
+    last = location.href;
+    changed();
+  };
+  for (const name of /** @type {const} */ (["pushState", "replaceState"])) {
+    const original = history[name];
+    history[name] = function (data, unused, url) {
+      original.call(this, data, unused, url);
+      check();
+    };
+  }
+  window.addEventListener("popstate", check);
+  window.addEventListener("hashchange", check);
 }
 
 // --- overlay/pins.js ---
@@ -557,6 +596,7 @@ function start(script) {
       take(() => compose(onPage));
     }
   }, true);
+  onNavigation(() => composer.pageChanged());
   window.addEventListener("scroll", redraw, { passive: true });
   window.addEventListener("resize", redraw);
 

@@ -7,7 +7,10 @@ import { outline } from "./ui.js";
 
 /**
  * @typedef {object} Composer
- * @property {(element: Element) => void} open shows the composer for `element`, focused
+ * @property {(element: Element) => void} open shows the composer for `element`, focused; the
+ *   element's anchor and the page's address are taken now, so a comment begun before the app
+ *   navigates is stored for the page and element the reviewer picked
+ * @property {() => void} pageChanged the app navigated while the composer may be open
  * @property {() => void} close hides it and gives focus back to the element
  * @property {() => Promise<void>} send posts the comment, closing the composer once it is stored
  * @property {() => boolean} isOpen
@@ -21,10 +24,14 @@ import { outline } from "./ui.js";
 export function createComposer(ui, { api, branch, say, sent }) {
   /** @type {Element | null} */
   let target = null;
+  /** @type {{ anchor: import("./types.js").Anchor, context: import("./types.js").PageContext } | null} */
+  let picked = null;
 
   /** @param {Element} element */
   function open(element) {
     target = element;
+    picked = { anchor: anchorFor(element), context: pageContext() };
+    ui.where.hidden = true;
     outline(ui, element);
     const r = element.getBoundingClientRect();
     const top = Math.min(window.innerHeight - 180, Math.max(8, r.bottom + 8));
@@ -40,23 +47,18 @@ export function createComposer(ui, { api, branch, say, sent }) {
     outline(ui, null);
     const back = target;
     target = null;
+    picked = null;
     if (back instanceof HTMLElement || back instanceof SVGElement) back.focus({ preventScroll: true });
   }
 
   async function send() {
     const body = ui.textarea.value.trim();
-    if (!body || !target) {
+    if (!body || !picked) {
       ui.textarea.focus();
       return;
     }
     try {
-      await postComment(api, {
-        branch,
-        body,
-        anchor: anchorFor(target),
-        context: pageContext(),
-        createdAt: new Date().toISOString(),
-      });
+      await postComment(api, { branch, body, ...picked, createdAt: new Date().toISOString() });
     } catch (error) {
       // in the composer, where the reviewer is looking, and announced (role=alert); text kept
       const message = error instanceof Error ? error.message : String(error);
@@ -71,6 +73,13 @@ export function createComposer(ui, { api, branch, say, sent }) {
     sent();
   }
 
+  function pageChanged() {
+    if (!picked) return;
+    outline(ui, null);
+    ui.where.textContent = "For " + new URL(picked.context.url).pathname + ", where you picked the element.";
+    ui.where.hidden = false;
+  }
+
   ui.sendButton.addEventListener("click", () => void send());
   ui.cancelButton.addEventListener("click", close);
   ui.textarea.addEventListener("keydown", (event) => {
@@ -83,5 +92,5 @@ export function createComposer(ui, { api, branch, say, sent }) {
       void send();
     }
   });
-  return { open, close, send, isOpen: () => target !== null };
+  return { open, close, send, pageChanged, isOpen: () => picked !== null };
 }

@@ -5,6 +5,7 @@
 import { listComments } from "./api.js";
 import { createComposer } from "./composer.js";
 import { holdPagePointer, keepInputInOverlay, trackFocusOrigin } from "./guard.js";
+import { onNavigation } from "./navigation.js";
 import { place } from "./pins.js";
 import { buildUi, outline } from "./ui.js";
 
@@ -91,6 +92,7 @@ function start(script) {
       take(() => compose(onPage));
     }
   }, true);
+  onNavigation(() => composer.pageChanged());
   window.addEventListener("scroll", redraw, { passive: true });
   window.addEventListener("resize", redraw);
 

@@ -12,6 +12,7 @@ export const OVERLAY_CSS =
   ".composer textarea { width: 100%; min-height: 80px; border: 1px solid #9ca3af; border-radius: 6px; padding: 6px; color: #111; background: #fff; }" +
   ".composer .row { display: flex; gap: 8px; justify-content: flex-end; margin-top: 8px; }" +
   ".composer .cancel { background: #e5e7eb; color: #111; }" +
+  ".composer .where { margin: 0 0 8px; font-size: 12px; color: #4b5563; }" +
   ".composer .problem { margin: 8px 0 0; padding: 6px 8px; border-radius: 6px; background: #fee2e2; color: #991b1b; }" +
   ".pin { position: fixed; width: 24px; height: 24px; border-radius: 12px; background: #b45309; color: #fff; display: flex; align-items: center; justify-content: center; font-weight: 700; font-size: 12px; pointer-events: auto; }" +
   ".pin.resolved { background: #15803d; }" +

@@ -10,6 +10,7 @@ import { OVERLAY_CSS } from "./styles.js";
  * @property {HTMLDivElement} host the element on the page; events from inside the overlay come from it
  * @property {HTMLDivElement} box the outline drawn over the element being picked
  * @property {HTMLDivElement} composer
+ * @property {HTMLParagraphElement} where the picked page, once the app has navigated away
  * @property {HTMLTextAreaElement} textarea
  * @property {HTMLParagraphElement} problem why the last send failed, shown in the composer
  * @property {HTMLButtonElement} sendButton
@@ -54,11 +55,13 @@ export function buildUi() {
 
   const box = el("div", { class: "box", part: "highlight" });
   const textarea = el("textarea", { id: "maple-body", placeholder: "What should change here?" });
+  const where = el("p", { class: "where", hidden: "" });
   const problem = el("p", { class: "problem", role: "alert", hidden: "" });
   const cancelButton = el("button", { class: "cancel", type: "button" }, ["Cancel"]);
   const sendButton = el("button", { class: "send", type: "button" }, ["Send"]);
   const composer = el("div", { class: "composer", role: "dialog", "aria-label": "New review comment" }, [
     el("label", { class: "sr", for: "maple-body" }, ["Comment"]),
+    where,
     textarea,
     problem,
     el("div", { class: "row" }, [cancelButton, sendButton]),
@@ -81,7 +84,7 @@ export function buildUi() {
   root.append(box, composer, pins, panel, el("div", { class: "bar" }, [listButton, modeButton]), live);
   document.documentElement.appendChild(host);
   return {
-    host, box, composer, textarea, problem, sendButton, cancelButton, pins, panel, list, listButton, count,
+    host, box, composer, where, textarea, problem, sendButton, cancelButton, pins, panel, list, listButton, count,
     modeButton, live,
   };
 }
