@@ -247,3 +247,17 @@ def test_a_comment_begun_before_client_side_navigation_keeps_its_page_and_elemen
     assert stored["context"]["url"].endswith("/nav")
     assert stored["anchor"]["selector"] == "#home-title"
     assert stored["anchor"]["quote"]["exact"] == "Welcome"
+
+
+def test_pins_follow_pushstate_and_back_at_once(review: Review, page: Any) -> None:
+    open_shop(page, review, "/hist")
+    pick(page, "#home-title")
+    send(page, "Welcome them by name.")
+    welcome = pin(page, review.comment("Welcome them by name."))
+    page.wait_for_selector(welcome)
+    page.evaluate("go('/hist/cart')")
+    page.wait_for_selector(welcome, state="detached", timeout=400)  # the poll is every 3 s
+    page.go_back()
+    page.wait_for_selector(welcome, timeout=400)
+    heading, placed = box(page, "#home-title"), box(page, welcome)
+    assert heading["y"] - 24 <= placed["y"] <= heading["y"] + heading["height"]

@@ -7,8 +7,7 @@
 // The route under the proxy's /__maple/api: list this branch's comments, post a new one.
 
 /**
- * The branch's comments on this page (matched by path: the proxy's port changes from run to
- * run, the page does not), or null when they could not be read.
+ * The branch's comments, or null when they could not be read.
  * @param {string} api
  * @param {string} branch
  * @returns {Promise<import("./types.js").StoredComment[] | null>}
@@ -19,15 +18,7 @@ async function listComments(api, branch) {
     if (!answer.ok) return null;
     /** @type {{ comments?: import("./types.js").StoredComment[] }} */
     const page = await answer.json();
-    return (page.comments || []).filter((c) => {
-      const url = c.context && c.context.url;
-      if (!url) return true;
-      try {
-        return new URL(url).pathname === location.pathname;
-      } catch {
-        return true;
-      }
-    });
+    return page.comments || [];
   } catch {
     return null;
   }
@@ -458,6 +449,22 @@ function onNavigation(changed) {
 // The comments on the page: a numbered pin on each commented element and an entry in the list.
 
 /**
+ * Whether a comment belongs to the page now shown: matched by path, since the proxy's port
+ * changes from run to run and the page does not (a comment with no URL belongs everywhere).
+ * @param {import("./types.js").StoredComment} comment
+ * @returns {boolean}
+ */
+function onThisPage(comment) {
+  const url = comment.context && comment.context.url;
+  if (!url) return true;
+  try {
+    return new URL(url).pathname === location.pathname;
+  } catch {
+    return true;
+  }
+}
+
+/**
  * The element a comment's selector finds, or null (no selector, a broken one, or no match).
  * @param {import("./types.js").StoredComment} comment
  * @returns {Element | null}
@@ -473,38 +480,68 @@ function elementOf(comment) {
 }
 
 /**
- * Redraws the pins and the list for `comments`.
- * @param {import("./ui.js").Ui} ui
- * @param {import("./types.js").StoredComment[]} comments
+ * The list entry for a comment.
+ * @param {import("./types.js").StoredComment} comment
+ * @param {boolean} found whether its element is on the page
+ * @returns {HTMLLIElement}
  */
-function place(ui, comments) {
-  ui.pins.textContent = "";
-  ui.list.textContent = "";
-  comments.forEach((c, i) => {
-    const item = document.createElement("li");
-    item.tabIndex = 0;
-    const status = document.createElement("div");
-    status.className = "status " + c.status;
-    const element = elementOf(c);
-    status.textContent = c.status + (element ? "" : " · not on this page");
-    item.appendChild(document.createTextNode(c.body));
-    item.appendChild(status);
-    item.setAttribute("data-maple-comment", c.id);
-    item.setAttribute("data-maple-status", c.status);
-    ui.list.appendChild(item);
-    if (!element) return;
-    const r = element.getBoundingClientRect();
-    const pin = document.createElement("div");
-    pin.className = "pin " + c.status;
-    pin.textContent = String(i + 1);
-    pin.title = c.body + " (" + c.status + ")";
-    pin.setAttribute("data-maple-comment", c.id);
-    pin.setAttribute("data-maple-status", c.status);
-    pin.style.left = Math.max(0, r.right - 12) + "px";
-    pin.style.top = Math.max(0, r.top - 12) + "px";
-    ui.pins.appendChild(pin);
-  });
-  ui.count.textContent = String(comments.length);
+function listItem(comment, found) {
+  const item = document.createElement("li");
+  item.tabIndex = 0;
+  const status = document.createElement("div");
+  status.className = "status " + comment.status;
+  status.textContent = comment.status + (found ? "" : " · not on this page");
+  item.append(comment.body, status);
+  item.setAttribute("data-maple-comment", comment.id);
+  item.setAttribute("data-maple-status", comment.status);
+  return item;
+}
+
+/**
+ * The numbered pin for a comment on `element`.
+ * @param {import("./types.js").StoredComment} comment
+ * @param {number} number
+ * @param {Element} element
+ * @returns {HTMLDivElement}
+ */
+function pinFor(comment, number, element) {
+  const r = element.getBoundingClientRect();
+  const pin = document.createElement("div");
+  pin.className = "pin " + comment.status;
+  pin.textContent = String(number);
+  pin.title = comment.body + " (" + comment.status + ")";
+  pin.setAttribute("data-maple-comment", comment.id);
+  pin.setAttribute("data-maple-status", comment.status);
+  pin.style.left = Math.max(0, r.right - 12) + "px";
+  pin.style.top = Math.max(0, r.top - 12) + "px";
+  return pin;
+}
+
+/**
+ * A function that redraws the pins and the list for those of the comments on this page. The list
+ * is rebuilt only when what it shows changes, so a reviewer's focus in it survives a redraw.
+ * @param {import("./ui.js").Ui} ui
+ * @returns {(comments: import("./types.js").StoredComment[]) => void}
+ */
+function pinBoard(ui) {
+  let listed = "";
+  return (comments) => {
+    const shown = comments.filter(onThisPage);
+    const found = shown.map(elementOf);
+    const signature = JSON.stringify(shown.map((c, i) => [c.id, c.body, c.status, found[i] !== null]));
+    if (signature !== listed) {
+      listed = signature;
+      ui.list.replaceChildren(...shown.map((c, i) => listItem(c, found[i] !== null)));
+    }
+    /** @type {HTMLDivElement[]} */
+    const pins = [];
+    shown.forEach((c, i) => {
+      const element = found[i];
+      if (element) pins.push(pinFor(c, i + 1, element));
+    });
+    ui.pins.replaceChildren(...pins);
+    ui.count.textContent = String(shown.length);
+  };
 }
 
 // --- overlay/main.js ---
@@ -534,7 +571,16 @@ function start(script) {
   const say = (text) => {
     ui.live.textContent = text;
   };
-  const redraw = () => place(ui, comments);
+  const place = pinBoard(ui);
+  let drawing = 0;
+  // at most once a frame, after the app has rendered what changed
+  const redraw = () => {
+    if (drawing) return;
+    drawing = requestAnimationFrame(() => {
+      drawing = 0;
+      place(comments);
+    });
+  };
   const refresh = async () => {
     const listed = await listComments(api, branch);
     if (listed) comments = listed;
@@ -596,7 +642,14 @@ function start(script) {
       take(() => compose(onPage));
     }
   }, true);
-  onNavigation(() => composer.pageChanged());
+  onNavigation(() => {
+    composer.pageChanged();
+    redraw();
+  });
+  // the app renders the new page's elements after the address changes, maybe asynchronously
+  new MutationObserver(redraw).observe(document.documentElement, {
+    childList: true, subtree: true, attributes: true, characterData: true,
+  });
   window.addEventListener("scroll", redraw, { passive: true });
   window.addEventListener("resize", redraw);
 

@@ -1,8 +1,7 @@
 // The route under the proxy's /__maple/api: list this branch's comments, post a new one.
 
 /**
- * The branch's comments on this page (matched by path: the proxy's port changes from run to
- * run, the page does not), or null when they could not be read.
+ * The branch's comments, or null when they could not be read.
  * @param {string} api
  * @param {string} branch
  * @returns {Promise<import("./types.js").StoredComment[] | null>}
@@ -13,15 +12,7 @@ export async function listComments(api, branch) {
     if (!answer.ok) return null;
     /** @type {{ comments?: import("./types.js").StoredComment[] }} */
     const page = await answer.json();
-    return (page.comments || []).filter((c) => {
-      const url = c.context && c.context.url;
-      if (!url) return true;
-      try {
-        return new URL(url).pathname === location.pathname;
-      } catch {
-        return true;
-      }
-    });
+    return page.comments || [];
   } catch {
     return null;
   }

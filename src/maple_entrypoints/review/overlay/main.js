@@ -6,7 +6,7 @@ import { listComments } from "./api.js";
 import { createComposer } from "./composer.js";
 import { holdPagePointer, keepInputInOverlay, trackFocusOrigin } from "./guard.js";
 import { onNavigation } from "./navigation.js";
-import { place } from "./pins.js";
+import { pinBoard } from "./pins.js";
 import { buildUi, outline } from "./ui.js";
 
 const POLL_MS = 3000;
@@ -30,7 +30,16 @@ function start(script) {
   const say = (text) => {
     ui.live.textContent = text;
   };
-  const redraw = () => place(ui, comments);
+  const place = pinBoard(ui);
+  let drawing = 0;
+  // at most once a frame, after the app has rendered what changed
+  const redraw = () => {
+    if (drawing) return;
+    drawing = requestAnimationFrame(() => {
+      drawing = 0;
+      place(comments);
+    });
+  };
   const refresh = async () => {
     const listed = await listComments(api, branch);
     if (listed) comments = listed;
@@ -92,7 +101,14 @@ function start(script) {
       take(() => compose(onPage));
     }
   }, true);
-  onNavigation(() => composer.pageChanged());
+  onNavigation(() => {
+    composer.pageChanged();
+    redraw();
+  });
+  // the app renders the new page's elements after the address changes, maybe asynchronously
+  new MutationObserver(redraw).observe(document.documentElement, {
+    childList: true, subtree: true, attributes: true, characterData: true,
+  });
   window.addEventListener("scroll", redraw, { passive: true });
   window.addEventListener("resize", redraw);
 
