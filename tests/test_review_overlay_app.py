@@ -261,3 +261,30 @@ def test_pins_follow_pushstate_and_back_at_once(review: Review, page: Any) -> No
     page.wait_for_selector(welcome, timeout=400)
     heading, placed = box(page, "#home-title"), box(page, welcome)
     assert heading["y"] - 24 <= placed["y"] <= heading["y"] + heading["height"]
+
+
+def test_pins_follow_scroll_containers_and_hide_with_their_element(
+    review: Review, page: Any
+) -> None:
+    open_shop(page, review, "/scroll")
+    pick(page, "#scroller li:nth-child(2)")
+    send(page, "Item two needs a price.")
+    pick(page, "#promo")
+    send(page, "The promotion is too loud.")
+    item = pin(page, review.comment("Item two needs a price."))
+    promo = pin(page, review.comment("The promotion is too loud."))
+    page.evaluate("document.getElementById('scroller').scrollTop = 30")
+    page.wait_for_timeout(200)  # a frame or two, far below the 3 s poll
+    element, placed = box(page, "#scroller li:nth-child(2)"), box(page, item)
+    assert abs(placed["y"] - (element["y"] - 12)) <= 1
+    page.evaluate("document.getElementById('scroller').scrollTop = 200")  # out of its scroller
+    page.wait_for_selector(item, state="hidden", timeout=400)
+    page.evaluate("window.scrollTo(0, 1000)")  # above the viewport: not held at its top edge
+    page.wait_for_selector(promo, state="hidden", timeout=400)
+    page.evaluate("window.scrollTo(0, 0)")
+    page.wait_for_selector(promo, timeout=400)
+    page.evaluate("document.getElementById('promo').hidden = true")
+    page.wait_for_selector(promo, state="hidden", timeout=400)
+    page.wait_for_timeout(3500)  # past a poll: no pin comes back at (0, 0)
+    assert page.locator(promo).count() == 0
+    assert page.locator(f"{OVERLAY} >> .pin").count() == 0

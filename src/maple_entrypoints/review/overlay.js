@@ -480,6 +480,36 @@ function elementOf(comment) {
 }
 
 /**
+ * The part of the element's box that can be seen: none when it is hidden or scrolled out of the
+ * viewport or out of a scrolling (or clipping) ancestor, so no pin is drawn for it; its pin goes
+ * on the visible part, never over the header or footer around a scroller.
+ * @param {Element} element
+ * @returns {DOMRect | null}
+ */
+function visibleBox(element) {
+  if (!element.checkVisibility({ visibilityProperty: true })) return null;
+  const box = element.getBoundingClientRect();
+  if (box.width === 0 && box.height === 0) return null;
+  let top = Math.max(box.top, 0);
+  let left = Math.max(box.left, 0);
+  let bottom = Math.min(box.bottom, window.innerHeight);
+  let right = Math.min(box.right, window.innerWidth);
+  // up to the body: an overflow set on it or the root applies to the viewport, clipped above
+  for (let node = element.parentElement; node && node !== document.body; node = node.parentElement) {
+    const style = getComputedStyle(node);
+    if (style.overflowX !== "visible" || style.overflowY !== "visible") {
+      const clip = node.getBoundingClientRect();
+      top = Math.max(top, clip.top);
+      left = Math.max(left, clip.left);
+      bottom = Math.min(bottom, clip.bottom);
+      right = Math.min(right, clip.right);
+    }
+    if (style.position === "fixed") break; // no ancestor above a fixed element clips it
+  }
+  return bottom > top && right > left ? new DOMRect(left, top, right - left, bottom - top) : null;
+}
+
+/**
  * The list entry for a comment.
  * @param {import("./types.js").StoredComment} comment
  * @param {boolean} found whether its element is on the page
@@ -498,14 +528,13 @@ function listItem(comment, found) {
 }
 
 /**
- * The numbered pin for a comment on `element`.
+ * The numbered pin for a comment on an element whose visible box is `r`.
  * @param {import("./types.js").StoredComment} comment
  * @param {number} number
- * @param {Element} element
+ * @param {DOMRect} r
  * @returns {HTMLDivElement}
  */
-function pinFor(comment, number, element) {
-  const r = element.getBoundingClientRect();
+function pinFor(comment, number, r) {
   const pin = document.createElement("div");
   pin.className = "pin " + comment.status;
   pin.textContent = String(number);
@@ -537,7 +566,8 @@ function pinBoard(ui) {
     const pins = [];
     shown.forEach((c, i) => {
       const element = found[i];
-      if (element) pins.push(pinFor(c, i + 1, element));
+      const box = element && visibleBox(element);
+      if (box) pins.push(pinFor(c, i + 1, box));
     });
     ui.pins.replaceChildren(...pins);
     ui.count.textContent = String(shown.length);
@@ -650,7 +680,8 @@ function start(script) {
   new MutationObserver(redraw).observe(document.documentElement, {
     childList: true, subtree: true, attributes: true, characterData: true,
   });
-  window.addEventListener("scroll", redraw, { passive: true });
+  // in the capture phase, a scroll of any element (a list in a scroll container), not only the page's
+  document.addEventListener("scroll", redraw, { capture: true, passive: true });
   window.addEventListener("resize", redraw);
 
   void refresh();

@@ -109,7 +109,8 @@ function start(script) {
   new MutationObserver(redraw).observe(document.documentElement, {
     childList: true, subtree: true, attributes: true, characterData: true,
   });
-  window.addEventListener("scroll", redraw, { passive: true });
+  // in the capture phase, a scroll of any element (a list in a scroll container), not only the page's
+  document.addEventListener("scroll", redraw, { capture: true, passive: true });
   window.addEventListener("resize", redraw);
 
   void refresh();
