@@ -49,7 +49,8 @@ header { height: 48px; background: #eee; }
 <li><span>Cake</span> <button type="button" data-cy="remove-cake">Remove</button></li>
 <li><span>Jam</span> <button type="button" aria-label="Remove jam">x</button></li>
 </ul>
-<div class="modal" id="modal" role="dialog">Sale! <button type="button">Close</button></div>
+<div class="modal" id="modal" role="dialog">Sale!
+<button data-test="close-sale">Close</button></div>
 <div style="height: 1600px"></div>
 <script>
 window.appLog = [];
@@ -288,3 +289,24 @@ def test_pins_follow_scroll_containers_and_hide_with_their_element(
     page.wait_for_timeout(3500)  # past a poll: no pin comes back at (0, 0)
     assert page.locator(promo).count() == 0
     assert page.locator(f"{OVERLAY} >> .pin").count() == 0
+
+
+def test_selectors_name_the_element_as_the_app_does_before_any_position(
+    review: Review, page: Any
+) -> None:
+    open_shop(page, review, "/selectors")
+    expected = {
+        "#title": "#title",
+        ".basket li:nth-child(2) button": '[data-cy="remove-cake"]',
+        "#modal button": '[data-test="close-sale"]',
+        ".basket li:nth-child(3) button": 'button[aria-label="Remove jam"]',
+        ".basket li:nth-child(1) button": '[data-testid="row-tea"] > button',
+    }
+    for picked, selector in expected.items():
+        pick(page, picked)
+        send(page, f"About {picked}.")
+        assert review.comment(f"About {picked}.")["anchor"]["selector"] == selector
+        assert page.evaluate(
+            "([a, b]) => document.querySelector(a) === document.querySelector(b)",
+            [selector, picked],
+        )

@@ -1,23 +1,78 @@
 // Where a comment points: a CSS selector for the element, its text with the text around it, and
 // the `data-maple-src` / `data-maple-key` an app may tag its elements with.
 
+/** Attributes apps put on elements for their tests: stable names, meant to be selected by. */
+const TEST_ATTRIBUTES = ["data-testid", "data-test", "data-cy"];
+
 /**
- * A selector that finds `element` again: its unique id, or a path of tags from the nearest
- * ancestor with a unique id.
+ * `[name="value"]`, the value quoted as a CSS string.
+ * @param {string} name
+ * @param {string} value
+ * @returns {string}
+ */
+function attribute(name, value) {
+  return "[" + name + '="' + value.replace(/["\\]/g, "\\$&").replace(/\n/g, "\\a ") + '"]';
+}
+
+/**
+ * Whether `selector` finds `element` and nothing else on the page.
+ * @param {string} selector
+ * @param {Element} element
+ * @returns {boolean}
+ */
+function findsOnly(selector, element) {
+  try {
+    const found = document.querySelectorAll(selector);
+    return found.length === 1 && found[0] === element;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A selector that names `element` by itself, as the app does, when one finds only it: its id,
+ * a test attribute, or its role and accessible name where the name is an attribute
+ * (`button[aria-label="Close"]`, `input[name="q"]`). Null when it has no such name.
+ * @param {Element} element
+ * @returns {string | null}
+ */
+function ownName(element) {
+  const tag = element.tagName.toLowerCase();
+  /** @type {string[]} */
+  const candidates = [];
+  if (element.id) candidates.push("#" + CSS.escape(element.id));
+  for (const name of TEST_ATTRIBUTES) {
+    const value = element.getAttribute(name);
+    if (value) candidates.push(attribute(name, value));
+  }
+  const label = element.getAttribute("aria-label");
+  if (label) {
+    const role = element.getAttribute("role");
+    candidates.push((role ? attribute("role", role) : tag) + attribute("aria-label", label));
+  }
+  const name = element.getAttribute("name");
+  if (name && ["input", "select", "textarea", "button"].indexOf(tag) >= 0) {
+    candidates.push(tag + attribute("name", name));
+  }
+  return candidates.find((selector) => findsOnly(selector, element)) || null;
+}
+
+/**
+ * A selector that finds `element` again: its own name (see ownName), else the shortest path of
+ * tags down from the nearest ancestor with one (or from the root), positions only where a tag
+ * repeats among siblings.
  * @param {Element} element
  * @returns {string}
  */
 export function selectorFor(element) {
-  if (element.id && document.querySelectorAll("#" + CSS.escape(element.id)).length === 1) {
-    return "#" + CSS.escape(element.id);
-  }
   /** @type {string[]} */
   const parts = [];
   /** @type {Element | null} */
   let node = element;
   while (node && node !== document.documentElement) {
-    if (node.id && document.querySelectorAll("#" + CSS.escape(node.id)).length === 1) {
-      parts.unshift("#" + CSS.escape(node.id));
+    const named = ownName(node);
+    if (named) {
+      parts.unshift(named);
       break;
     }
     const tagName = node.tagName;
