@@ -310,3 +310,11 @@ def test_selectors_name_the_element_as_the_app_does_before_any_position(
             "([a, b]) => document.querySelector(a) === document.querySelector(b)",
             [selector, picked],
         )
+
+
+def test_the_stored_url_is_the_apps_address_not_the_proxys(review: Review, page: Any) -> None:
+    open_shop(page, review, "/where?q=tea#results")
+    pick(page, "#title")
+    send(page, "Say where the results are.")
+    stored = review.comment("Say where the results are.")
+    assert stored["context"]["url"] == review.app.url + "/where?q=tea#results"

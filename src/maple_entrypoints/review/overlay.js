@@ -175,10 +175,15 @@ function anchorFor(element) {
 // --- overlay/context.js ---
 // The page as the reviewer saw it, stored with each comment.
 
-/** @returns {import("./types.js").PageContext} */
-function pageContext() {
+/**
+ * @param {string} appOrigin the app's own origin (`http://localhost:3000`), which the proxy names
+ *   in the script's data-maple-app; the page's address is stored on it, not on the proxy's
+ *   origin, whose port changes from run to run. Empty: the address as the browser has it.
+ * @returns {import("./types.js").PageContext}
+ */
+function pageContext(appOrigin) {
   return {
-    url: location.href,
+    url: appOrigin ? appOrigin + location.pathname + location.search + location.hash : location.href,
     viewportWidth: window.innerWidth,
     viewportHeight: window.innerHeight,
     devicePixelRatio: window.devicePixelRatio || 1,
@@ -335,10 +340,10 @@ function outline(ui, element) {
 
 /**
  * @param {import("./ui.js").Ui} ui
- * @param {{ api: string, branch: string, say: (text: string) => void, sent: () => void }} options
+ * @param {{ api: string, appOrigin: string, branch: string, say: (text: string) => void, sent: () => void }} options
  * @returns {Composer}
  */
-function createComposer(ui, { api, branch, say, sent }) {
+function createComposer(ui, { api, appOrigin, branch, say, sent }) {
   /** @type {Element | null} */
   let target = null;
   /** @type {{ anchor: import("./types.js").Anchor, context: import("./types.js").PageContext } | null} */
@@ -347,7 +352,7 @@ function createComposer(ui, { api, branch, say, sent }) {
   /** @param {Element} element */
   function open(element) {
     target = element;
-    picked = { anchor: anchorFor(element), context: pageContext() };
+    picked = { anchor: anchorFor(element), context: pageContext(appOrigin) };
     ui.where.hidden = true;
     outline(ui, element);
     const r = element.getBoundingClientRect();
@@ -631,8 +636,8 @@ function pinBoard(ui) {
 
 // --- overlay/main.js ---
 // maple review overlay: comment on a running app. Dependency-free, in its own shadow root.
-// Injected by `maple review` with data-maple-branch and data-maple-api. This is the entry module:
-// tests/overlay_bundle.py joins it and the modules it imports into ../overlay.js.
+// Injected by `maple review` with data-maple-branch, data-maple-api and data-maple-app. This is
+// the entry module: tests/overlay_bundle.py joins it and the modules it imports into ../overlay.js.
 
 
 const POLL_MS = 3000;
@@ -645,6 +650,7 @@ function start(script) {
   if (!script || document.querySelector("[data-maple-overlay]")) return; // another overlay: stand down
   const branch = script.getAttribute("data-maple-branch") || "default";
   const api = script.getAttribute("data-maple-api") || "/__maple/api";
+  const appOrigin = script.getAttribute("data-maple-app") || "";
   if (window.top !== window) return; // one overlay per tab, in the top page only
 
   const ui = buildUi();
@@ -671,7 +677,7 @@ function start(script) {
     if (listed) comments = listed;
     redraw();
   };
-  const composer = createComposer(ui, { api, branch, say, sent: () => void refresh() });
+  const composer = createComposer(ui, { api, appOrigin, branch, say, sent: () => void refresh() });
   const focusFromKeyboard = trackFocusOrigin();
 
   /** @param {boolean} on */

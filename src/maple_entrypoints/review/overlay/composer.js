@@ -18,10 +18,10 @@ import { outline } from "./ui.js";
 
 /**
  * @param {import("./ui.js").Ui} ui
- * @param {{ api: string, branch: string, say: (text: string) => void, sent: () => void }} options
+ * @param {{ api: string, appOrigin: string, branch: string, say: (text: string) => void, sent: () => void }} options
  * @returns {Composer}
  */
-export function createComposer(ui, { api, branch, say, sent }) {
+export function createComposer(ui, { api, appOrigin, branch, say, sent }) {
   /** @type {Element | null} */
   let target = null;
   /** @type {{ anchor: import("./types.js").Anchor, context: import("./types.js").PageContext } | null} */
@@ -30,7 +30,7 @@ export function createComposer(ui, { api, branch, say, sent }) {
   /** @param {Element} element */
   function open(element) {
     target = element;
-    picked = { anchor: anchorFor(element), context: pageContext() };
+    picked = { anchor: anchorFor(element), context: pageContext(appOrigin) };
     ui.where.hidden = true;
     outline(ui, element);
     const r = element.getBoundingClientRect();

@@ -1,6 +1,6 @@
 // maple review overlay: comment on a running app. Dependency-free, in its own shadow root.
-// Injected by `maple review` with data-maple-branch and data-maple-api. This is the entry module:
-// tests/overlay_bundle.py joins it and the modules it imports into ../overlay.js.
+// Injected by `maple review` with data-maple-branch, data-maple-api and data-maple-app. This is
+// the entry module: tests/overlay_bundle.py joins it and the modules it imports into ../overlay.js.
 
 import { listComments } from "./api.js";
 import { createComposer } from "./composer.js";
@@ -19,6 +19,7 @@ function start(script) {
   if (!script || document.querySelector("[data-maple-overlay]")) return; // another overlay: stand down
   const branch = script.getAttribute("data-maple-branch") || "default";
   const api = script.getAttribute("data-maple-api") || "/__maple/api";
+  const appOrigin = script.getAttribute("data-maple-app") || "";
   if (window.top !== window) return; // one overlay per tab, in the top page only
 
   const ui = buildUi();
@@ -45,7 +46,7 @@ function start(script) {
     if (listed) comments = listed;
     redraw();
   };
-  const composer = createComposer(ui, { api, branch, say, sent: () => void refresh() });
+  const composer = createComposer(ui, { api, appOrigin, branch, say, sent: () => void refresh() });
   const focusFromKeyboard = trackFocusOrigin();
 
   /** @param {boolean} on */
