@@ -139,14 +139,42 @@ def app_log(page: Any) -> list[str]:
     return list(page.evaluate("window.appLog"))
 
 
-def pin(page: Any, comment: dict[str, Any]) -> str:
+COMMENTS = "**/__maple/api/comments*"
+
+
+def without_polls(page: Any) -> None:
+    """The overlay's 3 s poll of the comments fails from now on, so whatever pins do next is
+    the overlay's own reaction to the page, not a refresh that happened to come."""
+
+    def refuse_reads(route: Any) -> None:
+        if route.request.method == "GET":
+            route.abort()
+        else:
+            route.continue_()
+
+    page.route(COMMENTS, refuse_reads)
+
+
+def wait_pinned(page: Any, pin_selector: str, element_selector: str) -> None:
+    """Until the pin sits at its element's top-right corner (its centre 12 px in from it)."""
+    shadow = pin_selector.split(" >> ", 1)[1]
+    page.wait_for_function(
+        """([pinned, selector]) => {
+            const pin = document.querySelector("[data-maple-overlay]").shadowRoot
+                .querySelector(pinned);
+            const box = document.querySelector(selector).getBoundingClientRect();
+            if (!pin) return false;
+            const at = pin.getBoundingClientRect();
+            const near = (a, b) => Math.abs(a - b) <= 1;
+            return near(at.top, box.top - 12) && near(at.left, box.right - 12);
+        }""",
+        arg=[shadow, element_selector],
+        timeout=2000,
+    )
+
+
+def pin(comment: dict[str, Any]) -> str:
     return f'{OVERLAY} >> .pin[data-maple-comment="{comment["id"]}"]'
-
-
-def box(page: Any, selector: str) -> dict[str, float]:
-    found = page.locator(selector).bounding_box()
-    assert found is not None, selector
-    return dict(found)
 
 
 def test_alt_shift_c_after_a_click_picks_and_typing_never_reaches_the_apps_field(
@@ -219,7 +247,7 @@ def test_a_failed_send_is_shown_in_the_composer_and_keeps_the_text(
             return
         route.fulfill(status=507, json={"error": "The disk is full."})
 
-    page.route("**/__maple/api/comments*", refuse)
+    page.route(COMMENTS, refuse)
     pick(page, "#title")
     page.fill(f"{OVERLAY} >> textarea", "Bigger heading.")
     page.click(f"{OVERLAY} >> button.send")
@@ -228,7 +256,7 @@ def test_a_failed_send_is_shown_in_the_composer_and_keeps_the_text(
     assert problem.is_visible()
     assert "The disk is full." in (problem.text_content() or "")
     assert page.input_value(f"{OVERLAY} >> textarea") == "Bigger heading."
-    page.unroute("**/__maple/api/comments*")
+    page.unroute(COMMENTS)
     send(page, "Bigger heading.")  # sent again, the comment is stored and the message goes
     assert not page.is_visible(f"{OVERLAY} >> .composer >> text=was not sent")
 
@@ -254,14 +282,14 @@ def test_pins_follow_pushstate_and_back_at_once(review: Review, page: Any) -> No
     open_shop(page, review, "/hist")
     pick(page, "#home-title")
     send(page, "Welcome them by name.")
-    welcome = pin(page, review.comment("Welcome them by name."))
+    welcome = pin(review.comment("Welcome them by name."))
     page.wait_for_selector(welcome)
+    without_polls(page)
     page.evaluate("go('/hist/cart')")
-    page.wait_for_selector(welcome, state="detached", timeout=400)  # the poll is every 3 s
+    page.wait_for_selector(welcome, state="detached", timeout=2000)
     page.go_back()
-    page.wait_for_selector(welcome, timeout=400)
-    heading, placed = box(page, "#home-title"), box(page, welcome)
-    assert heading["y"] - 24 <= placed["y"] <= heading["y"] + heading["height"]
+    page.wait_for_selector(welcome, timeout=2000)
+    wait_pinned(page, welcome, "#home-title")
 
 
 def test_pins_follow_scroll_containers_and_hide_with_their_element(
@@ -272,22 +300,21 @@ def test_pins_follow_scroll_containers_and_hide_with_their_element(
     send(page, "Item two needs a price.")
     pick(page, "#promo")
     send(page, "The promotion is too loud.")
-    item = pin(page, review.comment("Item two needs a price."))
-    promo = pin(page, review.comment("The promotion is too loud."))
+    item = pin(review.comment("Item two needs a price."))
+    promo = pin(review.comment("The promotion is too loud."))
+    without_polls(page)
     page.evaluate("document.getElementById('scroller').scrollTop = 30")
-    page.wait_for_timeout(200)  # a frame or two, far below the 3 s poll
-    element, placed = box(page, "#scroller li:nth-child(2)"), box(page, item)
-    assert abs(placed["y"] - (element["y"] - 12)) <= 1
+    wait_pinned(page, item, "#scroller li:nth-child(2)")
     page.evaluate("document.getElementById('scroller').scrollTop = 200")  # out of its scroller
-    page.wait_for_selector(item, state="hidden", timeout=400)
+    page.wait_for_selector(item, state="hidden", timeout=2000)
     page.evaluate("window.scrollTo(0, 1000)")  # above the viewport: not held at its top edge
-    page.wait_for_selector(promo, state="hidden", timeout=400)
+    page.wait_for_selector(promo, state="hidden", timeout=2000)
     page.evaluate("window.scrollTo(0, 0)")
-    page.wait_for_selector(promo, timeout=400)
+    wait_pinned(page, promo, "#promo")
+    page.unroute(COMMENTS)
     page.evaluate("document.getElementById('promo').hidden = true")
-    page.wait_for_selector(promo, state="hidden", timeout=400)
-    page.wait_for_timeout(3500)  # past a poll: no pin comes back at (0, 0)
-    assert page.locator(promo).count() == 0
+    page.wait_for_selector(promo, state="hidden", timeout=2000)
+    page.wait_for_timeout(3500)  # past a poll's redraw: no pin comes back at (0, 0)
     assert page.locator(f"{OVERLAY} >> .pin").count() == 0
 
 
