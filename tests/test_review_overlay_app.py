@@ -156,7 +156,7 @@ def without_polls(page: Any) -> None:
 
 
 def wait_pinned(page: Any, pin_selector: str, element_selector: str) -> None:
-    """Until the pin sits at its element's top-right corner (its centre 12 px in from it)."""
+    """Until the pin sits half over its element's top edge, within the element's width."""
     shadow = pin_selector.split(" >> ", 1)[1]
     page.wait_for_function(
         """([pinned, selector]) => {
@@ -165,8 +165,9 @@ def wait_pinned(page: Any, pin_selector: str, element_selector: str) -> None:
             const box = document.querySelector(selector).getBoundingClientRect();
             if (!pin) return false;
             const at = pin.getBoundingClientRect();
-            const near = (a, b) => Math.abs(a - b) <= 1;
-            return near(at.top, box.top - 12) && near(at.left, box.right - 12);
+            const middle = at.left + at.width / 2;
+            const inside = box.left <= middle && middle <= box.right;
+            return inside && Math.abs(at.top - (box.top - 12)) <= 1;
         }""",
         arg=[shadow, element_selector],
         timeout=2000,
@@ -345,3 +346,25 @@ def test_the_stored_url_is_the_apps_address_not_the_proxys(review: Review, page:
     send(page, "Say where the results are.")
     stored = review.comment("Say where the results are.")
     assert stored["context"]["url"] == review.app.url + "/where?q=tea#results"
+
+
+def test_a_pin_sits_at_the_end_of_its_elements_text_and_duplicates_sit_side_by_side(
+    review: Review, page: Any
+) -> None:
+    open_shop(page, review, "/pins")
+    for body in ("Bigger.", "Bolder."):
+        pick(page, "#title")  # a heading as wide as the page, its text at the left
+        send(page, body)
+    first, second = (
+        page.locator(pin(review.comment(b))).bounding_box() for b in ("Bigger.", "Bolder.")
+    )
+    assert first is not None
+    assert second is not None
+    text_end = page.evaluate(
+        """() => { const r = document.createRange();
+        r.selectNodeContents(document.getElementById("title"));
+        return r.getBoundingClientRect().right; }"""
+    )
+    assert 0 <= first["x"] - text_end <= 8
+    assert second["x"] >= first["x"] + first["width"]  # not stacked on the first
+    assert second["y"] == first["y"]

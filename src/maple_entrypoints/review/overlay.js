@@ -587,22 +587,45 @@ function listItem(comment, found) {
   return item;
 }
 
+/** A pin's size; pins on one element sit side by side, this far apart. */
+const PIN_PX = 24;
+
 /**
- * The numbered pin for a comment on an element whose visible box is `r`.
+ * Where an element's pin goes: half over the top edge of its visible box, at the end of its
+ * content (a heading as wide as the page gets its pin by its text, not 700 px away), further
+ * right for each earlier comment on the same element.
+ * @param {Element} element
+ * @param {DOMRect} visible the element's visible box
+ * @param {number} earlier how many comments on this element already have a pin
+ * @returns {{ left: number, top: number }}
+ */
+function pinPlace(element, visible, earlier) {
+  const content = document.createRange();
+  content.selectNodeContents(element);
+  const end = content.getBoundingClientRect();
+  const right = end.width > 0 ? Math.min(visible.right, end.right + PIN_PX / 2) : visible.right;
+  return {
+    left: Math.max(0, right - PIN_PX / 2 + earlier * (PIN_PX + 2)),
+    top: Math.max(0, visible.top - PIN_PX / 2),
+  };
+}
+
+/**
+ * The numbered pin for a comment.
  * @param {import("./types.js").StoredComment} comment
  * @param {number} number
- * @param {DOMRect} r
+ * @param {{ left: number, top: number }} at
  * @returns {HTMLDivElement}
  */
-function pinFor(comment, number, r) {
+function pinFor(comment, number, at) {
   const pin = document.createElement("div");
   pin.className = "pin " + comment.status;
   pin.textContent = String(number);
   pin.title = comment.body + " (" + comment.status + ")";
   pin.setAttribute("data-maple-comment", comment.id);
   pin.setAttribute("data-maple-status", comment.status);
-  pin.style.left = Math.max(0, r.right - 12) + "px";
-  pin.style.top = Math.max(0, r.top - 12) + "px";
+  pin.style.left = at.left + "px";
+  pin.style.top = at.top + "px";
   return pin;
 }
 
@@ -624,10 +647,15 @@ function pinBoard(ui) {
     }
     /** @type {HTMLDivElement[]} */
     const pins = [];
+    /** @type {Map<Element, number>} */
+    const pinned = new Map();
     shown.forEach((c, i) => {
       const element = found[i];
       const box = element && visibleBox(element);
-      if (box) pins.push(pinFor(c, i + 1, box));
+      if (!element || !box) return;
+      const earlier = pinned.get(element) || 0;
+      pinned.set(element, earlier + 1);
+      pins.push(pinFor(c, i + 1, pinPlace(element, box, earlier)));
     });
     ui.pins.replaceChildren(...pins);
     ui.count.textContent = String(shown.length);
