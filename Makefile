@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SOURCES := src tests contract_tests bench conftest.py
 
-.PHONY: venv test lint bench demo docs clean
+.PHONY: venv test lint jslint overlay bench demo docs clean
 
 venv: $(STAMP)
 
@@ -21,7 +21,24 @@ lint: venv
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-test: lint
+# The review overlay's JavaScript: tsc (checkJs, strict) and eslint, pinned in package-lock.json.
+# Without node and npm this step is skipped, unless MAPLE_TEST_STRICT=1, where it fails.
+jslint:
+	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
+	  { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --silent; } && \
+	  npm run --silent check; \
+	elif [ "$$MAPLE_TEST_STRICT" = 1 ]; then \
+	  echo "jslint: MAPLE_TEST_STRICT=1 and node or npm is missing (apt-get install -y nodejs npm)" >&2; \
+	  exit 1; \
+	else \
+	  echo "jslint: skipped, node or npm is missing (apt-get install -y nodejs npm)"; \
+	fi
+
+# Joins overlay/*.js into the review/overlay.js the wheel ships (tests/test_overlay_bundle.py).
+overlay: venv
+	$(BIN)/python -m tests.overlay_bundle
+
+test: lint jslint
 	$(BIN)/pytest
 
 bench: venv
@@ -35,4 +52,4 @@ docs: venv
 	$(BIN)/python -c 'from maple_core.environment import render_markdown as r; print(r(), end="")' > docs/configuration.md
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) node_modules .mypy_cache .ruff_cache .pytest_cache .hypothesis

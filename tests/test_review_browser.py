@@ -175,7 +175,7 @@ def test_two_comments_through_the_overlay_then_a_resolve_shows(
     assert heading["anchor"]["selector"] == "#title"
     assert heading["anchor"]["quote"]["exact"] == "Checkout"
     assert heading["anchor"]["source"] == "src/App.tsx:4:3"
-    assert heading["context"]["url"] == review.proxy.url + "/"
+    assert heading["context"]["url"] == review.app.url + "/"
     assert heading["context"]["viewportWidth"] == 1280
     assert heading["context"]["colorScheme"] in ("light", "dark")
     pay = stored["The Pay button overlaps the total at 375px."]

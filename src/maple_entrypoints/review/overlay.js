@@ -1,292 +1,781 @@
-// maple review overlay: comment on a running app. Dependency-free, no build step, in its own
-// shadow root. Injected by `maple review` with data-maple-branch and data-maple-api.
+// maple review overlay, joined from overlay/*.js by tests/overlay_bundle.py: edit those
+// modules, then run `make overlay`. Dependency-free; injected by `maple review`.
 (function () {
-  "use strict";
-  var script = document.currentScript;
-  if (!script || document.querySelector("[data-maple-overlay]")) return; // another overlay: stand down
-  var branch = script.getAttribute("data-maple-branch") || "default";
-  var api = script.getAttribute("data-maple-api") || "/__maple/api";
-  var POLL_MS = 3000;
+"use strict";
 
-  if (window.top !== window) return; // one overlay per tab, in the top page only
-  var host = document.createElement("div");
-  host.setAttribute("data-maple-overlay", "python");
+// --- overlay/api.js ---
+// The route under the proxy's /__maple/api: list this branch's comments, post a new one.
+
+/**
+ * The branch's comments, or null when they could not be read.
+ * @param {string} api
+ * @param {string} branch
+ * @returns {Promise<import("./types.js").StoredComment[] | null>}
+ */
+async function listComments(api, branch) {
+  try {
+    const answer = await fetch(api + "/comments?branch=" + encodeURIComponent(branch), { credentials: "same-origin" });
+    if (!answer.ok) return null;
+    /** @type {{ comments?: import("./types.js").StoredComment[] }} */
+    const page = await answer.json();
+    return page.comments || [];
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Posts a comment; rejects with the route's error message when it is refused.
+ * @param {string} api
+ * @param {import("./types.js").NewComment} comment
+ * @returns {Promise<void>}
+ */
+async function postComment(api, comment) {
+  const answer = await fetch(api + "/comments", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(comment),
+    credentials: "same-origin",
+  });
+  if (!answer.ok) {
+    /** @type {{ error?: string }} */
+    const problem = await answer.json().catch(() => ({}));
+    throw new Error(problem.error || "the route answered " + answer.status);
+  }
+}
+
+// --- overlay/anchor.js ---
+// Where a comment points: a CSS selector for the element, its text with the text around it, and
+// the `data-maple-src` / `data-maple-key` an app may tag its elements with.
+
+/** Attributes apps put on elements for their tests: stable names, meant to be selected by. */
+const TEST_ATTRIBUTES = ["data-testid", "data-test", "data-cy"];
+
+/**
+ * `[name="value"]`, the value quoted as a CSS string.
+ * @param {string} name
+ * @param {string} value
+ * @returns {string}
+ */
+function attribute(name, value) {
+  return "[" + name + '="' + value.replace(/["\\]/g, "\\$&").replace(/\n/g, "\\a ") + '"]';
+}
+
+/**
+ * Whether `selector` finds `element` and nothing else on the page.
+ * @param {string} selector
+ * @param {Element} element
+ * @returns {boolean}
+ */
+function findsOnly(selector, element) {
+  try {
+    const found = document.querySelectorAll(selector);
+    return found.length === 1 && found[0] === element;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A selector that names `element` by itself, as the app does, when one finds only it: its id,
+ * a test attribute, or its role and accessible name where the name is an attribute
+ * (`button[aria-label="Close"]`, `input[name="q"]`). Null when it has no such name.
+ * @param {Element} element
+ * @returns {string | null}
+ */
+function ownName(element) {
+  const tag = element.tagName.toLowerCase();
+  /** @type {string[]} */
+  const candidates = [];
+  if (element.id) candidates.push("#" + CSS.escape(element.id));
+  for (const name of TEST_ATTRIBUTES) {
+    const value = element.getAttribute(name);
+    if (value) candidates.push(attribute(name, value));
+  }
+  const label = element.getAttribute("aria-label");
+  if (label) {
+    const role = element.getAttribute("role");
+    candidates.push((role ? attribute("role", role) : tag) + attribute("aria-label", label));
+  }
+  const name = element.getAttribute("name");
+  if (name && ["input", "select", "textarea", "button"].indexOf(tag) >= 0) {
+    candidates.push(tag + attribute("name", name));
+  }
+  return candidates.find((selector) => findsOnly(selector, element)) || null;
+}
+
+/**
+ * A selector that finds `element` again: its own name (see ownName), else the shortest path of
+ * tags down from the nearest ancestor with one (or from the root), positions only where a tag
+ * repeats among siblings.
+ * @param {Element} element
+ * @returns {string}
+ */
+function selectorFor(element) {
+  /** @type {string[]} */
+  const parts = [];
+  /** @type {Element | null} */
+  let node = element;
+  while (node && node !== document.documentElement) {
+    const named = ownName(node);
+    if (named) {
+      parts.unshift(named);
+      break;
+    }
+    const tagName = node.tagName;
+    let tag = tagName.toLowerCase();
+    const parent = /** @type {Element | null} */ (node.parentElement);
+    if (parent) {
+      const same = Array.from(parent.children).filter((c) => c.tagName === tagName);
+      if (same.length > 1) tag += ":nth-of-type(" + (same.indexOf(node) + 1) + ")";
+    }
+    parts.unshift(tag);
+    node = parent;
+  }
+  return parts.join(" > ");
+}
+
+/**
+ * The element's text (up to 200 characters) with up to 32 characters before and after it.
+ * @param {Element} element
+ * @returns {import("./types.js").Quote | undefined}
+ */
+function quoteFor(element) {
+  const exact = (element.textContent || "").replace(/\s+/g, " ").trim().slice(0, 200);
+  if (!exact) return undefined;
+  const around = ((element.parentElement || document.body).textContent || "").replace(/\s+/g, " ");
+  const at = around.indexOf(exact);
+  /** @type {import("./types.js").Quote} */
+  const quote = { exact };
+  if (at >= 0) {
+    quote.prefix = around.slice(Math.max(0, at - 32), at);
+    quote.suffix = around.slice(at + exact.length, at + exact.length + 32);
+  }
+  return quote;
+}
+
+/**
+ * @param {Element} element
+ * @returns {import("./types.js").Anchor}
+ */
+function anchorFor(element) {
+  /** @type {import("./types.js").Anchor} */
+  const anchor = { selector: selectorFor(element) };
+  const quote = quoteFor(element);
+  if (quote) anchor.quote = quote;
+  const tagged = element.closest("[data-maple-src]");
+  const source = tagged && tagged.getAttribute("data-maple-src");
+  if (source) anchor.source = source;
+  const keyed = element.closest("[data-maple-key]");
+  const key = keyed && keyed.getAttribute("data-maple-key");
+  if (key) anchor.key = key;
+  return anchor;
+}
+
+// --- overlay/context.js ---
+// The page as the reviewer saw it, stored with each comment.
+
+/**
+ * @param {string} appOrigin the app's own origin (`http://localhost:3000`), which the proxy names
+ *   in the script's data-maple-app; the page's address is stored on it, not on the proxy's
+ *   origin, whose port changes from run to run. Empty: the address as the browser has it.
+ * @returns {import("./types.js").PageContext}
+ */
+function pageContext(appOrigin) {
+  return {
+    url: appOrigin ? appOrigin + location.pathname + location.search + location.hash : location.href,
+    viewportWidth: window.innerWidth,
+    viewportHeight: window.innerHeight,
+    devicePixelRatio: window.devicePixelRatio || 1,
+    colorScheme: window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light",
+  };
+}
+
+// --- overlay/styles.js ---
+// The overlay's one stylesheet, adopted by its shadow root (see ui.js).
+
+const OVERLAY_CSS =
+  ":host { all: initial; }" +
+  "* { box-sizing: border-box; font: 14px/1.4 system-ui, sans-serif; }" +
+  ".bar { position: fixed; right: 16px; bottom: 16px; display: flex; gap: 8px; pointer-events: auto; }" +
+  "button { background: #1f2937; color: #fff; border: 0; border-radius: 6px; padding: 8px 12px; cursor: pointer; }" +
+  "button[aria-pressed=true] { background: #b45309; }" +
+  "button:focus-visible, textarea:focus-visible, li:focus-visible { outline: 3px solid #2563eb; outline-offset: 2px; }" +
+  ".box { position: fixed; border: 2px solid #b45309; background: rgba(180,83,9,.08); pointer-events: none; display: none; }" +
+  ".composer { position: fixed; width: 320px; background: #fff; color: #111; border: 1px solid #d1d5db; border-radius: 8px; padding: 12px; box-shadow: 0 8px 24px rgba(0,0,0,.18); pointer-events: auto; display: none; }" +
+  ".composer textarea { width: 100%; min-height: 80px; border: 1px solid #9ca3af; border-radius: 6px; padding: 6px; color: #111; background: #fff; }" +
+  ".composer .row { display: flex; gap: 8px; justify-content: flex-end; margin-top: 8px; }" +
+  ".composer .cancel { background: #e5e7eb; color: #111; }" +
+  ".composer .where { margin: 0 0 8px; font-size: 12px; color: #4b5563; }" +
+  ".composer .problem { margin: 8px 0 0; padding: 6px 8px; border-radius: 6px; background: #fee2e2; color: #991b1b; }" +
+  ".pin { position: fixed; width: 24px; height: 24px; border-radius: 12px; background: #b45309; color: #fff; display: flex; align-items: center; justify-content: center; font-weight: 700; font-size: 12px; pointer-events: auto; }" +
+  ".pin.resolved { background: #15803d; }" +
+  ".panel { position: fixed; right: 16px; bottom: 64px; width: 300px; max-height: 50vh; overflow: auto; background: #fff; color: #111; border: 1px solid #d1d5db; border-radius: 8px; pointer-events: auto; display: none; }" +
+  ".panel ol { margin: 0; padding: 8px 8px 8px 28px; }" +
+  ".panel li { padding: 4px 0; }" +
+  ".status { font-size: 12px; color: #4b5563; }" +
+  ".status.resolved { color: #15803d; }" +
+  ".sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }";
+
+// --- overlay/ui.js ---
+// The overlay's DOM: a host element on the page holding an open shadow root, and in it the
+// highlight box, the composer, the pins, the comment list, the bar and a live region.
+// A constructed stylesheet and DOM built node by node: no inline <style> for a strict
+// style-src to block, and no HTML strings for Trusted Types to refuse.
+
+
+/**
+ * @typedef {object} Ui
+ * @property {HTMLDivElement} host the element on the page; events from inside the overlay come from it
+ * @property {HTMLDivElement} box the outline drawn over the element being picked
+ * @property {HTMLDivElement} composer
+ * @property {HTMLParagraphElement} where the picked page, once the app has navigated away
+ * @property {HTMLTextAreaElement} textarea
+ * @property {HTMLParagraphElement} problem why the last send failed, shown in the composer
+ * @property {HTMLButtonElement} sendButton
+ * @property {HTMLButtonElement} cancelButton
+ * @property {HTMLDivElement} pins
+ * @property {HTMLDivElement} panel
+ * @property {HTMLOListElement} list
+ * @property {HTMLButtonElement} listButton
+ * @property {HTMLSpanElement} count
+ * @property {HTMLButtonElement} modeButton
+ * @property {HTMLDivElement} live the polite live region screen readers announce
+ */
+
+/**
+ * An element with attributes and children (text or nodes).
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {Record<string, string>} [attributes]
+ * @param {(Node | string)[]} [children]
+ * @returns {HTMLElementTagNameMap[K]}
+ */
+function el(tag, attributes, children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes || {})) node.setAttribute(name, value);
+  for (const child of children || []) {
+    node.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
+  }
+  return node;
+}
+
+/**
+ * Builds the overlay and mounts it on the page.
+ * @returns {Ui}
+ */
+function buildUi() {
+  const host = el("div", { "data-maple-overlay": "python" });
   host.style.cssText = "all: initial; position: fixed; inset: 0; pointer-events: none; z-index: 2147483647;";
-  var root = host.attachShadow({ mode: "open" });
-  // A constructed stylesheet and DOM built node by node: no inline <style> for a strict
-  // style-src to block, and no HTML strings for Trusted Types to refuse.
-  var sheet = new CSSStyleSheet();
-  sheet.replaceSync(
-    ":host { all: initial; }" +
-    "* { box-sizing: border-box; font: 14px/1.4 system-ui, sans-serif; }" +
-    ".bar { position: fixed; right: 16px; bottom: 16px; display: flex; gap: 8px; pointer-events: auto; }" +
-    "button { background: #1f2937; color: #fff; border: 0; border-radius: 6px; padding: 8px 12px; cursor: pointer; }" +
-    "button[aria-pressed=true] { background: #b45309; }" +
-    "button:focus-visible, textarea:focus-visible, li:focus-visible { outline: 3px solid #2563eb; outline-offset: 2px; }" +
-    ".box { position: fixed; border: 2px solid #b45309; background: rgba(180,83,9,.08); pointer-events: none; display: none; }" +
-    ".composer { position: fixed; width: 320px; background: #fff; color: #111; border: 1px solid #d1d5db; border-radius: 8px; padding: 12px; box-shadow: 0 8px 24px rgba(0,0,0,.18); pointer-events: auto; display: none; }" +
-    ".composer textarea { width: 100%; min-height: 80px; border: 1px solid #9ca3af; border-radius: 6px; padding: 6px; color: #111; background: #fff; }" +
-    ".composer .row { display: flex; gap: 8px; justify-content: flex-end; margin-top: 8px; }" +
-    ".composer .cancel { background: #e5e7eb; color: #111; }" +
-    ".pin { position: fixed; width: 24px; height: 24px; border-radius: 12px; background: #b45309; color: #fff; display: flex; align-items: center; justify-content: center; font-weight: 700; font-size: 12px; pointer-events: auto; }" +
-    ".pin.resolved { background: #15803d; }" +
-    ".panel { position: fixed; right: 16px; bottom: 64px; width: 300px; max-height: 50vh; overflow: auto; background: #fff; color: #111; border: 1px solid #d1d5db; border-radius: 8px; pointer-events: auto; display: none; }" +
-    ".panel ol { margin: 0; padding: 8px 8px 8px 28px; }" +
-    ".panel li { padding: 4px 0; }" +
-    ".status { font-size: 12px; color: #4b5563; }" +
-    ".status.resolved { color: #15803d; }" +
-    ".sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }" +
-    ""
-  );
+  const root = host.attachShadow({ mode: "open" });
+  const sheet = new CSSStyleSheet();
+  sheet.replaceSync(OVERLAY_CSS);
   root.adoptedStyleSheets = [sheet];
 
-  function el(tag, attributes, children) {
-    var node = document.createElement(tag);
-    Object.keys(attributes || {}).forEach(function (name) { node.setAttribute(name, attributes[name]); });
-    (children || []).forEach(function (child) {
-      node.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
-    });
-    return node;
-  }
-
-  root.appendChild(el("div", { class: "box", part: "highlight" }));
-  root.appendChild(el("div", { class: "composer", role: "dialog", "aria-label": "New review comment" }, [
+  const box = el("div", { class: "box", part: "highlight" });
+  const textarea = el("textarea", { id: "maple-body", placeholder: "What should change here?" });
+  const where = el("p", { class: "where", hidden: "" });
+  const problem = el("p", { class: "problem", role: "alert", hidden: "" });
+  const cancelButton = el("button", { class: "cancel", type: "button" }, ["Cancel"]);
+  const sendButton = el("button", { class: "send", type: "button" }, ["Send"]);
+  const composer = el("div", { class: "composer", role: "dialog", "aria-label": "New review comment" }, [
     el("label", { class: "sr", for: "maple-body" }, ["Comment"]),
-    el("textarea", { id: "maple-body", placeholder: "What should change here?" }),
-    el("div", { class: "row" }, [
-      el("button", { class: "cancel", type: "button" }, ["Cancel"]),
-      el("button", { class: "send", type: "button" }, ["Send"]),
-    ]),
-  ]));
-  root.appendChild(el("div", { class: "pins" }));
-  root.appendChild(el("div", { class: "panel", role: "region", "aria-label": "Review comments" }, [el("ol")]));
-  root.appendChild(el("div", { class: "bar" }, [
-    el("button", { class: "list", type: "button", "aria-expanded": "false", title: "Comments (Alt+Shift+L)" },
-      ["Comments ", el("span", { class: "count" }, ["0"])]),
-    el("button", { class: "mode", type: "button", "aria-pressed": "false", title: "Comment mode (Alt+Shift+C)" },
-      ["Comment"]),
-  ]));
-  root.appendChild(el("div", { class: "sr", "aria-live": "polite" }));
+    where,
+    textarea,
+    problem,
+    el("div", { class: "row" }, [cancelButton, sendButton]),
+  ]);
+  const pins = el("div", { class: "pins" });
+  const list = el("ol");
+  const panel = el("div", { class: "panel", role: "region", "aria-label": "Review comments" }, [list]);
+  const count = el("span", { class: "count" }, ["0"]);
+  const listButton = el(
+    "button",
+    { class: "list", type: "button", "aria-expanded": "false", title: "Comments (Alt+Shift+L)" },
+    ["Comments ", count],
+  );
+  const modeButton = el(
+    "button",
+    { class: "mode", type: "button", "aria-pressed": "false", title: "Comment mode (Alt+Shift+C)" },
+    ["Comment"],
+  );
+  const live = el("div", { class: "sr", "aria-live": "polite" });
+  root.append(box, composer, pins, panel, el("div", { class: "bar" }, [listButton, modeButton]), live);
   document.documentElement.appendChild(host);
+  return {
+    host, box, composer, where, textarea, problem, sendButton, cancelButton, pins, panel, list, listButton, count,
+    modeButton, live,
+  };
+}
 
-  var $ = function (selector) { return root.querySelector(selector); };
-  var modeButton = $(".mode"), listButton = $(".list"), box = $(".box"), composer = $(".composer");
-  var textarea = $("textarea"), pins = $(".pins"), panel = $(".panel"), live = $("[aria-live]");
-  var picking = false, target = null, comments = [];
+/**
+ * Draws the highlight box over `element`, or hides it.
+ * @param {Ui} ui
+ * @param {Element | null} element
+ */
+function outline(ui, element) {
+  if (!element) {
+    ui.box.style.display = "none";
+    return;
+  }
+  const r = element.getBoundingClientRect();
+  ui.box.style.cssText =
+    "display:block;left:" + r.left + "px;top:" + r.top + "px;width:" + r.width + "px;height:" + r.height + "px;";
+}
 
-  function say(text) { live.textContent = text; }
+// --- overlay/composer.js ---
+// The composer: the box where the reviewer types a comment on one element and sends it.
 
-  function selectorFor(element) {
-    if (element.id && document.querySelectorAll("#" + CSS.escape(element.id)).length === 1) {
-      return "#" + CSS.escape(element.id);
-    }
-    var parts = [];
-    var node = element;
-    while (node && node.nodeType === 1 && node !== document.documentElement) {
-      if (node.id && document.querySelectorAll("#" + CSS.escape(node.id)).length === 1) {
-        parts.unshift("#" + CSS.escape(node.id));
-        break;
-      }
-      var tag = node.tagName.toLowerCase();
-      var parent = node.parentElement;
-      if (parent) {
-        var same = Array.prototype.filter.call(parent.children, function (c) { return c.tagName === node.tagName; });
-        if (same.length > 1) tag += ":nth-of-type(" + (same.indexOf(node) + 1) + ")";
-      }
-      parts.unshift(tag);
-      node = parent;
-    }
-    return parts.join(" > ");
+
+/**
+ * @typedef {object} Composer
+ * @property {(element: Element) => void} open shows the composer for `element`, focused; the
+ *   element's anchor and the page's address are taken now, so a comment begun before the app
+ *   navigates is stored for the page and element the reviewer picked
+ * @property {() => void} pageChanged the app navigated while the composer may be open
+ * @property {() => void} close hides it and gives focus back to the element
+ * @property {() => Promise<void>} send posts the comment, closing the composer once it is stored
+ * @property {() => boolean} isOpen
+ */
+
+/**
+ * @param {import("./ui.js").Ui} ui
+ * @param {{ api: string, appOrigin: string, branch: string, say: (text: string) => void, sent: () => void }} options
+ * @returns {Composer}
+ */
+function createComposer(ui, { api, appOrigin, branch, say, sent }) {
+  /** @type {Element | null} */
+  let target = null;
+  /** @type {{ anchor: import("./types.js").Anchor, context: import("./types.js").PageContext } | null} */
+  let picked = null;
+
+  /** @param {Element} element */
+  function open(element) {
+    target = element;
+    picked = { anchor: anchorFor(element), context: pageContext(appOrigin) };
+    ui.where.hidden = true;
+    outline(ui, element);
+    const r = element.getBoundingClientRect();
+    const top = Math.min(window.innerHeight - 180, Math.max(8, r.bottom + 8));
+    const left = Math.min(window.innerWidth - 336, Math.max(8, r.left));
+    ui.composer.style.cssText = "display:block;top:" + top + "px;left:" + left + "px;";
+    ui.textarea.value = "";
+    ui.problem.hidden = true;
+    ui.textarea.focus();
   }
 
-  function quoteFor(element) {
-    var exact = (element.textContent || "").replace(/\s+/g, " ").trim().slice(0, 200);
-    if (!exact) return undefined;
-    var around = ((element.parentElement || document.body).textContent || "").replace(/\s+/g, " ");
-    var at = around.indexOf(exact);
-    var quote = { exact: exact };
-    if (at >= 0) {
-      quote.prefix = around.slice(Math.max(0, at - 32), at);
-      quote.suffix = around.slice(at + exact.length, at + exact.length + 32);
+  function close() {
+    ui.composer.style.display = "none";
+    outline(ui, null);
+    const back = target;
+    target = null;
+    picked = null;
+    if (back instanceof HTMLElement || back instanceof SVGElement) back.focus({ preventScroll: true });
+  }
+
+  async function send() {
+    const body = ui.textarea.value.trim();
+    if (!body || !picked) {
+      ui.textarea.focus();
+      return;
     }
-    return quote;
+    try {
+      await postComment(api, { branch, body, ...picked, createdAt: new Date().toISOString() });
+    } catch (error) {
+      // in the composer, where the reviewer is looking, and announced (role=alert); text kept
+      const message = error instanceof Error ? error.message : String(error);
+      const why = /[.!?]$/.test(message) ? message : message + ".";
+      ui.problem.textContent = "The comment was not sent: " + why + " Your text is kept; Send tries again.";
+      ui.problem.hidden = false;
+      return;
+    }
+    ui.problem.hidden = true;
+    close();
+    say("Comment sent.");
+    sent();
   }
 
-  function anchorFor(element) {
-    var anchor = { selector: selectorFor(element) };
-    var quote = quoteFor(element);
-    if (quote) anchor.quote = quote;
-    var tagged = element.closest("[data-maple-src]");
-    if (tagged) anchor.source = tagged.getAttribute("data-maple-src");
-    var keyed = element.closest("[data-maple-key]");
-    if (keyed) anchor.key = keyed.getAttribute("data-maple-key");
-    return anchor;
+  function pageChanged() {
+    if (!picked) return;
+    outline(ui, null);
+    ui.where.textContent = "For " + new URL(picked.context.url).pathname + ", where you picked the element.";
+    ui.where.hidden = false;
   }
 
-  function context() {
-    return {
-      url: location.href,
-      viewportWidth: window.innerWidth,
-      viewportHeight: window.innerHeight,
-      devicePixelRatio: window.devicePixelRatio || 1,
-      colorScheme: window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light",
+  ui.sendButton.addEventListener("click", () => void send());
+  ui.cancelButton.addEventListener("click", close);
+  ui.textarea.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") {
+      event.preventDefault();
+      close();
+    }
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      void send();
+    }
+  });
+  return { open, close, send, pageChanged, isOpen: () => picked !== null };
+}
+
+// --- overlay/guard.js ---
+// What the app must not see: input meant for the overlay. Keys typed and clicks made in the
+// overlay stop at its host element, so the app's own listeners (a modal closed by Escape, a
+// single-key shortcut, a click-outside handler) never fire for them; and while the reviewer is
+// picking an element or writing a comment, pointer input on the page goes to the overlay only.
+
+/** Events that bubble out of the shadow root (composed) and must stop at the host. */
+const OVERLAY_EVENTS = [
+  "keydown", "keyup", "keypress", "beforeinput", "input", "pointerdown", "pointerup", "mousedown",
+  "mouseup", "click", "dblclick", "contextmenu", "touchstart", "touchend", "wheel",
+];
+
+/** Pointer events on the page the overlay takes while it is busy (picking or composing). */
+const PAGE_POINTER_EVENTS = ["pointerdown", "pointerup", "mousedown", "mouseup", "touchstart", "touchend", "dblclick"];
+
+/**
+ * Stops the overlay's own input at its host, after the overlay's listeners have run.
+ * @param {HTMLElement} host
+ */
+function keepInputInOverlay(host) {
+  for (const type of OVERLAY_EVENTS) host.addEventListener(type, (event) => event.stopPropagation());
+}
+
+/**
+ * While `busy()`, pointer input on the page reaches neither the app nor the element under it (no
+ * focus moves, nothing is clicked); a click on the page is given to `clicked` instead.
+ * @param {HTMLElement} host
+ * @param {() => boolean} busy
+ * @param {(target: Element) => void} clicked
+ */
+function holdPagePointer(host, busy, clicked) {
+  /** @param {Event} event */
+  const fromPage = (event) => busy() && event.composedPath().indexOf(host) < 0;
+  for (const type of PAGE_POINTER_EVENTS) {
+    document.addEventListener(type, (event) => {
+      if (!fromPage(event)) return;
+      event.stopPropagation();
+      if (type === "mousedown") event.preventDefault(); // the page's element does not take focus
+    }, true);
+  }
+  document.addEventListener("click", (event) => {
+    if (!fromPage(event)) return;
+    event.preventDefault();
+    event.stopPropagation();
+    if (event.target instanceof Element) clicked(event.target);
+  }, true);
+}
+
+/**
+ * Whether the element that has focus got it from the keyboard (Tab, or a script while the
+ * reviewer was typing) rather than from a click.
+ * @returns {() => boolean}
+ */
+function trackFocusOrigin() {
+  let pointerLast = false;
+  let focusedByPointer = false;
+  document.addEventListener("pointerdown", () => { pointerLast = true; }, true);
+  document.addEventListener("keydown", () => { pointerLast = false; }, true);
+  document.addEventListener("focusin", () => { focusedByPointer = pointerLast; }, true);
+  return () => !focusedByPointer;
+}
+
+// --- overlay/navigation.js ---
+// Client-side navigation: a single-page app changes the address with history.pushState or
+// replaceState (no event fires for those) or the reviewer goes Back or Forward (popstate).
+
+/**
+ * Calls `changed` right after every change of the page's address that loads no new document.
+ * @param {() => void} changed
+ */
+function onNavigation(changed) {
+  let last = location.href;
+  const check = () => {
+    if (location.href === last) return;
+    last = location.href;
+    changed();
+  };
+  for (const name of /** @type {const} */ (["pushState", "replaceState"])) {
+    const original = history[name];
+    history[name] = function (data, unused, url) {
+      original.call(this, data, unused, url);
+      check();
     };
   }
+  window.addEventListener("popstate", check);
+  window.addEventListener("hashchange", check);
+}
 
-  function outline(element) {
-    if (!element) { box.style.display = "none"; return; }
-    var r = element.getBoundingClientRect();
-    box.style.cssText = "display:block;left:" + r.left + "px;top:" + r.top + "px;width:" + r.width + "px;height:" + r.height + "px;";
+// --- overlay/pins.js ---
+// The comments on the page: a numbered pin on each commented element and an entry in the list.
+
+/**
+ * Whether a comment belongs to the page now shown: matched by path, since the proxy's port
+ * changes from run to run and the page does not (a comment with no URL belongs everywhere).
+ * @param {import("./types.js").StoredComment} comment
+ * @returns {boolean}
+ */
+function onThisPage(comment) {
+  const url = comment.context && comment.context.url;
+  if (!url) return true;
+  try {
+    return new URL(url).pathname === location.pathname;
+  } catch {
+    return true;
   }
+}
 
+/**
+ * The element a comment's selector finds, or null (no selector, a broken one, or no match).
+ * @param {import("./types.js").StoredComment} comment
+ * @returns {Element | null}
+ */
+function elementOf(comment) {
+  const selector = comment.anchor && comment.anchor.selector;
+  if (!selector) return null;
+  try {
+    return document.querySelector(selector);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The part of the element's box that can be seen: none when it is hidden or scrolled out of the
+ * viewport or out of a scrolling (or clipping) ancestor, so no pin is drawn for it; its pin goes
+ * on the visible part, never over the header or footer around a scroller.
+ * @param {Element} element
+ * @returns {DOMRect | null}
+ */
+function visibleBox(element) {
+  if (!element.checkVisibility({ visibilityProperty: true })) return null;
+  const box = element.getBoundingClientRect();
+  if (box.width === 0 && box.height === 0) return null;
+  let top = Math.max(box.top, 0);
+  let left = Math.max(box.left, 0);
+  let bottom = Math.min(box.bottom, window.innerHeight);
+  let right = Math.min(box.right, window.innerWidth);
+  // up to the body: an overflow set on it or the root applies to the viewport, clipped above
+  for (let node = element.parentElement; node && node !== document.body; node = node.parentElement) {
+    const style = getComputedStyle(node);
+    if (style.overflowX !== "visible" || style.overflowY !== "visible") {
+      const clip = node.getBoundingClientRect();
+      top = Math.max(top, clip.top);
+      left = Math.max(left, clip.left);
+      bottom = Math.min(bottom, clip.bottom);
+      right = Math.min(right, clip.right);
+    }
+    if (style.position === "fixed") break; // no ancestor above a fixed element clips it
+  }
+  return bottom > top && right > left ? new DOMRect(left, top, right - left, bottom - top) : null;
+}
+
+/**
+ * The list entry for a comment.
+ * @param {import("./types.js").StoredComment} comment
+ * @param {boolean} found whether its element is on the page
+ * @returns {HTMLLIElement}
+ */
+function listItem(comment, found) {
+  const item = document.createElement("li");
+  item.tabIndex = 0;
+  const status = document.createElement("div");
+  status.className = "status " + comment.status;
+  status.textContent = comment.status + (found ? "" : " · not on this page");
+  item.append(comment.body, status);
+  item.setAttribute("data-maple-comment", comment.id);
+  item.setAttribute("data-maple-status", comment.status);
+  return item;
+}
+
+/** A pin's size; pins on one element sit side by side, this far apart. */
+const PIN_PX = 24;
+
+/**
+ * Where an element's pin goes: half over the top edge of its visible box, at the end of its
+ * content (a heading as wide as the page gets its pin by its text, not 700 px away), further
+ * right for each earlier comment on the same element.
+ * @param {Element} element
+ * @param {DOMRect} visible the element's visible box
+ * @param {number} earlier how many comments on this element already have a pin
+ * @returns {{ left: number, top: number }}
+ */
+function pinPlace(element, visible, earlier) {
+  const content = document.createRange();
+  content.selectNodeContents(element);
+  const end = content.getBoundingClientRect();
+  const right = end.width > 0 ? Math.min(visible.right, end.right + PIN_PX / 2) : visible.right;
+  return {
+    left: Math.max(0, right - PIN_PX / 2 + earlier * (PIN_PX + 2)),
+    top: Math.max(0, visible.top - PIN_PX / 2),
+  };
+}
+
+/**
+ * The numbered pin for a comment.
+ * @param {import("./types.js").StoredComment} comment
+ * @param {number} number
+ * @param {{ left: number, top: number }} at
+ * @returns {HTMLDivElement}
+ */
+function pinFor(comment, number, at) {
+  const pin = document.createElement("div");
+  pin.className = "pin " + comment.status;
+  pin.textContent = String(number);
+  pin.title = comment.body + " (" + comment.status + ")";
+  pin.setAttribute("data-maple-comment", comment.id);
+  pin.setAttribute("data-maple-status", comment.status);
+  pin.style.left = at.left + "px";
+  pin.style.top = at.top + "px";
+  return pin;
+}
+
+/**
+ * A function that redraws the pins and the list for those of the comments on this page. The list
+ * is rebuilt only when what it shows changes, so a reviewer's focus in it survives a redraw.
+ * @param {import("./ui.js").Ui} ui
+ * @returns {(comments: import("./types.js").StoredComment[]) => void}
+ */
+function pinBoard(ui) {
+  let listed = "";
+  return (comments) => {
+    const shown = comments.filter(onThisPage);
+    const found = shown.map(elementOf);
+    const signature = JSON.stringify(shown.map((c, i) => [c.id, c.body, c.status, found[i] !== null]));
+    if (signature !== listed) {
+      listed = signature;
+      ui.list.replaceChildren(...shown.map((c, i) => listItem(c, found[i] !== null)));
+    }
+    /** @type {HTMLDivElement[]} */
+    const pins = [];
+    /** @type {Map<Element, number>} */
+    const pinned = new Map();
+    shown.forEach((c, i) => {
+      const element = found[i];
+      const box = element && visibleBox(element);
+      if (!element || !box) return;
+      const earlier = pinned.get(element) || 0;
+      pinned.set(element, earlier + 1);
+      pins.push(pinFor(c, i + 1, pinPlace(element, box, earlier)));
+    });
+    ui.pins.replaceChildren(...pins);
+    ui.count.textContent = String(shown.length);
+  };
+}
+
+// --- overlay/main.js ---
+// maple review overlay: comment on a running app. Dependency-free, in its own shadow root.
+// Injected by `maple review` with data-maple-branch, data-maple-api and data-maple-app. This is
+// the entry module: tests/overlay_bundle.py joins it and the modules it imports into ../overlay.js.
+
+
+const POLL_MS = 3000;
+
+/**
+ * Mounts the overlay, unless this is a frame or the page already has a Maple overlay.
+ * @param {HTMLOrSVGScriptElement | null} script the overlay's own <script> tag
+ */
+function start(script) {
+  if (!script || document.querySelector("[data-maple-overlay]")) return; // another overlay: stand down
+  const branch = script.getAttribute("data-maple-branch") || "default";
+  const api = script.getAttribute("data-maple-api") || "/__maple/api";
+  const appOrigin = script.getAttribute("data-maple-app") || "";
+  if (window.top !== window) return; // one overlay per tab, in the top page only
+
+  const ui = buildUi();
+  let picking = false;
+  /** @type {import("./types.js").StoredComment[]} */
+  let comments = [];
+
+  /** @param {string} text */
+  const say = (text) => {
+    ui.live.textContent = text;
+  };
+  const place = pinBoard(ui);
+  let drawing = 0;
+  // at most once a frame, after the app has rendered what changed
+  const redraw = () => {
+    if (drawing) return;
+    drawing = requestAnimationFrame(() => {
+      drawing = 0;
+      place(comments);
+    });
+  };
+  const refresh = async () => {
+    const listed = await listComments(api, branch);
+    if (listed) comments = listed;
+    redraw();
+  };
+  const composer = createComposer(ui, { api, appOrigin, branch, say, sent: () => void refresh() });
+  const focusFromKeyboard = trackFocusOrigin();
+
+  /** @param {boolean} on */
   function setPicking(on) {
     picking = on;
-    modeButton.setAttribute("aria-pressed", on ? "true" : "false");
-    if (!on) outline(null);
+    ui.modeButton.setAttribute("aria-pressed", on ? "true" : "false");
+    if (!on) outline(ui, null);
     say(on ? "Comment mode: click an element, or press Enter on the focused one. Escape leaves." : "");
   }
 
-  function openComposer(element) {
-    target = element;
+  /** @param {Element} element */
+  function compose(element) {
     setPicking(false);
-    outline(element);
-    var r = element.getBoundingClientRect();
-    var top = Math.min(window.innerHeight - 180, Math.max(8, r.bottom + 8));
-    var left = Math.min(window.innerWidth - 336, Math.max(8, r.left));
-    composer.style.cssText = "display:block;top:" + top + "px;left:" + left + "px;";
-    textarea.value = "";
-    textarea.focus();
+    composer.open(element);
   }
 
-  function closeComposer() {
-    composer.style.display = "none";
-    outline(null);
-    var back = target;
-    target = null;
-    if (back && back.focus) back.focus({ preventScroll: true });
-  }
+  ui.modeButton.addEventListener("click", () => setPicking(!picking));
+  ui.listButton.addEventListener("click", () => {
+    const open = ui.panel.style.display !== "block";
+    ui.panel.style.display = open ? "block" : "none";
+    ui.listButton.setAttribute("aria-expanded", open ? "true" : "false");
+  });
 
-  function send() {
-    var body = textarea.value.trim();
-    if (!body || !target) { textarea.focus(); return; }
-    var comment = {
-      branch: branch,
-      body: body,
-      anchor: anchorFor(target),
-      context: context(),
-      createdAt: new Date().toISOString(),
+  document.addEventListener("mousemove", (event) => {
+    if (!picking) return;
+    const element = document.elementFromPoint(event.clientX, event.clientY);
+    if (element && element !== ui.host) outline(ui, element);
+  }, true);
+  keepInputInOverlay(ui.host);
+  holdPagePointer(ui.host, () => picking || composer.isOpen(), (target) => {
+    if (picking) compose(target);
+  });
+  // The overlay's own keys are consumed here, before the app's listeners could see them.
+  document.addEventListener("keydown", (event) => {
+    const focused = document.activeElement;
+    const onPage = focused && focused !== document.body && focused !== ui.host ? focused : null;
+    /** @param {() => void} action */
+    const take = (action) => {
+      event.preventDefault();
+      event.stopPropagation();
+      action();
     };
-    fetch(api + "/comments", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(comment),
-      credentials: "same-origin",
-    }).then(function (answer) {
-      if (!answer.ok) return answer.json().then(function (e) { throw new Error(e.error || answer.status); });
-      closeComposer();
-      say("Comment sent.");
-      return refresh();
-    }).catch(function (error) { say("The comment was not sent: " + error.message); });
-  }
-
-  function place() {
-    pins.textContent = "";
-    var list = panel.querySelector("ol");
-    list.textContent = "";
-    comments.forEach(function (c, i) {
-      var number = String(i + 1);
-      var item = document.createElement("li");
-      item.tabIndex = 0;
-      var status = document.createElement("div");
-      status.className = "status " + c.status;
-      var element = null;
-      try { element = c.anchor && c.anchor.selector ? document.querySelector(c.anchor.selector) : null; } catch (e) { element = null; }
-      status.textContent = c.status + (element ? "" : " · not on this page");
-      item.appendChild(document.createTextNode(c.body));
-      item.appendChild(status);
-      item.setAttribute("data-maple-comment", c.id);
-      item.setAttribute("data-maple-status", c.status);
-      list.appendChild(item);
-      if (!element) return;
-      var r = element.getBoundingClientRect();
-      var pin = document.createElement("div");
-      pin.className = "pin " + c.status;
-      pin.textContent = number;
-      pin.title = c.body + " (" + c.status + ")";
-      pin.setAttribute("data-maple-comment", c.id);
-      pin.setAttribute("data-maple-status", c.status);
-      pin.style.left = Math.max(0, r.right - 12) + "px";
-      pin.style.top = Math.max(0, r.top - 12) + "px";
-      pins.appendChild(pin);
-    });
-    $(".count").textContent = String(comments.length);
-  }
-
-  function refresh() {
-    return fetch(api + "/comments?branch=" + encodeURIComponent(branch), { credentials: "same-origin" })
-      .then(function (answer) { return answer.ok ? answer.json() : { comments: comments }; })
-      .then(function (page) {
-        // by path: the proxy's port changes from run to run, the page does not
-        comments = (page.comments || []).filter(function (c) {
-          var url = c.context && c.context.url;
-          if (!url) return true;
-          try { return new URL(url).pathname === location.pathname; } catch (e) { return true; }
-        });
-        place();
-      })
-      .catch(function () {});
-  }
-
-  modeButton.addEventListener("click", function () { setPicking(!picking); });
-  listButton.addEventListener("click", function () {
-    var open = panel.style.display !== "block";
-    panel.style.display = open ? "block" : "none";
-    listButton.setAttribute("aria-expanded", open ? "true" : "false");
-  });
-  $(".send").addEventListener("click", send);
-  $(".cancel").addEventListener("click", closeComposer);
-  textarea.addEventListener("keydown", function (event) {
-    if (event.key === "Escape") { event.preventDefault(); closeComposer(); }
-    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); send(); }
-  });
-
-  document.addEventListener("mousemove", function (event) {
-    if (!picking) return;
-    var element = document.elementFromPoint(event.clientX, event.clientY);
-    if (element && element !== host) outline(element);
-  }, true);
-  document.addEventListener("click", function (event) {
-    if (!picking) return;
-    var path = event.composedPath ? event.composedPath() : [];
-    if (path.indexOf(host) >= 0) return;
-    event.preventDefault();
-    event.stopPropagation();
-    openComposer(event.target);
-  }, true);
-  document.addEventListener("keydown", function (event) {
     if (event.altKey && event.shiftKey && event.code === "KeyC") {
-      event.preventDefault();
-      var focused = document.activeElement;
-      if (focused && focused !== document.body && focused !== host) openComposer(focused);
-      else setPicking(!picking);
-      return;
-    }
-    if (event.altKey && event.shiftKey && event.code === "KeyL") {
-      event.preventDefault();
-      listButton.click();
-      return;
-    }
-    if (!picking) return;
-    if (event.key === "Escape") { setPicking(false); return; }
-    var active = document.activeElement;
-    if (event.key === "Enter" && active && active !== document.body && active !== host) {
-      event.preventDefault();
-      openComposer(document.activeElement);
+      // on the element the reviewer tabbed to; after a click, pick (focus may be long stale)
+      if (composer.isOpen()) take(() => ui.textarea.focus());
+      else if (onPage && focusFromKeyboard()) take(() => compose(onPage));
+      else take(() => setPicking(!picking));
+    } else if (event.altKey && event.shiftKey && event.code === "KeyL") {
+      take(() => ui.listButton.click());
+    } else if (picking && event.key === "Escape") {
+      take(() => setPicking(false));
+    } else if (picking && event.key === "Enter" && onPage) {
+      take(() => compose(onPage));
     }
   }, true);
-  window.addEventListener("scroll", place, { passive: true });
-  window.addEventListener("resize", place);
+  onNavigation(() => {
+    composer.pageChanged();
+    redraw();
+  });
+  // the app renders the new page's elements after the address changes, maybe asynchronously
+  new MutationObserver(redraw).observe(document.documentElement, {
+    childList: true, subtree: true, attributes: true, characterData: true,
+  });
+  // in the capture phase, a scroll of any element (a list in a scroll container), not only the page's
+  document.addEventListener("scroll", redraw, { capture: true, passive: true });
+  window.addEventListener("resize", redraw);
 
-  refresh();
-  setInterval(refresh, POLL_MS);
+  void refresh();
+  setInterval(() => void refresh(), POLL_MS);
+}
+
+start(document.currentScript);
 })();

@@ -157,7 +157,7 @@ class _Forwarder:
     def _tag(self, nonce: str | None) -> bytes:
         attributes = (
             f'src="{OVERLAY_PATH}" data-maple-branch="{html.escape(self.branch)}" '
-            f'data-maple-api="{API_PATH}" defer'
+            f'data-maple-api="{API_PATH}" data-maple-app="{html.escape(self.app_origin)}" defer'
         )
         if nonce:
             attributes += f' nonce="{html.escape(nonce)}"'

@@ -1,0 +1,96 @@
+// The composer: the box where the reviewer types a comment on one element and sends it.
+
+import { anchorFor } from "./anchor.js";
+import { postComment } from "./api.js";
+import { pageContext } from "./context.js";
+import { outline } from "./ui.js";
+
+/**
+ * @typedef {object} Composer
+ * @property {(element: Element) => void} open shows the composer for `element`, focused; the
+ *   element's anchor and the page's address are taken now, so a comment begun before the app
+ *   navigates is stored for the page and element the reviewer picked
+ * @property {() => void} pageChanged the app navigated while the composer may be open
+ * @property {() => void} close hides it and gives focus back to the element
+ * @property {() => Promise<void>} send posts the comment, closing the composer once it is stored
+ * @property {() => boolean} isOpen
+ */
+
+/**
+ * @param {import("./ui.js").Ui} ui
+ * @param {{ api: string, appOrigin: string, branch: string, say: (text: string) => void, sent: () => void }} options
+ * @returns {Composer}
+ */
+export function createComposer(ui, { api, appOrigin, branch, say, sent }) {
+  /** @type {Element | null} */
+  let target = null;
+  /** @type {{ anchor: import("./types.js").Anchor, context: import("./types.js").PageContext } | null} */
+  let picked = null;
+
+  /** @param {Element} element */
+  function open(element) {
+    target = element;
+    picked = { anchor: anchorFor(element), context: pageContext(appOrigin) };
+    ui.where.hidden = true;
+    outline(ui, element);
+    const r = element.getBoundingClientRect();
+    const top = Math.min(window.innerHeight - 180, Math.max(8, r.bottom + 8));
+    const left = Math.min(window.innerWidth - 336, Math.max(8, r.left));
+    ui.composer.style.cssText = "display:block;top:" + top + "px;left:" + left + "px;";
+    ui.textarea.value = "";
+    ui.problem.hidden = true;
+    ui.textarea.focus();
+  }
+
+  function close() {
+    ui.composer.style.display = "none";
+    outline(ui, null);
+    const back = target;
+    target = null;
+    picked = null;
+    if (back instanceof HTMLElement || back instanceof SVGElement) back.focus({ preventScroll: true });
+  }
+
+  async function send() {
+    const body = ui.textarea.value.trim();
+    if (!body || !picked) {
+      ui.textarea.focus();
+      return;
+    }
+    try {
+      await postComment(api, { branch, body, ...picked, createdAt: new Date().toISOString() });
+    } catch (error) {
+      // in the composer, where the reviewer is looking, and announced (role=alert); text kept
+      const message = error instanceof Error ? error.message : String(error);
+      const why = /[.!?]$/.test(message) ? message : message + ".";
+      ui.problem.textContent = "The comment was not sent: " + why + " Your text is kept; Send tries again.";
+      ui.problem.hidden = false;
+      return;
+    }
+    ui.problem.hidden = true;
+    close();
+    say("Comment sent.");
+    sent();
+  }
+
+  function pageChanged() {
+    if (!picked) return;
+    outline(ui, null);
+    ui.where.textContent = "For " + new URL(picked.context.url).pathname + ", where you picked the element.";
+    ui.where.hidden = false;
+  }
+
+  ui.sendButton.addEventListener("click", () => void send());
+  ui.cancelButton.addEventListener("click", close);
+  ui.textarea.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") {
+      event.preventDefault();
+      close();
+    }
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      void send();
+    }
+  });
+  return { open, close, send, pageChanged, isOpen: () => picked !== null };
+}

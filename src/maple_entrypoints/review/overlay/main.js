@@ -1,0 +1,121 @@
+// maple review overlay: comment on a running app. Dependency-free, in its own shadow root.
+// Injected by `maple review` with data-maple-branch, data-maple-api and data-maple-app. This is
+// the entry module: tests/overlay_bundle.py joins it and the modules it imports into ../overlay.js.
+
+import { listComments } from "./api.js";
+import { createComposer } from "./composer.js";
+import { holdPagePointer, keepInputInOverlay, trackFocusOrigin } from "./guard.js";
+import { onNavigation } from "./navigation.js";
+import { pinBoard } from "./pins.js";
+import { buildUi, outline } from "./ui.js";
+
+const POLL_MS = 3000;
+
+/**
+ * Mounts the overlay, unless this is a frame or the page already has a Maple overlay.
+ * @param {HTMLOrSVGScriptElement | null} script the overlay's own <script> tag
+ */
+function start(script) {
+  if (!script || document.querySelector("[data-maple-overlay]")) return; // another overlay: stand down
+  const branch = script.getAttribute("data-maple-branch") || "default";
+  const api = script.getAttribute("data-maple-api") || "/__maple/api";
+  const appOrigin = script.getAttribute("data-maple-app") || "";
+  if (window.top !== window) return; // one overlay per tab, in the top page only
+
+  const ui = buildUi();
+  let picking = false;
+  /** @type {import("./types.js").StoredComment[]} */
+  let comments = [];
+
+  /** @param {string} text */
+  const say = (text) => {
+    ui.live.textContent = text;
+  };
+  const place = pinBoard(ui);
+  let drawing = 0;
+  // at most once a frame, after the app has rendered what changed
+  const redraw = () => {
+    if (drawing) return;
+    drawing = requestAnimationFrame(() => {
+      drawing = 0;
+      place(comments);
+    });
+  };
+  const refresh = async () => {
+    const listed = await listComments(api, branch);
+    if (listed) comments = listed;
+    redraw();
+  };
+  const composer = createComposer(ui, { api, appOrigin, branch, say, sent: () => void refresh() });
+  const focusFromKeyboard = trackFocusOrigin();
+
+  /** @param {boolean} on */
+  function setPicking(on) {
+    picking = on;
+    ui.modeButton.setAttribute("aria-pressed", on ? "true" : "false");
+    if (!on) outline(ui, null);
+    say(on ? "Comment mode: click an element, or press Enter on the focused one. Escape leaves." : "");
+  }
+
+  /** @param {Element} element */
+  function compose(element) {
+    setPicking(false);
+    composer.open(element);
+  }
+
+  ui.modeButton.addEventListener("click", () => setPicking(!picking));
+  ui.listButton.addEventListener("click", () => {
+    const open = ui.panel.style.display !== "block";
+    ui.panel.style.display = open ? "block" : "none";
+    ui.listButton.setAttribute("aria-expanded", open ? "true" : "false");
+  });
+
+  document.addEventListener("mousemove", (event) => {
+    if (!picking) return;
+    const element = document.elementFromPoint(event.clientX, event.clientY);
+    if (element && element !== ui.host) outline(ui, element);
+  }, true);
+  keepInputInOverlay(ui.host);
+  holdPagePointer(ui.host, () => picking || composer.isOpen(), (target) => {
+    if (picking) compose(target);
+  });
+  // The overlay's own keys are consumed here, before the app's listeners could see them.
+  document.addEventListener("keydown", (event) => {
+    const focused = document.activeElement;
+    const onPage = focused && focused !== document.body && focused !== ui.host ? focused : null;
+    /** @param {() => void} action */
+    const take = (action) => {
+      event.preventDefault();
+      event.stopPropagation();
+      action();
+    };
+    if (event.altKey && event.shiftKey && event.code === "KeyC") {
+      // on the element the reviewer tabbed to; after a click, pick (focus may be long stale)
+      if (composer.isOpen()) take(() => ui.textarea.focus());
+      else if (onPage && focusFromKeyboard()) take(() => compose(onPage));
+      else take(() => setPicking(!picking));
+    } else if (event.altKey && event.shiftKey && event.code === "KeyL") {
+      take(() => ui.listButton.click());
+    } else if (picking && event.key === "Escape") {
+      take(() => setPicking(false));
+    } else if (picking && event.key === "Enter" && onPage) {
+      take(() => compose(onPage));
+    }
+  }, true);
+  onNavigation(() => {
+    composer.pageChanged();
+    redraw();
+  });
+  // the app renders the new page's elements after the address changes, maybe asynchronously
+  new MutationObserver(redraw).observe(document.documentElement, {
+    childList: true, subtree: true, attributes: true, characterData: true,
+  });
+  // in the capture phase, a scroll of any element (a list in a scroll container), not only the page's
+  document.addEventListener("scroll", redraw, { capture: true, passive: true });
+  window.addEventListener("resize", redraw);
+
+  void refresh();
+  setInterval(() => void refresh(), POLL_MS);
+}
+
+start(document.currentScript);

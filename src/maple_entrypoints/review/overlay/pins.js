@@ -1,0 +1,155 @@
+// The comments on the page: a numbered pin on each commented element and an entry in the list.
+
+/**
+ * Whether a comment belongs to the page now shown: matched by path, since the proxy's port
+ * changes from run to run and the page does not (a comment with no URL belongs everywhere).
+ * @param {import("./types.js").StoredComment} comment
+ * @returns {boolean}
+ */
+export function onThisPage(comment) {
+  const url = comment.context && comment.context.url;
+  if (!url) return true;
+  try {
+    return new URL(url).pathname === location.pathname;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * The element a comment's selector finds, or null (no selector, a broken one, or no match).
+ * @param {import("./types.js").StoredComment} comment
+ * @returns {Element | null}
+ */
+export function elementOf(comment) {
+  const selector = comment.anchor && comment.anchor.selector;
+  if (!selector) return null;
+  try {
+    return document.querySelector(selector);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The part of the element's box that can be seen: none when it is hidden or scrolled out of the
+ * viewport or out of a scrolling (or clipping) ancestor, so no pin is drawn for it; its pin goes
+ * on the visible part, never over the header or footer around a scroller.
+ * @param {Element} element
+ * @returns {DOMRect | null}
+ */
+export function visibleBox(element) {
+  if (!element.checkVisibility({ visibilityProperty: true })) return null;
+  const box = element.getBoundingClientRect();
+  if (box.width === 0 && box.height === 0) return null;
+  let top = Math.max(box.top, 0);
+  let left = Math.max(box.left, 0);
+  let bottom = Math.min(box.bottom, window.innerHeight);
+  let right = Math.min(box.right, window.innerWidth);
+  // up to the body: an overflow set on it or the root applies to the viewport, clipped above
+  for (let node = element.parentElement; node && node !== document.body; node = node.parentElement) {
+    const style = getComputedStyle(node);
+    if (style.overflowX !== "visible" || style.overflowY !== "visible") {
+      const clip = node.getBoundingClientRect();
+      top = Math.max(top, clip.top);
+      left = Math.max(left, clip.left);
+      bottom = Math.min(bottom, clip.bottom);
+      right = Math.min(right, clip.right);
+    }
+    if (style.position === "fixed") break; // no ancestor above a fixed element clips it
+  }
+  return bottom > top && right > left ? new DOMRect(left, top, right - left, bottom - top) : null;
+}
+
+/**
+ * The list entry for a comment.
+ * @param {import("./types.js").StoredComment} comment
+ * @param {boolean} found whether its element is on the page
+ * @returns {HTMLLIElement}
+ */
+function listItem(comment, found) {
+  const item = document.createElement("li");
+  item.tabIndex = 0;
+  const status = document.createElement("div");
+  status.className = "status " + comment.status;
+  status.textContent = comment.status + (found ? "" : " · not on this page");
+  item.append(comment.body, status);
+  item.setAttribute("data-maple-comment", comment.id);
+  item.setAttribute("data-maple-status", comment.status);
+  return item;
+}
+
+/** A pin's size; pins on one element sit side by side, this far apart. */
+const PIN_PX = 24;
+
+/**
+ * Where an element's pin goes: half over the top edge of its visible box, at the end of its
+ * content (a heading as wide as the page gets its pin by its text, not 700 px away), further
+ * right for each earlier comment on the same element.
+ * @param {Element} element
+ * @param {DOMRect} visible the element's visible box
+ * @param {number} earlier how many comments on this element already have a pin
+ * @returns {{ left: number, top: number }}
+ */
+function pinPlace(element, visible, earlier) {
+  const content = document.createRange();
+  content.selectNodeContents(element);
+  const end = content.getBoundingClientRect();
+  const right = end.width > 0 ? Math.min(visible.right, end.right + PIN_PX / 2) : visible.right;
+  return {
+    left: Math.max(0, right - PIN_PX / 2 + earlier * (PIN_PX + 2)),
+    top: Math.max(0, visible.top - PIN_PX / 2),
+  };
+}
+
+/**
+ * The numbered pin for a comment.
+ * @param {import("./types.js").StoredComment} comment
+ * @param {number} number
+ * @param {{ left: number, top: number }} at
+ * @returns {HTMLDivElement}
+ */
+function pinFor(comment, number, at) {
+  const pin = document.createElement("div");
+  pin.className = "pin " + comment.status;
+  pin.textContent = String(number);
+  pin.title = comment.body + " (" + comment.status + ")";
+  pin.setAttribute("data-maple-comment", comment.id);
+  pin.setAttribute("data-maple-status", comment.status);
+  pin.style.left = at.left + "px";
+  pin.style.top = at.top + "px";
+  return pin;
+}
+
+/**
+ * A function that redraws the pins and the list for those of the comments on this page. The list
+ * is rebuilt only when what it shows changes, so a reviewer's focus in it survives a redraw.
+ * @param {import("./ui.js").Ui} ui
+ * @returns {(comments: import("./types.js").StoredComment[]) => void}
+ */
+export function pinBoard(ui) {
+  let listed = "";
+  return (comments) => {
+    const shown = comments.filter(onThisPage);
+    const found = shown.map(elementOf);
+    const signature = JSON.stringify(shown.map((c, i) => [c.id, c.body, c.status, found[i] !== null]));
+    if (signature !== listed) {
+      listed = signature;
+      ui.list.replaceChildren(...shown.map((c, i) => listItem(c, found[i] !== null)));
+    }
+    /** @type {HTMLDivElement[]} */
+    const pins = [];
+    /** @type {Map<Element, number>} */
+    const pinned = new Map();
+    shown.forEach((c, i) => {
+      const element = found[i];
+      const box = element && visibleBox(element);
+      if (!element || !box) return;
+      const earlier = pinned.get(element) || 0;
+      pinned.set(element, earlier + 1);
+      pins.push(pinFor(c, i + 1, pinPlace(element, box, earlier)));
+    });
+    ui.pins.replaceChildren(...pins);
+    ui.count.textContent = String(shown.length);
+  };
+}

@@ -1,0 +1,24 @@
+// The overlay's one stylesheet, adopted by its shadow root (see ui.js).
+
+export const OVERLAY_CSS =
+  ":host { all: initial; }" +
+  "* { box-sizing: border-box; font: 14px/1.4 system-ui, sans-serif; }" +
+  ".bar { position: fixed; right: 16px; bottom: 16px; display: flex; gap: 8px; pointer-events: auto; }" +
+  "button { background: #1f2937; color: #fff; border: 0; border-radius: 6px; padding: 8px 12px; cursor: pointer; }" +
+  "button[aria-pressed=true] { background: #b45309; }" +
+  "button:focus-visible, textarea:focus-visible, li:focus-visible { outline: 3px solid #2563eb; outline-offset: 2px; }" +
+  ".box { position: fixed; border: 2px solid #b45309; background: rgba(180,83,9,.08); pointer-events: none; display: none; }" +
+  ".composer { position: fixed; width: 320px; background: #fff; color: #111; border: 1px solid #d1d5db; border-radius: 8px; padding: 12px; box-shadow: 0 8px 24px rgba(0,0,0,.18); pointer-events: auto; display: none; }" +
+  ".composer textarea { width: 100%; min-height: 80px; border: 1px solid #9ca3af; border-radius: 6px; padding: 6px; color: #111; background: #fff; }" +
+  ".composer .row { display: flex; gap: 8px; justify-content: flex-end; margin-top: 8px; }" +
+  ".composer .cancel { background: #e5e7eb; color: #111; }" +
+  ".composer .where { margin: 0 0 8px; font-size: 12px; color: #4b5563; }" +
+  ".composer .problem { margin: 8px 0 0; padding: 6px 8px; border-radius: 6px; background: #fee2e2; color: #991b1b; }" +
+  ".pin { position: fixed; width: 24px; height: 24px; border-radius: 12px; background: #b45309; color: #fff; display: flex; align-items: center; justify-content: center; font-weight: 700; font-size: 12px; pointer-events: auto; }" +
+  ".pin.resolved { background: #15803d; }" +
+  ".panel { position: fixed; right: 16px; bottom: 64px; width: 300px; max-height: 50vh; overflow: auto; background: #fff; color: #111; border: 1px solid #d1d5db; border-radius: 8px; pointer-events: auto; display: none; }" +
+  ".panel ol { margin: 0; padding: 8px 8px 8px 28px; }" +
+  ".panel li { padding: 4px 0; }" +
+  ".status { font-size: 12px; color: #4b5563; }" +
+  ".status.resolved { color: #15803d; }" +
+  ".sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }";

@@ -1,0 +1,46 @@
+// The shapes the overlay sends to and reads from the route (Maple's comment record), as JSDoc
+// types for `tsc`. Types only: nothing here runs, and the bundle leaves this file out.
+
+/**
+ * @typedef {object} Quote The element's text, with the text just before and after it.
+ * @property {string} exact
+ * @property {string} [prefix]
+ * @property {string} [suffix]
+ */
+
+/**
+ * @typedef {object} Anchor Where a comment points on the page.
+ * @property {string} selector
+ * @property {Quote} [quote]
+ * @property {string} [source] `data-maple-src` of the element or an ancestor
+ * @property {string} [key] `data-maple-key` of the element or an ancestor
+ */
+
+/**
+ * @typedef {object} PageContext What the reviewer saw the page as.
+ * @property {string} url
+ * @property {number} viewportWidth
+ * @property {number} viewportHeight
+ * @property {number} devicePixelRatio
+ * @property {"dark" | "light"} colorScheme
+ */
+
+/**
+ * @typedef {object} NewComment The body of a POST to the route's /comments.
+ * @property {string} branch
+ * @property {string} body
+ * @property {Anchor} anchor
+ * @property {PageContext} context
+ * @property {string} createdAt
+ */
+
+/**
+ * @typedef {object} StoredComment A comment as the route lists it.
+ * @property {string} id
+ * @property {string} body
+ * @property {string} status
+ * @property {Partial<Anchor>} [anchor]
+ * @property {Partial<PageContext>} [context]
+ */
+
+export {};
