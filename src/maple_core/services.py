@@ -1,23 +1,40 @@
-"""Use cases written against the ports: list everything, wait for fresh comments, resolve."""
+"""Use cases written against the ports: list, wait, resolve and tell the gate, decide the gate.
+
+Every entrypoint (the MCP server, the CLI, the route, the Stop hook) calls these; none repeats
+them. Progress, cancellation and logging come in as callbacks, so the use cases stay free of
+any transport.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Protocol
 
 from maple_core.comments import Comment, Resolution
 from maple_core.cursor import FreshComments, format_js_timestamp, newest_first, select_fresh
 from maple_core.errors import CorruptLedgerError, MissingCapabilityError
-from maple_core.gate import GatePolicy, GateReport, decide_gate, unreadable_ledger_verdict
+from maple_core.gate import (
+    GatePolicy,
+    GateReport,
+    GateVerdict,
+    decide_gate,
+    unreadable_ledger_verdict,
+)
 from maple_core.paging import ListQuery
-from maple_core.ports import Capability, Clock, CommentStore, GatePublisher
+from maple_core.ports import Capability, Clock, CommentStore, GatePublisher, GateRefresher
 from maple_core.statuses import CommentStatus
 
 __all__ = [
+    "GateLog",
     "PublishOutcome",
+    "decide_branch_gate",
     "list_all",
     "publish_gate",
+    "report_to_gate",
+    "resolve_and_report",
     "resolve_comment",
+    "stamped_resolution",
     "wait_for_comments",
 ]
 
@@ -111,8 +128,13 @@ def resolve_comment(
             store=store.name,
             operation="set_status",
         )
-    resolution = Resolution(sha=sha, note=note, at=format_js_timestamp(clock.now()))
+    resolution = stamped_resolution(sha, note, clock)
     return store.set_status(comment_id, CommentStatus.RESOLVED, resolution)
+
+
+def stamped_resolution(sha: str, note: str | None, clock: Clock) -> Resolution:
+    """The resolution of a comment by ``sha``, stamped now: the one place a resolve is dated."""
+    return Resolution(sha=sha, note=note, at=format_js_timestamp(clock.now()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,3 +185,103 @@ def publish_gate(
     report = GateReport(branch=branch, sha=sha, verdict=verdict, review_url=review_url)
     gate.publish(report)
     return PublishOutcome(report=report)
+
+
+def decide_branch_gate(
+    store: CommentStore, branch: str, commit: str | None, *, require_approval: bool
+) -> GateVerdict:
+    """The gate policy for ``branch`` at ``commit``, from the store's comments and approvals.
+
+    A store that cannot change a status counts comments rather than open ones; approvals count
+    only on ``commit``. Errors from the store propagate: the caller decides whether an unread
+    ledger fails closed (:func:`~maple_core.gate.unreadable_ledger_verdict`) or fails the call.
+    """
+    approvals = store.approvals(branch)
+    comments = list_all(store, branch)
+    return decide_gate(
+        comments,
+        GatePolicy(
+            status_tracked=Capability.SET_STATUS in store.capabilities,
+            commit=commit,
+            require_approval=require_approval,
+            approvals=approvals,
+        ),
+    )
+
+
+class GateLog(Protocol):
+    """Where :func:`report_to_gate` records what did not happen (a server's log)."""
+
+    def warn(self, message: str, **fields: str) -> None:
+        """Record something that did not happen as hoped."""
+        ...
+
+    def error(self, message: str, error: BaseException | None = None, **fields: str) -> None:
+        """Record a failure and the error behind it."""
+        ...
+
+
+def report_to_gate(
+    store: CommentStore,
+    branch: str,
+    log: GateLog,
+    *,
+    gate: GatePublisher | None = None,
+    refresher: GateRefresher | None = None,
+    require_approval: bool = False,
+) -> None:
+    """After a status change: publish the gate (``gate``) or ask the route to (``refresher``).
+
+    Neither ever fails the change that was saved: a failure is logged, and so is a gate that
+    could not be published on a named commit.
+    """
+    if gate is not None:
+        try:
+            outcome = publish_gate(store, gate, branch, require_approval=require_approval)
+        except Exception as exc:
+            log.error(
+                "Maple could not publish the merge gate; the comment's status was saved.",
+                exc,
+                gate=gate.name,
+            )
+        else:
+            if outcome.skipped:
+                log.warn(outcome.skipped)
+    if refresher is not None:
+        try:
+            refresher.refresh(branch)
+        except Exception as exc:
+            log.error(
+                "Maple could not refresh the merge gate through the route; the comment's status "
+                "was saved.",
+                exc,
+            )
+
+
+def resolve_and_report(
+    store: CommentStore,
+    comment_id: str,
+    sha: str,
+    note: str | None,
+    clock: Clock,
+    log: GateLog,
+    *,
+    gate: GatePublisher | None = None,
+    refresher: GateRefresher | None = None,
+    require_approval: bool = False,
+) -> Comment:
+    """Resolve a comment (:func:`resolve_comment`), then tell the gate (:func:`report_to_gate`).
+
+    Raises:
+        MissingCapabilityError: the store cannot change a status.
+    """
+    resolved = resolve_comment(store, comment_id, sha, note, clock)
+    report_to_gate(
+        store,
+        resolved.branch,
+        log,
+        gate=gate,
+        refresher=refresher,
+        require_approval=require_approval,
+    )
+    return resolved

@@ -1,4 +1,4 @@
-"""Entrypoints: the CLI, the MCP server, the Stop hook, settings and wiring.
+"""Entrypoints: the CLI, the MCP server, the Stop hook, the route, settings and the bootstrap.
 
 Names are imported on first use, so the Stop hook's start-up never loads pydantic or the MCP SDK.
 """
@@ -9,6 +9,7 @@ from maple_core.lazy import lazy_exports
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from maple_entrypoints.bootstrap.server import build_gate, build_store, store_from_environment
     from maple_entrypoints.settings import (
         ServerConfig,
         Settings,
@@ -16,7 +17,6 @@ if TYPE_CHECKING:
         load_settings,
         resolve_config,
     )
-    from maple_entrypoints.wiring import build_gate, build_store, store_from_environment
 
 __all__ = [
     "ServerConfig",
@@ -33,11 +33,11 @@ _HOMES = {
     "ServerConfig": "maple_entrypoints.settings",
     "Settings": "maple_entrypoints.settings",
     "StoreKind": "maple_entrypoints.settings",
-    "build_gate": "maple_entrypoints.wiring",
-    "build_store": "maple_entrypoints.wiring",
+    "build_gate": "maple_entrypoints.bootstrap.server",
+    "build_store": "maple_entrypoints.bootstrap.server",
     "load_settings": "maple_entrypoints.settings",
     "resolve_config": "maple_entrypoints.settings",
-    "store_from_environment": "maple_entrypoints.wiring",
+    "store_from_environment": "maple_entrypoints.bootstrap.server",
 }
 
 

@@ -23,32 +23,30 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
-from maple_adapters.system import SystemClock
 from maple_core.context import comment_context
 from maple_core.cursor import FreshComments, parse_cursor, select_fresh
 from maple_core.display import shown, shown_one
 from maple_core.errors import ConfigurationError, MapleError
 from maple_core.ports import ChangeSignal, Clock, CommentStore, GatePublisher, GateRefresher
-from maple_core.services import list_all, resolve_comment
+from maple_core.services import list_all, resolve_and_report
 from maple_core.statuses import CommentStatus
 from maple_core.text import REVIEW_DATA_NOTICE, framed_json, without_lone_surrogates
 from maple_core.wait import PROGRESS_INTERVAL_MS, clamp_wait_ms
-from maple_entrypoints.mcp_models import CommentList, ContextModel, SoloModel, WaitModel
-from maple_entrypoints.mcp_models import CommentModel as CommentOut
-from maple_entrypoints.reporting import report_resolve
-from maple_entrypoints.server_log import ServerLog
-from maple_entrypoints.settings import load_settings, resolve_config
-from maple_entrypoints.wiring import (
-    build_agents,
+from maple_entrypoints.bootstrap.local import system_clock
+from maple_entrypoints.bootstrap.server import (
     build_gate,
     build_refresher,
     build_store,
     check_capabilities,
 )
+from maple_entrypoints.mcp_models import CommentList, ContextModel, SoloModel, WaitModel
+from maple_entrypoints.mcp_models import CommentModel as CommentOut
+from maple_entrypoints.server_log import ServerLog
+from maple_entrypoints.settings import load_settings, resolve_config
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from maple_adapters.agents import AgentPool
+    from maple_entrypoints.bootstrap.agents import AgentPool
     from maple_entrypoints.solo_bridges import SoloBridges
 
 __all__ = ["SERVICE", "TOOL_NAMES", "build_server", "main", "package_version"]
@@ -145,7 +143,7 @@ def build_server(
     ``refresher`` (``MAPLE_URL``) to; neither ever fails the resolve. ``start_solo`` pairs
     previews with bridges from ``solo``; without it the tool says solo mode is not available.
     """
-    clock = clock or SystemClock()
+    clock = clock or system_clock()
     log = log or ServerLog(SERVICE)
     reported: set[str] = set()
 
@@ -250,10 +248,12 @@ def build_server(
             Field(max_length=_MAX_TEXT, description="What you changed, for the reviewer."),
         ] = None,
     ) -> Annotated[CallToolResult, CommentOut]:
-        resolved = resolve_comment(store, id, sha, note, clock)
-        report_resolve(
+        resolved = resolve_and_report(
             store,
-            resolved.branch,
+            id,
+            sha,
+            note,
+            clock,
             log,
             gate=gate,
             refresher=refresher,
@@ -462,12 +462,12 @@ def _exit_on_signals() -> None:
     import signal
     import threading
 
-    from maple_adapters.agents import kill_all
+    from maple_entrypoints.bootstrap.agents import kill_all_agents
 
     def stop(signum: int, frame: object) -> None:
         def end() -> None:
             try:
-                kill_all()
+                kill_all_agents()
             finally:
                 os._exit(128 + signum)
 
@@ -503,6 +503,8 @@ def main() -> None:
         return start_bridge(url, cwd=cwd, log=log)
 
     solo = SoloBridges(start)
+    from maple_entrypoints.bootstrap.agents import build_agents, kill_all_agents
+
     agents = build_agents(config, cwd)
     server = build_server(
         store,
@@ -519,7 +521,5 @@ def main() -> None:
         server.run("stdio")
     finally:
         if agents is not None:  # every child and everything it started ends with the server
-            from maple_adapters.agents import kill_all
-
             agents.close_all()
-            kill_all()
+            kill_all_agents()

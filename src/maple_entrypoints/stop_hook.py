@@ -128,12 +128,12 @@ def _forge_comments(cwd: str, branch: str | None) -> list[JsonObject]:
     """Maple's forge path: the store the environment configures (§7.2 step 4), heavy imports."""
     from maple_core.services import list_all
     from maple_core.statuses import CommentStatus
+    from maple_entrypoints.bootstrap.server import build_store
     from maple_entrypoints.settings import (
         load_settings,
         resolve_config,
         store_kind,
     )
-    from maple_entrypoints.wiring import build_store
 
     settings = load_settings()
     store_kind(settings, "the Stop hook")

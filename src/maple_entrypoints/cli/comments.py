@@ -8,15 +8,15 @@ from typing import Annotated
 
 import typer
 
-from maple_adapters.system import SystemClock
 from maple_core.comments import Anchor, NewComment
 from maple_core.context import comment_context
 from maple_core.cursor import parse_cursor
 from maple_core.display import shown, shown_one
 from maple_core.errors import ConfigurationError, MapleError
-from maple_core.services import list_all, resolve_comment, wait_for_comments
+from maple_core.services import list_all, resolve_and_report, wait_for_comments
 from maple_core.statuses import CommentStatus
 from maple_core.text import one_line
+from maple_entrypoints.bootstrap.local import system_clock
 from maple_entrypoints.cli.common import (
     EXIT_CONFIG,
     EXIT_ERROR,
@@ -95,7 +95,7 @@ def wait(
         if cursor:
             parse_cursor(cursor)
         while True:
-            found = wait_for_comments(store, name, cursor, timeout_ms, SystemClock(), report=warn)
+            found = wait_for_comments(store, name, cursor, timeout_ms, system_clock(), report=warn)
             cursor = found.cursor
             if as_json:
                 data = {
@@ -199,10 +199,9 @@ def resolve(
     as_json: JsonOption = False,
 ) -> None:
     """Mark a comment resolved and tell the merge gate, as resolve_comment does."""
-    from maple_entrypoints.reporting import report_resolve
+    from maple_entrypoints.bootstrap.server import build_gate, build_refresher, build_store
     from maple_entrypoints.server_log import ServerLog
     from maple_entrypoints.settings import load_settings, resolve_config
-    from maple_entrypoints.wiring import build_gate, build_refresher, build_store
 
     cwd = Path.cwd()
     settings = load_settings()
@@ -216,17 +215,19 @@ def resolve(
     if not commit:
         raise fail("no commit is checked out here; pass --sha COMMIT.", EXIT_CONFIG)
     try:
-        resolved = resolve_comment(store, comment_id, commit, note, SystemClock())
+        resolved = resolve_and_report(
+            store,
+            comment_id,
+            commit,
+            note,
+            system_clock(),
+            ServerLog("maple", settings.secrets()),
+            gate=gate,
+            refresher=refresher,
+            require_approval=config.require_approval,
+        )
     except MapleError as exc:
         raise fail(str(exc), EXIT_ERROR) from None
-    report_resolve(
-        store,
-        resolved.branch,
-        ServerLog("maple", settings.secrets()),
-        gate=gate,
-        refresher=refresher,
-        require_approval=config.require_approval,
-    )
     if as_json:
         print_json(shown_one(resolved, warn))
     else:

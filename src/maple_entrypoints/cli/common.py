@@ -14,13 +14,13 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from maple_adapters.files import find_checkout
 from maple_core.authors import client_author
 from maple_core.comments import Comment
 from maple_core.errors import ConfigurationError, MapleError
 from maple_core.json_types import JsonObject
 from maple_core.ports import CommentStore
 from maple_core.text import one_line, without_lone_surrogates
+from maple_entrypoints.bootstrap.local import find_checkout
 
 __all__ = [
     "BranchOption",
@@ -125,7 +125,7 @@ def git_author(cwd: Path) -> JsonObject | None:
 
 def store_here(cwd: Path) -> CommentStore:
     """The store the environment configures, or exit 2 with the configuration error."""
-    from maple_entrypoints.wiring import store_from_environment
+    from maple_entrypoints.bootstrap.server import store_from_environment
 
     try:
         return store_from_environment(cwd=cwd, program="maple")

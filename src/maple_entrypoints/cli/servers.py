@@ -73,7 +73,8 @@ def route_serve(
     ] = None,
 ) -> None:
     """Serve Maple's route (comments, media, approvals, gate refresh) with uvicorn."""
-    from maple_entrypoints.route.serve import RouteStoreKind, route_options, serve_route
+    from maple_entrypoints.bootstrap.route import RouteStoreKind, route_options
+    from maple_entrypoints.route.serve import serve_route
     from maple_entrypoints.settings import load_settings
 
     try:

@@ -29,18 +29,15 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from maple_adapters.github.push_access import PushAnswer
-from maple_adapters.system import SystemClock
 from maple_core.approvals import NewApproval
 from maple_core.authors import Reviewer, guest_author
-from maple_core.comments import Resolution
 from maple_core.cursor import format_js_timestamp
 from maple_core.errors import MapleError, NotFoundError
 from maple_core.gate import check_review_url
 from maple_core.json_types import JsonObject
 from maple_core.media import RASTER_TYPES, is_raster, raster_type, sniff_raster
 from maple_core.ports import Capability, Clock, CommentStore, GatePublisher, MediaStore
-from maple_core.services import publish_gate
+from maple_core.services import publish_gate, stamped_resolution
 from maple_core.submissions import (
     read_branch,
     read_drafts,
@@ -49,6 +46,8 @@ from maple_core.submissions import (
     read_status_change,
 )
 from maple_core.text import scrub
+from maple_entrypoints.bootstrap.github import PushAnswer
+from maple_entrypoints.bootstrap.local import system_clock
 from maple_entrypoints.route.answers import (
     RouteRefusalError,
     bearer_token,
@@ -119,7 +118,7 @@ class RouteOptions:
     refresh: GateRefreshOptions | None = None
     require_approval: bool = False
     review_url: str | None = None
-    clock: Clock = field(default_factory=SystemClock)
+    clock: Clock = field(default_factory=system_clock)
     log: ServerLog = field(default_factory=lambda: ServerLog("maple-route"))
     max_json_bytes: int = 2 * 1024 * 1024
     max_media_bytes: int = 10 * 1024 * 1024
@@ -275,7 +274,7 @@ class _Route:
             raise RouteRefusalError(501, "This store cannot change a status")
         resolution = None
         if change.sha is not None:
-            resolution = Resolution(sha=change.sha, note=change.note, at=self.now())
+            resolution = stamped_resolution(change.sha, change.note, self.options.clock)
         try:
             updated = await _off_loop(store.set_status, comment_id, change.status, resolution)
         except NotFoundError:  # the store's own message may name a server path
