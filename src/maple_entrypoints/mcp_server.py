@@ -7,6 +7,7 @@ same JSON, two-space indented, as text.
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 import sys
 from collections.abc import Callable, Hashable
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
     from maple_entrypoints.bootstrap.agents import AgentPool
     from maple_entrypoints.solo_bridges import SoloBridges
 
-__all__ = ["SERVICE", "TOOL_NAMES", "build_server", "main", "package_version"]
+__all__ = ["SERVICE", "TOOL_NAMES", "build_server", "main", "package_version", "tool_errors"]
 
 SERVICE = "maple-mcp"
 TOOL_NAMES = (
@@ -91,17 +92,31 @@ def package_version() -> str:
         return "0.0.0"
 
 
-def _reported(fn: Callable[P, R]) -> Callable[P, R]:
-    """Turn maple's errors into tool errors the model can read (their messages name the fix)."""
+def tool_errors(fn: Callable[P, R]) -> Callable[P, R]:
+    """The tools' one error boundary: maple's errors become tool errors the model can read.
+
+    Their messages name the fix. Wraps a plain or an ``async`` tool; anything other than a
+    ``MapleError`` is left to the SDK.
+    """
+    if inspect.iscoroutinefunction(fn):
+
+        @functools.wraps(fn)
+        async def awaited(*args: P.args, **kwargs: P.kwargs) -> Any:
+            try:
+                return await fn(*args, **kwargs)
+            except MapleError as exc:
+                raise ToolError(str(exc)) from exc
+
+        return cast(Callable[P, R], awaited)
 
     @functools.wraps(fn)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+    def called(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return fn(*args, **kwargs)
         except MapleError as exc:
             raise ToolError(str(exc)) from exc
 
-    return wrapper
+    return called
 
 
 def _result(
@@ -171,7 +186,7 @@ def build_server(
         description="Return the review comments on a branch, newest first.",
         annotations=reader,
     )
-    @_reported
+    @tool_errors
     def list_comments(
         branch: Branch,
         statuses: Annotated[
@@ -192,6 +207,7 @@ def build_server(
         ),
         annotations=reader,
     )
+    @tool_errors
     async def wait_for_comments(
         branch: Branch,
         ctx: Context,
@@ -211,14 +227,11 @@ def build_server(
         ] = None,
     ) -> Annotated[CallToolResult, WaitModel]:
         since = cursor or None  # Maple treats an empty cursor as none: drain
-        try:
-            if since is not None:
-                parse_cursor(since)
-            found = await _wait_for_fresh(
-                watches, store, branch, since, clamp_wait_ms(timeoutMs), ctx, report
-            )
-        except MapleError as exc:
-            raise ToolError(str(exc)) from exc
+        if since is not None:
+            parse_cursor(since)
+        found = await _wait_for_fresh(
+            watches, store, branch, since, clamp_wait_ms(timeoutMs), ctx, report
+        )
         data: dict[str, Any] = {
             "status": "comments" if found.comments else "timeout",
             "cursor": found.cursor,
@@ -237,7 +250,7 @@ def build_server(
             open_world_hint=False,
         ),
     )
-    @_reported
+    @tool_errors
     def resolve_comment_tool(
         id: CommentId,
         sha: Annotated[
@@ -271,7 +284,7 @@ def build_server(
         ),
         annotations=reader,
     )
-    @_reported
+    @tool_errors
     def get_comment_context(
         id: CommentId, branch: Branch
     ) -> Annotated[CallToolResult, ContextModel]:
@@ -294,6 +307,7 @@ def build_server(
             open_world_hint=False,
         ),
     )
+    @tool_errors
     async def start_solo(
         previewUrl: Annotated[  # noqa: N803 - Maple's argument name
             str,
@@ -312,10 +326,7 @@ def build_server(
                 f"This server reads the {store.name} store, but solo comments are written under "
                 ".maple/. Set MAPLE_STORE=file to read them."
             )
-        try:
-            link, bridge = await anyio.to_thread.run_sync(solo.pair, previewUrl)
-        except MapleError as exc:
-            raise ToolError(str(exc)) from exc
+        link, bridge = await anyio.to_thread.run_sync(solo.pair, previewUrl)
         data = {"link": link, "bridge": bridge}
         return _result(data, data, reviewers=False)
 

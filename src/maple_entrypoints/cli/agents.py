@@ -133,10 +133,7 @@ def start(
     """Start an agent on a briefing and follow its turn (Ctrl-C stops it)."""
     folder = str(cwd.resolve())
     agent_id = f"{provider}-{os.getpid()}"
-    try:
-        session = _provider(provider).start(agent_id, briefing, folder, model=model, effort=effort)
-    except MapleError as exc:
-        raise fail(str(exc), EXIT_ERROR) from None
+    session = _provider(provider).start(agent_id, briefing, folder, model=model, effort=effort)
     _drive(session, folder, as_json)
 
 
@@ -153,10 +150,7 @@ def send(
     """Resume an agent's thread in a fresh process with more instructions."""
     folder = str(cwd.resolve())
     agent_id = f"{provider}-{os.getpid()}"
-    try:
-        session = _provider(provider).resume(agent_id, thread, message, folder)
-    except MapleError as exc:
-        raise fail(str(exc), EXIT_ERROR) from None
+    session = _provider(provider).resume(agent_id, thread, message, folder)
     _drive(session, folder, as_json)
 
 
@@ -176,8 +170,6 @@ def _recorded(agent_id: str) -> dict[str, Any]:
             known = sorted(n[:-5] for n in folder.names() if _AGENT_ID.fullmatch(n[:-5]))
     except (OSError, ValueError):
         data, known = None, []
-    except MapleError as exc:
-        raise fail(str(exc), EXIT_ERROR) from None
     run = data.get("run") if isinstance(data, dict) else None
     if not isinstance(run, dict) or not isinstance(data.get("text"), str):
         raise fail(

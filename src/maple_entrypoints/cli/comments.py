@@ -12,14 +12,12 @@ from maple_core.comments import Anchor, NewComment
 from maple_core.context import comment_context
 from maple_core.cursor import parse_cursor
 from maple_core.display import shown, shown_one
-from maple_core.errors import ConfigurationError, MapleError
 from maple_core.services import list_all, resolve_and_report, wait_for_comments
 from maple_core.statuses import CommentStatus
 from maple_core.text import one_line
 from maple_entrypoints.bootstrap.local import system_clock
 from maple_entrypoints.cli.common import (
     EXIT_CONFIG,
-    EXIT_ERROR,
     BranchOption,
     JsonOption,
     branch_of,
@@ -54,10 +52,7 @@ def list_comments(
     """List the review comments on a branch, newest first."""
     cwd = Path.cwd()
     store = store_here(cwd)
-    try:
-        comments = list_all(store, branch_of(branch, cwd), status or None, report=warn)
-    except MapleError as exc:
-        raise fail(str(exc), EXIT_ERROR) from None
+    comments = list_all(store, branch_of(branch, cwd), status or None, report=warn)
     if as_json:
         print_json(shown(comments, warn))
     else:
@@ -118,8 +113,6 @@ def wait(
                 return
     except KeyboardInterrupt:
         return
-    except MapleError as exc:
-        raise fail(str(exc), EXIT_ERROR) from None
 
 
 @comments_app.command("show", epilog="Example: maple comments show loc_3f9a2b1c4d5e --json")
@@ -131,12 +124,8 @@ def show(
     """Show one comment with everything needed to act on it (get_comment_context)."""
     cwd = Path.cwd()
     store = store_here(cwd)
-    try:
-        context = comment_context(
-            list_all(store, branch_of(branch, cwd), report=warn), comment_id, branch_of(branch, cwd)
-        )
-    except MapleError as exc:
-        raise fail(str(exc), EXIT_ERROR) from None
+    name = branch_of(branch, cwd)
+    context = comment_context(list_all(store, name, report=warn), comment_id, name)
     data = context.to_json()
     if as_json:
         print_json(data)
@@ -176,10 +165,7 @@ def add_comment(
         anchor=anchor,
         extra={"author": author} if author is not None else {},
     )
-    try:
-        stored = store.append(draft)
-    except MapleError as exc:
-        raise fail(str(exc), EXIT_ERROR) from None
+    stored = store.append(draft)
     if as_json:
         print_json(stored.to_json())
     else:
@@ -205,29 +191,23 @@ def resolve(
 
     cwd = Path.cwd()
     settings = load_settings()
-    try:
-        config = resolve_config(settings, "maple")
-        gate, refresher = build_gate(config), build_refresher(config)
-        store = build_store(config, cwd)
-    except ConfigurationError as exc:
-        raise fail(str(exc), EXIT_CONFIG) from None
+    config = resolve_config(settings, "maple")
+    gate, refresher = build_gate(config), build_refresher(config)
+    store = build_store(config, cwd)
     commit = sha or head_commit(cwd)
     if not commit:
         raise fail("no commit is checked out here; pass --sha COMMIT.", EXIT_CONFIG)
-    try:
-        resolved = resolve_and_report(
-            store,
-            comment_id,
-            commit,
-            note,
-            system_clock(),
-            ServerLog("maple", settings.secrets()),
-            gate=gate,
-            refresher=refresher,
-            require_approval=config.require_approval,
-        )
-    except MapleError as exc:
-        raise fail(str(exc), EXIT_ERROR) from None
+    resolved = resolve_and_report(
+        store,
+        comment_id,
+        commit,
+        note,
+        system_clock(),
+        ServerLog("maple", settings.secrets()),
+        gate=gate,
+        refresher=refresher,
+        require_approval=config.require_approval,
+    )
     if as_json:
         print_json(shown_one(resolved, warn))
     else:

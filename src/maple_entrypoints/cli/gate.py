@@ -79,16 +79,10 @@ def decide(branch: BranchOption = None, as_json: JsonOption = False) -> None:
     cwd = Path.cwd()
     store = store_here(cwd)
     name = branch_of(branch, cwd)
-    try:
-        sha = store.head(name) if Capability.HEAD in store.capabilities else None
-        verdict = decide_branch_gate(
-            store,
-            name,
-            sha,
-            require_approval=os.environ.get("MAPLE_REQUIRE_APPROVAL") == "true",
-        )
-    except MapleError as exc:
-        raise fail(str(exc), EXIT_ERROR) from None
+    sha = store.head(name) if Capability.HEAD in store.capabilities else None
+    verdict = decide_branch_gate(
+        store, name, sha, require_approval=os.environ.get("MAPLE_REQUIRE_APPROVAL") == "true"
+    )
     _show(name, sha, verdict, as_json)
     if verdict.conclusion is GateConclusion.BLOCKED:
         raise typer.Exit(EXIT_BLOCKED)
@@ -157,24 +151,21 @@ def publish(
     )
     token = _env("GITHUB_TOKEN")
     gate_token = _env("MAPLE_GATE_TOKEN") or token
-    try:
-        if not repository or "/" not in repository:
-            raise ConfigurationError(
-                "no repository: set MAPLE_GITHUB_OWNER and MAPLE_GITHUB_REPO (GitHub Actions "
-                "sets GITHUB_REPOSITORY)."
-            )
-        if not gate_token:
-            raise ConfigurationError(
-                "GITHUB_TOKEN is not set; give the job `permissions: checks: write, "
-                "pull-requests: read` and `env: GITHUB_TOKEN: ${{ github.token }}`, or set "
-                "MAPLE_GATE_TOKEN to a gate App's token."
-            )
-        if review_url is not None:
-            review_url = check_review_url(review_url, "--review-url")
-        elif configured := _env("MAPLE_REVIEW_URL"):
-            review_url = check_review_url(configured, "MAPLE_REVIEW_URL")
-    except ConfigurationError as exc:
-        raise fail(str(exc), EXIT_CONFIG) from None
+    if not repository or "/" not in repository:
+        raise ConfigurationError(
+            "no repository: set MAPLE_GITHUB_OWNER and MAPLE_GITHUB_REPO (GitHub Actions "
+            "sets GITHUB_REPOSITORY)."
+        )
+    if not gate_token:
+        raise ConfigurationError(
+            "GITHUB_TOKEN is not set; give the job `permissions: checks: write, "
+            "pull-requests: read` and `env: GITHUB_TOKEN: ${{ github.token }}`, or set "
+            "MAPLE_GATE_TOKEN to a gate App's token."
+        )
+    if review_url is not None:
+        review_url = check_review_url(review_url, "--review-url")
+    elif configured := _env("MAPLE_REVIEW_URL"):
+        review_url = check_review_url(configured, "MAPLE_REVIEW_URL")
     owner, repo = repository.split("/", 1)
     parts = ci_gate(
         owner,

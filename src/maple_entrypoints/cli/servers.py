@@ -8,8 +8,7 @@ from typing import Annotated
 
 import typer
 
-from maple_core.errors import ConfigurationError, MapleError
-from maple_entrypoints.cli.common import EXIT_CONFIG, EXIT_ERROR, exit_code_for, fail
+from maple_entrypoints.cli.common import EXIT_CONFIG, EXIT_ERROR, fail
 
 __all__ = ["hook_app", "mcp_server", "route_app", "solo"]
 
@@ -83,10 +82,7 @@ def route_serve(
         raise fail(f'unknown --store {store}; "file" and "github" exist.', EXIT_CONFIG) from None
     if not prefix.startswith("/"):
         raise fail(f"--prefix must start with /, such as /api/maple; got {prefix}.", EXIT_CONFIG)
-    try:
-        options = route_options(load_settings(), kind, Path.cwd(), review_url=review_url)
-    except ConfigurationError as exc:
-        raise fail(str(exc), EXIT_CONFIG) from None
+    options = route_options(load_settings(), kind, Path.cwd(), review_url=review_url)
     cannot_listen = f"the route cannot listen on {host}:{port}"
     fix = "choose another --port or --host, or stop what listens there."
     try:
@@ -143,10 +139,7 @@ def solo(
     from maple_entrypoints.server_log import ServerLog
     from maple_entrypoints.solo import start_bridge
 
-    try:
-        bridge = start_bridge(preview_url, port=port, log=ServerLog("maple-solo"))
-    except MapleError as exc:
-        raise fail(str(exc), exit_code_for(exc)) from None
+    bridge = start_bridge(preview_url, port=port, log=ServerLog("maple-solo"))
     link = bridge.link(preview_url)
     if as_json:
         shown = {"link": link, "bridge": bridge.url, "origin": bridge.origin}
