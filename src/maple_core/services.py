@@ -7,9 +7,10 @@ any transport.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import math
+from collections.abc import Callable, Generator, Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, cast
 
 from maple_core.comments import Comment, Resolution
 from maple_core.cursor import FreshComments, format_js_timestamp, newest_first, select_fresh
@@ -27,7 +28,12 @@ from maple_core.statuses import CommentStatus
 
 __all__ = [
     "GateLog",
+    "Look",
+    "Progress",
     "PublishOutcome",
+    "Sleep",
+    "WaitPlan",
+    "advance",
     "decide_branch_gate",
     "list_all",
     "publish_gate",
@@ -36,6 +42,7 @@ __all__ = [
     "resolve_comment",
     "stamped_resolution",
     "wait_for_comments",
+    "wait_plan",
 ]
 
 _MAX_COMMENTS = 10_000
@@ -82,6 +89,99 @@ def _described_problems(comment: Comment, branch: str) -> str:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Look:
+    """A wait's step: list the branch now and send back its comments.
+
+    The driver notes the branch's change signal just before it lists, so a change between the
+    listing and the next :class:`Sleep` is never slept through.
+    """
+
+
+@dataclass(frozen=True, slots=True)
+class Sleep:
+    """A wait's step: sleep until the branch changes or ``seconds`` pass; send back if it did."""
+
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """A wait's step: report that ``elapsed`` of ``total`` seconds have passed; send back None."""
+
+    elapsed: float
+    total: float
+
+
+WaitPlan = Generator[Look | Sleep | Progress, Sequence[Comment] | bool | None, FreshComments]
+"""A wait written once, without I/O: its driver lists, sleeps and reports as the steps say."""
+
+
+def wait_plan(
+    cursor: str | None,
+    budget_ms: int,
+    now: Callable[[], float],
+    *,
+    relist_s: float | None = None,
+    progress_s: float | None = None,
+) -> WaitPlan:
+    """The wait for comments newer than ``cursor``, up to ``budget_ms``, as steps to drive.
+
+    The first :class:`Look` comes at once, so a wait without a cursor drains what is waiting.
+    After that it looks again only when a :class:`Sleep` says the branch changed, or every
+    ``relist_s`` seconds as a safety net under the change signal; every ``progress_s`` seconds
+    it asks for a :class:`Progress` report. Nothing fresh by the deadline is a normal result
+    with no comments and the cursor unchanged. ``now`` is a monotonic clock in seconds; the
+    budget starts when the plan is made. Cancelling is the driver's: it stops driving.
+
+    Raises:
+        InvalidCursorError: ``cursor`` is not a timestamp (at the first look).
+    """
+    return _planned(cursor, now(), budget_ms / 1000, now, relist_s, progress_s)
+
+
+def _planned(
+    cursor: str | None,
+    start: float,
+    budget_s: float,
+    now: Callable[[], float],
+    relist_s: float | None,
+    progress_s: float | None,
+) -> WaitPlan:
+    deadline = start + budget_s
+    next_progress = start + progress_s if progress_s else math.inf
+    found = select_fresh(_listed((yield Look())), cursor)
+    next_relist = now() + relist_s if relist_s else math.inf
+    while not found.comments:
+        moment = now()
+        if moment >= deadline:
+            break
+        if progress_s and moment >= next_progress:
+            yield Progress(round(moment - start, 3), budget_s)
+            next_progress += progress_s
+        changed = yield Sleep(min(deadline, next_progress, next_relist) - moment)
+        if changed or now() >= next_relist:
+            found = select_fresh(_listed((yield Look())), cursor)
+            next_relist = now() + relist_s if relist_s else math.inf
+    return found
+
+
+def advance(
+    plan: WaitPlan, reply: Sequence[Comment] | bool | None
+) -> Look | Sleep | Progress | FreshComments:
+    """Send ``reply`` to the last step of ``plan``: the next step, or what the wait found."""
+    try:
+        return plan.send(reply)
+    except StopIteration as done:
+        return cast(FreshComments, done.value)
+
+
+def _listed(sent: Sequence[Comment] | bool | None) -> Sequence[Comment]:
+    if isinstance(sent, bool) or sent is None:
+        raise TypeError("a Look is answered with the branch's comments")
+    return sent
+
+
 def wait_for_comments(
     store: CommentStore,
     branch: str,
@@ -91,27 +191,27 @@ def wait_for_comments(
     *,
     report: Callable[[str], None] | None = None,
 ) -> FreshComments:
-    """Wait up to ``budget_ms`` for comments on ``branch`` newer than ``cursor``.
+    """Wait up to ``budget_ms`` for comments on ``branch`` newer than ``cursor`` (blocking).
 
-    The first look happens at once, so a call without a cursor drains what is waiting. Between
-    looks it sleeps on the store's change signal. Nothing fresh by the deadline is a normal
-    result with no comments and the cursor unchanged.
-
-    Records in a bad shape are left out or read in part, and described to ``report`` (see
-    :func:`list_all`).
+    Drives :func:`wait_plan` with the store: it sleeps on the store's change signal between
+    looks. Records in a bad shape are left out or read in part, and described to ``report``
+    (see :func:`list_all`).
 
     Raises:
         InvalidCursorError: ``cursor`` is not a timestamp.
     """
-    deadline = clock.monotonic() + budget_ms / 1000
+    plan = wait_plan(cursor, budget_ms, clock.monotonic)
     changes = store.changes(branch)
-    while True:
-        token = changes.token()
-        found = select_fresh(list_all(store, branch, report=report), cursor)
-        remaining = deadline - clock.monotonic()
-        if found.comments or remaining <= 0:
-            return found
-        changes.wait(token, remaining)
+    token: Hashable = None
+    reply: Sequence[Comment] | bool | None = None
+    while not isinstance(step := advance(plan, reply), FreshComments):
+        if isinstance(step, Look):
+            token = changes.token()
+            reply = list_all(store, branch, report=report)
+        else:
+            assert isinstance(step, Sleep)  # no progress was asked for
+            reply = changes.wait(token, step.seconds)
+    return step
 
 
 def resolve_comment(

@@ -1,4 +1,4 @@
-"""Waits: how long a wait may last, and the wait loop written against ports and a clock."""
+"""How long a wait may last and how often it reports progress (the wait is ``wait_plan``)."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ import functools
 import inspect
 import json
 import sys
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -24,12 +24,20 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
+from maple_core.comments import Comment
 from maple_core.context import comment_context
-from maple_core.cursor import FreshComments, parse_cursor, select_fresh
+from maple_core.cursor import FreshComments, parse_cursor
 from maple_core.display import shown, shown_one
 from maple_core.errors import ConfigurationError, MapleError
 from maple_core.ports import ChangeSignal, Clock, CommentStore, GatePublisher, GateRefresher
-from maple_core.services import list_all, resolve_and_report
+from maple_core.services import (
+    Look,
+    Sleep,
+    advance,
+    list_all,
+    resolve_and_report,
+    wait_plan,
+)
 from maple_core.statuses import CommentStatus
 from maple_core.text import REVIEW_DATA_NOTICE, framed_json, without_lone_surrogates
 from maple_core.wait import PROGRESS_INTERVAL_MS, clamp_wait_ms
@@ -429,37 +437,38 @@ async def _wait_for_fresh(
     ctx: Context,
     report: Callable[[str], None],
 ) -> FreshComments:
-    """List once, then again only when the branch's watch says it changed (or every few seconds).
+    """Drive :func:`~maple_core.services.wait_plan` on the branch's shared watch.
 
-    The wait holds no worker thread while it sleeps, stops at once when cancelled, and reports
-    progress every 15 s.
+    The wait lists on a worker thread, holds no thread while it sleeps, looks again when the
+    watch says the branch changed (or every few seconds), stops at once when cancelled, and
+    reports progress every 15 s.
     """
-    start = anyio.current_time()
-    deadline = start + budget_ms / 1000
-    next_progress = start + PROGRESS_INTERVAL_MS / 1000
+    plan = wait_plan(
+        cursor,
+        budget_ms,
+        anyio.current_time,
+        relist_s=_RELIST_S,
+        progress_s=PROGRESS_INTERVAL_MS / 1000,
+    )
     watch = await watches.join(branch)
     read_all = functools.partial(list_all, store, branch, report=report)
+    seen = watch.generation
+    reply: Sequence[Comment] | bool | None = None
     try:
-        seen = watch.generation
-        found = select_fresh(await anyio.to_thread.run_sync(read_all), cursor)
-        next_relist = anyio.current_time() + _RELIST_S
-        while not found.comments:
-            now = anyio.current_time()
-            if now >= deadline:
-                break
-            if now >= next_progress:
-                await ctx.report_progress(
-                    round(now - start, 3), budget_ms / 1000, f"Waiting for comments on {branch}"
-                )
-                next_progress += PROGRESS_INTERVAL_MS / 1000
-            await watches.changed(watch, seen, min(deadline, next_progress, next_relist) - now)
-            if watch.generation != seen or anyio.current_time() >= next_relist:
+        while not isinstance(step := advance(plan, reply), FreshComments):
+            if isinstance(step, Look):
                 seen = watch.generation
-                found = select_fresh(await anyio.to_thread.run_sync(read_all), cursor)
-                next_relist = anyio.current_time() + _RELIST_S
+                reply = await anyio.to_thread.run_sync(read_all)
+            elif isinstance(step, Sleep):
+                await watches.changed(watch, seen, step.seconds)
+                reply = watch.generation != seen
+            else:
+                message = f"Waiting for comments on {branch}"
+                await ctx.report_progress(step.elapsed, step.total, message)
+                reply = None
     finally:
         watches.leave(branch, watch)
-    return found
+    return step
 
 
 def _exit_on_signals() -> None:
