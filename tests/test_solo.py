@@ -23,7 +23,8 @@ from maple_adapters.github.store import GitHubLedgerStore
 from maple_core.errors import InvalidInputError
 from maple_core.solo import SoloRequest, SoloRules, origin_of, pairing_of, solo_link, solo_refusal
 from maple_entrypoints.mcp_server import build_server
-from maple_entrypoints.solo import BridgeStartError, SoloBridge, SoloBridges, start_bridge
+from maple_entrypoints.solo import BridgeStartError, start_bridge
+from maple_entrypoints.solo_bridges import SoloBridge, SoloBridges
 from tests.mcp_support import EVENT_S, OutputLines, clean_env, error_text, interrupt, structured
 
 ORIGIN = "https://feat-x.preview.example"

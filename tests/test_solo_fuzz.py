@@ -16,7 +16,8 @@ import pytest
 
 from contract_tests.support import make_repo
 from maple_core.solo import pairing_of
-from maple_entrypoints.solo import SoloBridge, start_bridge
+from maple_entrypoints.solo import start_bridge
+from maple_entrypoints.solo_bridges import SoloBridge
 from tests.mcp_support import stdio_server, structured
 
 ORIGIN = "https://feat-fuzz.preview.example"

@@ -30,9 +30,9 @@ from maple_entrypoints.loopback import listen_on_loopback, serve_in_thread
 from maple_entrypoints.route.answers import json_answer
 from maple_entrypoints.route.serve import served_app
 from maple_entrypoints.server_log import ServerLog
-from maple_entrypoints.solo_bridges import SoloBridge, SoloBridges
+from maple_entrypoints.solo_bridges import SoloBridge
 
-__all__ = ["BridgeStartError", "PairingGuard", "SoloBridge", "SoloBridges", "start_bridge"]
+__all__ = ["BridgeStartError", "PairingGuard", "start_bridge"]
 
 _ALLOW_METHODS = "GET, POST, PATCH, DELETE"
 _ALLOW_HEADERS = "x-maple-solo, content-type, accept"

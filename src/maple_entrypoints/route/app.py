@@ -66,7 +66,6 @@ __all__ = [
     "IdentityResolver",
     "RouteOptions",
     "StoreResolver",
-    "check_review_url",
     "create_route_app",
     "json_http_error",
 ]
