@@ -17,13 +17,13 @@ from maple_adapters.github.push_access import PushAnswer
 from maple_core.errors import ConfigurationError
 from maple_core.json_types import JsonValue
 from maple_core.ports import Clock, CommentStore, GatePublisher
-from maple_entrypoints.settings import GitHubConfig, Transport
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the settings load pydantic, which the route and its guards never need
     from maple_adapters.github.events import GitHubEvent
     from maple_adapters.github.store import GitHubLedgerStore
     from maple_adapters.github.transport import GitHubTransport
+    from maple_entrypoints.settings import GitHubConfig, Transport
 
 __all__ = [
     "CiGate",
@@ -86,6 +86,7 @@ def build_transport(github: GitHubConfig, transport: Transport) -> GitHubTranspo
         ConfigurationError: the chosen transport cannot work here.
     """
     from maple_adapters.github.transport import GhCliTransport, host_of
+    from maple_entrypoints.settings import Transport
 
     token = github.token.get_secret_value() if github.token else None
     host = host_of(github.api_url)

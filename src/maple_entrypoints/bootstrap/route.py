@@ -36,7 +36,10 @@ from maple_entrypoints.route.answers import bearer_token
 from maple_entrypoints.route.app import RouteOptions
 from maple_entrypoints.route.refresh import GateRefreshOptions
 from maple_entrypoints.server_log import ServerLog
-from maple_entrypoints.settings import Settings
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the settings load pydantic, which the local route never needs
+    from maple_entrypoints.settings import Settings
 
 __all__ = ["RouteStoreKind", "TokenStores", "local_route_options", "route_options"]
 
