@@ -19,10 +19,12 @@ from maple_core.json_types import JsonValue
 from maple_core.ports import Clock, CommentStore, GatePublisher
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # the settings load pydantic, which the route and its guards never need
+if TYPE_CHECKING:
     from maple_adapters.github.events import GitHubEvent
     from maple_adapters.github.store import GitHubLedgerStore
     from maple_adapters.github.transport import GitHubTransport
+
+    # Read at run time only where needed: the settings load pydantic, which the route never does.
     from maple_entrypoints.settings import GitHubConfig, Transport
 
 __all__ = [
