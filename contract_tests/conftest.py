@@ -15,8 +15,9 @@ from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.memory import InMemoryCommentStore
 from maple_adapters.route import RouteCommentStore, RouteHttp
 from maple_core.ports import CommentStore
+from maple_entrypoints.bootstrap.route import TokenStores
 from maple_entrypoints.route import RouteOptions
-from maple_entrypoints.route.serve import TokenStores, served_app
+from maple_entrypoints.route.serve import served_app
 from tests.github.fake_github import FakeGitHub, Served, serve
 from tests.loopback import serve_asgi
 

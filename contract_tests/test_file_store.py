@@ -12,7 +12,12 @@ import pytest
 from contract_tests.support import FakeClock, git, make_repo
 from maple_adapters.files import FileCommentStore, FileMedia, find_checkout, slug, url_slug
 from maple_core.comments import NewComment
-from maple_core.errors import CorruptLedgerError, InvalidMediaKeyError, NotFoundError
+from maple_core.errors import (
+    CorruptLedgerError,
+    InvalidMediaKeyError,
+    NotFoundError,
+    StoreUnavailableError,
+)
 from maple_core.paging import ListQuery
 from maple_core.ports import Capability
 from maple_core.services import list_all
@@ -370,3 +375,14 @@ def test_an_empty_dot_git_folder_is_not_a_repository(tmp_path: Path) -> None:
     found = find_checkout(inside)
     assert found.git_dir is None or not found.git_dir.startswith(str(tmp_path))
     assert found.branch is None
+
+
+def test_a_ledger_the_system_will_not_read_is_unavailable_and_named(repo: Path) -> None:
+    store = FileCommentStore(FakeClock(), repo)
+    ledger = Path(store.place().ledger)
+    ledger.mkdir(parents=True)  # a folder where the file belongs: reading it fails with EISDIR
+    with pytest.raises(StoreUnavailableError, match=r"comments\.json could not be used") as caught:
+        store.list(ListQuery(branch="feat/x"))
+    assert (caught.value.store, caught.value.operation) == ("file", "list")
+    with pytest.raises(StoreUnavailableError, match="could not be used"):
+        store.append(new("kept nowhere"))

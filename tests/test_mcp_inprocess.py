@@ -20,7 +20,7 @@ from maple_adapters.memory_gate import InMemoryGatePublisher
 from maple_core.comments import Comment, NewComment
 from maple_core.gate import GateReport
 from maple_core.paging import CommentPage, ListQuery
-from maple_core.ports import Capability, CommentStore
+from maple_core.ports import BranchState, Capability, CommentStore
 from maple_entrypoints.mcp_server import build_server
 from maple_entrypoints.server_log import ServerLog
 from tests.mcp_support import EVENT_S, error_text, structured
@@ -212,7 +212,7 @@ def test_any_arguments_give_a_result_or_a_clear_error_and_the_server_keeps_servi
 
 
 class CountingStore(InMemoryCommentStore):
-    """A memory store that counts how often it is listed."""
+    """A memory store that counts how often it is read (a listing or a whole branch's state)."""
 
     def __init__(self) -> None:
         super().__init__(FakeClock())
@@ -221,6 +221,10 @@ class CountingStore(InMemoryCommentStore):
     def list(self, query: ListQuery) -> CommentPage:
         self.lists += 1
         return super().list(query)
+
+    def state(self, branch: str) -> BranchState:
+        self.lists += 1
+        return super().state(branch)
 
 
 async def test_an_idle_wait_reads_the_store_only_when_it_changes() -> None:

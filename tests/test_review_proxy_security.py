@@ -462,3 +462,27 @@ def test_the_overlay_runs_on_a_locked_page_and_the_apps_own_scripts_stay_blocked
     page.close()
     assert b"/app.js" not in review.app.seen
     assert b"/pixel.png" not in review.app.seen
+
+
+def _proxy_once(repo: Path) -> None:
+    """Serve the proxy, forward one request through it (pooling a connection), stop it."""
+    served, evil, app_port, _ = _app_and_evil(App())
+    evil.stop()
+    proxy = serve_asgi(review_app(f"http://127.0.0.1:{app_port}", repo, BRANCH))
+    try:
+        assert httpx.get(proxy.url + "/", timeout=30).status_code == 200
+    finally:
+        proxy.stop()
+        served.stop()
+
+
+def test_a_stopped_proxy_leaves_no_connection_to_the_app_open(tmp_path: Path) -> None:
+    import gc
+    import warnings
+
+    _proxy_once(make_repo(tmp_path / "shop", BRANCH))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        gc.collect()
+    sockets = [str(w.message) for w in caught if "unclosed <socket" in str(w.message)]
+    assert sockets == []  # (the test server's own transports are the loopback helper's affair)

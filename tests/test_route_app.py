@@ -543,3 +543,16 @@ def test_an_idle_route_signal_asks_once_per_poll_even_in_short_slices(
             assert signal.wait(token, 2.0) is True
         finally:
             http.close()
+
+
+@pytest.mark.parametrize("url", ["http://x\x00y", "http://" + "a" * 300 + ".example"])
+def test_a_route_url_httpx_cannot_send_to_is_an_unavailable_store(url: str) -> None:
+    from maple_adapters.route import RouteCommentStore, RouteHttp
+    from maple_core.errors import StoreUnavailableError
+
+    http = RouteHttp(url)
+    try:
+        with pytest.raises(StoreUnavailableError, match="could not be reached"):
+            RouteCommentStore(http).list(ListQuery(branch=BRANCH))
+    finally:
+        http.close()

@@ -29,8 +29,8 @@ from maple_adapters.files import FileCommentStore, FileMedia
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_core.comments import Anchor, NewComment
 from maple_core.errors import ConfigurationError
+from maple_entrypoints.bootstrap.route import RouteStoreKind, route_options
 from maple_entrypoints.route import RouteOptions
-from maple_entrypoints.route.serve import RouteStoreKind, route_options
 from maple_entrypoints.settings import load_settings
 from maple_entrypoints.solo import start_bridge
 from tests.github.fake_github import FakeGitHub, Served, serve

@@ -96,7 +96,7 @@ def test_tokens_are_secret_in_reprs() -> None:
 
 def test_the_route_store_and_its_refresh_are_built_from_maple_url() -> None:
     from maple_adapters.route import RouteCommentStore, RouteGateRefresher
-    from maple_entrypoints.wiring import build_gate, build_refresher, build_store
+    from maple_entrypoints.bootstrap.server import build_gate, build_refresher, build_store
 
     url = "https://p.example/api/maple/"
     config = resolve_config(

@@ -22,7 +22,8 @@ from maple_adapters.files import FileCommentStore
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_core.errors import InvalidInputError
 from maple_entrypoints.mcp_server import build_server
-from maple_entrypoints.solo import BridgeStartError, SoloBridge, SoloBridges, start_bridge
+from maple_entrypoints.solo import BridgeStartError, start_bridge
+from maple_entrypoints.solo_bridges import SoloBridge, SoloBridges
 from maple_entrypoints.solo_pairing import (
     SoloRequest,
     SoloRules,

@@ -15,7 +15,8 @@ import httpx2 as httpx
 import pytest
 
 from contract_tests.support import make_repo
-from maple_entrypoints.solo import SoloBridge, start_bridge
+from maple_entrypoints.solo import start_bridge
+from maple_entrypoints.solo_bridges import SoloBridge
 from maple_entrypoints.solo_pairing import pairing_of
 from tests.mcp_support import stdio_server, structured
 
@@ -148,7 +149,7 @@ def test_ten_thousand_random_requests_give_no_5xx_and_write_only_when_fully_vali
     assert all(c["status"] == "open" and c["author"]["provenance"] == "guest" for c in stored)
     media = folder / "media"
     assert len(list(media.iterdir()) if media.exists() else []) == expected_media
-    assert expected_comments > 100  # the walk reached the route, not only the gate
+    assert expected_comments > 100  # the walk reached the route, not only the pairing guard
     assert not (repo / ".maple" / "default").exists()
 
 

@@ -1,24 +1,56 @@
-"""Use cases written against the ports: list everything, wait for fresh comments, resolve."""
+"""Use cases written against the ports: list, wait, resolve and tell the gate, decide the gate.
+
+Every entrypoint (the MCP server, the CLI, the route, the Stop hook) calls these; none repeats
+them. Progress, cancellation and logging come in as callbacks, so the use cases stay free of
+any transport.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import math
+from collections.abc import Callable, Generator, Hashable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Protocol, cast
 
 from maple_core.comments import Comment, Resolution
 from maple_core.cursor import FreshComments, format_js_timestamp, newest_first, select_fresh
 from maple_core.errors import CorruptLedgerError, MissingCapabilityError
-from maple_core.gate import GatePolicy, GateReport, decide_gate, unreadable_ledger_verdict
+from maple_core.gate import (
+    GatePolicy,
+    GateReport,
+    GateVerdict,
+    decide_gate,
+    unreadable_ledger_verdict,
+)
 from maple_core.paging import ListQuery
-from maple_core.ports import Capability, Clock, CommentStore, GatePublisher
+from maple_core.ports import (
+    BranchState,
+    Capability,
+    Clock,
+    CommentStore,
+    GatePublisher,
+    GateRefresher,
+)
 from maple_core.statuses import CommentStatus
 
 __all__ = [
+    "GateLog",
+    "Look",
+    "Progress",
     "PublishOutcome",
+    "Sleep",
+    "WaitPlan",
+    "advance",
+    "decide_branch_gate",
     "list_all",
+    "look",
     "publish_gate",
+    "report_to_gate",
+    "resolve_and_report",
     "resolve_comment",
+    "stamped_resolution",
     "wait_for_comments",
+    "wait_plan",
 ]
 
 _MAX_COMMENTS = 10_000
@@ -48,6 +80,18 @@ def list_all(
             return newest_first(gathered)
 
 
+def look(
+    store: CommentStore, branch: str, *, report: Callable[[str], None] | None = None
+) -> tuple[list[Comment], Hashable]:
+    """The usable comments on ``branch`` newest first, and the change token of that same read.
+
+    One read of the store (:meth:`~maple_core.ports.CommentStore.state`): a wait's look, after
+    which it sleeps on the token. Records in a bad shape are handled as :func:`list_all` does.
+    """
+    state = store.state(branch)
+    return newest_first(_usable(state.comments, branch, report)), state.token
+
+
 def _usable(
     comments: Iterable[Comment], branch: str, report: Callable[[str], None] | None
 ) -> list[Comment]:
@@ -74,6 +118,99 @@ def _described_problems(comment: Comment, branch: str) -> str:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Look:
+    """A wait's step: list the branch now and send back its comments.
+
+    The driver notes the branch's change signal just before it lists, so a change between the
+    listing and the next :class:`Sleep` is never slept through.
+    """
+
+
+@dataclass(frozen=True, slots=True)
+class Sleep:
+    """A wait's step: sleep until the branch changes or ``seconds`` pass; send back if it did."""
+
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """A wait's step: report that ``elapsed`` of ``total`` seconds have passed; send back None."""
+
+    elapsed: float
+    total: float
+
+
+WaitPlan = Generator[Look | Sleep | Progress, Sequence[Comment] | bool | None, FreshComments]
+"""A wait written once, without I/O: its driver lists, sleeps and reports as the steps say."""
+
+
+def wait_plan(
+    cursor: str | None,
+    budget_ms: int,
+    now: Callable[[], float],
+    *,
+    relist_s: float | None = None,
+    progress_s: float | None = None,
+) -> WaitPlan:
+    """The wait for comments newer than ``cursor``, up to ``budget_ms``, as steps to drive.
+
+    The first :class:`Look` comes at once, so a wait without a cursor drains what is waiting.
+    After that it looks again only when a :class:`Sleep` says the branch changed, or every
+    ``relist_s`` seconds as a safety net under the change signal; every ``progress_s`` seconds
+    it asks for a :class:`Progress` report. Nothing fresh by the deadline is a normal result
+    with no comments and the cursor unchanged. ``now`` is a monotonic clock in seconds; the
+    budget starts when the plan is made. Cancelling is the driver's: it stops driving.
+
+    Raises:
+        InvalidCursorError: ``cursor`` is not a timestamp (at the first look).
+    """
+    return _planned(cursor, now(), budget_ms / 1000, now, relist_s, progress_s)
+
+
+def _planned(
+    cursor: str | None,
+    start: float,
+    budget_s: float,
+    now: Callable[[], float],
+    relist_s: float | None,
+    progress_s: float | None,
+) -> WaitPlan:
+    deadline = start + budget_s
+    next_progress = start + progress_s if progress_s else math.inf
+    found = select_fresh(_listed((yield Look())), cursor)
+    next_relist = now() + relist_s if relist_s else math.inf
+    while not found.comments:
+        moment = now()
+        if moment >= deadline:
+            break
+        if progress_s and moment >= next_progress:
+            yield Progress(round(moment - start, 3), budget_s)
+            next_progress += progress_s
+        changed = yield Sleep(min(deadline, next_progress, next_relist) - moment)
+        if changed or now() >= next_relist:
+            found = select_fresh(_listed((yield Look())), cursor)
+            next_relist = now() + relist_s if relist_s else math.inf
+    return found
+
+
+def advance(
+    plan: WaitPlan, reply: Sequence[Comment] | bool | None
+) -> Look | Sleep | Progress | FreshComments:
+    """Send ``reply`` to the last step of ``plan``: the next step, or what the wait found."""
+    try:
+        return plan.send(reply)
+    except StopIteration as done:
+        return cast(FreshComments, done.value)
+
+
+def _listed(sent: Sequence[Comment] | bool | None) -> Sequence[Comment]:
+    if isinstance(sent, bool) or sent is None:
+        raise TypeError("a Look is answered with the branch's comments")
+    return sent
+
+
 def wait_for_comments(
     store: CommentStore,
     branch: str,
@@ -83,27 +220,26 @@ def wait_for_comments(
     *,
     report: Callable[[str], None] | None = None,
 ) -> FreshComments:
-    """Wait up to ``budget_ms`` for comments on ``branch`` newer than ``cursor``.
+    """Wait up to ``budget_ms`` for comments on ``branch`` newer than ``cursor`` (blocking).
 
-    The first look happens at once, so a call without a cursor drains what is waiting. Between
-    looks it sleeps on the store's change signal. Nothing fresh by the deadline is a normal
-    result with no comments and the cursor unchanged.
-
-    Records in a bad shape are left out or read in part, and described to ``report`` (see
-    :func:`list_all`).
+    Drives :func:`wait_plan` with the store: it sleeps on the store's change signal between
+    looks. Records in a bad shape are left out or read in part, and described to ``report``
+    (see :func:`list_all`).
 
     Raises:
         InvalidCursorError: ``cursor`` is not a timestamp.
     """
-    deadline = clock.monotonic() + budget_ms / 1000
+    plan = wait_plan(cursor, budget_ms, clock.monotonic)
     changes = store.changes(branch)
-    while True:
-        state = store.state(branch)  # the comments and the change token in one read
-        found = select_fresh(newest_first(_usable(state.comments, branch, report)), cursor)
-        remaining = deadline - clock.monotonic()
-        if found.comments or remaining <= 0:
-            return found
-        changes.wait(state.token, remaining)
+    token: Hashable = None
+    reply: Sequence[Comment] | bool | None = None
+    while not isinstance(step := advance(plan, reply), FreshComments):
+        if isinstance(step, Look):
+            reply, token = look(store, branch, report=report)
+        else:
+            assert isinstance(step, Sleep)  # no progress was asked for
+            reply = changes.wait(token, step.seconds)
+    return step
 
 
 def resolve_comment(
@@ -120,8 +256,13 @@ def resolve_comment(
             store=store.name,
             operation="set_status",
         )
-    resolution = Resolution(sha=sha, note=note, at=format_js_timestamp(clock.now()))
+    resolution = stamped_resolution(sha, note, clock)
     return store.set_status(comment_id, CommentStatus.RESOLVED, resolution)
+
+
+def stamped_resolution(sha: str, note: str | None, clock: Clock) -> Resolution:
+    """The resolution of a comment by ``sha``, stamped now: the one place a resolve is dated."""
+    return Resolution(sha=sha, note=note, at=format_js_timestamp(clock.now()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,17 +300,114 @@ def publish_gate(
         sha, verdict = store.head(branch), unreadable_ledger_verdict(str(exc))
     else:
         sha = state.head
-        verdict = decide_gate(
-            newest_first(_usable(state.comments, branch, None)),
-            GatePolicy(
-                status_tracked=Capability.SET_STATUS in store.capabilities,
-                commit=sha,
-                require_approval=require_approval,
-                approvals=state.approvals,
-            ),
-        )
+        verdict = _verdict(store, state, sha, require_approval)
     if sha is None:
         return PublishOutcome(skipped=f'No head commit for "{branch}", so no gate was published.')
     report = GateReport(branch=branch, sha=sha, verdict=verdict, review_url=review_url)
     gate.publish(report)
     return PublishOutcome(report=report)
+
+
+def decide_branch_gate(
+    store: CommentStore, branch: str, commit: str | None, *, require_approval: bool
+) -> GateVerdict:
+    """The gate policy for ``branch`` at ``commit``, from the store's comments and approvals.
+
+    A store that cannot change a status counts comments rather than open ones; approvals count
+    only on ``commit``. Errors from the store propagate: the caller decides whether an unread
+    ledger fails closed (:func:`~maple_core.gate.unreadable_ledger_verdict`) or fails the call.
+    """
+    return _verdict(store, store.state(branch), commit, require_approval)
+
+
+def _verdict(
+    store: CommentStore, state: BranchState, commit: str | None, require_approval: bool
+) -> GateVerdict:
+    """The gate policy, written once: what one read of a branch decides at ``commit``."""
+    return decide_gate(
+        newest_first(_usable(state.comments, state.branch, None)),
+        GatePolicy(
+            status_tracked=Capability.SET_STATUS in store.capabilities,
+            commit=commit,
+            require_approval=require_approval,
+            approvals=state.approvals,
+        ),
+    )
+
+
+class GateLog(Protocol):
+    """Where :func:`report_to_gate` records what did not happen (a server's log)."""
+
+    def warn(self, message: str, **fields: str) -> None:
+        """Record something that did not happen as hoped."""
+        ...
+
+    def error(self, message: str, error: BaseException | None = None, **fields: str) -> None:
+        """Record a failure and the error behind it."""
+        ...
+
+
+def report_to_gate(
+    store: CommentStore,
+    branch: str,
+    log: GateLog,
+    *,
+    gate: GatePublisher | None = None,
+    refresher: GateRefresher | None = None,
+    require_approval: bool = False,
+) -> None:
+    """After a status change: publish the gate (``gate``) or ask the route to (``refresher``).
+
+    Neither ever fails the change that was saved: a failure is logged, and so is a gate that
+    could not be published on a named commit.
+    """
+    if gate is not None:
+        try:
+            outcome = publish_gate(store, gate, branch, require_approval=require_approval)
+        except Exception as exc:
+            log.error(
+                "Maple could not publish the merge gate; the comment's status was saved.",
+                exc,
+                gate=gate.name,
+            )
+        else:
+            if outcome.skipped:
+                log.warn(outcome.skipped)
+    if refresher is not None:
+        try:
+            refresher.refresh(branch)
+        except Exception as exc:
+            log.error(
+                "Maple could not refresh the merge gate through the route; the comment's status "
+                "was saved.",
+                exc,
+            )
+
+
+def resolve_and_report(
+    store: CommentStore,
+    comment_id: str,
+    sha: str,
+    note: str | None,
+    clock: Clock,
+    log: GateLog,
+    *,
+    gate: GatePublisher | None = None,
+    refresher: GateRefresher | None = None,
+    require_approval: bool = False,
+) -> Comment:
+    """Resolve a comment (:func:`resolve_comment`), then tell the gate (:func:`report_to_gate`).
+
+    Raises:
+        MissingCapabilityError: the store cannot change a status.
+    """
+    resolved = resolve_comment(store, comment_id, sha, note, clock)
+    report_to_gate(
+        store,
+        resolved.branch,
+        log,
+        gate=gate,
+        refresher=refresher,
+        require_approval=require_approval,
+    )
+    return resolved

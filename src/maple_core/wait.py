@@ -1,4 +1,4 @@
-"""How long a wait may last, and how often a waiting tool reports progress."""
+"""How long a wait may last and how often it reports progress (the wait is ``wait_plan``)."""
 
 from __future__ import annotations
 

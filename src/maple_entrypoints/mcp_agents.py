@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Awaitable, Callable
-from typing import Annotated, Any, Literal
+from collections.abc import Callable
+from typing import Annotated, Literal
 
 import anyio
 import anyio.from_thread
@@ -12,7 +11,6 @@ import anyio.lowlevel
 import anyio.to_thread
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
-from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import (
     CallToolResult,
     LoggingMessageNotification,
@@ -22,10 +20,10 @@ from mcp.types import (
 )
 from pydantic import BaseModel, Field
 
-from maple_adapters.agents import AgentPool
 from maple_core.agents import AgentRun, AgentState, render_run
-from maple_core.errors import MapleError
 from maple_core.ports import AgentSession
+from maple_entrypoints.bootstrap.agents import AgentPool
+from maple_entrypoints.mcp_server import tool_errors
 from maple_entrypoints.server_log import ServerLog
 
 __all__ = ["AGENT_TOOLS", "register_agent_tools"]
@@ -97,19 +95,6 @@ def _run_result(run: AgentRun) -> CallToolResult:
         content=[TextContent(type="text", text=render_run(run))],
         structured_content=run.to_json(),
     )
-
-
-def _reported(
-    fn: Callable[..., Awaitable[CallToolResult]],
-) -> Callable[..., Awaitable[CallToolResult]]:
-    @functools.wraps(fn)
-    async def wrapper(*args: Any, **kwargs: Any) -> CallToolResult:
-        try:
-            return await fn(*args, **kwargs)
-        except MapleError as exc:
-            raise ToolError(str(exc)) from exc
-
-    return wrapper
 
 
 async def _until_settled(session: AgentSession, ctx: Context) -> AgentRun:
@@ -188,7 +173,7 @@ def register_agent_tools(server: MCPServer, pool: AgentPool, log: ServerLog) -> 
         "settings decide what it may do; this server accepts the approvals it asks for.",
         annotations=changer,
     )
-    @_reported
+    @tool_errors
     async def agent_start(
         provider: Provider,
         prompt: Annotated[
@@ -227,7 +212,7 @@ def register_agent_tools(server: MCPServer, pool: AgentPool, log: ServerLog) -> 
         "question it asked. Blocking by default; background: true returns at once.",
         annotations=changer,
     )
-    @_reported
+    @tool_errors
     async def agent_send(
         provider: Provider,
         agentId: AgentId,  # noqa: N803 - the tool's argument name
@@ -250,7 +235,7 @@ def register_agent_tools(server: MCPServer, pool: AgentPool, log: ServerLog) -> 
         description="An agent's status, last message, changed files and commands.",
         annotations=reader,
     )
-    @_reported
+    @tool_errors
     async def agent_status(
         provider: Provider,
         agentId: AgentId,  # noqa: N803
@@ -263,7 +248,7 @@ def register_agent_tools(server: MCPServer, pool: AgentPool, log: ServerLog) -> 
         "the next agent_send resumes it in a fresh process.",
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True),
     )
-    @_reported
+    @tool_errors
     async def agent_cancel(
         provider: Provider,
         agentId: AgentId,  # noqa: N803

@@ -7,9 +7,10 @@ same JSON, two-space indented, as text.
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 import sys
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -23,35 +24,42 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
-from maple_adapters.system import SystemClock
+from maple_core.comments import Comment
 from maple_core.context import comment_context
-from maple_core.cursor import FreshComments, parse_cursor, select_fresh
+from maple_core.cursor import FreshComments, parse_cursor
 from maple_core.display import shown, shown_one
 from maple_core.errors import ConfigurationError, MapleError
 from maple_core.ports import ChangeSignal, Clock, CommentStore, GatePublisher, GateRefresher
-from maple_core.services import list_all, resolve_comment
+from maple_core.services import (
+    Look,
+    Sleep,
+    advance,
+    list_all,
+    look,
+    resolve_and_report,
+    wait_plan,
+)
 from maple_core.statuses import CommentStatus
 from maple_core.text import REVIEW_DATA_NOTICE, framed_json, without_lone_surrogates
 from maple_core.wait import PROGRESS_INTERVAL_MS, clamp_wait_ms
-from maple_entrypoints.mcp_models import CommentList, ContextModel, SoloModel, WaitModel
-from maple_entrypoints.mcp_models import CommentModel as CommentOut
-from maple_entrypoints.reporting import report_resolve
-from maple_entrypoints.server_log import ServerLog
-from maple_entrypoints.settings import load_settings, resolve_config
-from maple_entrypoints.wiring import (
-    build_agents,
+from maple_entrypoints.bootstrap.local import system_clock
+from maple_entrypoints.bootstrap.server import (
     build_gate,
     build_refresher,
     build_store,
     check_capabilities,
 )
+from maple_entrypoints.mcp_models import CommentList, ContextModel, SoloModel, WaitModel
+from maple_entrypoints.mcp_models import CommentModel as CommentOut
+from maple_entrypoints.server_log import ServerLog
+from maple_entrypoints.settings import load_settings, resolve_config
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from maple_adapters.agents import AgentPool
+    from maple_entrypoints.bootstrap.agents import AgentPool
     from maple_entrypoints.solo_bridges import SoloBridges
 
-__all__ = ["SERVICE", "TOOL_NAMES", "build_server", "main", "package_version"]
+__all__ = ["SERVICE", "TOOL_NAMES", "build_server", "main", "package_version", "tool_errors"]
 
 SERVICE = "maple-mcp"
 TOOL_NAMES = (
@@ -93,17 +101,31 @@ def package_version() -> str:
         return "0.0.0"
 
 
-def _reported(fn: Callable[P, R]) -> Callable[P, R]:
-    """Turn maple's errors into tool errors the model can read (their messages name the fix)."""
+def tool_errors(fn: Callable[P, R]) -> Callable[P, R]:
+    """The tools' one error boundary: maple's errors become tool errors the model can read.
+
+    Their messages name the fix. Wraps a plain or an ``async`` tool; anything other than a
+    ``MapleError`` is left to the SDK.
+    """
+    if inspect.iscoroutinefunction(fn):
+
+        @functools.wraps(fn)
+        async def awaited(*args: P.args, **kwargs: P.kwargs) -> Any:
+            try:
+                return await fn(*args, **kwargs)
+            except MapleError as exc:
+                raise ToolError(str(exc)) from exc
+
+        return cast(Callable[P, R], awaited)
 
     @functools.wraps(fn)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+    def called(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return fn(*args, **kwargs)
         except MapleError as exc:
             raise ToolError(str(exc)) from exc
 
-    return wrapper
+    return called
 
 
 def _result(
@@ -145,7 +167,7 @@ def build_server(
     ``refresher`` (``MAPLE_URL``) to; neither ever fails the resolve. ``start_solo`` pairs
     previews with bridges from ``solo``; without it the tool says solo mode is not available.
     """
-    clock = clock or SystemClock()
+    clock = clock or system_clock()
     log = log or ServerLog(SERVICE)
     reported: set[str] = set()
 
@@ -173,7 +195,7 @@ def build_server(
         description="Return the review comments on a branch, newest first.",
         annotations=reader,
     )
-    @_reported
+    @tool_errors
     def list_comments(
         branch: Branch,
         statuses: Annotated[
@@ -194,6 +216,7 @@ def build_server(
         ),
         annotations=reader,
     )
+    @tool_errors
     async def wait_for_comments(
         branch: Branch,
         ctx: Context,
@@ -213,14 +236,11 @@ def build_server(
         ] = None,
     ) -> Annotated[CallToolResult, WaitModel]:
         since = cursor or None  # Maple treats an empty cursor as none: drain
-        try:
-            if since is not None:
-                parse_cursor(since)
-            found = await _wait_for_fresh(
-                watches, store, branch, since, clamp_wait_ms(timeoutMs), ctx, report
-            )
-        except MapleError as exc:
-            raise ToolError(str(exc)) from exc
+        if since is not None:
+            parse_cursor(since)
+        found = await _wait_for_fresh(
+            watches, store, branch, since, clamp_wait_ms(timeoutMs), ctx, report
+        )
         data: dict[str, Any] = {
             "status": "comments" if found.comments else "timeout",
             "cursor": found.cursor,
@@ -239,7 +259,7 @@ def build_server(
             open_world_hint=False,
         ),
     )
-    @_reported
+    @tool_errors
     def resolve_comment_tool(
         id: CommentId,
         sha: Annotated[
@@ -250,10 +270,12 @@ def build_server(
             Field(max_length=_MAX_TEXT, description="What you changed, for the reviewer."),
         ] = None,
     ) -> Annotated[CallToolResult, CommentOut]:
-        resolved = resolve_comment(store, id, sha, note, clock)
-        report_resolve(
+        resolved = resolve_and_report(
             store,
-            resolved.branch,
+            id,
+            sha,
+            note,
+            clock,
             log,
             gate=gate,
             refresher=refresher,
@@ -271,7 +293,7 @@ def build_server(
         ),
         annotations=reader,
     )
-    @_reported
+    @tool_errors
     def get_comment_context(
         id: CommentId, branch: Branch
     ) -> Annotated[CallToolResult, ContextModel]:
@@ -294,6 +316,7 @@ def build_server(
             open_world_hint=False,
         ),
     )
+    @tool_errors
     async def start_solo(
         previewUrl: Annotated[  # noqa: N803 - Maple's argument name
             str,
@@ -312,10 +335,7 @@ def build_server(
                 f"This server reads the {store.name} store, but solo comments are written under "
                 ".maple/. Set MAPLE_STORE=file to read them."
             )
-        try:
-            link, bridge = await anyio.to_thread.run_sync(solo.pair, previewUrl)
-        except MapleError as exc:
-            raise ToolError(str(exc)) from exc
+        link, bridge = await anyio.to_thread.run_sync(solo.pair, previewUrl)
         data = {"link": link, "bridge": bridge}
         return _result(data, data, reviewers=False)
 
@@ -418,37 +438,38 @@ async def _wait_for_fresh(
     ctx: Context,
     report: Callable[[str], None],
 ) -> FreshComments:
-    """List once, then again only when the branch's watch says it changed (or every few seconds).
+    """Drive :func:`~maple_core.services.wait_plan` on the branch's shared watch.
 
-    The wait holds no worker thread while it sleeps, stops at once when cancelled, and reports
-    progress every 15 s.
+    The wait lists on a worker thread, holds no thread while it sleeps, looks again when the
+    watch says the branch changed (or every few seconds), stops at once when cancelled, and
+    reports progress every 15 s.
     """
-    start = anyio.current_time()
-    deadline = start + budget_ms / 1000
-    next_progress = start + PROGRESS_INTERVAL_MS / 1000
+    plan = wait_plan(
+        cursor,
+        budget_ms,
+        anyio.current_time,
+        relist_s=_RELIST_S,
+        progress_s=PROGRESS_INTERVAL_MS / 1000,
+    )
     watch = await watches.join(branch)
-    read_all = functools.partial(list_all, store, branch, report=report)
+    read_all = functools.partial(look, store, branch, report=report)
+    seen = watch.generation
+    reply: Sequence[Comment] | bool | None = None
     try:
-        seen = watch.generation
-        found = select_fresh(await anyio.to_thread.run_sync(read_all), cursor)
-        next_relist = anyio.current_time() + _RELIST_S
-        while not found.comments:
-            now = anyio.current_time()
-            if now >= deadline:
-                break
-            if now >= next_progress:
-                await ctx.report_progress(
-                    round(now - start, 3), budget_ms / 1000, f"Waiting for comments on {branch}"
-                )
-                next_progress += PROGRESS_INTERVAL_MS / 1000
-            await watches.changed(watch, seen, min(deadline, next_progress, next_relist) - now)
-            if watch.generation != seen or anyio.current_time() >= next_relist:
+        while not isinstance(step := advance(plan, reply), FreshComments):
+            if isinstance(step, Look):
                 seen = watch.generation
-                found = select_fresh(await anyio.to_thread.run_sync(read_all), cursor)
-                next_relist = anyio.current_time() + _RELIST_S
+                reply, _ = await anyio.to_thread.run_sync(read_all)  # the watch has the token
+            elif isinstance(step, Sleep):
+                await watches.changed(watch, seen, step.seconds)
+                reply = watch.generation != seen
+            else:
+                message = f"Waiting for comments on {branch}"
+                await ctx.report_progress(step.elapsed, step.total, message)
+                reply = None
     finally:
         watches.leave(branch, watch)
-    return found
+    return step
 
 
 def _exit_on_signals() -> None:
@@ -462,12 +483,12 @@ def _exit_on_signals() -> None:
     import signal
     import threading
 
-    from maple_adapters.agents import kill_all
+    from maple_entrypoints.bootstrap.agents import kill_all_agents
 
     def stop(signum: int, frame: object) -> None:
         def end() -> None:
             try:
-                kill_all()
+                kill_all_agents()
             finally:
                 os._exit(128 + signum)
 
@@ -503,6 +524,8 @@ def main() -> None:
         return start_bridge(url, cwd=cwd, log=log)
 
     solo = SoloBridges(start)
+    from maple_entrypoints.bootstrap.agents import build_agents, kill_all_agents
+
     agents = build_agents(config, cwd)
     server = build_server(
         store,
@@ -519,7 +542,5 @@ def main() -> None:
         server.run("stdio")
     finally:
         if agents is not None:  # every child and everything it started ends with the server
-            from maple_adapters.agents import kill_all
-
             agents.close_all()
-            kill_all()
+            kill_all_agents()

@@ -16,16 +16,14 @@ from urllib.parse import parse_qs
 
 from starlette.datastructures import Headers
 
-from maple_adapters.files import FileCommentStore, FileMedia
-from maple_adapters.system import SystemClock
 from maple_core.errors import MapleError
 from maple_core.ports import Clock
+from maple_entrypoints.bootstrap.route import local_route_options
 from maple_entrypoints.loopback import listen_on_loopback, serve_in_thread
 from maple_entrypoints.route.answers import json_answer
-from maple_entrypoints.route.app import RouteOptions
 from maple_entrypoints.route.serve import served_app
 from maple_entrypoints.server_log import ServerLog
-from maple_entrypoints.solo_bridges import SoloBridge, SoloBridges
+from maple_entrypoints.solo_bridges import SoloBridge
 from maple_entrypoints.solo_pairing import (
     MEDIA_PATH,
     SoloRequest,
@@ -34,7 +32,7 @@ from maple_entrypoints.solo_pairing import (
     solo_refusal,
 )
 
-__all__ = ["BridgeStartError", "SoloBridge", "SoloBridges", "SoloGate", "start_bridge"]
+__all__ = ["BridgeStartError", "PairingGuard", "start_bridge"]
 
 _ALLOW_METHODS = "GET, POST, PATCH, DELETE"
 _ALLOW_HEADERS = "x-maple-solo, content-type, accept"
@@ -44,11 +42,11 @@ class BridgeStartError(MapleError):
     """Raised when a bridge could not start listening; the message names the fix."""
 
 
-class SoloGate:
+class PairingGuard:
     """ASGI middleware: the pairing checks in front of the route, and CORS for the paired origin.
 
     A refusal is JSON with ``cache-control: no-store`` and no CORS headers, so the browser shows
-    the page nothing, and nothing behind the gate runs.
+    the page nothing, and nothing behind the guard runs.
     """
 
     def __init__(self, app: Any, rules: SoloRules) -> None:
@@ -106,15 +104,9 @@ class SoloGate:
         await self.app(scope, receive, with_cors)
 
 
-def bridge_app(rules: SoloRules, cwd: Path, clock: Clock, log: ServerLog) -> SoloGate:
-    """The route over the main checkout's ``.maple/`` (guest authors, no gate) behind the checks."""
-    options = RouteOptions(
-        store=FileCommentStore(clock, cwd),
-        media=FileMedia(cwd),
-        clock=clock,
-        log=log,
-    )
-    return SoloGate(served_app(options), rules)
+def bridge_app(rules: SoloRules, cwd: Path, clock: Clock | None, log: ServerLog) -> PairingGuard:
+    """The local route over the main checkout's ``.maple/`` behind the pairing checks."""
+    return PairingGuard(served_app(local_route_options(cwd, clock, log)), rules)
 
 
 def start_bridge(
@@ -143,9 +135,7 @@ def start_bridge(
             "choose another --port, or leave it out for a free one."
         ) from None
     rules = SoloRules(port=sock.getsockname()[1], token=token, origin=origin)
-    app = bridge_app(
-        rules, cwd or Path.cwd(), clock or SystemClock(), log or ServerLog("maple-solo")
-    )
+    app = bridge_app(rules, cwd or Path.cwd(), clock, log or ServerLog("maple-solo"))
     try:
         running = serve_in_thread(app, sock, name="maple-solo")
     except RuntimeError as exc:

@@ -129,8 +129,12 @@ def _forge_comments(cwd: str, branch: str | None) -> list[JsonObject]:
     from maple_core.environment import describe_variable
     from maple_core.services import list_all
     from maple_core.statuses import CommentStatus
-    from maple_entrypoints.settings import load_settings, resolve_config, store_kind
-    from maple_entrypoints.wiring import build_store
+    from maple_entrypoints.bootstrap.server import build_store
+    from maple_entrypoints.settings import (
+        load_settings,
+        resolve_config,
+        store_kind,
+    )
 
     settings = load_settings()
     store_kind(settings, "the Stop hook")

@@ -22,7 +22,7 @@ from maple_adapters.github.store import GitHubLedgerStore
 from maple_core.comments import Anchor, NewComment
 from maple_core.paging import ListQuery
 from maple_core.statuses import CommentStatus
-from maple_entrypoints.route.serve import RouteStoreKind, route_options
+from maple_entrypoints.bootstrap.route import RouteStoreKind, route_options
 from maple_entrypoints.server_log import ServerLog
 from maple_entrypoints.settings import load_settings
 from tests.github.fake_github import FakeGitHub, Fault, Served, serve

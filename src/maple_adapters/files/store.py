@@ -97,13 +97,40 @@ class FileCommentStore:
 
     # -- reads ---------------------------------------------------------------------------------
 
+    @contextmanager
+    def _translated(self, operation: str) -> Iterator[None]:
+        """The store's one boundary for the system's errors: each becomes maple's, named.
+
+        A lock held too long, or a folder or file the system will not read or write
+        (permissions, a full disk), is :class:`StoreUnavailableError` naming the ledger.
+        """
+        try:
+            yield
+        except LockTimeoutError:
+            raise StoreUnavailableError(
+                f"{self._ledger_path()} stayed locked by another maple process for "
+                f"{_LOCK_TIMEOUT_S:.0f} s. Try again; if it persists, find the process "
+                "holding the lock.",
+                store=self._name,
+                operation=operation,
+            ) from None
+        except OSError as exc:
+            raise StoreUnavailableError(
+                f"{self._ledger_path()} could not be used ({exc.strerror or exc}); check the "
+                "folder's permissions and free space.",
+                store=self._name,
+                operation=operation,
+            ) from None
+
     def _read(self, operation: str = "list") -> Ledger:
-        place = self.place()
-        folder = open_folder(place.root, (MAPLE, place.key), store=self._name, operation=operation)
-        if folder is None:
-            return Ledger()
-        with folder:
-            return read_ledger(folder, operation)
+        with self._translated(operation):
+            place = self.place()
+            parts = (MAPLE, place.key)
+            folder = open_folder(place.root, parts, store=self._name, operation=operation)
+            if folder is None:
+                return Ledger()
+            with folder:
+                return read_ledger(folder, operation)
 
     def list(self, query: ListQuery) -> CommentPage:
         """One page of the branch's comments in append order; the file is re-read every call."""
@@ -133,24 +160,17 @@ class FileCommentStore:
 
     @contextmanager
     def _locked(self, operation: str) -> Iterator[Folder]:
-        place = self.place()
-        with make_folder(
-            place.root, (MAPLE, place.key), store=self._name, operation=operation
-        ) as folder:
-            try:
-                with exclusive(folder, LOCK, _LOCK_TIMEOUT_S):
-                    # Every write path reads the ledger first, refusing a link there; the seal
-                    # may be written without being read.
-                    folder.refuse_link(SEAL)
-                    yield folder
-            except LockTimeoutError:
-                raise StoreUnavailableError(
-                    f"{folder.where(LEDGER)} stayed locked by another maple process for "
-                    f"{_LOCK_TIMEOUT_S:.0f} s. Try again; if it persists, find the process "
-                    "holding the lock.",
-                    store=self._name,
-                    operation=operation,
-                ) from None
+        with self._translated(operation):
+            place = self.place()
+            parts = (MAPLE, place.key)
+            with (
+                make_folder(place.root, parts, store=self._name, operation=operation) as folder,
+                exclusive(folder, LOCK, _LOCK_TIMEOUT_S),
+            ):
+                # Every write path reads the ledger first, refusing a link there; the seal may
+                # be written without being read.
+                folder.refuse_link(SEAL)
+                yield folder
 
     def _commit(self, folder: Folder, ledger: Ledger) -> None:
         # Every write leaves each record readable by Maple's writers (an author and a context).

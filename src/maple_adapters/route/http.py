@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import httpx2 as httpx
@@ -22,6 +23,22 @@ _ERROR_LIMIT = 300
 
 class RouteUnreachableError(Exception):
     """The route could not be reached, or kept failing, within the time allowed."""
+
+
+@contextmanager
+def _reaching(endpoint: str) -> Iterator[None]:
+    """The adapter's one translation of httpx's failures: :class:`RouteUnreachableError`.
+
+    It names the endpoint and the failure's kind, not its text. A URL httpx cannot send to
+    (a control character, an over-long host that the IDNA codec refuses) fails here too, not
+    as httpx's own exception.
+    """
+    try:
+        yield
+    except (httpx.HTTPError, httpx.InvalidURL, UnicodeError) as exc:
+        raise RouteUnreachableError(
+            f"{endpoint} could not be reached: {type(exc).__name__}"
+        ) from None
 
 
 class RouteAnswer:
@@ -121,11 +138,12 @@ class RouteHttp:
             if attempt:
                 time.sleep(_BACKOFF_S[attempt - 1])
             try:
-                response = self._client.request(
-                    method, endpoint, params=params, content=payload, headers=extra
-                )
-            except httpx.HTTPError as exc:
-                failure = f"{endpoint} could not be reached: {type(exc).__name__}"
+                with _reaching(endpoint):
+                    response = self._client.request(
+                        method, endpoint, params=params, content=payload, headers=extra
+                    )
+            except RouteUnreachableError as exc:
+                failure = str(exc)
                 continue
             answer = RouteAnswer(endpoint, response, [self._token] if self._token else [])
             if answer.status not in _RETRY_STATUSES or attempt == attempts - 1:

@@ -10,7 +10,7 @@ import typer
 
 from maple_entrypoints.cli.agents import agents_app
 from maple_entrypoints.cli.comments import comments_app
-from maple_entrypoints.cli.common import EXIT_BLOCKED, EXIT_CONFIG, EXIT_ERROR
+from maple_entrypoints.cli.common import EXIT_BLOCKED, EXIT_CONFIG, EXIT_ERROR, MapleCommands
 from maple_entrypoints.cli.demo import demo
 from maple_entrypoints.cli.doctor import doctor
 from maple_entrypoints.cli.gate import gate_app
@@ -22,6 +22,7 @@ __all__ = ["EXIT_BLOCKED", "EXIT_CONFIG", "EXIT_ERROR", "app", "main"]
 
 app = typer.Typer(
     name="maple",
+    cls=MapleCommands,
     help="Review comments for coding agents: read, add and resolve them from the terminal.",
     epilog="Start with `maple demo`; `maple doctor` says what is set up and what is not.",
     no_args_is_help=True,

@@ -18,13 +18,15 @@ from typing import Annotated, Any, cast
 
 import typer
 
-from maple_adapters.agents import AgentStartError, ClaudeProvider, CodexProvider
-from maple_adapters.files import find_checkout
-from maple_adapters.files.folders import MAPLE, make_folder, open_folder
 from maple_core.agents import PROVIDERS, AgentRun, AgentState, render_run
 from maple_core.errors import MapleError
 from maple_core.ports import AgentProvider, AgentSession
 from maple_core.text import one_line
+from maple_entrypoints.bootstrap.agents import (
+    agent_provider,
+    make_agents_folder,
+    open_agents_folder,
+)
 from maple_entrypoints.cli.common import (
     EXIT_CONFIG,
     EXIT_ERROR,
@@ -45,22 +47,18 @@ ProviderArg = Annotated[str, typer.Argument(help="codex or claude.", metavar="PR
 
 
 def _provider(name: str) -> AgentProvider:
-    if name not in PROVIDERS:
-        raise fail(f'unknown provider {name}; "codex" and "claude" exist.', EXIT_CONFIG)
-    return CodexProvider() if name == "codex" else ClaudeProvider()
+    try:
+        return agent_provider(name)
+    except MapleError as exc:
+        raise fail(str(exc), EXIT_CONFIG) from None
 
 
-_AGENTS = (MAPLE, "agents")
 _AGENT_ID = re.compile(r"(codex|claude)-[0-9]{1,10}")
-
-
-def _root() -> str:
-    return find_checkout(Path.cwd()).root
 
 
 def _record(run: AgentRun, cwd: str) -> None:
     data = {"pid": os.getpid(), "cwd": cwd, "run": run.to_json(), "text": render_run(run)}
-    with make_folder(_root(), _AGENTS, store="agents", operation="record") as folder:
+    with make_agents_folder(Path.cwd()) as folder:
         folder.replace(f"{run.agent_id}.json", json.dumps(data, indent=2).encode())
 
 
@@ -135,10 +133,7 @@ def start(
     """Start an agent on a briefing and follow its turn (Ctrl-C stops it)."""
     folder = str(cwd.resolve())
     agent_id = f"{provider}-{os.getpid()}"
-    try:
-        session = _provider(provider).start(agent_id, briefing, folder, model=model, effort=effort)
-    except AgentStartError as exc:
-        raise fail(str(exc), EXIT_ERROR) from None
+    session = _provider(provider).start(agent_id, briefing, folder, model=model, effort=effort)
     _drive(session, folder, as_json)
 
 
@@ -155,10 +150,7 @@ def send(
     """Resume an agent's thread in a fresh process with more instructions."""
     folder = str(cwd.resolve())
     agent_id = f"{provider}-{os.getpid()}"
-    try:
-        session = _provider(provider).resume(agent_id, thread, message, folder)
-    except AgentStartError as exc:
-        raise fail(str(exc), EXIT_ERROR) from None
+    session = _provider(provider).resume(agent_id, thread, message, folder)
     _drive(session, folder, as_json)
 
 
@@ -170,7 +162,7 @@ def _recorded(agent_id: str) -> dict[str, Any]:
             EXIT_ERROR,
         )
     try:
-        folder = open_folder(_root(), _AGENTS, store="agents", operation="read")
+        folder = open_agents_folder(Path.cwd())
         if folder is None:
             raise FileNotFoundError(agent_id)
         with folder:
@@ -178,8 +170,6 @@ def _recorded(agent_id: str) -> dict[str, Any]:
             known = sorted(n[:-5] for n in folder.names() if _AGENT_ID.fullmatch(n[:-5]))
     except (OSError, ValueError):
         data, known = None, []
-    except MapleError as exc:
-        raise fail(str(exc), EXIT_ERROR) from None
     run = data.get("run") if isinstance(data, dict) else None
     if not isinstance(run, dict) or not isinstance(data.get("text"), str):
         raise fail(

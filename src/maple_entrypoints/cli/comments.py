@@ -8,18 +8,16 @@ from typing import Annotated
 
 import typer
 
-from maple_adapters.system import SystemClock
 from maple_core.comments import Anchor, NewComment
 from maple_core.context import comment_context
 from maple_core.cursor import parse_cursor
 from maple_core.display import shown, shown_one
-from maple_core.errors import ConfigurationError, MapleError
-from maple_core.services import list_all, resolve_comment, wait_for_comments
+from maple_core.services import list_all, resolve_and_report, wait_for_comments
 from maple_core.statuses import CommentStatus
 from maple_core.text import one_line
+from maple_entrypoints.bootstrap.local import system_clock
 from maple_entrypoints.cli.common import (
     EXIT_CONFIG,
-    EXIT_ERROR,
     BranchOption,
     JsonOption,
     branch_of,
@@ -54,10 +52,7 @@ def list_comments(
     """List the review comments on a branch, newest first."""
     cwd = Path.cwd()
     store = store_here(cwd)
-    try:
-        comments = list_all(store, branch_of(branch, cwd), status or None, report=warn)
-    except MapleError as exc:
-        raise fail(str(exc), EXIT_ERROR) from None
+    comments = list_all(store, branch_of(branch, cwd), status or None, report=warn)
     if as_json:
         print_json(shown(comments, warn))
     else:
@@ -95,7 +90,7 @@ def wait(
         if cursor:
             parse_cursor(cursor)
         while True:
-            found = wait_for_comments(store, name, cursor, timeout_ms, SystemClock(), report=warn)
+            found = wait_for_comments(store, name, cursor, timeout_ms, system_clock(), report=warn)
             cursor = found.cursor
             if as_json:
                 data = {
@@ -118,8 +113,6 @@ def wait(
                 return
     except KeyboardInterrupt:
         return
-    except MapleError as exc:
-        raise fail(str(exc), EXIT_ERROR) from None
 
 
 @comments_app.command("show", epilog="Example: maple comments show loc_3f9a2b1c4d5e --json")
@@ -131,12 +124,8 @@ def show(
     """Show one comment with everything needed to act on it (get_comment_context)."""
     cwd = Path.cwd()
     store = store_here(cwd)
-    try:
-        context = comment_context(
-            list_all(store, branch_of(branch, cwd), report=warn), comment_id, branch_of(branch, cwd)
-        )
-    except MapleError as exc:
-        raise fail(str(exc), EXIT_ERROR) from None
+    name = branch_of(branch, cwd)
+    context = comment_context(list_all(store, name, report=warn), comment_id, name)
     data = context.to_json()
     if as_json:
         print_json(data)
@@ -176,10 +165,7 @@ def add_comment(
         anchor=anchor,
         extra={"author": author} if author is not None else {},
     )
-    try:
-        stored = store.append(draft)
-    except MapleError as exc:
-        raise fail(str(exc), EXIT_ERROR) from None
+    stored = store.append(draft)
     if as_json:
         print_json(stored.to_json())
     else:
@@ -199,29 +185,24 @@ def resolve(
     as_json: JsonOption = False,
 ) -> None:
     """Mark a comment resolved and tell the merge gate, as resolve_comment does."""
-    from maple_entrypoints.reporting import report_resolve
+    from maple_entrypoints.bootstrap.server import build_gate, build_refresher, build_store
     from maple_entrypoints.server_log import ServerLog
     from maple_entrypoints.settings import load_settings, resolve_config
-    from maple_entrypoints.wiring import build_gate, build_refresher, build_store
 
     cwd = Path.cwd()
-    try:
-        settings = load_settings()
-        config = resolve_config(settings, "maple")
-        gate, refresher = build_gate(config), build_refresher(config)
-        store = build_store(config, cwd)
-    except ConfigurationError as exc:
-        raise fail(str(exc), EXIT_CONFIG) from None
+    settings = load_settings()
+    config = resolve_config(settings, "maple")
+    gate, refresher = build_gate(config), build_refresher(config)
+    store = build_store(config, cwd)
     commit = sha or head_commit(cwd)
     if not commit:
         raise fail("no commit is checked out here; pass --sha COMMIT.", EXIT_CONFIG)
-    try:
-        resolved = resolve_comment(store, comment_id, commit, note, SystemClock())
-    except MapleError as exc:
-        raise fail(str(exc), EXIT_ERROR) from None
-    report_resolve(
+    resolved = resolve_and_report(
         store,
-        resolved.branch,
+        comment_id,
+        commit,
+        note,
+        system_clock(),
         ServerLog("maple", settings.secrets()),
         gate=gate,
         refresher=refresher,

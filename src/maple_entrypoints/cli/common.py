@@ -13,14 +13,15 @@ import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
+from typer.core import TyperGroup
 
-from maple_adapters.files import find_checkout
 from maple_core.authors import client_author
 from maple_core.comments import Comment
 from maple_core.errors import ConfigurationError, MapleError
 from maple_core.json_types import JsonObject
 from maple_core.ports import CommentStore
 from maple_core.text import one_line, without_lone_surrogates
+from maple_entrypoints.bootstrap.local import find_checkout
 
 __all__ = [
     "BranchOption",
@@ -28,6 +29,7 @@ __all__ = [
     "EXIT_CONFIG",
     "EXIT_ERROR",
     "JsonOption",
+    "MapleCommands",
     "branch_of",
     "exit_code_for",
     "fail",
@@ -63,6 +65,22 @@ def exit_code_for(error: MapleError) -> int:
     is an input error, exit 1, like a store or network failure; only a setting is exit 2.
     """
     return EXIT_CONFIG if isinstance(error, ConfigurationError) else EXIT_ERROR
+
+
+class MapleCommands(TyperGroup):
+    """The ``maple`` command group: the one place a :class:`MapleError` meets the terminal.
+
+    Whatever command raised it, the error is one line on stderr (``maple: <message>``) and
+    exits with :func:`exit_code_for`'s code; a command catches a ``MapleError`` itself only to
+    say something else.
+    """
+
+    def invoke(self, ctx: Any) -> Any:
+        """Run the command, turning a ``MapleError`` into its message and exit code."""
+        try:
+            return super().invoke(ctx)
+        except MapleError as exc:
+            raise fail(str(exc), exit_code_for(exc)) from None
 
 
 def fail(message: str, code: int) -> typer.Exit:
@@ -124,13 +142,14 @@ def git_author(cwd: Path) -> JsonObject | None:
 
 
 def store_here(cwd: Path) -> CommentStore:
-    """The store the environment configures, or exit 2 with the configuration error."""
-    from maple_entrypoints.wiring import store_from_environment
+    """The store the environment configures.
 
-    try:
-        return store_from_environment(cwd=cwd, program="maple")
-    except ConfigurationError as exc:
-        raise fail(str(exc), EXIT_CONFIG) from None
+    Raises:
+        ConfigurationError: the environment is incomplete or names something unknown (exit 2).
+    """
+    from maple_entrypoints.bootstrap.server import store_from_environment
+
+    return store_from_environment(cwd=cwd, program="maple")
 
 
 def print_json(value: Any) -> None:

@@ -83,14 +83,10 @@ def _stop_hook(repo: Path, session: str, active: bool, temp: Path) -> dict[str, 
 
 
 def _gate(repo: Path) -> str:
-    from maple_adapters.files import FileCommentStore
-    from maple_adapters.system import SystemClock
-    from maple_core.gate import GatePolicy, decide_gate
-    from maple_core.services import list_all
+    from maple_core.services import decide_branch_gate
+    from maple_entrypoints.bootstrap.local import local_store
 
-    verdict = decide_gate(
-        list_all(FileCommentStore(SystemClock(), repo), BRANCH), GatePolicy(status_tracked=True)
-    )
+    verdict = decide_branch_gate(local_store(repo), BRANCH, None, require_approval=False)
     return f"{verdict.conclusion.value} ({verdict.reason.value}): {verdict.title}"
 
 

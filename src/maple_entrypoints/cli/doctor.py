@@ -12,10 +12,10 @@ from typing import Any
 
 import typer
 
-from maple_adapters.files import find_checkout
 from maple_core.errors import ConfigurationError, MapleError
 from maple_core.paging import ListQuery
 from maple_core.services import list_all
+from maple_entrypoints.bootstrap.local import find_checkout
 from maple_entrypoints.cli.common import EXIT_ERROR, BranchOption, JsonOption
 from maple_entrypoints.cli.install import (
     Client,
@@ -63,10 +63,9 @@ def _config_findings(findings: list[Finding]) -> object | None:
 
 
 def _github_findings(config: object, branch: str | None, findings: list[Finding]) -> None:
-    from maple_adapters.github.store import GitHubLedgerStore
-    from maple_adapters.system import SystemClock
+    from maple_entrypoints.bootstrap.github import build_transport, ledger_store
+    from maple_entrypoints.bootstrap.local import system_clock
     from maple_entrypoints.settings import ServerConfig
-    from maple_entrypoints.wiring import build_transport
 
     assert isinstance(config, ServerConfig)
     github = config.github
@@ -98,8 +97,8 @@ def _github_findings(config: object, branch: str | None, findings: list[Finding]
     )
     if branch is None:
         return
-    store = GitHubLedgerStore(
-        transport, github.owner or "", github.repo or "", SystemClock(), app_id=github.gate_app_id
+    store = ledger_store(
+        transport, github.owner or "", github.repo or "", system_clock(), github.gate_app_id
     )
     try:
         pull = store.find_pull(branch)
@@ -123,8 +122,8 @@ def _github_findings(config: object, branch: str | None, findings: list[Finding]
 
 
 def _store_findings(config: object, cwd: Path, branch: str | None, findings: list[Finding]) -> None:
+    from maple_entrypoints.bootstrap.server import build_store
     from maple_entrypoints.settings import ServerConfig, StoreKind
-    from maple_entrypoints.wiring import build_store
 
     assert isinstance(config, ServerConfig)
     if config.store is StoreKind.GITHUB:

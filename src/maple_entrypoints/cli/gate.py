@@ -20,7 +20,7 @@ from maple_core.gate import (
     unreadable_ledger_verdict,
 )
 from maple_core.ports import Capability
-from maple_core.services import list_all
+from maple_core.services import decide_branch_gate
 from maple_entrypoints.cli.common import (
     EXIT_BLOCKED,
     EXIT_CONFIG,
@@ -79,20 +79,9 @@ def decide(branch: BranchOption = None, as_json: JsonOption = False) -> None:
     cwd = Path.cwd()
     store = store_here(cwd)
     name = branch_of(branch, cwd)
-    try:
-        sha = store.head(name) if Capability.HEAD in store.capabilities else None
-        approvals = store.approvals(name)
-        comments = list_all(store, name)
-    except MapleError as exc:
-        raise fail(str(exc), EXIT_ERROR) from None
-    verdict = decide_gate(
-        comments,
-        GatePolicy(
-            status_tracked=Capability.SET_STATUS in store.capabilities,
-            commit=sha,
-            require_approval=load_settings().require_approval,
-            approvals=approvals,
-        ),
+    sha = store.head(name) if Capability.HEAD in store.capabilities else None
+    verdict = decide_branch_gate(
+        store, name, sha, require_approval=load_settings().require_approval
     )
     _show(name, sha, verdict, as_json)
     if verdict.conclusion is GateConclusion.BLOCKED:
@@ -134,20 +123,10 @@ def publish(
     App) count. The check run is written with
     MAPLE_GATE_TOKEN (a gate App's token) or else GITHUB_TOKEN (needs `checks: write`).
     """
-    from maple_adapters.github.events import read_event
-    from maple_adapters.github.gate import GitHubCheckRunPublisher
-    from maple_adapters.github.store import GitHubLedgerStore
-    from maple_adapters.github.transport import (
-        ConditionalTransport,
-        PyGithubTransport,
-        ResilientTransport,
-    )
-    from maple_adapters.system import SystemClock
+    from maple_entrypoints.bootstrap.github import ci_gate, read_event
+    from maple_entrypoints.bootstrap.local import system_clock
 
-    try:
-        settings = load_settings()
-    except ConfigurationError as exc:
-        raise fail(str(exc), EXIT_CONFIG) from None
+    settings = load_settings()
     name = event_name or settings.GITHUB_EVENT_NAME or ""
     path = event_path or (Path(p) if (p := settings.GITHUB_EVENT_PATH) else None)
     if path is None:
@@ -170,58 +149,47 @@ def publish(
     token = settings.GITHUB_TOKEN.get_secret_value() if settings.GITHUB_TOKEN else None
     gate = settings.MAPLE_GATE_TOKEN
     gate_token = (gate.get_secret_value() if gate else None) or token
-    try:
-        if not repository or "/" not in repository:
-            raise ConfigurationError(
-                "no repository: set MAPLE_GITHUB_OWNER and MAPLE_GITHUB_REPO (GitHub Actions "
-                "sets GITHUB_REPOSITORY)."
-            )
-        if not gate_token:
-            raise ConfigurationError(
-                "GITHUB_TOKEN is not set; give the job `permissions: checks: write, "
-                "pull-requests: read` and `env: GITHUB_TOKEN: ${{ github.token }}`, or set "
-                "MAPLE_GATE_TOKEN to a gate App's token."
-            )
-        if review_url is not None:
-            review_url = check_review_url(review_url, "--review-url")
-        elif configured := settings.MAPLE_REVIEW_URL:
-            review_url = check_review_url(configured, "MAPLE_REVIEW_URL")
-    except ConfigurationError as exc:
-        raise fail(str(exc), EXIT_CONFIG) from None
+    if not repository or "/" not in repository:
+        raise ConfigurationError(
+            "no repository: set MAPLE_GITHUB_OWNER and MAPLE_GITHUB_REPO (GitHub Actions "
+            "sets GITHUB_REPOSITORY)."
+        )
+    if not gate_token:
+        raise ConfigurationError(
+            "GITHUB_TOKEN is not set; give the job `permissions: checks: write, "
+            "pull-requests: read` and `env: GITHUB_TOKEN: ${{ github.token }}`, or set "
+            "MAPLE_GATE_TOKEN to a gate App's token."
+        )
+    if review_url is not None:
+        review_url = check_review_url(review_url, "--review-url")
+    elif configured := settings.MAPLE_REVIEW_URL:
+        review_url = check_review_url(configured, "MAPLE_REVIEW_URL")
     owner, repo = repository.split("/", 1)
-    api = settings.MAPLE_GITHUB_API or settings.GITHUB_API_URL
-    clock = SystemClock()
-    secrets = [t for t in (token, gate_token) if t]
+    parts = ci_gate(
+        owner,
+        repo,
+        token=token,
+        gate_token=gate_token,
+        api_url=settings.MAPLE_GITHUB_API or settings.GITHUB_API_URL,
+        app_id=settings.MAPLE_GATE_APP_ID,
+        clock=system_clock(),
+    )
     if event.merge_queue:
         verdict = merge_queue_verdict()
     elif event.no_review or no_review:
         verdict = decide_gate([], GatePolicy(has_review=False))
     else:
-        reader = ResilientTransport(PyGithubTransport(token or gate_token, api), secrets=secrets)
-        store = GitHubLedgerStore(
-            ConditionalTransport(reader), owner, repo, clock, app_id=settings.MAPLE_GATE_APP_ID
-        )
         try:
-            comments = list_all(store, event.branch)
-            approvals = store.approvals(event.branch)
+            verdict = decide_branch_gate(
+                parts.store,
+                event.branch,
+                event.sha,
+                require_approval=settings.require_approval,
+            )
         except MapleError as exc:  # fail closed: a neutral required check lets the merge through
             verdict = unreadable_ledger_verdict(str(exc))
-        else:
-            verdict = decide_gate(
-                comments,
-                GatePolicy(
-                    status_tracked=True,
-                    commit=event.sha,
-                    require_approval=settings.require_approval,
-                    approvals=approvals,
-                ),
-            )
-    writer = ResilientTransport(PyGithubTransport(gate_token, api), secrets=secrets)
-    publisher = GitHubCheckRunPublisher(
-        writer, owner, repo, now=clock.now, app_id=settings.MAPLE_GATE_APP_ID
-    )
     try:
-        publisher.publish(GateReport(event.branch, event.sha, verdict, review_url))
+        parts.publisher.publish(GateReport(event.branch, event.sha, verdict, review_url))
     except MapleError as exc:
         raise fail(f"could not publish maple/visual-review: {exc}", EXIT_ERROR) from None
     _show(event.branch, event.sha, verdict, as_json)

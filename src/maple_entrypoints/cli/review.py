@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from maple_adapters.files import find_checkout
+from maple_entrypoints.bootstrap.local import find_checkout
 from maple_entrypoints.cli.common import EXIT_CONFIG, EXIT_ERROR, fail
 
 __all__ = ["review"]

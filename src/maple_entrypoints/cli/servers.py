@@ -8,8 +8,7 @@ from typing import Annotated
 
 import typer
 
-from maple_core.errors import ConfigurationError, MapleError
-from maple_entrypoints.cli.common import EXIT_CONFIG, EXIT_ERROR, exit_code_for, fail
+from maple_entrypoints.cli.common import EXIT_CONFIG, EXIT_ERROR, fail
 
 __all__ = ["hook_app", "mcp_server", "route_app", "solo"]
 
@@ -73,7 +72,8 @@ def route_serve(
     ] = None,
 ) -> None:
     """Serve Maple's route (comments, media, approvals, gate refresh) with uvicorn."""
-    from maple_entrypoints.route.serve import RouteStoreKind, route_options, serve_route
+    from maple_entrypoints.bootstrap.route import RouteStoreKind, route_options
+    from maple_entrypoints.route.serve import serve_route
     from maple_entrypoints.settings import load_settings
 
     try:
@@ -82,10 +82,7 @@ def route_serve(
         raise fail(f'unknown --store {store}; "file" and "github" exist.', EXIT_CONFIG) from None
     if not prefix.startswith("/"):
         raise fail(f"--prefix must start with /, such as /api/maple; got {prefix}.", EXIT_CONFIG)
-    try:
-        options = route_options(load_settings(), kind, Path.cwd(), review_url=review_url)
-    except ConfigurationError as exc:
-        raise fail(str(exc), EXIT_CONFIG) from None
+    options = route_options(load_settings(), kind, Path.cwd(), review_url=review_url)
     cannot_listen = f"the route cannot listen on {host}:{port}"
     fix = "choose another --port or --host, or stop what listens there."
     try:
@@ -144,21 +141,18 @@ def solo(
 
     stopped = threading.Event()  # set by SIGTERM, taken before the link can be read
     signal.signal(signal.SIGTERM, lambda *_: stopped.set())
-    try:
-        bridge = start_bridge(preview_url, port=port, log=ServerLog("maple-solo"))
-    except MapleError as exc:
-        raise fail(str(exc), exit_code_for(exc)) from None
-    link = bridge.link(preview_url)
-    if as_json:
-        shown = {"link": link, "bridge": bridge.url, "origin": bridge.origin}
-        print(json.dumps(shown, ensure_ascii=False), flush=True)
-    else:
-        print(link, flush=True)
-    sys.stderr.write(
-        f"maple: the bridge for {bridge.origin} is at {bridge.url}; comments land in .maple/ "
-        "here. Open the link above in your browser; Ctrl-C stops it.\n"
-    )
-    try:
+    bridge = start_bridge(preview_url, port=port, log=ServerLog("maple-solo"))
+    try:  # from here Ctrl-C is the way to stop, even before the link is out
+        link = bridge.link(preview_url)
+        if as_json:
+            shown = {"link": link, "bridge": bridge.url, "origin": bridge.origin}
+            print(json.dumps(shown, ensure_ascii=False), flush=True)
+        else:
+            print(link, flush=True)
+        sys.stderr.write(
+            f"maple: the bridge for {bridge.origin} is at {bridge.url}; comments land in "
+            ".maple/ here. Open the link above in your browser; Ctrl-C stops it.\n"
+        )
         # A timed wait: the kernel may deliver Ctrl-C or SIGTERM to the bridge's thread, and
         # Python runs the handler only once the main thread wakes, which an untimed wait never does.
         while not stopped.wait(0.25):

@@ -19,6 +19,7 @@ import contextlib
 import html
 import re
 import secrets
+from collections.abc import AsyncIterator
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -30,9 +31,8 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Mount, Route, Router
 
-from maple_adapters.files import FileCommentStore, FileMedia
-from maple_adapters.system import SystemClock
 from maple_core.ports import Clock
+from maple_entrypoints.bootstrap.route import local_route_options
 from maple_entrypoints.review.page import (
     OverlayNeeds,
     inject_script,
@@ -42,7 +42,7 @@ from maple_entrypoints.review.page import (
     relax_meta_policies,
 )
 from maple_entrypoints.route.answers import json_answer
-from maple_entrypoints.route.app import RouteOptions, create_route_app
+from maple_entrypoints.route.app import create_route_app
 from maple_entrypoints.server_log import ServerLog
 
 __all__ = ["API_PATH", "OVERLAY_PATH", "review_app"]
@@ -306,20 +306,24 @@ def review_app(
     log: ServerLog | None = None,
 ) -> Any:
     """The proxy in front of the app at ``upstream``, with the route over ``cwd``'s ``.maple/``."""
-    clock = clock or SystemClock()
-    options = RouteOptions(
-        store=FileCommentStore(clock, cwd),
-        media=FileMedia(cwd),
-        clock=clock,
-        log=log or ServerLog("maple-review"),
-    )
-    return _Guard(
+    options = local_route_options(cwd, clock, log or ServerLog("maple-review"))
+    forwarder = _Forwarder(upstream, branch)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: Any) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:  # the pooled connections to the app close with the server, not at a later GC
+            await forwarder.client.aclose()
+
+    return _LocalOnlyGuard(
         Router(
             routes=[
                 Route(OVERLAY_PATH, _overlay, methods=["GET", "HEAD"]),
                 Mount(API_PATH, app=create_route_app(options)),
             ],
-            default=_Forwarder(upstream, branch),
+            default=forwarder,
+            lifespan=lifespan,
         )
     )
 
@@ -327,7 +331,7 @@ def review_app(
 _LOCAL_HOST = re.compile(r"(127\.0\.0\.1|localhost)(:[0-9]{1,5})?")
 
 
-class _Guard:
+class _LocalOnlyGuard:
     """Only a plain path, asked by this machine's own pages, gets through the proxy.
 
     A request whose target is not origin-form (see :func:`_target_problem`) is refused with 400,

@@ -25,24 +25,25 @@ import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.background import BackgroundTask
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from maple_adapters.github.push_access import PushAnswer
-from maple_adapters.system import SystemClock
 from maple_core.approvals import NewApproval
 from maple_core.authors import Reviewer, guest_author
-from maple_core.comments import Resolution
 from maple_core.cursor import format_js_timestamp
 from maple_core.errors import MapleError, NotFoundError
 from maple_core.gate import check_review_url
 from maple_core.json_types import JsonObject
 from maple_core.media import RASTER_TYPES, is_raster, raster_type, sniff_raster
 from maple_core.ports import Capability, Clock, CommentStore, GatePublisher, MediaStore
-from maple_core.services import publish_gate
+from maple_core.services import publish_gate, stamped_resolution
 from maple_core.submissions import read_drafts, read_status_change
 from maple_core.text import scrub
+from maple_entrypoints.bootstrap.github import PushAnswer
+from maple_entrypoints.bootstrap.local import system_clock
 from maple_entrypoints.route.answers import (
     RouteRefusalError,
     bearer_token,
@@ -60,7 +61,6 @@ __all__ = [
     "IdentityResolver",
     "RouteOptions",
     "StoreResolver",
-    "check_review_url",
     "create_route_app",
     "json_http_error",
 ]
@@ -114,7 +114,7 @@ class RouteOptions:
     refresh: GateRefreshOptions | None = None
     require_approval: bool = False
     review_url: str | None = None
-    clock: Clock = field(default_factory=SystemClock)
+    clock: Clock = field(default_factory=system_clock)
     log: ServerLog = field(default_factory=lambda: ServerLog("maple-route"))
     max_json_bytes: int = 2 * 1024 * 1024
     max_media_bytes: int = 10 * 1024 * 1024
@@ -270,7 +270,7 @@ class _Route:
             raise RouteRefusalError(501, "This store cannot change a status")
         resolution = None
         if change.sha is not None:
-            resolution = Resolution(sha=change.sha, note=change.note, at=self.now())
+            resolution = stamped_resolution(change.sha, change.note, self.options.clock)
         try:
             updated = await _off_loop(store.set_status, comment_id, change.status, resolution)
         except NotFoundError:  # the store's own message may name a server path
@@ -415,29 +415,62 @@ def _described(exc: BaseException, request: Request) -> str:
     return scrub(f"{type(exc).__name__}: {exc}", [token] if token else [])
 
 
-def _guarded(
-    handler: Callable[[Request], Awaitable[Response]], log: ServerLog
-) -> Callable[[Request], Awaitable[Response]]:
-    """Turn refusals and maple's errors into JSON answers; log anything else as a 500."""
+class _Failures:
+    """The route's error answers, as Starlette exception handlers, for one log.
 
-    async def endpoint(request: Request) -> Response:
+    A refusal is answered as raised; one of maple's errors as :func:`refusal_for` says (a
+    store's own failure logged, and answered without its message); anything else is a logged
+    500 (:class:`_Unexpected`). A log line never holds the caller's token.
+    """
+
+    def __init__(self, log: ServerLog) -> None:
+        self.log = log
+
+    async def refused(self, request: Request, exc: Exception) -> Response:
+        """A refusal raised anywhere in a handler."""
+        assert isinstance(exc, RouteRefusalError)
+        return json_answer({"error": exc.error}, exc.status)
+
+    async def maple_error(self, request: Request, exc: Exception) -> Response:
+        """One of maple's errors: a caller's mistake answered with its message, else a 5xx."""
+        assert isinstance(exc, MapleError)
+        known = refusal_for(exc)
+        if known is None or known.status >= 500:
+            self.log.error("The Maple route failed.", failure=_described(exc, request))
+        if known is None:
+            return json_answer({"error": "Something went wrong"}, 500)
+        return json_answer({"error": known.error}, known.status)
+
+
+class _Unexpected:
+    """ASGI middleware: a failure no exception handler took is logged and answered 500.
+
+    It sits inside Starlette's server-error middleware, which would answer too but then
+    re-raise the error for the server to print, unscrubbed.
+    """
+
+    def __init__(self, app: ASGIApp, log: ServerLog) -> None:
+        self.app = app
+        self.log = log
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Run the route; on a failure, log it and answer 500 unless an answer has begun."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
         try:
-            return await handler(request)
-        except RouteRefusalError as refusal:
-            return json_answer({"error": refusal.error}, refusal.status)
-        except MapleError as exc:
-            known = refusal_for(exc)
-            if known is not None:
-                if known.status >= 500:
-                    log.error("The Maple route failed.", failure=_described(exc, request))
-                return json_answer({"error": known.error}, known.status)
-            log.error("The Maple route failed.", failure=_described(exc, request))
-            return json_answer({"error": "Something went wrong"}, 500)
+            await self.app(scope, receive, watched)
         except Exception as exc:
-            log.error("The Maple route failed.", failure=_described(exc, request))
-            return json_answer({"error": "Something went wrong"}, 500)
-
-    return endpoint
+            self.log.error("The Maple route failed.", failure=_described(exc, Request(scope)))
+            if not started:
+                await json_answer({"error": "Something went wrong"}, 500)(scope, receive, send)
 
 
 async def json_http_error(request: Request, exc: Exception) -> Response:
@@ -454,8 +487,10 @@ def create_route_app(options: RouteOptions) -> Starlette:
     """The route as a Starlette app; mount it at ``/api/maple`` (or any prefix) in your app."""
     route = _Route(options)
 
+    failures = _Failures(options.log)
+
     def at(path: str, handler: Callable[[Request], Awaitable[Response]], *methods: str) -> Route:
-        return Route(path, _guarded(handler, options.log), methods=list(methods) or _ANY)
+        return Route(path, handler, methods=list(methods) or _ANY)
 
     return Starlette(
         routes=[
@@ -468,5 +503,10 @@ def create_route_app(options: RouteOptions) -> Starlette:
             at("/me", route.me, "GET"),
             at("/gate/refresh", route.gate_refresh),
         ],
-        exception_handlers={HTTPException: json_http_error},
+        middleware=[Middleware(_Unexpected, log=options.log)],
+        exception_handlers={
+            HTTPException: json_http_error,
+            RouteRefusalError: failures.refused,
+            MapleError: failures.maple_error,
+        },
     )

@@ -14,10 +14,10 @@ import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import Response
 
-from maple_adapters.github.push_access import PushAnswer
 from maple_core.errors import InvalidRecordError
 from maple_core.ports import CommentStore, GatePublisher
 from maple_core.services import publish_gate
+from maple_entrypoints.bootstrap.github import PushAnswer
 from maple_entrypoints.route.answers import RouteRefusalError, bearer_token, json_answer, read_json
 from maple_entrypoints.route.params import read_branch
 

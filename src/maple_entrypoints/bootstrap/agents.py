@@ -1,0 +1,72 @@
+"""External agents: the providers, the pool a server offers, and the CLI's record folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from maple_adapters.agents import AgentPool, ClaudeProvider, CodexProvider, kill_all
+from maple_core.agents import PROVIDERS
+from maple_core.errors import InvalidInputError
+from maple_core.ports import AgentProvider
+from maple_entrypoints.bootstrap.local import find_checkout
+from maple_entrypoints.settings import ServerConfig
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from maple_adapters.files.folders import Folder
+
+__all__ = [
+    "AgentPool",
+    "agent_provider",
+    "build_agents",
+    "kill_all_agents",
+    "make_agents_folder",
+    "open_agents_folder",
+]
+
+
+def agent_provider(name: str) -> AgentProvider:
+    """The provider called ``name`` (``codex`` or ``claude``).
+
+    Raises:
+        InvalidInputError: no provider has that name.
+    """
+    if name not in PROVIDERS:
+        raise InvalidInputError(f'unknown provider {name}; "codex" and "claude" exist.')
+    return CodexProvider() if name == "codex" else ClaudeProvider()
+
+
+def build_agents(config: ServerConfig, root: Path) -> AgentPool | None:
+    """The external agents ``MAPLE_AGENTS`` offers, in ``root``; ``None`` when it names none."""
+    if not config.agents:
+        return None
+    return AgentPool({name: agent_provider(name) for name in config.agents}, root)
+
+
+def kill_all_agents() -> None:
+    """End every agent process (and its process group) this process started."""
+    kill_all()
+
+
+def make_agents_folder(cwd: Path) -> Folder:
+    """``.maple/agents/`` at ``cwd``'s main checkout, made if missing, following no link.
+
+    Raises:
+        UnsafePathError: a part of the path is a link or not a folder.
+    """
+    from maple_adapters.files.folders import MAPLE, make_folder
+
+    root = find_checkout(cwd).root
+    return make_folder(root, (MAPLE, "agents"), store="agents", operation="record")
+
+
+def open_agents_folder(cwd: Path) -> Folder | None:
+    """``.maple/agents/`` at ``cwd``'s main checkout, or ``None`` when nothing was recorded.
+
+    Raises:
+        UnsafePathError: a part of the path is a link or not a folder.
+    """
+    from maple_adapters.files.folders import MAPLE, open_folder
+
+    root = find_checkout(cwd).root
+    return open_folder(root, (MAPLE, "agents"), store="agents", operation="read")

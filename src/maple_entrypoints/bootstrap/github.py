@@ -1,0 +1,195 @@
+"""GitHub's parts: transports, the ledger store and the check-run publisher, wrapped alike.
+
+Every store and publisher talks to GitHub through :func:`wrapped`: bounded retries and clear
+errors (``ResilientTransport``) under remembered ``ETag`` answers (``ConditionalTransport``).
+Only the push-access check gets the bare transport, because it reads the 401, 403 and 404
+answers a resilient transport turns into errors.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from maple_adapters.github.push_access import PushAnswer
+from maple_core.errors import ConfigurationError
+from maple_core.json_types import JsonValue
+from maple_core.ports import Clock, CommentStore, GatePublisher
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from maple_adapters.github.events import GitHubEvent
+    from maple_adapters.github.store import GitHubLedgerStore
+    from maple_adapters.github.transport import GitHubTransport
+
+    # Read at run time only where needed: the settings load pydantic, which the route never does.
+    from maple_entrypoints.settings import GitHubConfig, Transport
+
+__all__ = [
+    "CiGate",
+    "PushAnswer",
+    "app_transport",
+    "build_transport",
+    "check_run_publisher",
+    "ci_gate",
+    "ledger_store",
+    "push_access",
+    "read_event",
+    "token_transport",
+    "wrapped",
+]
+
+
+def wrapped(inner: GitHubTransport, secrets: Sequence[str]) -> GitHubTransport:
+    """``inner`` with retries, scrubbed errors (of ``secrets``) and conditional GETs."""
+    from maple_adapters.github.transport import ConditionalTransport, ResilientTransport
+
+    return ConditionalTransport(ResilientTransport(inner, secrets=[s for s in secrets if s]))
+
+
+def token_transport(token: str, api_url: str | None) -> GitHubTransport:
+    """The REST API acting with ``token``, wrapped (:func:`wrapped`)."""
+    from maple_adapters.github.transport import PyGithubTransport
+
+    return wrapped(PyGithubTransport(token, api_url), [token])
+
+
+def app_transport(
+    app_id: str, private_key: str, installation_id: int, api_url: str | None
+) -> GitHubTransport:
+    """The REST API acting as a GitHub App installation, wrapped (:func:`wrapped`)."""
+    from maple_adapters.github.transport import PyGithubTransport
+
+    inner = PyGithubTransport.for_github_app(app_id, private_key, installation_id, base_url=api_url)
+    return wrapped(inner, [private_key])
+
+
+def _gh_signed_in(host: str | None) -> bool:
+    """True when a ``gh`` binary answers ``gh auth token`` (the token itself is discarded)."""
+    env = {**os.environ, **({"GH_HOST": host} if host else {}), "GH_PROMPT_DISABLED": "1"}
+    command = ["gh", "auth", "token", *(["--hostname", host] if host else [])]
+    try:
+        done = subprocess.run(command, capture_output=True, timeout=10, check=False, env=env)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0 and bool(done.stdout.strip())
+
+
+def build_transport(github: GitHubConfig, transport: Transport) -> GitHubTransport:
+    """The GitHub transport the settings choose, wrapped (:func:`wrapped`).
+
+    ``auto``: a ``GITHUB_TOKEN`` means ``api``; else a ``gh`` that answers ``gh auth token``
+    means ``cli``; else it refuses, naming both remedies. An explicit choice is honoured as it
+    is and never falls back.
+
+    Raises:
+        ConfigurationError: the chosen transport cannot work here.
+    """
+    from maple_adapters.github.transport import GhCliTransport, host_of
+    from maple_entrypoints.settings import Transport
+
+    token = github.token.get_secret_value() if github.token else None
+    host = host_of(github.api_url)
+    chosen = transport
+    if chosen is Transport.AUTO:
+        if token:
+            chosen = Transport.API
+        elif _gh_signed_in(host):
+            chosen = Transport.CLI
+        else:
+            raise ConfigurationError(
+                "GitHub cannot be reached: set GITHUB_TOKEN (a token that can read and write "
+                "pull-request comments), or install gh and run `gh auth login`."
+            )
+    if chosen is Transport.API:
+        if not token:
+            raise ConfigurationError(
+                "MAPLE_GITHUB_TRANSPORT=api needs GITHUB_TOKEN; set it, or use "
+                "MAPLE_GITHUB_TRANSPORT=cli with a signed-in gh."
+            )
+        return token_transport(token, github.api_url)
+    if not _gh_signed_in(host):
+        raise ConfigurationError(
+            "MAPLE_GITHUB_TRANSPORT=cli needs gh signed in to "
+            f"{host or 'github.com'}: install gh and run `gh auth login`"
+            f"{' --hostname ' + host if host else ''}, or set GITHUB_TOKEN and use "
+            "MAPLE_GITHUB_TRANSPORT=api."
+        )
+    inner = GhCliTransport(host=host, env={"GH_TOKEN": token} if token else None)
+    return wrapped(inner, [token] if token else [])
+
+
+def ledger_store(
+    transport: GitHubTransport, owner: str, repo: str, clock: Clock, app_id: str | None
+) -> GitHubLedgerStore:
+    """The pull request's ledger on ``owner/repo``, read and written through ``transport``."""
+    from maple_adapters.github.store import GitHubLedgerStore
+
+    return GitHubLedgerStore(transport, owner, repo, clock, app_id=app_id)
+
+
+def check_run_publisher(
+    transport: GitHubTransport, owner: str, repo: str, clock: Clock, app_id: str | None
+) -> GatePublisher:
+    """The ``maple/visual-review`` check run on ``owner/repo``, written through ``transport``."""
+    from maple_adapters.github.gate import GitHubCheckRunPublisher
+
+    return GitHubCheckRunPublisher(transport, owner, repo, now=clock.now, app_id=app_id)
+
+
+def push_access(
+    owner: str, repo: str, api_url: str | None, clock: Clock
+) -> Callable[[str], PushAnswer]:
+    """Whether a caller's token can push to ``owner/repo``, each answer kept a minute."""
+    from maple_adapters.github.push_access import PushAccess
+    from maple_adapters.github.transport import PyGithubTransport
+
+    return PushAccess(lambda token: PyGithubTransport(token, api_url), owner, repo, clock)
+
+
+def read_event(name: str, payload: JsonValue) -> GitHubEvent:
+    """What ``maple gate publish`` needs from the GitHub Actions event ``name``.
+
+    Raises:
+        InvalidInputError: the payload lacks what the event needs, or names another event.
+    """
+    from maple_adapters.github.events import read_event as read
+
+    return read(name, payload)
+
+
+@dataclass(frozen=True, slots=True)
+class CiGate:
+    """What ``maple gate publish`` needs in CI: the ledger it reads, the check run it writes."""
+
+    store: CommentStore
+    publisher: GatePublisher
+
+
+def ci_gate(
+    owner: str,
+    repo: str,
+    *,
+    token: str | None,
+    gate_token: str,
+    api_url: str | None,
+    app_id: str | None,
+    clock: Clock,
+) -> CiGate:
+    """The CI gate publisher's parts from the job's tokens.
+
+    The ledger is read with ``token`` (``GITHUB_TOKEN``), else ``gate_token``; the check run is
+    written with ``gate_token`` (``MAPLE_GATE_TOKEN``, else ``GITHUB_TOKEN``). Both transports
+    are scrubbed of both tokens.
+    """
+    from maple_adapters.github.transport import PyGithubTransport
+
+    secrets = [t for t in (token, gate_token) if t]
+    reader = wrapped(PyGithubTransport(token or gate_token, api_url), secrets)
+    writer = wrapped(PyGithubTransport(gate_token, api_url), secrets)
+    return CiGate(
+        store=ledger_store(reader, owner, repo, clock, app_id),
+        publisher=check_run_publisher(writer, owner, repo, clock, app_id),
+    )
