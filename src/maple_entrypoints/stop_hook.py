@@ -12,9 +12,6 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from maple_adapters.files.git import find_checkout
-from maple_adapters.files.place import resolve_place
-from maple_adapters.files.records import blocking_records
 from maple_core.errors import ConfigurationError, MapleError
 from maple_core.quickjson import dumps_flat
 from maple_core.stop import (
@@ -24,6 +21,7 @@ from maple_core.stop import (
     decide_session_stop,
     parse_stop_payload,
 )
+from maple_entrypoints.bootstrap.hook import blocking_records, find_checkout, resolve_place
 from maple_entrypoints.hook_settings import HookSettings, read_hook_settings
 
 __all__ = ["BlockCounter", "main", "open_comments", "run"]

@@ -28,7 +28,7 @@ import tomlkit
 import tomlkit.exceptions
 import typer
 
-from maple_adapters.files import find_checkout
+from maple_entrypoints.bootstrap.local import find_checkout
 from maple_entrypoints.cli.common import EXIT_ERROR, fail
 from maple_entrypoints.settings import InstallSettings
 
