@@ -28,11 +28,19 @@ from maple_core.context import comment_context
 from maple_core.cursor import FreshComments, parse_cursor, select_fresh
 from maple_core.display import shown, shown_one
 from maple_core.errors import ConfigurationError, MapleError
-from maple_core.ports import ChangeSignal, Clock, CommentStore, GatePublisher, GateRefresher
+from maple_core.ports import (
+    ChangeSignal,
+    Clock,
+    CommentStore,
+    GatePublisher,
+    GateRefresher,
+    MediaStore,
+)
 from maple_core.services import list_all, resolve_comment
 from maple_core.statuses import CommentStatus
 from maple_core.text import REVIEW_DATA_NOTICE, framed_json, without_lone_surrogates
 from maple_core.wait import PROGRESS_INTERVAL_MS, clamp_wait_ms
+from maple_entrypoints.mcp_images import comment_images
 from maple_entrypoints.mcp_models import CommentList, ContextModel, SoloModel, WaitModel
 from maple_entrypoints.mcp_models import CommentModel as CommentOut
 from maple_entrypoints.reporting import report_resolve
@@ -138,12 +146,14 @@ def build_server(
     require_approval: bool = False,
     clock: Clock | None = None,
     log: ServerLog | None = None,
+    media: MediaStore | None = None,
 ) -> MCPServer:
     """The MCP server over ``store``.
 
     After a resolve it publishes the gate to ``gate`` (``MAPLE_GATE_TOKEN``) or asks
     ``refresher`` (``MAPLE_URL``) to; neither ever fails the resolve. ``start_solo`` pairs
     previews with bridges from ``solo``; without it the tool says solo mode is not available.
+    ``get_comment_context`` shows the images of a comment that ``media`` holds.
     """
     clock = clock or SystemClock()
     log = log or ServerLog(SERVICE)
@@ -267,7 +277,9 @@ def build_server(
         description=(
             "Return everything needed to act on one comment: anchor, viewport, surrounding "
             "markup and any replay link. A comment written under a Maple Mock carries "
-            "`mock.recipe` and `mock.replay`, a link to the page in that state."
+            "`mock.recipe` and `mock.replay`, a link to the page in that state. Images the "
+            "reviewer attached (the overlay's capture of what they saw, with `elementBox` and "
+            "`clickPoint` in the context) follow as image content."
         ),
         annotations=reader,
     )
@@ -275,8 +287,11 @@ def build_server(
     def get_comment_context(
         id: CommentId, branch: Branch
     ) -> Annotated[CallToolResult, ContextModel]:
-        data = comment_context(list_all(store, branch, report=report), id, branch).to_json()
-        return _result(data, {"notice": REVIEW_DATA_NOTICE, **data})
+        context = comment_context(list_all(store, branch, report=report), id, branch)
+        data = context.to_json()
+        result = _result(data, {"notice": REVIEW_DATA_NOTICE, **data})
+        result.content.extend(comment_images(context.comment, media))
+        return result
 
     @server.tool(
         name="start_solo",
@@ -493,6 +508,7 @@ def main() -> None:
         sys.stderr.write(f"{SERVICE}: {exc}\n")
         raise SystemExit(1) from None
     log = ServerLog(SERVICE, settings.secrets())
+    from maple_adapters.files import FileMedia
     from maple_entrypoints.solo_bridges import SoloBridge, SoloBridges
 
     cwd = Path.cwd()
@@ -512,6 +528,7 @@ def main() -> None:
         agents=agents,
         require_approval=config.require_approval,
         log=log,
+        media=FileMedia(cwd),
     )
     if agents is not None:
         _exit_on_signals()
