@@ -167,3 +167,34 @@ def clipped(page: Any, screenshot: bytes, area: dict[str, int]) -> bytes:
         [base64.b64encode(screenshot).decode(), area],
     )
     return base64.b64decode(data)
+
+
+@pytest.mark.parametrize("how", ["paste", "drop"])
+def test_an_image_pasted_or_dropped_into_the_composer_is_attached_as_offered(
+    review: Review, page: Any, how: str
+) -> None:
+    open_shop(page, review, "/")
+    page.click(f"{OVERLAY} >> button.mode")
+    page.click("#promo")
+    page.wait_for_selector(f"{OVERLAY} >> textarea:focus")
+    page.evaluate(
+        """([how, b64]) => {
+            const root = document.querySelector("[data-maple-overlay]").shadowRoot;
+            const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+            const files = new DataTransfer();
+            files.items.add(new File([bytes], "mine.png", { type: "image/png" }));
+            const event = how === "paste"
+                ? new ClipboardEvent("paste", { clipboardData: files, bubbles: true })
+                : new DragEvent("drop", { dataTransfer: files, bubbles: true, cancelable: true });
+            root.querySelector("textarea").dispatchEvent(event);
+        }""",
+        [how, base64.b64encode(PIXEL).decode()],
+    )
+    page.wait_for_selector(f"{OVERLAY} >> .shot:has-text('mine.png')")
+    body = f"Use this picture instead ({how})."
+    page.fill(f"{OVERLAY} >> textarea", body)
+    page.click(f"{OVERLAY} >> button.send")
+    page.wait_for_selector(f"{OVERLAY} >> li:has-text({json.dumps(body)})", state="attached")
+    attachments = review.comment(body)["attachments"]
+    assert [a["source"] for a in attachments] == ["capture", "offered"]
+    assert media(review, attachments[1]["key"]) == PIXEL
