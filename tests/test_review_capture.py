@@ -12,7 +12,7 @@ from typing import Any
 import httpx2 as httpx
 import pytest
 
-from tests.test_review_browser import browser
+from tests.test_review_browser import DOCS, browser
 from tests.test_review_overlay_app import OVERLAY, Review, open_shop, page, review
 
 __all__ = ["browser", "page", "review"]  # fixtures shared with the overlay's other browser tests
@@ -143,6 +143,8 @@ def test_a_comment_carries_an_image_of_what_the_reviewer_saw_with_box_and_click(
     # (an empty field, or a page drawn afresh without the modal, is white there)
     where = inside(page.locator(state).bounding_box(), area)
     assert ink(page, image, where) > 0.02
+    if state == "#search":  # docs/review.md shows it
+        (DOCS / "review-capture.png").write_bytes(image)
     page.evaluate("document.getElementById('modal').hidden = true")
     page.fill("#search", "")
     page.evaluate("document.activeElement.blur()")
