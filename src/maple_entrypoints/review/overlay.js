@@ -257,6 +257,8 @@ const { domToCanvas } = (function () {
 const MARGIN = 160;
 /** The longest side of an image, in pixels: a larger crop is scaled down to it. */
 const MAX_SIDE = 1600;
+/** How long the rasteriser may wait for one of the page's images or fonts, in milliseconds. */
+const FETCH_MS = 3000;
 /** The largest image the overlay sends, in bytes (the route refuses more than 10 MB). */
 const MAX_IMAGE_BYTES = 2 * 1024 * 1024;
 
@@ -355,6 +357,7 @@ async function captureAround(element, host) {
       width: window.innerWidth,
       height: window.innerHeight,
       scale: 1,
+      timeout: FETCH_MS,
       style: { marginTop: -window.scrollY + "px", marginLeft: -window.scrollX + "px" },
       filter: (node) => node !== host,
       onCloneEachNode: unfixHeight,
@@ -520,6 +523,9 @@ function outline(ui, element) {
 // route's /media when the comment is sent and attached as Maple attachments.
 
 
+/** How long Send waits for a capture still being drawn before the comment goes without it. */
+const CAPTURE_WAIT_MS = 5000;
+
 /** What the route stores: raster images only. */
 const OFFERED_TYPES = ["image/png", "image/jpeg", "image/webp", "image/gif"];
 
@@ -598,7 +604,9 @@ function createShots(ui) {
     const attachments = [];
     /** @type {import("./types.js").PickGeometry} */
     const context = { ...(geometry || {}) };
-    const shot = capturing ? await capturing : null;
+    /** @type {Promise<null>} */
+    const late = new Promise((resolve) => setTimeout(() => resolve(null), CAPTURE_WAIT_MS));
+    const shot = capturing ? await Promise.race([capturing, late]) : null;
     if (shot) {
       const ref = await postMedia(api, shot.image);
       if (ref) {

@@ -9,6 +9,8 @@ import { domToCanvas } from "./vendor/modern-screenshot.js";
 const MARGIN = 160;
 /** The longest side of an image, in pixels: a larger crop is scaled down to it. */
 const MAX_SIDE = 1600;
+/** How long the rasteriser may wait for one of the page's images or fonts, in milliseconds. */
+const FETCH_MS = 3000;
 /** The largest image the overlay sends, in bytes (the route refuses more than 10 MB). */
 export const MAX_IMAGE_BYTES = 2 * 1024 * 1024;
 
@@ -107,6 +109,7 @@ export async function captureAround(element, host) {
       width: window.innerWidth,
       height: window.innerHeight,
       scale: 1,
+      timeout: FETCH_MS,
       style: { marginTop: -window.scrollY + "px", marginLeft: -window.scrollX + "px" },
       filter: (node) => node !== host,
       onCloneEachNode: unfixHeight,

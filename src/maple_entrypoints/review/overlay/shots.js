@@ -6,6 +6,9 @@ import { postMedia } from "./api.js";
 import { MAX_IMAGE_BYTES, captureAround, rectOf } from "./capture.js";
 import { el } from "./ui.js";
 
+/** How long Send waits for a capture still being drawn before the comment goes without it. */
+const CAPTURE_WAIT_MS = 5000;
+
 /** What the route stores: raster images only. */
 const OFFERED_TYPES = ["image/png", "image/jpeg", "image/webp", "image/gif"];
 
@@ -84,7 +87,9 @@ export function createShots(ui) {
     const attachments = [];
     /** @type {import("./types.js").PickGeometry} */
     const context = { ...(geometry || {}) };
-    const shot = capturing ? await capturing : null;
+    /** @type {Promise<null>} */
+    const late = new Promise((resolve) => setTimeout(() => resolve(null), CAPTURE_WAIT_MS));
+    const shot = capturing ? await Promise.race([capturing, late]) : null;
     if (shot) {
       const ref = await postMedia(api, shot.image);
       if (ref) {
