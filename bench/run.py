@@ -136,6 +136,7 @@ def bench_appends(base: Path) -> Row:
 
 
 def main() -> int:
+    from bench.capture_row import capture_row
     from bench.github_row import github_requests_row, github_row
     from bench.hook_row import hook_row
     from bench.mcp_rows import startup_row, wake_row
@@ -146,6 +147,7 @@ def main() -> int:
         rows = [bench_list(Path(tmp)), bench_appends(Path(tmp))]
     rows += [Row(*hook_row()), Row(*wake_row()), Row(*startup_row()), Row(*github_row())]
     rows += [Row(*github_requests_row()), Row(*route_row()), Row(*solo_row())]
+    rows += [Row(*capture_row())]
     headers = ("benchmark", "figure", "anchor (same run)", "ratio", "budget", "")
     table = [
         (r.name, r.figure, r.anchor, f"{r.ratio:.3g}×", r.budget, "ok" if r.ok else "OVER BUDGET")
@@ -164,6 +166,7 @@ SINGLE_ROWS = {
     "github-requests": ("bench.github_row", "github_requests_row"),
     "route": ("bench.route_row", "route_row"),
     "solo": ("bench.solo_row", "solo_row"),
+    "capture": ("bench.capture_row", "capture_row"),
 }
 
 

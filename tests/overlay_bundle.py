@@ -7,10 +7,17 @@ from them: each module once, after the modules it imports, with its ``import`` l
 ``export`` of a declaration are allowed, and no two modules may declare the same top-level name, so
 the joined script means what the modules mean. ``make overlay`` writes it;
 ``tests/test_overlay_bundle.py`` fails while the committed file differs from a fresh build.
+
+A vendored library (``overlay/vendor/<name>.js``, its build as published, UMD) is imported by name
+like a module, ``import { a } from "./vendor/<name>.js";``; ``tsc`` reads the ``<name>.d.ts``
+beside it. The join runs it once, with its licence, in a scope of its own where it sees a
+CommonJS ``module`` (so it sets no global on the app's page), and only if its bytes are the ones
+pinned in :data:`VENDORED`.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 import sys
 from pathlib import Path
@@ -20,7 +27,18 @@ MODULES = REVIEW / "overlay"
 BUNDLE = REVIEW / "overlay.js"
 ENTRY = "main.js"
 
+VENDORED = {
+    "modern-screenshot": (
+        "4.7.0",  # npm modern-screenshot@4.7.0, dist/index.js; the DOM rasteriser of capture.js
+        "bb36665889124a0b6e15f16045265737449c3bdcf2712cdb08af3cfa01563e2b",
+    ),
+}
+"""Each vendored library's version and the sha256 of its file: the pin the join checks."""
+
 _IMPORT = re.compile(r'^import \{([^}]*)\} from "\./([a-z_]+\.js)";\n', re.MULTILINE)
+_VENDOR_IMPORT = re.compile(
+    r'^import \{([^}]*)\} from "\./vendor/([a-z0-9-]+)\.js";\n', re.MULTILINE
+)
 _EXPORT = re.compile(r"^export (?=(?:async )?function\b|const\b|let\b|class\b)", re.MULTILINE)
 _DECLARED = re.compile(r"^(?:(?:async )?function\*? ?|const |let |class )([A-Za-z_$][\w$]*)", re.M)
 _MODULE_SYNTAX = re.compile(r"^(?:import|export)\b.*$", re.MULTILINE)
@@ -55,9 +73,12 @@ def bundle(modules: Path = MODULES, entry: str = ENTRY) -> str:
                     problem = f"{name} imports {imported!r}, which {source} does not export"
                     raise BundleError(problem)
         body = _EXPORT.sub("", _IMPORT.sub("", text))
+        vendored = _VENDOR_IMPORT.findall(body)
+        body = _VENDOR_IMPORT.sub("", body)
         leftover = _MODULE_SYNTAX.search(body)
         if leftover:
             raise BundleError(f"{name}: unsupported module syntax {leftover.group(0)!r}")
+        body = "".join(_vendored(names, library, modules) for names, library in vendored) + body
         exported[name] = set(_DECLARED.findall(_exports_only(text)))
         bodies[name] = body.strip("\n") + "\n"
         visiting.pop()
@@ -72,6 +93,30 @@ def bundle(modules: Path = MODULES, entry: str = ENTRY) -> str:
             owner[declared] = name
     parts = [f"// --- overlay/{name} ---\n{bodies[name]}" for name in order]
     return _HEADER + '(function () {\n"use strict";\n\n' + "\n".join(parts) + "})();\n"
+
+
+def _vendored(names: str, library: str, modules: Path) -> str:
+    """``const { names } = ...``: the library run in a scope of its own, after its licence."""
+    folder = modules / "vendor"
+    pinned = VENDORED.get(library)
+    if pinned is None:
+        raise BundleError(f"vendor/{library}.js is not pinned in VENDORED")
+    version, digest = pinned
+    code = (folder / f"{library}.js").read_bytes()
+    if hashlib.sha256(code).hexdigest() != digest:
+        raise BundleError(f"vendor/{library}.js is not the pinned {library} {version}")
+    licence = (folder / f"{library}.LICENSE").read_text(encoding="utf-8").strip()
+    notice = "\n".join(("// " + line).rstrip() for line in licence.splitlines())
+    return (
+        f"// {library} {version}, vendored (overlay/vendor/{library}.js), under this licence:\n"
+        f"{notice}\n"
+        f"const {{{names}}} = (function () {{\n"
+        "  const module = { exports: {} };\n"
+        "  const exports = module.exports;\n"
+        f"{code.decode('utf-8').strip()}\n"
+        "  return module.exports;\n"
+        "}).call(undefined);\n"
+    )
 
 
 def _exports_only(text: str) -> str:

@@ -29,7 +29,14 @@ from maple_core.context import comment_context
 from maple_core.cursor import FreshComments, parse_cursor
 from maple_core.display import shown, shown_one
 from maple_core.errors import ConfigurationError, MapleError
-from maple_core.ports import ChangeSignal, Clock, CommentStore, GatePublisher, GateRefresher
+from maple_core.ports import (
+    ChangeSignal,
+    Clock,
+    CommentStore,
+    GatePublisher,
+    GateRefresher,
+    MediaStore,
+)
 from maple_core.services import (
     Look,
     Sleep,
@@ -42,13 +49,14 @@ from maple_core.services import (
 from maple_core.statuses import CommentStatus
 from maple_core.text import REVIEW_DATA_NOTICE, framed_json, without_lone_surrogates
 from maple_core.wait import PROGRESS_INTERVAL_MS, clamp_wait_ms
-from maple_entrypoints.bootstrap.local import system_clock
+from maple_entrypoints.bootstrap.local import local_media, system_clock
 from maple_entrypoints.bootstrap.server import (
     build_gate,
     build_refresher,
     build_store,
     check_capabilities,
 )
+from maple_entrypoints.mcp_images import comment_images
 from maple_entrypoints.mcp_models import CommentList, ContextModel, SoloModel, WaitModel
 from maple_entrypoints.mcp_models import CommentModel as CommentOut
 from maple_entrypoints.server_log import ServerLog
@@ -160,12 +168,14 @@ def build_server(
     require_approval: bool = False,
     clock: Clock | None = None,
     log: ServerLog | None = None,
+    media: MediaStore | None = None,
 ) -> MCPServer:
     """The MCP server over ``store``.
 
     After a resolve it publishes the gate to ``gate`` (``MAPLE_GATE_TOKEN``) or asks
     ``refresher`` (``MAPLE_URL``) to; neither ever fails the resolve. ``start_solo`` pairs
     previews with bridges from ``solo``; without it the tool says solo mode is not available.
+    ``get_comment_context`` shows the images of a comment that ``media`` holds.
     """
     clock = clock or system_clock()
     log = log or ServerLog(SERVICE)
@@ -289,7 +299,9 @@ def build_server(
         description=(
             "Return everything needed to act on one comment: anchor, viewport, surrounding "
             "markup and any replay link. A comment written under a Maple Mock carries "
-            "`mock.recipe` and `mock.replay`, a link to the page in that state."
+            "`mock.recipe` and `mock.replay`, a link to the page in that state. Images the "
+            "reviewer attached (the overlay's capture of what they saw, with `elementBox` and "
+            "`clickPoint` in the context) follow as image content."
         ),
         annotations=reader,
     )
@@ -297,8 +309,11 @@ def build_server(
     def get_comment_context(
         id: CommentId, branch: Branch
     ) -> Annotated[CallToolResult, ContextModel]:
-        data = comment_context(list_all(store, branch, report=report), id, branch).to_json()
-        return _result(data, {"notice": REVIEW_DATA_NOTICE, **data})
+        context = comment_context(list_all(store, branch, report=report), id, branch)
+        data = context.to_json()
+        result = _result(data, {"notice": REVIEW_DATA_NOTICE, **data})
+        result.content.extend(comment_images(context.comment, media))
+        return result
 
     @server.tool(
         name="start_solo",
@@ -535,6 +550,7 @@ def main() -> None:
         agents=agents,
         require_approval=config.require_approval,
         log=log,
+        media=local_media(cwd),
     )
     if agents is not None:
         _exit_on_signals()

@@ -75,6 +75,18 @@ class FileMedia:
             data = folder.read(name)
         return data, content_type_for(PurePath(name).suffix.lstrip("."))
 
+    def location(self, key: str) -> Path:
+        """The blob's file, for a person to open (``<root>/.maple/<slug>/media/<key>.png``).
+
+        Raises:
+            InvalidMediaKeyError: the key is malformed.
+            NotFoundError: nothing is held under the key.
+        """
+        folder, name = self._find(key)
+        folder.close()
+        root, parts = self._parts()
+        return Path(root, *parts, name)
+
     def data_url(self, key: str) -> str:
         """The blob as a ``data:`` URL, as Maple's ``getUrl`` returns it."""
         data, content_type = self.get(key)

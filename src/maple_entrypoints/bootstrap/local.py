@@ -8,7 +8,7 @@ from maple_adapters.files import find_checkout
 from maple_adapters.system import SystemClock
 from maple_core.ports import Clock, CommentStore, MediaStore
 
-__all__ = ["find_checkout", "local_media", "local_store", "system_clock"]
+__all__ = ["find_checkout", "local_media", "local_media_file", "local_store", "system_clock"]
 
 
 def system_clock() -> Clock:
@@ -28,3 +28,15 @@ def local_media(cwd: Path) -> MediaStore:
     from maple_adapters.files import FileMedia
 
     return FileMedia(cwd)
+
+
+def local_media_file(cwd: Path, key: str) -> Path:
+    """The file of the image ``key`` among ``cwd``'s ``.maple/`` media, for a person to open.
+
+    Raises:
+        InvalidMediaKeyError: the key is malformed.
+        NotFoundError: nothing is held under the key.
+    """
+    from maple_adapters.files import FileMedia
+
+    return FileMedia(cwd).location(key)

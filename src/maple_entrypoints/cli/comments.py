@@ -8,10 +8,12 @@ from typing import Annotated
 
 import typer
 
+from maple_core.attachments import Attachment, images_of
 from maple_core.comments import Anchor, NewComment
 from maple_core.context import comment_context
 from maple_core.cursor import parse_cursor
 from maple_core.display import shown, shown_one
+from maple_core.errors import MapleError
 from maple_core.services import list_all, resolve_and_report, wait_for_comments
 from maple_core.statuses import CommentStatus
 from maple_core.text import one_line
@@ -139,6 +141,23 @@ def show(
     mock = data.get("mock")
     if isinstance(mock, dict) and mock.get("replay"):
         print(f"  replay: {one_line(str(mock['replay']))}")
+    for image in images_of(comment):
+        print(f"  image: {one_line(_image_file(image, cwd))}")
+
+
+def _image_file(image: Attachment, cwd: Path) -> str:
+    """Where an attached image's file is, relative to ``cwd`` when inside it, and how it came."""
+    how = f" ({image.source})" if image.source else ""
+    if image.ref.connector != "file":
+        return f"{image.ref.key}{how}, held by the {image.ref.connector} media store"
+    from maple_entrypoints.bootstrap.local import local_media_file
+
+    try:
+        path = local_media_file(cwd, image.ref.key)
+    except MapleError:
+        return f"{image.ref.key}{how}, not in .maple/ on this machine"
+    shown_path = path.relative_to(cwd) if path.is_relative_to(cwd) else path
+    return f"{shown_path}{how}"
 
 
 @comments_app.command(

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "OverlayNeeds",
+    "allows_capture",
     "inject_script",
     "meta_policies",
     "overlay_nonce",
@@ -40,6 +41,7 @@ _META = re.compile(
 _CONTENT = re.compile(rb"(?<![\w-])(content\s*=\s*)(\"([^\"]*)\"|'([^']*)')", re.IGNORECASE)
 _SCRIPTS = ("script-src-elem", "script-src", "default-src")
 _CONNECTS = ("connect-src", "default-src")
+_IMAGES = ("img-src", "default-src")
 
 
 def inject_script(html: bytes, tag: bytes) -> bytes:
@@ -125,6 +127,21 @@ def overlay_nonce(policies: Iterable[str], new_nonce: Callable[[], str]) -> str 
     if shared:
         return min(shared)
     return new_nonce() if strict else None
+
+
+def allows_capture(policies: Iterable[str]) -> bool:
+    """Whether every policy on the page lets it show ``data:`` images.
+
+    The overlay's capture draws the page through a ``data:`` SVG image; where a policy forbids
+    them the overlay is told not to capture (a blocked image is a reported violation), and the
+    policy is not widened for it.
+    """
+    for policy in _policies(policies):
+        directives = _directives(policy)
+        index = _governing(directives, _IMAGES)
+        if index is not None and "data:" not in (s.lower() for s in directives[index][1]):
+            return False
+    return True
 
 
 def relax_policy(policy: str, needs: OverlayNeeds, nonce: str | None) -> str:

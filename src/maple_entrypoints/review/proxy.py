@@ -35,6 +35,7 @@ from maple_core.ports import Clock
 from maple_entrypoints.bootstrap.route import local_route_options
 from maple_entrypoints.review.page import (
     OverlayNeeds,
+    allows_capture,
     inject_script,
     meta_policies,
     overlay_nonce,
@@ -154,11 +155,13 @@ class _Forwarder:
         out.append(("accept-encoding", "identity"))  # so an HTML page can be edited
         return out
 
-    def _tag(self, nonce: str | None) -> bytes:
+    def _tag(self, nonce: str | None, capture: bool = True) -> bytes:
         attributes = (
             f'src="{OVERLAY_PATH}" data-maple-branch="{html.escape(self.branch)}" '
             f'data-maple-api="{API_PATH}" data-maple-app="{html.escape(self.app_origin)}" defer'
         )
+        if not capture:  # the page's policy forbids the data: image the capture draws through
+            attributes += ' data-maple-capture="off"'
         if nonce:
             attributes += f' nonce="{html.escape(nonce)}"'
         return f"<script {attributes}></script>".encode()
@@ -209,12 +212,14 @@ class _Forwarder:
         # proxy_origin comes from a Host the guard held to loopback and a port
         needs = OverlayNeeds(proxy_origin + OVERLAY_PATH, proxy_origin + API_PATH + "/")
         policies = [v for k, v in headers if k.lower() == "content-security-policy"]
-        nonce = overlay_nonce([*policies, *meta_policies(body)], lambda: secrets.token_urlsafe(18))
+        every = [*policies, *meta_policies(body)]
+        nonce = overlay_nonce(every, lambda: secrets.token_urlsafe(18))
         rewritten = [
             (k, relax_header(v, needs, nonce) if k.lower() == "content-security-policy" else v)
             for k, v in headers
         ]
-        body = inject_script(relax_meta_policies(body, needs, nonce), self._tag(nonce))
+        tag = self._tag(nonce, allows_capture(every))
+        body = inject_script(relax_meta_policies(body, needs, nonce), tag)
         response = Response(body, status_code=status)
         response.raw_headers = [*_encoded(rewritten), (b"content-length", str(len(body)).encode())]
         return response

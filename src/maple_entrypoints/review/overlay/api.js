@@ -19,6 +19,17 @@ export async function listComments(api, branch) {
 }
 
 /**
+ * The route's reason for refusing a request, as an error to throw.
+ * @param {Response} answer
+ * @returns {Promise<Error>}
+ */
+async function refusal(answer) {
+  /** @type {{ error?: string }} */
+  const problem = await answer.json().catch(() => ({}));
+  return new Error(problem.error || "the route answered " + answer.status);
+}
+
+/**
  * Posts a comment; rejects with the route's error message when it is refused.
  * @param {string} api
  * @param {import("./types.js").NewComment} comment
@@ -31,9 +42,24 @@ export async function postComment(api, comment) {
     body: JSON.stringify(comment),
     credentials: "same-origin",
   });
-  if (!answer.ok) {
-    /** @type {{ error?: string }} */
-    const problem = await answer.json().catch(() => ({}));
-    throw new Error(problem.error || "the route answered " + answer.status);
-  }
+  if (!answer.ok) throw await refusal(answer);
+}
+
+/**
+ * Stores an image through the route's /media; its answer is the reference a comment attaches.
+ * Null when this deployment keeps no images (404); rejects with the route's message otherwise.
+ * @param {string} api
+ * @param {Blob} image
+ * @returns {Promise<import("./types.js").MediaRef | null>}
+ */
+export async function postMedia(api, image) {
+  const answer = await fetch(api + "/media", {
+    method: "POST",
+    headers: { "content-type": image.type },
+    body: image,
+    credentials: "same-origin",
+  });
+  if (answer.status === 404) return null;
+  if (!answer.ok) throw await refusal(answer);
+  return answer.json();
 }

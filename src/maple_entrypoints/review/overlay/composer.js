@@ -3,13 +3,15 @@
 import { anchorFor } from "./anchor.js";
 import { postComment } from "./api.js";
 import { pageContext } from "./context.js";
+import { createShots } from "./shots.js";
 import { outline } from "./ui.js";
 
 /**
  * @typedef {object} Composer
- * @property {(element: Element) => void} open shows the composer for `element`, focused; the
- *   element's anchor and the page's address are taken now, so a comment begun before the app
- *   navigates is stored for the page and element the reviewer picked
+ * @property {(element: Element, point?: import("./types.js").Point | null) => void} open shows
+ *   the composer for `element`, focused; the element's anchor, the page's address and an image
+ *   of the page are taken now, so a comment begun before the app navigates is stored for the
+ *   page and element the reviewer picked, and shows what they saw
  * @property {() => void} pageChanged the app navigated while the composer may be open
  * @property {() => void} close hides it and gives focus back to the element
  * @property {() => Promise<void>} send posts the comment, closing the composer once it is stored
@@ -26,11 +28,16 @@ export function createComposer(ui, { api, appOrigin, branch, say, sent }) {
   let target = null;
   /** @type {{ anchor: import("./types.js").Anchor, context: import("./types.js").PageContext } | null} */
   let picked = null;
+  const shots = createShots(ui);
 
-  /** @param {Element} element */
-  function open(element) {
+  /**
+   * @param {Element} element
+   * @param {import("./types.js").Point | null} [point]
+   */
+  function open(element, point) {
     target = element;
     picked = { anchor: anchorFor(element), context: pageContext(appOrigin) };
+    shots.take(element, point || null);
     ui.where.hidden = true;
     outline(ui, element);
     const r = element.getBoundingClientRect();
@@ -48,6 +55,7 @@ export function createComposer(ui, { api, appOrigin, branch, say, sent }) {
     const back = target;
     target = null;
     picked = null;
+    shots.clear();
     if (back instanceof HTMLElement || back instanceof SVGElement) back.focus({ preventScroll: true });
   }
 
@@ -58,7 +66,9 @@ export function createComposer(ui, { api, appOrigin, branch, say, sent }) {
       return;
     }
     try {
-      await postComment(api, { branch, body, ...picked, createdAt: new Date().toISOString() });
+      const { attachments, context } = await shots.store(api);
+      const comment = { branch, body, anchor: picked.anchor, context: { ...picked.context, ...context } };
+      await postComment(api, { ...comment, createdAt: new Date().toISOString(), ...(attachments.length ? { attachments } : {}) });
     } catch (error) {
       // in the composer, where the reviewer is looking, and announced (role=alert); text kept
       const message = error instanceof Error ? error.message : String(error);

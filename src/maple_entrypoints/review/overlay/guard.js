@@ -25,7 +25,7 @@ export function keepInputInOverlay(host) {
  * focus moves, nothing is clicked); a click on the page is given to `clicked` instead.
  * @param {HTMLElement} host
  * @param {() => boolean} busy
- * @param {(target: Element) => void} clicked
+ * @param {(target: Element, point: { x: number, y: number }) => void} clicked
  */
 export function holdPagePointer(host, busy, clicked) {
   /** @param {Event} event */
@@ -41,7 +41,7 @@ export function holdPagePointer(host, busy, clicked) {
     if (!fromPage(event)) return;
     event.preventDefault();
     event.stopPropagation();
-    if (event.target instanceof Element) clicked(event.target);
+    if (event.target instanceof Element) clicked(event.target, { x: event.clientX, y: event.clientY });
   }, true);
 }
 

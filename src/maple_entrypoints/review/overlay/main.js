@@ -57,10 +57,13 @@ function start(script) {
     say(on ? "Comment mode: click an element, or press Enter on the focused one. Escape leaves." : "");
   }
 
-  /** @param {Element} element */
-  function compose(element) {
+  /**
+   * @param {Element} element
+   * @param {{ x: number, y: number }} [point] where it was clicked; none when picked by keyboard
+   */
+  function compose(element, point) {
     setPicking(false);
-    composer.open(element);
+    composer.open(element, point);
   }
 
   ui.modeButton.addEventListener("click", () => setPicking(!picking));
@@ -76,8 +79,8 @@ function start(script) {
     if (element && element !== ui.host) outline(ui, element);
   }, true);
   keepInputInOverlay(ui.host);
-  holdPagePointer(ui.host, () => picking || composer.isOpen(), (target) => {
-    if (picking) compose(target);
+  holdPagePointer(ui.host, () => picking || composer.isOpen(), (target, point) => {
+    if (picking) compose(target, point);
   });
   // The overlay's own keys are consumed here, before the app's listeners could see them.
   document.addEventListener("keydown", (event) => {

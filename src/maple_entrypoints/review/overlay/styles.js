@@ -13,6 +13,7 @@ export const OVERLAY_CSS =
   ".composer .row { display: flex; gap: 8px; justify-content: flex-end; margin-top: 8px; }" +
   ".composer .cancel { background: #e5e7eb; color: #111; }" +
   ".composer .where { margin: 0 0 8px; font-size: 12px; color: #4b5563; }" +
+  ".composer .shot { margin: 8px 0 0; font-size: 12px; color: #4b5563; }" +
   ".composer .problem { margin: 8px 0 0; padding: 6px 8px; border-radius: 6px; background: #fee2e2; color: #991b1b; }" +
   ".pin { position: fixed; width: 24px; height: 24px; border-radius: 12px; background: #b45309; color: #fff; display: flex; align-items: center; justify-content: center; font-weight: 700; font-size: 12px; pointer-events: auto; }" +
   ".pin.resolved { background: #15803d; }" +

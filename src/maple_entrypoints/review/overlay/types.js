@@ -26,12 +26,39 @@
  */
 
 /**
+ * @typedef {object} MediaRef Where the route stored an image (its answer to POST /media).
+ * @property {string} connector
+ * @property {string} key
+ * @property {string} contentType
+ */
+
+/**
+ * @typedef {MediaRef & { source: "capture" | "offered" }} Attachment Maple's attachment: the
+ *   overlay's capture of the page, or an image the reviewer pasted or dropped.
+ */
+
+/**
+ * @typedef {object} Point A point in the viewport, CSS pixels.
+ * @property {number} x
+ * @property {number} y
+ */
+
+/**
+ * @typedef {object} PickGeometry Where the reviewer picked, in the viewport (CSS pixels), kept
+ *   in the comment's context (extra keys Maple keeps as written).
+ * @property {import("./capture.js").Rect} [elementBox] the element's border box
+ * @property {Point} [clickPoint] where they clicked (the element's centre when picked by keyboard)
+ * @property {import("./capture.js").Rect} [captureArea] the part of the viewport the capture shows
+ */
+
+/**
  * @typedef {object} NewComment The body of a POST to the route's /comments.
  * @property {string} branch
  * @property {string} body
  * @property {Anchor} anchor
- * @property {PageContext} context
+ * @property {PageContext & PickGeometry} context
  * @property {string} createdAt
+ * @property {Attachment[]} [attachments]
  */
 
 /**
