@@ -1,5 +1,7 @@
 // The comments on the page: a numbered pin on each commented element and an entry in the list.
 
+import { locate } from "./locate.js";
+
 /**
  * Whether a comment belongs to the page now shown: matched by path, since the proxy's port
  * changes from run to run and the page does not (a comment with no URL belongs everywhere).
@@ -13,21 +15,6 @@ export function onThisPage(comment) {
     return new URL(url).pathname === location.pathname;
   } catch {
     return true;
-  }
-}
-
-/**
- * The element a comment's selector finds, or null (no selector, a broken one, or no match).
- * @param {import("./types.js").StoredComment} comment
- * @returns {Element | null}
- */
-export function elementOf(comment) {
-  const selector = comment.anchor && comment.anchor.selector;
-  if (!selector) return null;
-  try {
-    return document.querySelector(selector);
-  } catch {
-    return null;
   }
 }
 
@@ -64,7 +51,7 @@ export function visibleBox(element) {
 /**
  * The list entry for a comment.
  * @param {import("./types.js").StoredComment} comment
- * @param {boolean} found whether its element is on the page
+ * @param {boolean} found whether its element is on the page (else it is listed as gone)
  * @returns {HTMLLIElement}
  */
 function listItem(comment, found) {
@@ -72,8 +59,9 @@ function listItem(comment, found) {
   item.tabIndex = 0;
   const status = document.createElement("div");
   status.className = "status " + comment.status;
-  status.textContent = comment.status + (found ? "" : " · not on this page");
+  status.textContent = comment.status + (found ? "" : " · element gone");
   item.append(comment.body, status);
+  if (!found) item.setAttribute("data-maple-gone", "");
   item.setAttribute("data-maple-comment", comment.id);
   item.setAttribute("data-maple-status", comment.status);
   return item;
@@ -131,7 +119,7 @@ export function pinBoard(ui) {
   let listed = "";
   return (comments) => {
     const shown = comments.filter(onThisPage);
-    const found = shown.map(elementOf);
+    const found = shown.map(locate);
     const signature = JSON.stringify(shown.map((c, i) => [c.id, c.body, c.status, found[i] !== null]));
     if (signature !== listed) {
       listed = signature;

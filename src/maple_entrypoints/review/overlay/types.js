@@ -14,6 +14,15 @@
  * @property {Quote} [quote]
  * @property {string} [source] `data-maple-src` of the element or an ancestor
  * @property {string} [key] `data-maple-key` of the element or an ancestor
+ * @property {Box} [box] the element's box on the page when it was picked
+ */
+
+/**
+ * @typedef {object} Box An element's border box in CSS pixels, from the page's top left corner.
+ * @property {number} x
+ * @property {number} y
+ * @property {number} width
+ * @property {number} height
  */
 
 /**
