@@ -310,6 +310,7 @@ def review_app(
     options = RouteOptions(
         store=FileCommentStore(clock, cwd),
         media=FileMedia(cwd),
+        client_authors=True,  # the one reviewer at this machine names themselves in the overlay
         clock=clock,
         log=log or ServerLog("maple-review"),
     )
