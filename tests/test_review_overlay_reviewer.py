@@ -1,12 +1,14 @@
 """The review overlay from the reviewer's side, in Chromium: anchors that find their element
-again when the app changes, and a comment whose element is gone listed as gone (issue 17,
-points 3 and 4)."""
+again when the app changes, a comment whose element is gone listed as gone, and the reviewer's
+own comments: their name, edit and delete, resolutions shown or hidden, the list leading to the
+element, one comment per Send (issue 17, points 3 and 4)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
 
+import httpx2 as httpx
 import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -39,6 +41,8 @@ body { margin: 0; font: 16px/1.5 sans-serif; }
 <p class="note" id="first-note">Sold out</p>
 <p class="note" id="second-note">Sold out</p>
 <ul class="rows"><li><span>Cake</span></li><li><span>Jam</span></li><li><span>Tea</span></li></ul>
+<div style="height: 2400px"></div>
+<p id="far">Delivery terms</p>
 <script>
 window.renameNotes = () =>
   document.querySelectorAll(".note").forEach((p) => p.removeAttribute("id"));
@@ -107,3 +111,136 @@ def test_a_comment_whose_element_is_gone_is_listed_as_gone_and_not_pinned_on_a_n
     item = page.locator(f'{OVERLAY} >> li[data-maple-comment="{stored["id"]}"]')
     assert item.get_attribute("data-maple-gone") == ""
     assert "element gone" in (item.text_content() or "")
+
+
+def entry(comment: dict[str, Any]) -> str:
+    return f'{OVERLAY} >> li[data-maple-comment="{comment["id"]}"]'
+
+
+def open_list(page: Any) -> None:
+    if page.get_attribute(f"{OVERLAY} >> button.list", "aria-expanded") != "true":
+        page.click(f"{OVERLAY} >> button.list")
+
+
+def test_the_reviewers_name_is_kept_in_the_browser_and_sent_as_the_author(
+    review: Review, page: Any
+) -> None:
+    open_shop(page, review, "/named")
+    open_list(page)
+    page.fill(f"{OVERLAY} >> input.name", "Ana Lima")
+    pick(page, "#title")
+    send(page, "Warmer title.")
+    author = review.comment("Warmer title.")["author"]
+    assert (author["name"], author["provenance"]) == ("Ana Lima", "client")
+    page.reload()  # another page load, as after a full navigation
+    page.wait_for_selector(f"{OVERLAY} >> button.mode")
+    assert page.input_value(f"{OVERLAY} >> input.name") == "Ana Lima"
+    pick(page, "#title")
+    send(page, "Bolder title.")
+    assert review.comment("Bolder title.")["author"] == author  # the same reviewer, same id
+
+
+def test_the_reviewer_edits_and_deletes_their_own_open_comment_from_the_list(
+    review: Review, page: Any
+) -> None:
+    open_shop(page, review, "/edit")
+    pick(page, "#title")
+    send(page, "Pantry is a dull name.")
+    mine = review.comment("Pantry is a dull name.")
+    theirs = httpx.post(
+        review.proxy.url + "/__maple/api/comments",
+        json={
+            "branch": BRANCH,
+            "body": "Someone else's.",
+            "anchor": {"selector": "#title"},
+            "context": {"url": review.app.url + "/edit"},
+            "author": {"id": "another-browser-0001", "name": "Bo"},
+        },
+        headers={"origin": review.proxy.url},
+    ).json()
+    open_list(page)
+    page.wait_for_selector(entry(theirs))
+    assert page.locator(f"{entry(theirs)} >> button.edit").count() == 0  # not theirs to edit
+    page.click(f"{entry(mine)} >> button.edit")
+    page.fill(f"{entry(mine)} >> textarea", "Call it The Larder.")
+    page.click(f"{entry(mine)} >> button.save")
+    page.wait_for_selector(f"{entry(mine)} >> text=Call it The Larder.")
+    assert review.comment("Call it The Larder.")["id"] == mine["id"]
+    page.click(f"{entry(mine)} >> button.delete")
+    assert [c["id"] for c in review.comments() if c["id"] == mine["id"]] == [mine["id"]]
+    page.click(f"{entry(mine)} >> button.delete")  # the second press deletes
+    page.wait_for_selector(entry(mine), state="detached", timeout=5000)
+    assert all(c["id"] != mine["id"] for c in review.comments())
+
+
+def test_a_resolution_is_shown_on_the_pin_and_in_the_list_and_resolved_comments_can_be_hidden(
+    review: Review, page: Any
+) -> None:
+    open_shop(page, review, "/resolved")
+    pick(page, "#title")
+    send(page, "Use the brand font.")
+    stored = review.comment("Use the brand font.")
+    page.wait_for_selector(pin(stored))
+    resolved = httpx.patch(
+        review.proxy.url + "/__maple/api/comments/" + stored["id"],
+        json={
+            "status": "resolved",
+            "resolution": {"sha": "abc1234def", "note": "Set the title in Brand Serif."},
+        },
+        headers={"origin": review.proxy.url},
+    )
+    assert resolved.status_code == 200
+    said = "resolved in abc1234: Set the title in Brand Serif."
+    page.wait_for_selector(f'{pin(stored)}[data-maple-status="resolved"]', timeout=6000)
+    assert said in (page.get_attribute(pin(stored), "title") or "")
+    open_list(page)
+    assert said in (page.text_content(entry(stored)) or "")
+    assert page.locator(f"{entry(stored)} >> button.edit").count() == 0  # resolved: not editable
+    page.check(f"{OVERLAY} >> input.hide-resolved")
+    page.wait_for_selector(entry(stored), state="detached", timeout=2000)
+    page.wait_for_selector(pin(stored), state="detached", timeout=2000)
+    page.uncheck(f"{OVERLAY} >> input.hide-resolved")
+    page.wait_for_selector(pin(stored), timeout=2000)
+
+
+def test_a_list_entry_scrolls_to_its_element_and_highlights_it(review: Review, page: Any) -> None:
+    open_shop(page, review, "/far")
+    page.evaluate("document.getElementById('far').scrollIntoView()")
+    pick(page, "#far")
+    send(page, "Link the delivery terms.")
+    stored = review.comment("Link the delivery terms.")
+    page.evaluate("window.scrollTo(0, 0)")
+    open_list(page)
+    page.click(f"{entry(stored)} >> .body")
+    page.wait_for_function(
+        """() => {
+            const far = document.getElementById("far").getBoundingClientRect();
+            const box = document.querySelector("[data-maple-overlay]").shadowRoot
+                .querySelector(".box.shown");
+            if (!box || far.top < 0 || far.bottom > innerHeight) return false;
+            const shown = box.getBoundingClientRect();
+            return Math.abs(shown.top - far.top) <= 1 && Math.abs(shown.width - far.width) <= 1;
+        }""",
+        timeout=2000,
+    )
+
+
+def test_send_is_disabled_while_sending_so_a_double_press_stores_one_comment(
+    review: Review, page: Any
+) -> None:
+    open_shop(page, review, "/twice")
+    page.evaluate(
+        """() => { const real = window.fetch;
+        window.fetch = (url, init) => init && init.method === "POST"
+            ? new Promise((done) => setTimeout(() => done(real(url, init)), 400))
+            : real(url, init); }"""
+    )  # a slow route: the second press comes while the first is on its way
+    pick(page, "#title")
+    page.fill(f"{OVERLAY} >> textarea", "Only once, please.")
+    page.click(f"{OVERLAY} >> button.send")
+    assert page.is_disabled(f"{OVERLAY} >> button.send")
+    page.click(f"{OVERLAY} >> button.send", force=True)
+    page.keyboard.press("Control+Enter")
+    page.wait_for_selector(f"{OVERLAY} >> .composer", state="hidden", timeout=5000)
+    page.wait_for_timeout(800)  # any second POST would have landed by now
+    assert [c["body"] for c in review.comments()].count("Only once, please.") == 1

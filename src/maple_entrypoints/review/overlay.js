@@ -4,7 +4,8 @@
 "use strict";
 
 // --- overlay/api.js ---
-// The route under the proxy's /__maple/api: list this branch's comments, post a new one.
+// The route under the proxy's /__maple/api: list this branch's comments, post a new one, and
+// edit or delete one of the reviewer's own while it is open.
 
 /**
  * The branch's comments, or null when they could not be read.
@@ -31,17 +32,56 @@ async function listComments(api, branch) {
  * @returns {Promise<void>}
  */
 async function postComment(api, comment) {
-  const answer = await fetch(api + "/comments", {
+  await refusedOrDone(await fetch(api + "/comments", {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify(comment),
     credentials: "same-origin",
-  });
-  if (!answer.ok) {
-    /** @type {{ error?: string }} */
-    const problem = await answer.json().catch(() => ({}));
-    throw new Error(problem.error || "the route answered " + answer.status);
-  }
+  }));
+}
+
+/**
+ * Nothing when the route took the write; rejects with the route's error message otherwise.
+ * @param {Response} answer
+ * @returns {Promise<void>}
+ */
+async function refusedOrDone(answer) {
+  if (answer.ok) return;
+  /** @type {{ error?: string }} */
+  const problem = await answer.json().catch(() => ({}));
+  throw new Error(problem.error || "the route answered " + answer.status);
+}
+
+/**
+ * Replaces the body of one of the reviewer's open comments; rejects with the route's reason.
+ * @param {string} api
+ * @param {string} id the comment's id
+ * @param {string} body
+ * @param {string} authorId this browser's reviewer id (see reviewer.js), which wrote it
+ * @returns {Promise<void>}
+ */
+async function editComment(api, id, body, authorId) {
+  await refusedOrDone(await fetch(api + "/comments/" + encodeURIComponent(id), {
+    method: "PATCH",
+    headers: { "content-type": "application/json", "x-maple-author": authorId },
+    body: JSON.stringify({ body }),
+    credentials: "same-origin",
+  }));
+}
+
+/**
+ * Deletes one of the reviewer's open comments; rejects with the route's reason.
+ * @param {string} api
+ * @param {string} id the comment's id
+ * @param {string} authorId this browser's reviewer id, which wrote it
+ * @returns {Promise<void>}
+ */
+async function deleteComment(api, id, authorId) {
+  await refusedOrDone(await fetch(api + "/comments/" + encodeURIComponent(id), {
+    method: "DELETE",
+    headers: { "x-maple-author": authorId },
+    credentials: "same-origin",
+  }));
 }
 
 // --- overlay/locate.js ---
@@ -330,6 +370,16 @@ const OVERLAY_CSS =
   ".panel li { padding: 4px 0; }" +
   ".status { font-size: 12px; color: #4b5563; }" +
   ".status.resolved { color: #15803d; }" +
+  ".panel .tools { display: flex; flex-wrap: wrap; gap: 8px; padding: 8px; border-bottom: 1px solid #e5e7eb; font-size: 12px; }" +
+  ".panel .tools input.name { width: 120px; border: 1px solid #9ca3af; border-radius: 4px; padding: 2px 4px; color: #111; background: #fff; }" +
+  ".panel li { cursor: pointer; }" +
+  ".panel li .body { margin: 0; white-space: pre-wrap; }" +
+  ".panel li .row, .panel .editor .row { display: flex; gap: 6px; margin-top: 4px; }" +
+  ".panel li button { padding: 2px 8px; font-size: 12px; }" +
+  ".panel .editor textarea { width: 100%; min-height: 60px; color: #111; background: #fff; border: 1px solid #9ca3af; border-radius: 4px; }" +
+  ".panel .problem { margin: 4px 0 0; padding: 4px 6px; border-radius: 4px; background: #fee2e2; color: #991b1b; }" +
+  ".box.shown { border-color: #2563eb; background: rgba(37,99,235,.12); }" +
+  ".send:disabled, .save:disabled, .delete:disabled { opacity: .6; cursor: progress; }" +
   ".sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }";
 
 // --- overlay/ui.js ---
@@ -353,6 +403,8 @@ const OVERLAY_CSS =
  * @property {HTMLDivElement} panel
  * @property {HTMLOListElement} list
  * @property {HTMLButtonElement} listButton
+ * @property {HTMLInputElement} nameInput the reviewer's name, sent as the author
+ * @property {HTMLInputElement} hideResolvedBox the toggle that hides resolved comments
  * @property {HTMLSpanElement} count
  * @property {HTMLButtonElement} modeButton
  * @property {HTMLDivElement} live the polite live region screen readers announce
@@ -402,7 +454,13 @@ function buildUi() {
   ]);
   const pins = el("div", { class: "pins" });
   const list = el("ol");
-  const panel = el("div", { class: "panel", role: "region", "aria-label": "Review comments" }, [list]);
+  const nameInput = el("input", { class: "name", type: "text", placeholder: "Guest", maxlength: "80", autocomplete: "name" });
+  const hideResolvedBox = el("input", { class: "hide-resolved", type: "checkbox" });
+  const tools = el("div", { class: "tools" }, [
+    el("label", {}, ["Your name ", nameInput]),
+    el("label", {}, [hideResolvedBox, " Hide resolved"]),
+  ]);
+  const panel = el("div", { class: "panel", role: "region", "aria-label": "Review comments" }, [tools, list]);
   const count = el("span", { class: "count" }, ["0"]);
   const listButton = el(
     "button",
@@ -419,7 +477,7 @@ function buildUi() {
   document.documentElement.appendChild(host);
   return {
     host, box, composer, where, textarea, problem, sendButton, cancelButton, pins, panel, list, listButton, count,
-    modeButton, live,
+    modeButton, live, nameInput, hideResolvedBox,
   };
 }
 
@@ -455,10 +513,11 @@ function outline(ui, element) {
 
 /**
  * @param {import("./ui.js").Ui} ui
- * @param {{ api: string, appOrigin: string, branch: string, say: (text: string) => void, sent: () => void }} options
+ * @param {{ api: string, appOrigin: string, branch: string, say: (text: string) => void, sent: () => void,
+ *   author: () => { id: string, name: string } }} options author: who sends it, as this browser names them
  * @returns {Composer}
  */
-function createComposer(ui, { api, appOrigin, branch, say, sent }) {
+function createComposer(ui, { api, appOrigin, branch, say, sent, author }) {
   /** @type {Element | null} */
   let target = null;
   /** @type {{ anchor: import("./types.js").Anchor, context: import("./types.js").PageContext } | null} */
@@ -490,12 +549,13 @@ function createComposer(ui, { api, appOrigin, branch, say, sent }) {
 
   async function send() {
     const body = ui.textarea.value.trim();
-    if (!body || !picked) {
+    if (!body || !picked || ui.sendButton.disabled) {
       ui.textarea.focus();
       return;
     }
+    ui.sendButton.disabled = true; // a second press (or Ctrl+Enter) while this one is on its way stores nothing
     try {
-      await postComment(api, { branch, body, ...picked, createdAt: new Date().toISOString() });
+      await postComment(api, { branch, body, ...picked, author: author(), createdAt: new Date().toISOString() });
     } catch (error) {
       // in the composer, where the reviewer is looking, and announced (role=alert); text kept
       const message = error instanceof Error ? error.message : String(error);
@@ -503,6 +563,8 @@ function createComposer(ui, { api, appOrigin, branch, say, sent }) {
       ui.problem.textContent = "The comment was not sent: " + why + " Your text is kept; Send tries again.";
       ui.problem.hidden = false;
       return;
+    } finally {
+      ui.sendButton.disabled = false;
     }
     ui.problem.hidden = true;
     close();
@@ -530,6 +592,118 @@ function createComposer(ui, { api, appOrigin, branch, say, sent }) {
     }
   });
   return { open, close, send, pageChanged, isOpen: () => picked !== null };
+}
+
+// --- overlay/entries.js ---
+// The comment list's entries: each comment's text, status, author and resolution; a press on an
+// entry shows its element; and, on the reviewer's own open comments, Edit and Delete.
+
+
+/**
+ * A comment's status as the reviewer reads it: "open", or "resolved in 1a2b3c4: the note".
+ * @param {import("./types.js").StoredComment} comment
+ * @returns {string}
+ */
+function describeStatus(comment) {
+  const resolution = comment.resolution;
+  if (comment.status !== "resolved" || !resolution) return comment.status;
+  const commit = resolution.sha ? " in " + resolution.sha.slice(0, 7) : "";
+  return "resolved" + commit + (resolution.note ? ": " + resolution.note : "");
+}
+
+/**
+ * @typedef {object} EntryOptions
+ * @property {string} api the route's address
+ * @property {() => import("./reviewer.js").ReviewerName} reviewer who is reviewing here
+ * @property {() => void} changed a comment was edited or deleted: read the comments again
+ * @property {(element: Element) => void} show scrolls to the element and highlights it
+ */
+
+/**
+ * Turns the entry's text into an editor with Save and Cancel; Save stores the new text.
+ * @param {HTMLLIElement} item
+ * @param {import("./types.js").StoredComment} comment
+ * @param {EntryOptions} options
+ */
+function startEditing(item, comment, { api, reviewer, changed }) {
+  const text = el("textarea", { class: "edit", "aria-label": "Comment" });
+  text.value = comment.body;
+  const problem = el("p", { class: "problem", role: "alert", hidden: "" });
+  const save = el("button", { class: "save", type: "button" }, ["Save"]);
+  const cancel = el("button", { class: "cancel", type: "button" }, ["Cancel"]);
+  const editor = el("div", { class: "editor" }, [text, problem, el("div", { class: "row" }, [cancel, save])]);
+  const shown = Array.from(item.childNodes);
+  item.replaceChildren(editor);
+  text.focus();
+  cancel.addEventListener("click", () => item.replaceChildren(...shown));
+  save.addEventListener("click", async () => {
+    const body = text.value.trim();
+    if (!body || save.disabled) return;
+    save.disabled = true;
+    try {
+      await editComment(api, comment.id, body, reviewer().id);
+    } catch (error) {
+      problem.textContent = "Not saved: " + (error instanceof Error ? error.message : String(error));
+      problem.hidden = false;
+      return;
+    } finally {
+      save.disabled = false;
+    }
+    changed();
+  });
+}
+
+/**
+ * A function making the list entry for a comment, given whether its element is on the page.
+ * @param {EntryOptions} options
+ * @returns {(comment: import("./types.js").StoredComment, found: boolean) => HTMLLIElement}
+ */
+function entryMaker(options) {
+  return (comment, found) => {
+    const author = comment.author && comment.author.name;
+    const status = el("div", { class: "status " + comment.status }, [
+      describeStatus(comment) + (author ? " · " + author : "") + (found ? "" : " · element gone"),
+    ]);
+    const item = el("li", { tabindex: "0", "data-maple-comment": comment.id, "data-maple-status": comment.status }, [
+      el("p", { class: "body" }, [comment.body]),
+      status,
+    ]);
+    if (!found) item.setAttribute("data-maple-gone", "");
+    const own = comment.author && comment.author.id === "browser:" + options.reviewer().id;
+    if (own && comment.status === "open") {
+      const edit = el("button", { class: "edit", type: "button" }, ["Edit"]);
+      const remove = el("button", { class: "delete", type: "button" }, ["Delete"]);
+      edit.addEventListener("click", () => startEditing(item, comment, options));
+      remove.addEventListener("click", async () => {
+        if (remove.getAttribute("data-confirm") === null) {
+          remove.setAttribute("data-confirm", ""); // a second press deletes: one slip deletes nothing
+          remove.textContent = "Delete for good";
+          return;
+        }
+        remove.disabled = true;
+        try {
+          await deleteComment(options.api, comment.id, options.reviewer().id);
+        } catch (error) {
+          remove.disabled = false;
+          status.textContent = "Not deleted: " + (error instanceof Error ? error.message : String(error));
+          return;
+        }
+        options.changed();
+      });
+      item.append(el("div", { class: "row" }, [edit, remove]));
+    }
+    /** @param {Event} event */
+    const show = (event) => {
+      const inside = event.target instanceof Element && event.target.closest("button, textarea");
+      const element = inside ? null : locate(comment); // as the page is now, not when listed
+      if (element) options.show(element);
+    };
+    item.addEventListener("click", show);
+    item.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && event.target === item) show(event);
+    });
+    return item;
+  };
 }
 
 // --- overlay/guard.js ---
@@ -670,25 +844,6 @@ function visibleBox(element) {
   return bottom > top && right > left ? new DOMRect(left, top, right - left, bottom - top) : null;
 }
 
-/**
- * The list entry for a comment.
- * @param {import("./types.js").StoredComment} comment
- * @param {boolean} found whether its element is on the page (else it is listed as gone)
- * @returns {HTMLLIElement}
- */
-function listItem(comment, found) {
-  const item = document.createElement("li");
-  item.tabIndex = 0;
-  const status = document.createElement("div");
-  status.className = "status " + comment.status;
-  status.textContent = comment.status + (found ? "" : " · element gone");
-  item.append(comment.body, status);
-  if (!found) item.setAttribute("data-maple-gone", "");
-  item.setAttribute("data-maple-comment", comment.id);
-  item.setAttribute("data-maple-status", comment.status);
-  return item;
-}
-
 /** A pin's size; pins on one element sit side by side, this far apart. */
 const PIN_PX = 24;
 
@@ -723,7 +878,7 @@ function pinFor(comment, number, at) {
   const pin = document.createElement("div");
   pin.className = "pin " + comment.status;
   pin.textContent = String(number);
-  pin.title = comment.body + " (" + comment.status + ")";
+  pin.title = comment.body + " (" + describeStatus(comment) + ")";
   pin.setAttribute("data-maple-comment", comment.id);
   pin.setAttribute("data-maple-status", comment.status);
   pin.style.left = at.left + "px";
@@ -732,20 +887,26 @@ function pinFor(comment, number, at) {
 }
 
 /**
- * A function that redraws the pins and the list for those of the comments on this page. The list
- * is rebuilt only when what it shows changes, so a reviewer's focus in it survives a redraw.
+ * A function that redraws the pins and the list for those of the comments on this page (without
+ * the resolved ones while `hideResolved()`). The list is rebuilt only when what it shows
+ * changes, so a reviewer's focus in it survives a redraw.
  * @param {import("./ui.js").Ui} ui
+ * @param {{ entry: (comment: import("./types.js").StoredComment, found: boolean) => HTMLLIElement,
+ *   hideResolved: () => boolean }} options entry: makes a comment's list entry (see entries.js)
  * @returns {(comments: import("./types.js").StoredComment[]) => void}
  */
-function pinBoard(ui) {
+function pinBoard(ui, { entry, hideResolved }) {
   let listed = "";
   return (comments) => {
-    const shown = comments.filter(onThisPage);
+    const hide = hideResolved();
+    const shown = comments.filter((c) => onThisPage(c) && !(hide && c.status === "resolved"));
     const found = shown.map(locate);
-    const signature = JSON.stringify(shown.map((c, i) => [c.id, c.body, c.status, found[i] !== null]));
+    const signature = JSON.stringify(
+      shown.map((c, i) => [c.id, c.body, c.status, c.resolution, c.author, found[i] !== null]),
+    );
     if (signature !== listed) {
       listed = signature;
-      ui.list.replaceChildren(...shown.map((c, i) => listItem(c, found[i] !== null)));
+      ui.list.replaceChildren(...shown.map((c, i) => entry(c, found[i] !== null)));
     }
     /** @type {HTMLDivElement[]} */
     const pins = [];
@@ -764,6 +925,63 @@ function pinBoard(ui) {
   };
 }
 
+// --- overlay/reviewer.js ---
+// Who the reviewer is, as this browser remembers them: an id made once and the name they typed,
+// kept in localStorage for every page of every run on this proxy's origin, with whether they
+// hide resolved comments. The route records
+// them as the author of the comments sent from here (provenance "client"), and the overlay
+// offers to edit or delete the comments that carry this id.
+
+const REVIEWER_KEY = "maple:reviewer";
+
+/**
+ * @typedef {object} ReviewerName
+ * @property {string} id this browser's own id, the same on every visit
+ * @property {string} name what the reviewer calls themselves; empty until they say
+ * @property {boolean} hideResolved whether they chose to hide resolved comments
+ */
+
+/**
+ * A fresh id: a UUID where the browser makes them (a page on 127.0.0.1 or localhost is a
+ * secure context), else random digits.
+ * @returns {string}
+ */
+function newReviewerId() {
+  if (typeof crypto !== "undefined" && typeof crypto.randomUUID === "function") return crypto.randomUUID();
+  return Array.from({ length: 4 }, () => Math.random().toString(36).slice(2, 10)).join("-");
+}
+
+/**
+ * The reviewer this browser remembers, made (and remembered) on the first visit. A browser that
+ * refuses storage gets a reviewer for this page only.
+ * @returns {ReviewerName}
+ */
+function rememberedReviewer() {
+  try {
+    const kept = JSON.parse(localStorage.getItem(REVIEWER_KEY) || "null");
+    if (kept && typeof kept.id === "string" && kept.id && typeof kept.name === "string") {
+      return { id: kept.id, name: kept.name, hideResolved: kept.hideResolved === true };
+    }
+  } catch {
+    // unreadable or refused: start afresh below
+  }
+  const made = { id: newReviewerId(), name: "", hideResolved: false };
+  rememberReviewer(made);
+  return made;
+}
+
+/**
+ * Keeps the reviewer for the next visit (silently not, where the browser refuses storage).
+ * @param {ReviewerName} reviewer
+ */
+function rememberReviewer(reviewer) {
+  try {
+    localStorage.setItem(REVIEWER_KEY, JSON.stringify(reviewer));
+  } catch {
+    // storage refused (a private window's quota, a policy): the name lasts for this page
+  }
+}
+
 // --- overlay/main.js ---
 // maple review overlay: comment on a running app. Dependency-free, in its own shadow root.
 // Injected by `maple review` with data-maple-branch, data-maple-api and data-maple-app. This is
@@ -771,6 +989,8 @@ function pinBoard(ui) {
 
 
 const POLL_MS = 3000;
+/** How long a list entry's element stays highlighted after the reviewer picks the entry. */
+const SHOW_MS = 2000;
 
 /**
  * Mounts the overlay, unless this is a frame or the page already has a Maple overlay.
@@ -792,7 +1012,27 @@ function start(script) {
   const say = (text) => {
     ui.live.textContent = text;
   };
-  const place = pinBoard(ui);
+  const reviewer = rememberedReviewer();
+  ui.nameInput.value = reviewer.name;
+  ui.hideResolvedBox.checked = reviewer.hideResolved;
+  let showing = 0;
+  /** @param {Element} element scrolled to the middle of the view and highlighted a moment */
+  const show = (element) => {
+    element.scrollIntoView({ block: "center", inline: "nearest" });
+    outline(ui, element);
+    ui.box.classList.add("shown");
+    clearTimeout(showing);
+    showing = setTimeout(() => {
+      ui.box.classList.remove("shown");
+      if (!picking) outline(ui, null);
+    }, SHOW_MS);
+  };
+  // for the entries' own edits and deletes, before `refresh` below is defined
+  const changed = () => void refresh();
+  const place = pinBoard(ui, {
+    entry: entryMaker({ api, reviewer: () => reviewer, changed, show }),
+    hideResolved: () => reviewer.hideResolved,
+  });
   let drawing = 0;
   // at most once a frame, after the app has rendered what changed
   const redraw = () => {
@@ -807,7 +1047,18 @@ function start(script) {
     if (listed) comments = listed;
     redraw();
   };
-  const composer = createComposer(ui, { api, appOrigin, branch, say, sent: () => void refresh() });
+  const composer = createComposer(ui, {
+    api, appOrigin, branch, say, sent: changed, author: () => ({ id: reviewer.id, name: reviewer.name }),
+  });
+  ui.nameInput.addEventListener("input", () => {
+    reviewer.name = ui.nameInput.value.trim();
+    rememberReviewer(reviewer);
+  });
+  ui.hideResolvedBox.addEventListener("change", () => {
+    reviewer.hideResolved = ui.hideResolvedBox.checked;
+    rememberReviewer(reviewer);
+    redraw();
+  });
   const focusFromKeyboard = trackFocusOrigin();
 
   /** @param {boolean} on */

@@ -1,4 +1,5 @@
-// The route under the proxy's /__maple/api: list this branch's comments, post a new one.
+// The route under the proxy's /__maple/api: list this branch's comments, post a new one, and
+// edit or delete one of the reviewer's own while it is open.
 
 /**
  * The branch's comments, or null when they could not be read.
@@ -25,15 +26,54 @@ export async function listComments(api, branch) {
  * @returns {Promise<void>}
  */
 export async function postComment(api, comment) {
-  const answer = await fetch(api + "/comments", {
+  await refusedOrDone(await fetch(api + "/comments", {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify(comment),
     credentials: "same-origin",
-  });
-  if (!answer.ok) {
-    /** @type {{ error?: string }} */
-    const problem = await answer.json().catch(() => ({}));
-    throw new Error(problem.error || "the route answered " + answer.status);
-  }
+  }));
+}
+
+/**
+ * Nothing when the route took the write; rejects with the route's error message otherwise.
+ * @param {Response} answer
+ * @returns {Promise<void>}
+ */
+async function refusedOrDone(answer) {
+  if (answer.ok) return;
+  /** @type {{ error?: string }} */
+  const problem = await answer.json().catch(() => ({}));
+  throw new Error(problem.error || "the route answered " + answer.status);
+}
+
+/**
+ * Replaces the body of one of the reviewer's open comments; rejects with the route's reason.
+ * @param {string} api
+ * @param {string} id the comment's id
+ * @param {string} body
+ * @param {string} authorId this browser's reviewer id (see reviewer.js), which wrote it
+ * @returns {Promise<void>}
+ */
+export async function editComment(api, id, body, authorId) {
+  await refusedOrDone(await fetch(api + "/comments/" + encodeURIComponent(id), {
+    method: "PATCH",
+    headers: { "content-type": "application/json", "x-maple-author": authorId },
+    body: JSON.stringify({ body }),
+    credentials: "same-origin",
+  }));
+}
+
+/**
+ * Deletes one of the reviewer's open comments; rejects with the route's reason.
+ * @param {string} api
+ * @param {string} id the comment's id
+ * @param {string} authorId this browser's reviewer id, which wrote it
+ * @returns {Promise<void>}
+ */
+export async function deleteComment(api, id, authorId) {
+  await refusedOrDone(await fetch(api + "/comments/" + encodeURIComponent(id), {
+    method: "DELETE",
+    headers: { "x-maple-author": authorId },
+    credentials: "same-origin",
+  }));
 }

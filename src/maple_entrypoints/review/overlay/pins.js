@@ -1,5 +1,6 @@
 // The comments on the page: a numbered pin on each commented element and an entry in the list.
 
+import { describeStatus } from "./entries.js";
 import { locate } from "./locate.js";
 
 /**
@@ -48,25 +49,6 @@ export function visibleBox(element) {
   return bottom > top && right > left ? new DOMRect(left, top, right - left, bottom - top) : null;
 }
 
-/**
- * The list entry for a comment.
- * @param {import("./types.js").StoredComment} comment
- * @param {boolean} found whether its element is on the page (else it is listed as gone)
- * @returns {HTMLLIElement}
- */
-function listItem(comment, found) {
-  const item = document.createElement("li");
-  item.tabIndex = 0;
-  const status = document.createElement("div");
-  status.className = "status " + comment.status;
-  status.textContent = comment.status + (found ? "" : " · element gone");
-  item.append(comment.body, status);
-  if (!found) item.setAttribute("data-maple-gone", "");
-  item.setAttribute("data-maple-comment", comment.id);
-  item.setAttribute("data-maple-status", comment.status);
-  return item;
-}
-
 /** A pin's size; pins on one element sit side by side, this far apart. */
 const PIN_PX = 24;
 
@@ -101,7 +83,7 @@ function pinFor(comment, number, at) {
   const pin = document.createElement("div");
   pin.className = "pin " + comment.status;
   pin.textContent = String(number);
-  pin.title = comment.body + " (" + comment.status + ")";
+  pin.title = comment.body + " (" + describeStatus(comment) + ")";
   pin.setAttribute("data-maple-comment", comment.id);
   pin.setAttribute("data-maple-status", comment.status);
   pin.style.left = at.left + "px";
@@ -110,20 +92,26 @@ function pinFor(comment, number, at) {
 }
 
 /**
- * A function that redraws the pins and the list for those of the comments on this page. The list
- * is rebuilt only when what it shows changes, so a reviewer's focus in it survives a redraw.
+ * A function that redraws the pins and the list for those of the comments on this page (without
+ * the resolved ones while `hideResolved()`). The list is rebuilt only when what it shows
+ * changes, so a reviewer's focus in it survives a redraw.
  * @param {import("./ui.js").Ui} ui
+ * @param {{ entry: (comment: import("./types.js").StoredComment, found: boolean) => HTMLLIElement,
+ *   hideResolved: () => boolean }} options entry: makes a comment's list entry (see entries.js)
  * @returns {(comments: import("./types.js").StoredComment[]) => void}
  */
-export function pinBoard(ui) {
+export function pinBoard(ui, { entry, hideResolved }) {
   let listed = "";
   return (comments) => {
-    const shown = comments.filter(onThisPage);
+    const hide = hideResolved();
+    const shown = comments.filter((c) => onThisPage(c) && !(hide && c.status === "resolved"));
     const found = shown.map(locate);
-    const signature = JSON.stringify(shown.map((c, i) => [c.id, c.body, c.status, found[i] !== null]));
+    const signature = JSON.stringify(
+      shown.map((c, i) => [c.id, c.body, c.status, c.resolution, c.author, found[i] !== null]),
+    );
     if (signature !== listed) {
       listed = signature;
-      ui.list.replaceChildren(...shown.map((c, i) => listItem(c, found[i] !== null)));
+      ui.list.replaceChildren(...shown.map((c, i) => entry(c, found[i] !== null)));
     }
     /** @type {HTMLDivElement[]} */
     const pins = [];

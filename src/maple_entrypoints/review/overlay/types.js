@@ -41,6 +41,7 @@
  * @property {Anchor} anchor
  * @property {PageContext} context
  * @property {string} createdAt
+ * @property {{ id: string, name: string }} [author] who wrote it, as this browser names them
  */
 
 /**
@@ -50,6 +51,15 @@
  * @property {string} status
  * @property {Partial<Anchor>} [anchor]
  * @property {Partial<PageContext>} [context]
+ * @property {{ id?: string, name?: string }} [author]
+ * @property {Resolution} [resolution] present once something claimed to resolve it
+ */
+
+/**
+ * @typedef {object} Resolution How a comment was resolved.
+ * @property {string} sha the commit that resolved it
+ * @property {string} [note] what the resolver said about it
+ * @property {string} [at]
  */
 
 export {};
