@@ -182,8 +182,17 @@ function locate(comment) {
   const quote = anchor.quote;
   if (!quote || !quote.exact) return found;
   if (found && (saysQuote(found, quote.exact) || !/:nth-of-type\(/.test(anchor.selector || ""))) return found;
-  return byQuote(quote, anchor.box);
+  // the search reads the whole page, so an element it found is kept while it still says the quote
+  const before = refound.get(comment.id);
+  if (before && before.isConnected && saysQuote(before, quote.exact)) return before;
+  const element = byQuote(quote, anchor.box);
+  if (element) refound.set(comment.id, element);
+  else refound.delete(comment.id);
+  return element;
 }
+
+/** @type {Map<string, Element>} the elements found by their quote, by comment id */
+const refound = new Map();
 
 /**
  * The element's box on the page (not the viewport): where it was, to tell it among several
