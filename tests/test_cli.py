@@ -136,7 +136,7 @@ EXIT_CODES = [
     (["install", "emacs"], 2, "emacs"),
     (["review"], 2, "maple: say where the app is with exactly one of --url, --port or --cmd"),
     (["review", "--url", "ftp://x.example/", "--no-open"], 1, "maple: --url must start with"),
-    (["review", "--cmd", "true", "--no-open"], 1, "maple: `true` printed no local address"),
+    (["review", "--cmd", "true", "--no-open"], 1, "maple: `true` exited with code 0 before"),
     (["no-such-command"], 2, "no-such-command"),
 ]
 

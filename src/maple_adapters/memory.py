@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import builtins
 import threading
-from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 from maple_core.approvals import Approval, NewApproval
 from maple_core.comments import Comment, NewComment, Resolution
@@ -107,16 +107,38 @@ class InMemoryCommentStore:
     ) -> Comment:
         """Change a comment's status; an unknown id raises ``NotFoundError`` at once."""
         with self._condition:
-            for index, comment in enumerate(self._state.comments):
-                if comment.id == comment_id:
-                    updated = comment.with_status(status, resolution)
-                    self._state.comments[index] = updated
-                    self._changed()
-                    return updated
+            index = self._index_of(comment_id, "set_status")
+            updated = self._state.comments[index].with_status(status, resolution)
+            self._state.comments[index] = updated
+            self._changed()
+            return updated
+
+    def edit(self, comment_id: str, body: str, check: Callable[[Comment], None]) -> Comment:
+        """Replace a comment's body once ``check`` accepts it (unknown id: ``NotFoundError``)."""
+        with self._condition:
+            index = self._index_of(comment_id, "edit")
+            check(self._state.comments[index])
+            updated = replace(self._state.comments[index], body=body)
+            self._state.comments[index] = updated
+            self._changed()
+            return updated
+
+    def delete(self, comment_id: str, check: Callable[[Comment], None]) -> None:
+        """Remove a comment once ``check`` accepts it; an unknown id is ``NotFoundError``."""
+        with self._condition:
+            index = self._index_of(comment_id, "delete")
+            check(self._state.comments[index])
+            del self._state.comments[index]
+            self._changed()
+
+    def _index_of(self, comment_id: str, operation: str) -> int:
+        for index, comment in enumerate(self._state.comments):
+            if comment.id == comment_id:
+                return index
         raise NotFoundError(
             f"No comment with id {comment_id}. List the branch's comments for the ids there are.",
             store=self.name,
-            operation="set_status",
+            operation=operation,
         )
 
     def head(self, branch: str) -> str | None:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from maple_core.agents import AgentRun, ProviderInfo
 from maple_core.approvals import Approval, NewApproval
@@ -29,6 +29,7 @@ __all__ = [
     "Capability",
     "ChangeSignal",
     "Clock",
+    "CommentAmending",
     "CommentStore",
     "GatePublisher",
     "GateRefresher",
@@ -48,6 +49,7 @@ class Capability(StrEnum):
     APPROVALS = "approvals"
     APPROVE = "approve"
     UNAPPROVE = "unapprove"
+    AMEND = "amend"
 
 
 class Clock(Protocol):
@@ -158,6 +160,24 @@ class CommentStore(Protocol):
 
     def changes(self, branch: str) -> ChangeSignal:
         """A signal that wakes when the branch's comments may have changed."""
+        ...
+
+
+@runtime_checkable
+class CommentAmending(Protocol):
+    """A store that can change a comment's body or delete it (``Capability.AMEND``; ours).
+
+    ``check`` is called with the comment as stored, under the store's write lock, and refuses
+    the change by raising; nothing is written then, and nothing changes between the check and
+    the write.
+    """
+
+    def edit(self, comment_id: str, body: str, check: Callable[[Comment], None]) -> Comment:
+        """Replace a comment's body; an unknown id raises ``NotFoundError``."""
+        ...
+
+    def delete(self, comment_id: str, check: Callable[[Comment], None]) -> None:
+        """Remove a comment; an unknown id raises ``NotFoundError``."""
         ...
 
 

@@ -137,7 +137,7 @@ def serve_in_thread(
     settings: dict[str, Any] = {
         "log_config": None,
         "access_log": False,
-        "lifespan": "off",
+        "lifespan": "auto",  # an app that holds connections (the review proxy) closes them
         "timeout_keep_alive": 5,
         "timeout_graceful_shutdown": 1,
         "http": bounded_http(),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import os
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -269,20 +270,50 @@ class FileCommentStore:
 
         def change(ledger: Ledger) -> Ledger:
             comments = list(ledger.comments)
-            for index, comment in enumerate(comments):
-                if comment.id == comment_id:
-                    comments[index] = comment.with_status(status, resolution)
-                    updated.append(comments[index])
-                    return Ledger(tuple(comments), ledger.approvals, ledger.top)
-            raise NotFoundError(
-                f"No comment with id {comment_id} in {self._ledger_path()}. "
-                "List the branch's comments for the ids there are.",
-                store=self._name,
-                operation="set_status",
-            )
+            index = self._index_of(comments, comment_id, "set_status")
+            comments[index] = comments[index].with_status(status, resolution)
+            updated.append(comments[index])
+            return Ledger(tuple(comments), ledger.approvals, ledger.top)
 
         self._rewrite("set_status", change)
         return updated[0]
+
+    def edit(self, comment_id: str, body: str, check: Callable[[Comment], None]) -> Comment:
+        """Replace a comment's body once ``check`` accepts it (unknown id: ``NotFoundError``)."""
+        updated: builtins.list[Comment] = []
+
+        def change(ledger: Ledger) -> Ledger:
+            comments = list(ledger.comments)
+            index = self._index_of(comments, comment_id, "edit")
+            check(comments[index])
+            comments[index] = dataclasses.replace(comments[index], body=body)
+            updated.append(comments[index])
+            return Ledger(tuple(comments), ledger.approvals, ledger.top)
+
+        self._rewrite("edit", change)
+        return updated[0]
+
+    def delete(self, comment_id: str, check: Callable[[Comment], None]) -> None:
+        """Remove a comment once ``check`` accepts it; an unknown id is ``NotFoundError``."""
+
+        def change(ledger: Ledger) -> Ledger:
+            comments = list(ledger.comments)
+            index = self._index_of(comments, comment_id, "delete")
+            check(comments.pop(index))
+            return Ledger(tuple(comments), ledger.approvals, ledger.top)
+
+        self._rewrite("delete", change)
+
+    def _index_of(self, comments: Sequence[Comment], comment_id: str, operation: str) -> int:
+        for index, comment in enumerate(comments):
+            if comment.id == comment_id:
+                return index
+        raise NotFoundError(
+            f"No comment with id {comment_id} in {self._ledger_path()}. "
+            "List the branch's comments for the ids there are.",
+            store=self._name,
+            operation=operation,
+        )
 
     def approve(self, approval: NewApproval) -> Approval:
         """Store an approval with an ``app_`` id."""

@@ -169,10 +169,20 @@ def route_options(
     )
 
 
-def local_route_options(cwd: Path, clock: Clock | None, log: ServerLog) -> RouteOptions:
-    """The route over ``cwd``'s ``.maple/`` and its media: guest authors, no gate.
+def local_route_options(
+    cwd: Path, clock: Clock | None, log: ServerLog, *, client_authors: bool = False
+) -> RouteOptions:
+    """The route over ``cwd``'s ``.maple/`` and its media, with no gate.
 
-    What the solo bridge and the review proxy serve behind their guards.
+    What the solo bridge and the review proxy serve behind their guards. Authors are guests,
+    unless ``client_authors`` lets the browser name its reviewer (the review proxy's one
+    reviewer at this machine).
     """
     clock = clock or system_clock()
-    return RouteOptions(store=local_store(cwd, clock), media=local_media(cwd), clock=clock, log=log)
+    return RouteOptions(
+        store=local_store(cwd, clock),
+        media=local_media(cwd),
+        client_authors=client_authors,
+        clock=clock,
+        log=log,
+    )

@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections import deque
 from pathlib import Path
 from typing import Annotated
 
@@ -42,39 +43,61 @@ def _exit_on_signal(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
-def _address_from(command: str) -> tuple[str, subprocess.Popen[str]]:
-    """Start ``command`` and read the first local address it prints (its output is relayed)."""
-    process = subprocess.Popen(
-        command,
-        shell=True,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
-    found: list[str] = []
-    ready = threading.Event()
+_LAST_LINES = 5
 
-    def relay() -> None:
-        assert process.stdout is not None
-        for line in process.stdout:
+
+class _Command:
+    """The app ``--cmd`` started, in its own process group, its output relayed to stderr."""
+
+    def __init__(self, command: str) -> None:
+        self.command = command
+        self.process = subprocess.Popen(
+            command,
+            shell=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+        self.last: deque[str] = deque(maxlen=_LAST_LINES)
+        self.found: list[str] = []
+        self.ready = threading.Event()  # an address was printed, or the output ended
+
+    def _relay(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
             sys.stderr.write(line)
+            self.last.append(line.rstrip("\n"))
             match = _ADDRESS.search(line)
-            if match and not found:
-                found.append(match.group(0).replace("0.0.0.0", "127.0.0.1"))
-                ready.set()
-        ready.set()
+            if match and not self.found:
+                self.found.append(match.group(0).replace("0.0.0.0", "127.0.0.1"))
+                self.ready.set()
+        self.ready.set()
 
-    threading.Thread(target=relay, daemon=True).start()
-    ready.wait(_CMD_WAIT_S)
-    if not found:
-        _stop_group(process)
+    def address(self) -> str:
+        """The first local address the command printed; fails when it exits or stays silent."""
+        threading.Thread(target=self._relay, daemon=True).start()
+        self.ready.wait(_CMD_WAIT_S)
+        if self.found:
+            return self.found[0]
+        try:
+            code = self.process.wait(timeout=2.0)
+        except subprocess.TimeoutExpired:
+            raise fail(
+                f"`{self.command}` printed no local address (such as http://localhost:3000) "
+                f"within {_CMD_WAIT_S:.0f} s; pass --url instead.",
+                EXIT_ERROR,
+            ) from None
+        said = " | ".join(line.strip() for line in self.last if line.strip())
         raise fail(
-            f"`{command}` printed no local address (such as http://localhost:3000) within "
-            f"{_CMD_WAIT_S:.0f} s; pass --url instead.",
+            f"`{self.command}` exited with code {code} before printing a local address (such as "
+            "http://localhost:3000); "
+            + (f"its last lines: {said}" if said else "it printed nothing"),
             EXIT_ERROR,
         )
-    return found[0], process
+
+    def stop(self) -> None:
+        _stop_group(self.process)
 
 
 def review(
@@ -99,23 +122,37 @@ def review(
     """Put the comment overlay on a running app: a proxy on localhost, comments in .maple/ here.
 
     Open the address it prints, press Comment (or Alt+Shift+C), pick an element and write; the
-    agent reads the comment with wait_for_comments. Ctrl-C stops it.
+    agent reads the comment with wait_for_comments. Each comment that arrives is printed on a
+    line of its own. Ctrl-C or SIGTERM stops it (and the --cmd app).
     """
-    import uvicorn
-
-    from maple_entrypoints.loopback import bounded_http, listen_on_loopback
-    from maple_entrypoints.review import review_app
-    from maple_entrypoints.server_log import ServerLog
-
     given = [x for x in (url, port, cmd) if x is not None]
     if len(given) != 1:
         raise fail("say where the app is with exactly one of --url, --port or --cmd.", EXIT_CONFIG)
+    # From here SIGTERM stops maple as Ctrl-C does, through the `finally` that stops the app,
+    # also while it waits for the app's address. uvicorn re-raises the SIGTERM it caught once it
+    # has shut down, so this handler also runs after it.
+    signal.signal(signal.SIGTERM, _exit_on_signal)
     child = None
-    if cmd is not None:
-        url, child = _address_from(cmd)
-    elif port is not None:
+    try:
+        child = _Command(cmd) if cmd is not None else None
+        _serve(child.address() if child is not None else url, port, listen, no_open)
+    finally:
+        if child is not None:
+            child.stop()
+
+
+def _serve(url: str | None, port: int | None, listen: int, no_open: bool) -> None:
+    """Serve the proxy in front of the app until Ctrl-C or SIGTERM."""
+    import uvicorn
+
+    from maple_entrypoints.bootstrap.local import local_store
+    from maple_entrypoints.loopback import bounded_http, listen_on_loopback
+    from maple_entrypoints.review import review_app
+    from maple_entrypoints.review.feed import CommentFeed
+    from maple_entrypoints.server_log import ServerLog
+
+    if url is None:
         url = f"http://localhost:{port}"
-    assert url is not None
     if not re.match(r"https?://", url):
         raise fail(f"--url must start with http:// or https://; got {url}.", EXIT_ERROR)
     cwd = Path.cwd()
@@ -141,18 +178,20 @@ def review(
     config = uvicorn.Config(
         review_app(url, cwd, branch, log=ServerLog("maple-review")),
         log_level="warning",
-        lifespan="off",
+        lifespan="on",  # the proxy closes its connections to the app on the way out
         http=bounded_http(),  # slow headers and connection floods are bounded, as everywhere
         timeout_graceful_shutdown=5,
         ws="auto",
         date_header=False,  # the app's own Date and Server headers pass through, once
         server_header=False,
     )
-    # uvicorn re-raises the SIGTERM it caught once it has shut down; without a handler of our
-    # own that kills this process on the spot, and the command below would outlive it.
-    signal.signal(signal.SIGTERM, _exit_on_signal)
+    feed = CommentFeed(local_store(cwd), branch, _print_line)
+    feed.start()
     try:
         uvicorn.Server(config).run(sockets=[sock])
     finally:
-        if child is not None:
-            _stop_group(child)
+        feed.stop()
+
+
+def _print_line(line: str) -> None:
+    print(line, flush=True)

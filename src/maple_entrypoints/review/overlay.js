@@ -4,7 +4,8 @@
 "use strict";
 
 // --- overlay/api.js ---
-// The route under the proxy's /__maple/api: list this branch's comments, post a new one.
+// The route under the proxy's /__maple/api: list this branch's comments, post a new one, and
+// edit or delete one of the reviewer's own while it is open.
 
 /**
  * The branch's comments, or null when they could not be read.
@@ -70,9 +71,167 @@ async function postMedia(api, image) {
   return answer.json();
 }
 
+/**
+ * Replaces the body of one of the reviewer's open comments; rejects with the route's reason.
+ * @param {string} api
+ * @param {string} id the comment's id
+ * @param {string} body
+ * @param {string} authorId this browser's reviewer id (see reviewer.js), which wrote it
+ * @returns {Promise<void>}
+ */
+async function editComment(api, id, body, authorId) {
+  const answer = await fetch(api + "/comments/" + encodeURIComponent(id), {
+    method: "PATCH",
+    headers: { "content-type": "application/json", "x-maple-author": authorId },
+    body: JSON.stringify({ body }),
+    credentials: "same-origin",
+  });
+  if (!answer.ok) throw await refusal(answer);
+}
+
+/**
+ * Deletes one of the reviewer's open comments; rejects with the route's reason.
+ * @param {string} api
+ * @param {string} id the comment's id
+ * @param {string} authorId this browser's reviewer id, which wrote it
+ * @returns {Promise<void>}
+ */
+async function deleteComment(api, id, authorId) {
+  const answer = await fetch(api + "/comments/" + encodeURIComponent(id), {
+    method: "DELETE",
+    headers: { "x-maple-author": authorId },
+    credentials: "same-origin",
+  });
+  if (!answer.ok) throw await refusal(answer);
+}
+
+// --- overlay/locate.js ---
+// Finding a comment's element again. The selector is tried first; when it finds nothing, or a
+// positional path (`li:nth-of-type(2) > span`) now lands on an element with other text, the
+// quoted text stored with the anchor finds the element, the stored box choosing among several
+// with that text. A comment neither finds has no element: it is listed as gone, never pinned at
+// a guess.
+
+/**
+ * Text as the anchor quotes it: whitespace runs as one space, trimmed.
+ * @param {string | null} text
+ * @returns {string}
+ */
+function squeezed(text) {
+  return (text || "").replace(/\s+/g, " ").trim();
+}
+
+/**
+ * Whether `element`'s text is the quoted text (a quote is cut at 200 characters).
+ * @param {Element} element
+ * @param {string} exact
+ * @returns {boolean}
+ */
+function saysQuote(element, exact) {
+  const text = squeezed(element.textContent);
+  return exact.length >= 200 ? text.startsWith(exact) : text === exact;
+}
+
+/**
+ * How far an element is from where the comment's element was: its box against the stored box
+ * (page coordinates), position and size alike. Without a stored box every element is as near.
+ * @param {Element} element
+ * @param {import("./types.js").Box | undefined} box
+ * @returns {number}
+ */
+function distance(element, box) {
+  if (!box) return 0;
+  const r = element.getBoundingClientRect();
+  return (
+    Math.abs(r.left + window.scrollX - box.x) + Math.abs(r.top + window.scrollY - box.y) +
+    Math.abs(r.width - box.width) + Math.abs(r.height - box.height)
+  );
+}
+
+/**
+ * The element whose text is the quote, the one nearest the stored box among several; null when
+ * no element on the page says it.
+ * @param {import("./types.js").Quote} quote
+ * @param {import("./types.js").Box | undefined} box
+ * @returns {Element | null}
+ */
+function byQuote(quote, box) {
+  const body = document.body;
+  if (!body || squeezed(body.textContent).indexOf(quote.exact) < 0) return null;
+  /** @type {Element | null} */
+  let best = null;
+  let bestScore = Infinity;
+  for (const element of Array.from(body.querySelectorAll("*"))) {
+    if (element.closest("[data-maple-overlay], script, style") || !saysQuote(element, quote.exact)) continue;
+    const around = squeezed((element.parentElement || body).textContent);
+    const context = (quote.prefix ? around.indexOf(quote.prefix.trim()) >= 0 : true) &&
+      (quote.suffix ? around.indexOf(quote.suffix.trim()) >= 0 : true);
+    const score = distance(element, box) + (context ? 0 : 1e6);
+    if (score < bestScore) {
+      best = element;
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
+/**
+ * The element the selector finds, or null (none, or a selector the browser refuses).
+ * @param {string | undefined} selector
+ * @returns {Element | null}
+ */
+function bySelector(selector) {
+  if (!selector) return null;
+  try {
+    return document.querySelector(selector);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The element a comment is about, or null when it is gone. A selector that names the element
+ * (an id, a test attribute, a label) is trusted whatever its text now says, as the fix the
+ * comment asked for may have changed it; a positional path only while its element still says
+ * the quote, as rows that moved would otherwise hand the comment to a neighbour.
+ * @param {import("./types.js").StoredComment} comment
+ * @returns {Element | null}
+ */
+function locate(comment) {
+  const anchor = comment.anchor || {};
+  const found = bySelector(anchor.selector);
+  const quote = anchor.quote;
+  if (!quote || !quote.exact) return found;
+  if (found && (saysQuote(found, quote.exact) || !/:nth-of-type\(/.test(anchor.selector || ""))) return found;
+  // the search reads the whole page, so an element it found is kept while it still says the quote
+  const before = refound.get(comment.id);
+  if (before && before.isConnected && saysQuote(before, quote.exact)) return before;
+  const element = byQuote(quote, anchor.box);
+  if (element) refound.set(comment.id, element);
+  else refound.delete(comment.id);
+  return element;
+}
+
+/** @type {Map<string, Element>} the elements found by their quote, by comment id */
+const refound = new Map();
+
+/**
+ * The element's box on the page (not the viewport): where it was, to tell it among several
+ * that say the same text.
+ * @param {Element} element
+ * @returns {import("./types.js").Box}
+ */
+function boxOf(element) {
+  const r = element.getBoundingClientRect();
+  const round = (/** @type {number} */ n) => Math.round(n);
+  return { x: round(r.left + window.scrollX), y: round(r.top + window.scrollY), width: round(r.width), height: round(r.height) };
+}
+
 // --- overlay/anchor.js ---
 // Where a comment points: a CSS selector for the element, its text with the text around it, and
-// the `data-maple-src` / `data-maple-key` an app may tag its elements with.
+// the `data-maple-src` / `data-maple-key` an app may tag its elements with, and the element's box
+// (which, with the text, finds it again when the selector breaks: see locate.js).
+
 
 /** Attributes apps put on elements for their tests: stable names, meant to be selected by. */
 const TEST_ATTRIBUTES = ["data-testid", "data-test", "data-cy"];
@@ -186,7 +345,7 @@ function quoteFor(element) {
  */
 function anchorFor(element) {
   /** @type {import("./types.js").Anchor} */
-  const anchor = { selector: selectorFor(element) };
+  const anchor = { selector: selectorFor(element), box: boxOf(element) };
   const quote = quoteFor(element);
   if (quote) anchor.quote = quote;
   const tagged = element.closest("[data-maple-src]");
@@ -409,6 +568,16 @@ const OVERLAY_CSS =
   ".panel li { padding: 4px 0; }" +
   ".status { font-size: 12px; color: #4b5563; }" +
   ".status.resolved { color: #15803d; }" +
+  ".panel .tools { display: flex; flex-wrap: wrap; gap: 8px; padding: 8px; border-bottom: 1px solid #e5e7eb; font-size: 12px; }" +
+  ".panel .tools input.name { width: 120px; border: 1px solid #9ca3af; border-radius: 4px; padding: 2px 4px; color: #111; background: #fff; }" +
+  ".panel li { cursor: pointer; }" +
+  ".panel li .body { margin: 0; white-space: pre-wrap; }" +
+  ".panel li .row, .panel .editor .row { display: flex; gap: 6px; margin-top: 4px; }" +
+  ".panel li button { padding: 2px 8px; font-size: 12px; }" +
+  ".panel .editor textarea { width: 100%; min-height: 60px; color: #111; background: #fff; border: 1px solid #9ca3af; border-radius: 4px; }" +
+  ".panel .problem { margin: 4px 0 0; padding: 4px 6px; border-radius: 4px; background: #fee2e2; color: #991b1b; }" +
+  ".box.shown { border-color: #2563eb; background: rgba(37,99,235,.12); }" +
+  ".send:disabled, .save:disabled, .delete:disabled { opacity: .6; cursor: progress; }" +
   ".sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }";
 
 // --- overlay/ui.js ---
@@ -432,6 +601,8 @@ const OVERLAY_CSS =
  * @property {HTMLDivElement} panel
  * @property {HTMLOListElement} list
  * @property {HTMLButtonElement} listButton
+ * @property {HTMLInputElement} nameInput the reviewer's name, sent as the author
+ * @property {HTMLInputElement} hideResolvedBox the toggle that hides resolved comments
  * @property {HTMLSpanElement} count
  * @property {HTMLButtonElement} modeButton
  * @property {HTMLDivElement} live the polite live region screen readers announce
@@ -481,7 +652,13 @@ function buildUi() {
   ]);
   const pins = el("div", { class: "pins" });
   const list = el("ol");
-  const panel = el("div", { class: "panel", role: "region", "aria-label": "Review comments" }, [list]);
+  const nameInput = el("input", { class: "name", type: "text", placeholder: "Guest", maxlength: "80", autocomplete: "name" });
+  const hideResolvedBox = el("input", { class: "hide-resolved", type: "checkbox" });
+  const tools = el("div", { class: "tools" }, [
+    el("label", {}, ["Your name ", nameInput]),
+    el("label", {}, [hideResolvedBox, " Hide resolved"]),
+  ]);
+  const panel = el("div", { class: "panel", role: "region", "aria-label": "Review comments" }, [tools, list]);
   const count = el("span", { class: "count" }, ["0"]);
   const listButton = el(
     "button",
@@ -498,7 +675,7 @@ function buildUi() {
   document.documentElement.appendChild(host);
   return {
     host, box, composer, where, textarea, problem, sendButton, cancelButton, pins, panel, list, listButton, count,
-    modeButton, live,
+    modeButton, live, nameInput, hideResolvedBox,
   };
 }
 
@@ -651,10 +828,11 @@ function createShots(ui) {
 
 /**
  * @param {import("./ui.js").Ui} ui
- * @param {{ api: string, appOrigin: string, branch: string, say: (text: string) => void, sent: () => void }} options
+ * @param {{ api: string, appOrigin: string, branch: string, say: (text: string) => void, sent: () => void,
+ *   author: () => { id: string, name: string } }} options author: who sends it, as this browser names them
  * @returns {Composer}
  */
-function createComposer(ui, { api, appOrigin, branch, say, sent }) {
+function createComposer(ui, { api, appOrigin, branch, say, sent, author }) {
   /** @type {Element | null} */
   let target = null;
   /** @type {{ anchor: import("./types.js").Anchor, context: import("./types.js").PageContext } | null} */
@@ -692,13 +870,14 @@ function createComposer(ui, { api, appOrigin, branch, say, sent }) {
 
   async function send() {
     const body = ui.textarea.value.trim();
-    if (!body || !picked) {
+    if (!body || !picked || ui.sendButton.disabled) {
       ui.textarea.focus();
       return;
     }
+    ui.sendButton.disabled = true; // a second press (or Ctrl+Enter) while this one is on its way stores nothing
     try {
       const { attachments, context } = await shots.store(api);
-      const comment = { branch, body, anchor: picked.anchor, context: { ...picked.context, ...context } };
+      const comment = { branch, body, anchor: picked.anchor, context: { ...picked.context, ...context }, author: author() };
       await postComment(api, { ...comment, createdAt: new Date().toISOString(), ...(attachments.length ? { attachments } : {}) });
     } catch (error) {
       // in the composer, where the reviewer is looking, and announced (role=alert); text kept
@@ -707,6 +886,8 @@ function createComposer(ui, { api, appOrigin, branch, say, sent }) {
       ui.problem.textContent = "The comment was not sent: " + why + " Your text is kept; Send tries again.";
       ui.problem.hidden = false;
       return;
+    } finally {
+      ui.sendButton.disabled = false;
     }
     ui.problem.hidden = true;
     close();
@@ -734,6 +915,118 @@ function createComposer(ui, { api, appOrigin, branch, say, sent }) {
     }
   });
   return { open, close, send, pageChanged, isOpen: () => picked !== null };
+}
+
+// --- overlay/entries.js ---
+// The comment list's entries: each comment's text, status, author and resolution; a press on an
+// entry shows its element; and, on the reviewer's own open comments, Edit and Delete.
+
+
+/**
+ * A comment's status as the reviewer reads it: "open", or "resolved in 1a2b3c4: the note".
+ * @param {import("./types.js").StoredComment} comment
+ * @returns {string}
+ */
+function describeStatus(comment) {
+  const resolution = comment.resolution;
+  if (comment.status !== "resolved" || !resolution) return comment.status;
+  const commit = resolution.sha ? " in " + resolution.sha.slice(0, 7) : "";
+  return "resolved" + commit + (resolution.note ? ": " + resolution.note : "");
+}
+
+/**
+ * @typedef {object} EntryOptions
+ * @property {string} api the route's address
+ * @property {() => import("./reviewer.js").ReviewerName} reviewer who is reviewing here
+ * @property {() => void} changed a comment was edited or deleted: read the comments again
+ * @property {(element: Element) => void} show scrolls to the element and highlights it
+ */
+
+/**
+ * Turns the entry's text into an editor with Save and Cancel; Save stores the new text.
+ * @param {HTMLLIElement} item
+ * @param {import("./types.js").StoredComment} comment
+ * @param {EntryOptions} options
+ */
+function startEditing(item, comment, { api, reviewer, changed }) {
+  const text = el("textarea", { class: "edit", "aria-label": "Comment" });
+  text.value = comment.body;
+  const problem = el("p", { class: "problem", role: "alert", hidden: "" });
+  const save = el("button", { class: "save", type: "button" }, ["Save"]);
+  const cancel = el("button", { class: "cancel", type: "button" }, ["Cancel"]);
+  const editor = el("div", { class: "editor" }, [text, problem, el("div", { class: "row" }, [cancel, save])]);
+  const shown = Array.from(item.childNodes);
+  item.replaceChildren(editor);
+  text.focus();
+  cancel.addEventListener("click", () => item.replaceChildren(...shown));
+  save.addEventListener("click", async () => {
+    const body = text.value.trim();
+    if (!body || save.disabled) return;
+    save.disabled = true;
+    try {
+      await editComment(api, comment.id, body, reviewer().id);
+    } catch (error) {
+      problem.textContent = "Not saved: " + (error instanceof Error ? error.message : String(error));
+      problem.hidden = false;
+      return;
+    } finally {
+      save.disabled = false;
+    }
+    changed();
+  });
+}
+
+/**
+ * A function making the list entry for a comment, given whether its element is on the page.
+ * @param {EntryOptions} options
+ * @returns {(comment: import("./types.js").StoredComment, found: boolean) => HTMLLIElement}
+ */
+function entryMaker(options) {
+  return (comment, found) => {
+    const author = comment.author && comment.author.name;
+    const status = el("div", { class: "status " + comment.status }, [
+      describeStatus(comment) + (author ? " · " + author : "") + (found ? "" : " · element gone"),
+    ]);
+    const item = el("li", { tabindex: "0", "data-maple-comment": comment.id, "data-maple-status": comment.status }, [
+      el("p", { class: "body" }, [comment.body]),
+      status,
+    ]);
+    if (!found) item.setAttribute("data-maple-gone", "");
+    const own = comment.author && comment.author.id === "browser:" + options.reviewer().id;
+    if (own && comment.status === "open") {
+      const edit = el("button", { class: "edit", type: "button" }, ["Edit"]);
+      const remove = el("button", { class: "delete", type: "button" }, ["Delete"]);
+      edit.addEventListener("click", () => startEditing(item, comment, options));
+      remove.addEventListener("click", async () => {
+        if (remove.getAttribute("data-confirm") === null) {
+          remove.setAttribute("data-confirm", ""); // a second press deletes: one slip deletes nothing
+          remove.textContent = "Delete for good";
+          return;
+        }
+        remove.disabled = true;
+        try {
+          await deleteComment(options.api, comment.id, options.reviewer().id);
+        } catch (error) {
+          remove.disabled = false;
+          status.textContent = "Not deleted: " + (error instanceof Error ? error.message : String(error));
+          return;
+        }
+        options.changed();
+      });
+      item.append(el("div", { class: "row" }, [edit, remove]));
+    }
+    /** @param {Event} event */
+    const show = (event) => {
+      const inside = event.target instanceof Element && event.target.closest("button, textarea");
+      const element = inside ? null : locate(comment); // as the page is now, not when listed
+      if (element) options.show(element);
+    };
+    item.addEventListener("click", show);
+    item.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && event.target === item) show(event);
+    });
+    return item;
+  };
 }
 
 // --- overlay/guard.js ---
@@ -827,6 +1120,7 @@ function onNavigation(changed) {
 // --- overlay/pins.js ---
 // The comments on the page: a numbered pin on each commented element and an entry in the list.
 
+
 /**
  * Whether a comment belongs to the page now shown: matched by path, since the proxy's port
  * changes from run to run and the page does not (a comment with no URL belongs everywhere).
@@ -840,21 +1134,6 @@ function onThisPage(comment) {
     return new URL(url).pathname === location.pathname;
   } catch {
     return true;
-  }
-}
-
-/**
- * The element a comment's selector finds, or null (no selector, a broken one, or no match).
- * @param {import("./types.js").StoredComment} comment
- * @returns {Element | null}
- */
-function elementOf(comment) {
-  const selector = comment.anchor && comment.anchor.selector;
-  if (!selector) return null;
-  try {
-    return document.querySelector(selector);
-  } catch {
-    return null;
   }
 }
 
@@ -886,24 +1165,6 @@ function visibleBox(element) {
     if (style.position === "fixed") break; // no ancestor above a fixed element clips it
   }
   return bottom > top && right > left ? new DOMRect(left, top, right - left, bottom - top) : null;
-}
-
-/**
- * The list entry for a comment.
- * @param {import("./types.js").StoredComment} comment
- * @param {boolean} found whether its element is on the page
- * @returns {HTMLLIElement}
- */
-function listItem(comment, found) {
-  const item = document.createElement("li");
-  item.tabIndex = 0;
-  const status = document.createElement("div");
-  status.className = "status " + comment.status;
-  status.textContent = comment.status + (found ? "" : " · not on this page");
-  item.append(comment.body, status);
-  item.setAttribute("data-maple-comment", comment.id);
-  item.setAttribute("data-maple-status", comment.status);
-  return item;
 }
 
 /** A pin's size; pins on one element sit side by side, this far apart. */
@@ -940,7 +1201,7 @@ function pinFor(comment, number, at) {
   const pin = document.createElement("div");
   pin.className = "pin " + comment.status;
   pin.textContent = String(number);
-  pin.title = comment.body + " (" + comment.status + ")";
+  pin.title = comment.body + " (" + describeStatus(comment) + ")";
   pin.setAttribute("data-maple-comment", comment.id);
   pin.setAttribute("data-maple-status", comment.status);
   pin.style.left = at.left + "px";
@@ -949,20 +1210,26 @@ function pinFor(comment, number, at) {
 }
 
 /**
- * A function that redraws the pins and the list for those of the comments on this page. The list
- * is rebuilt only when what it shows changes, so a reviewer's focus in it survives a redraw.
+ * A function that redraws the pins and the list for those of the comments on this page (without
+ * the resolved ones while `hideResolved()`). The list is rebuilt only when what it shows
+ * changes, so a reviewer's focus in it survives a redraw.
  * @param {import("./ui.js").Ui} ui
+ * @param {{ entry: (comment: import("./types.js").StoredComment, found: boolean) => HTMLLIElement,
+ *   hideResolved: () => boolean }} options entry: makes a comment's list entry (see entries.js)
  * @returns {(comments: import("./types.js").StoredComment[]) => void}
  */
-function pinBoard(ui) {
+function pinBoard(ui, { entry, hideResolved }) {
   let listed = "";
   return (comments) => {
-    const shown = comments.filter(onThisPage);
-    const found = shown.map(elementOf);
-    const signature = JSON.stringify(shown.map((c, i) => [c.id, c.body, c.status, found[i] !== null]));
+    const hide = hideResolved();
+    const shown = comments.filter((c) => onThisPage(c) && !(hide && c.status === "resolved"));
+    const found = shown.map(locate);
+    const signature = JSON.stringify(
+      shown.map((c, i) => [c.id, c.body, c.status, c.resolution, c.author, found[i] !== null]),
+    );
     if (signature !== listed) {
       listed = signature;
-      ui.list.replaceChildren(...shown.map((c, i) => listItem(c, found[i] !== null)));
+      ui.list.replaceChildren(...shown.map((c, i) => entry(c, found[i] !== null)));
     }
     /** @type {HTMLDivElement[]} */
     const pins = [];
@@ -981,6 +1248,63 @@ function pinBoard(ui) {
   };
 }
 
+// --- overlay/reviewer.js ---
+// Who the reviewer is, as this browser remembers them: an id made once and the name they typed,
+// kept in localStorage for every page of every run on this proxy's origin, with whether they
+// hide resolved comments. The route records
+// them as the author of the comments sent from here (provenance "client"), and the overlay
+// offers to edit or delete the comments that carry this id.
+
+const REVIEWER_KEY = "maple:reviewer";
+
+/**
+ * @typedef {object} ReviewerName
+ * @property {string} id this browser's own id, the same on every visit
+ * @property {string} name what the reviewer calls themselves; empty until they say
+ * @property {boolean} hideResolved whether they chose to hide resolved comments
+ */
+
+/**
+ * A fresh id: a UUID where the browser makes them (a page on 127.0.0.1 or localhost is a
+ * secure context), else random digits.
+ * @returns {string}
+ */
+function newReviewerId() {
+  if (typeof crypto !== "undefined" && typeof crypto.randomUUID === "function") return crypto.randomUUID();
+  return Array.from({ length: 4 }, () => Math.random().toString(36).slice(2, 10)).join("-");
+}
+
+/**
+ * The reviewer this browser remembers, made (and remembered) on the first visit. A browser that
+ * refuses storage gets a reviewer for this page only.
+ * @returns {ReviewerName}
+ */
+function rememberedReviewer() {
+  try {
+    const kept = JSON.parse(localStorage.getItem(REVIEWER_KEY) || "null");
+    if (kept && typeof kept.id === "string" && kept.id && typeof kept.name === "string") {
+      return { id: kept.id, name: kept.name, hideResolved: kept.hideResolved === true };
+    }
+  } catch {
+    // unreadable or refused: start afresh below
+  }
+  const made = { id: newReviewerId(), name: "", hideResolved: false };
+  rememberReviewer(made);
+  return made;
+}
+
+/**
+ * Keeps the reviewer for the next visit (silently not, where the browser refuses storage).
+ * @param {ReviewerName} reviewer
+ */
+function rememberReviewer(reviewer) {
+  try {
+    localStorage.setItem(REVIEWER_KEY, JSON.stringify(reviewer));
+  } catch {
+    // storage refused (a private window's quota, a policy): the name lasts for this page
+  }
+}
+
 // --- overlay/main.js ---
 // maple review overlay: comment on a running app. Dependency-free, in its own shadow root.
 // Injected by `maple review` with data-maple-branch, data-maple-api and data-maple-app. This is
@@ -988,6 +1312,8 @@ function pinBoard(ui) {
 
 
 const POLL_MS = 3000;
+/** How long a list entry's element stays highlighted after the reviewer picks the entry. */
+const SHOW_MS = 2000;
 
 /**
  * Mounts the overlay, unless this is a frame or the page already has a Maple overlay.
@@ -1009,7 +1335,27 @@ function start(script) {
   const say = (text) => {
     ui.live.textContent = text;
   };
-  const place = pinBoard(ui);
+  const reviewer = rememberedReviewer();
+  ui.nameInput.value = reviewer.name;
+  ui.hideResolvedBox.checked = reviewer.hideResolved;
+  let showing = 0;
+  /** @param {Element} element scrolled to the middle of the view and highlighted a moment */
+  const show = (element) => {
+    element.scrollIntoView({ block: "center", inline: "nearest" });
+    outline(ui, element);
+    ui.box.classList.add("shown");
+    clearTimeout(showing);
+    showing = setTimeout(() => {
+      ui.box.classList.remove("shown");
+      if (!picking) outline(ui, null);
+    }, SHOW_MS);
+  };
+  // for the entries' own edits and deletes, before `refresh` below is defined
+  const changed = () => void refresh();
+  const place = pinBoard(ui, {
+    entry: entryMaker({ api, reviewer: () => reviewer, changed, show }),
+    hideResolved: () => reviewer.hideResolved,
+  });
   let drawing = 0;
   // at most once a frame, after the app has rendered what changed
   const redraw = () => {
@@ -1024,7 +1370,18 @@ function start(script) {
     if (listed) comments = listed;
     redraw();
   };
-  const composer = createComposer(ui, { api, appOrigin, branch, say, sent: () => void refresh() });
+  const composer = createComposer(ui, {
+    api, appOrigin, branch, say, sent: changed, author: () => ({ id: reviewer.id, name: reviewer.name }),
+  });
+  ui.nameInput.addEventListener("input", () => {
+    reviewer.name = ui.nameInput.value.trim();
+    rememberReviewer(reviewer);
+  });
+  ui.hideResolvedBox.addEventListener("change", () => {
+    reviewer.hideResolved = ui.hideResolvedBox.checked;
+    rememberReviewer(reviewer);
+    redraw();
+  });
   const focusFromKeyboard = trackFocusOrigin();
 
   /** @param {boolean} on */

@@ -311,7 +311,8 @@ def review_app(
     log: ServerLog | None = None,
 ) -> Any:
     """The proxy in front of the app at ``upstream``, with the route over ``cwd``'s ``.maple/``."""
-    options = local_route_options(cwd, clock, log or ServerLog("maple-review"))
+    # the one reviewer at this machine names themselves in the overlay
+    options = local_route_options(cwd, clock, log or ServerLog("maple-review"), client_authors=True)
     forwarder = _Forwarder(upstream, branch)
 
     @contextlib.asynccontextmanager

@@ -8,7 +8,7 @@
     app = FastAPI()
     app.mount("/api/maple", create_route_app(RouteOptions(store=my_store)))
 
-Endpoints (paths under the mount): ``GET``/``POST /comments``, ``PATCH /comments/{id}``,
+Endpoints (paths under the mount): ``GET``/``POST /comments``, ``PATCH``/``DELETE /comments/{id}``,
 ``POST /media``, ``GET /media/{key}``, ``GET``/``POST /approvals``, ``DELETE /approvals/{id}``,
 ``GET /me`` and ``POST /gate/refresh``. Every answer is JSON with ``cache-control: no-store``
 except a media blob.
@@ -17,7 +17,8 @@ except a media blob.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -32,15 +33,22 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from maple_core.approvals import NewApproval
-from maple_core.authors import Reviewer, guest_author
+from maple_core.authors import Reviewer
 from maple_core.cursor import format_js_timestamp
 from maple_core.errors import MapleError, NotFoundError
 from maple_core.gate import check_review_url
-from maple_core.json_types import JsonObject
+from maple_core.json_types import JsonObject, JsonValue
 from maple_core.media import RASTER_TYPES, is_raster, raster_type, sniff_raster
-from maple_core.ports import Capability, Clock, CommentStore, GatePublisher, MediaStore
+from maple_core.ports import (
+    Capability,
+    Clock,
+    CommentAmending,
+    CommentStore,
+    GatePublisher,
+    MediaStore,
+)
 from maple_core.services import publish_gate, stamped_resolution
-from maple_core.submissions import read_drafts, read_status_change
+from maple_core.submissions import MAX_BODY_CHARS, read_drafts, read_status_change
 from maple_core.text import scrub
 from maple_entrypoints.bootstrap.github import PushAnswer
 from maple_entrypoints.bootstrap.local import system_clock
@@ -51,6 +59,12 @@ from maple_entrypoints.route.answers import (
     read_bytes,
     read_json,
     refusal_for,
+)
+from maple_entrypoints.route.authorship import (
+    AUTHOR_HEADER,
+    author_of_post,
+    caller_id,
+    own_open_comment,
 )
 from maple_entrypoints.route.params import read_branch, read_list_query, read_note
 from maple_entrypoints.route.refresh import GateRefreshOptions, refresh_gate
@@ -101,6 +115,9 @@ class RouteOptions:
         require_approval: hold the gate until somebody approves the commit.
         review_url: where reviewers look at the preview; the check run's details link. Without
             it the check run has no link (never one built from a request's ``Host``).
+        client_authors: a caller without an identity may name itself as a comment's author,
+            and edit or delete its own open comments (see ``route.authorship``); for a route
+            serving one person, as ``maple review``'s does.
         clock: stamps resolutions and approvals.
         log: where failures are recorded (never a token).
         max_json_bytes: the largest JSON body accepted.
@@ -114,6 +131,7 @@ class RouteOptions:
     refresh: GateRefreshOptions | None = None
     require_approval: bool = False
     review_url: str | None = None
+    client_authors: bool = False
     clock: Clock = field(default_factory=system_clock)
     log: ServerLog = field(default_factory=lambda: ServerLog("maple-route"))
     max_json_bytes: int = 2 * 1024 * 1024
@@ -244,8 +262,9 @@ class _Route:
     async def append_comments(self, request: Request) -> Response:
         posted = await read_json(request, self.options.max_json_bytes)
         store = self.store_for(request)
-        reviewer = self.reviewer(request)
-        author = reviewer.author() if reviewer is not None else guest_author()
+        author = author_of_post(
+            posted, self.reviewer(request), client_authors=self.options.client_authors
+        )
         drafts, many = read_drafts(posted, author)
         if not many:
             stored = [await _off_loop(store.append, drafts[0])]
@@ -262,23 +281,54 @@ class _Route:
             return json_answer(body, 201, background=published)
         return json_answer(stored[0].to_json(), 201, background=published)
 
-    async def set_status(self, request: Request) -> Response:
+    async def patch_comment(self, request: Request) -> Response:
+        """A status change (Maple's PATCH), or with ``body`` and no ``status``, an edit."""
+        posted = await read_json(request, self.options.max_json_bytes)
+        if isinstance(posted, dict) and "body" in posted and "status" not in posted:
+            return await self.edit_comment(request, posted["body"])
+        return await self.set_status(request, posted)
+
+    def amending_store(self, request: Request) -> tuple[CommentAmending, str]:
+        """The store that edits or deletes, and the caller's author id."""
+        caller = caller_id(
+            request.headers.get(AUTHOR_HEADER),
+            self.reviewer(request),
+            client_authors=self.options.client_authors,
+        )
+        store = self.store_for(request)
+        if Capability.AMEND not in store.capabilities or not isinstance(store, CommentAmending):
+            raise RouteRefusalError(501, "This store cannot edit or delete a comment")
+        return store, caller
+
+    async def edit_comment(self, request: Request, body: JsonValue) -> Response:
+        if not isinstance(body, str) or not body.strip() or len(body) > MAX_BODY_CHARS:
+            raise RouteRefusalError(
+                400, f"'body' must be a string of 1 to {MAX_BODY_CHARS:,} characters"
+            )
+        store, caller = self.amending_store(request)
         comment_id = request.path_params["id"]
-        change = read_status_change(await read_json(request, self.options.max_json_bytes))
+        with _known_comment(comment_id):
+            edited = await _off_loop(store.edit, comment_id, body, own_open_comment(caller))
+        return json_answer(edited.to_json())
+
+    async def delete_comment(self, request: Request) -> Response:
+        store, caller = self.amending_store(request)
+        comment_id = request.path_params["id"]
+        with _known_comment(comment_id):
+            await _off_loop(store.delete, comment_id, own_open_comment(caller))
+        return json_answer({"id": comment_id})
+
+    async def set_status(self, request: Request, posted: JsonValue) -> Response:
+        comment_id = request.path_params["id"]
+        change = read_status_change(posted)
         store = self.store_for(request)
         if Capability.SET_STATUS not in store.capabilities:
             raise RouteRefusalError(501, "This store cannot change a status")
         resolution = None
         if change.sha is not None:
             resolution = stamped_resolution(change.sha, change.note, self.options.clock)
-        try:
+        with _known_comment(comment_id):
             updated = await _off_loop(store.set_status, comment_id, change.status, resolution)
-        except NotFoundError:  # the store's own message may name a server path
-            raise RouteRefusalError(
-                404,
-                f"No comment with id {comment_id}; list the branch's comments for the ids there "
-                "are.",
-            ) from None
         return json_answer(
             updated.to_json(), background=self.after_write(store, request, updated.branch)
         )
@@ -403,6 +453,18 @@ class _Route:
         )
 
 
+@contextmanager
+def _known_comment(comment_id: str) -> Iterator[None]:
+    """A store's ``NotFoundError`` as a 404 in the route's own words (the store's names a path)."""
+    try:
+        yield
+    except NotFoundError:
+        raise RouteRefusalError(
+            404,
+            f"No comment with id {comment_id}; list the branch's comments for the ids there are.",
+        ) from None
+
+
 def _etags(header: str | None) -> set[str]:
     if not header:
         return set()
@@ -495,7 +557,8 @@ def create_route_app(options: RouteOptions) -> Starlette:
     return Starlette(
         routes=[
             at("/comments", route.comments),
-            at("/comments/{id}", route.set_status, "PATCH"),
+            at("/comments/{id}", route.patch_comment, "PATCH"),
+            at("/comments/{id}", route.delete_comment, "DELETE"),
             at("/media", route.put_media, "POST"),
             at("/media/{key:path}", route.get_media, "GET"),
             at("/approvals", route.approvals),

@@ -1,5 +1,8 @@
 // Where a comment points: a CSS selector for the element, its text with the text around it, and
-// the `data-maple-src` / `data-maple-key` an app may tag its elements with.
+// the `data-maple-src` / `data-maple-key` an app may tag its elements with, and the element's box
+// (which, with the text, finds it again when the selector breaks: see locate.js).
+
+import { boxOf } from "./locate.js";
 
 /** Attributes apps put on elements for their tests: stable names, meant to be selected by. */
 const TEST_ATTRIBUTES = ["data-testid", "data-test", "data-cy"];
@@ -113,7 +116,7 @@ export function quoteFor(element) {
  */
 export function anchorFor(element) {
   /** @type {import("./types.js").Anchor} */
-  const anchor = { selector: selectorFor(element) };
+  const anchor = { selector: selectorFor(element), box: boxOf(element) };
   const quote = quoteFor(element);
   if (quote) anchor.quote = quote;
   const tagged = element.closest("[data-maple-src]");

@@ -1,4 +1,5 @@
-// The route under the proxy's /__maple/api: list this branch's comments, post a new one.
+// The route under the proxy's /__maple/api: list this branch's comments, post a new one, and
+// edit or delete one of the reviewer's own while it is open.
 
 /**
  * The branch's comments, or null when they could not be read.
@@ -62,4 +63,38 @@ export async function postMedia(api, image) {
   if (answer.status === 404) return null;
   if (!answer.ok) throw await refusal(answer);
   return answer.json();
+}
+
+/**
+ * Replaces the body of one of the reviewer's open comments; rejects with the route's reason.
+ * @param {string} api
+ * @param {string} id the comment's id
+ * @param {string} body
+ * @param {string} authorId this browser's reviewer id (see reviewer.js), which wrote it
+ * @returns {Promise<void>}
+ */
+export async function editComment(api, id, body, authorId) {
+  const answer = await fetch(api + "/comments/" + encodeURIComponent(id), {
+    method: "PATCH",
+    headers: { "content-type": "application/json", "x-maple-author": authorId },
+    body: JSON.stringify({ body }),
+    credentials: "same-origin",
+  });
+  if (!answer.ok) throw await refusal(answer);
+}
+
+/**
+ * Deletes one of the reviewer's open comments; rejects with the route's reason.
+ * @param {string} api
+ * @param {string} id the comment's id
+ * @param {string} authorId this browser's reviewer id, which wrote it
+ * @returns {Promise<void>}
+ */
+export async function deleteComment(api, id, authorId) {
+  const answer = await fetch(api + "/comments/" + encodeURIComponent(id), {
+    method: "DELETE",
+    headers: { "x-maple-author": authorId },
+    credentials: "same-origin",
+  });
+  if (!answer.ok) throw await refusal(answer);
 }

@@ -20,10 +20,11 @@ import { outline } from "./ui.js";
 
 /**
  * @param {import("./ui.js").Ui} ui
- * @param {{ api: string, appOrigin: string, branch: string, say: (text: string) => void, sent: () => void }} options
+ * @param {{ api: string, appOrigin: string, branch: string, say: (text: string) => void, sent: () => void,
+ *   author: () => { id: string, name: string } }} options author: who sends it, as this browser names them
  * @returns {Composer}
  */
-export function createComposer(ui, { api, appOrigin, branch, say, sent }) {
+export function createComposer(ui, { api, appOrigin, branch, say, sent, author }) {
   /** @type {Element | null} */
   let target = null;
   /** @type {{ anchor: import("./types.js").Anchor, context: import("./types.js").PageContext } | null} */
@@ -61,13 +62,14 @@ export function createComposer(ui, { api, appOrigin, branch, say, sent }) {
 
   async function send() {
     const body = ui.textarea.value.trim();
-    if (!body || !picked) {
+    if (!body || !picked || ui.sendButton.disabled) {
       ui.textarea.focus();
       return;
     }
+    ui.sendButton.disabled = true; // a second press (or Ctrl+Enter) while this one is on its way stores nothing
     try {
       const { attachments, context } = await shots.store(api);
-      const comment = { branch, body, anchor: picked.anchor, context: { ...picked.context, ...context } };
+      const comment = { branch, body, anchor: picked.anchor, context: { ...picked.context, ...context }, author: author() };
       await postComment(api, { ...comment, createdAt: new Date().toISOString(), ...(attachments.length ? { attachments } : {}) });
     } catch (error) {
       // in the composer, where the reviewer is looking, and announced (role=alert); text kept
@@ -76,6 +78,8 @@ export function createComposer(ui, { api, appOrigin, branch, say, sent }) {
       ui.problem.textContent = "The comment was not sent: " + why + " Your text is kept; Send tries again.";
       ui.problem.hidden = false;
       return;
+    } finally {
+      ui.sendButton.disabled = false;
     }
     ui.problem.hidden = true;
     close();

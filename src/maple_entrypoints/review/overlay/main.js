@@ -4,12 +4,16 @@
 
 import { listComments } from "./api.js";
 import { createComposer } from "./composer.js";
+import { entryMaker } from "./entries.js";
 import { holdPagePointer, keepInputInOverlay, trackFocusOrigin } from "./guard.js";
 import { onNavigation } from "./navigation.js";
 import { pinBoard } from "./pins.js";
+import { rememberReviewer, rememberedReviewer } from "./reviewer.js";
 import { buildUi, outline } from "./ui.js";
 
 const POLL_MS = 3000;
+/** How long a list entry's element stays highlighted after the reviewer picks the entry. */
+const SHOW_MS = 2000;
 
 /**
  * Mounts the overlay, unless this is a frame or the page already has a Maple overlay.
@@ -31,7 +35,27 @@ function start(script) {
   const say = (text) => {
     ui.live.textContent = text;
   };
-  const place = pinBoard(ui);
+  const reviewer = rememberedReviewer();
+  ui.nameInput.value = reviewer.name;
+  ui.hideResolvedBox.checked = reviewer.hideResolved;
+  let showing = 0;
+  /** @param {Element} element scrolled to the middle of the view and highlighted a moment */
+  const show = (element) => {
+    element.scrollIntoView({ block: "center", inline: "nearest" });
+    outline(ui, element);
+    ui.box.classList.add("shown");
+    clearTimeout(showing);
+    showing = setTimeout(() => {
+      ui.box.classList.remove("shown");
+      if (!picking) outline(ui, null);
+    }, SHOW_MS);
+  };
+  // for the entries' own edits and deletes, before `refresh` below is defined
+  const changed = () => void refresh();
+  const place = pinBoard(ui, {
+    entry: entryMaker({ api, reviewer: () => reviewer, changed, show }),
+    hideResolved: () => reviewer.hideResolved,
+  });
   let drawing = 0;
   // at most once a frame, after the app has rendered what changed
   const redraw = () => {
@@ -46,7 +70,18 @@ function start(script) {
     if (listed) comments = listed;
     redraw();
   };
-  const composer = createComposer(ui, { api, appOrigin, branch, say, sent: () => void refresh() });
+  const composer = createComposer(ui, {
+    api, appOrigin, branch, say, sent: changed, author: () => ({ id: reviewer.id, name: reviewer.name }),
+  });
+  ui.nameInput.addEventListener("input", () => {
+    reviewer.name = ui.nameInput.value.trim();
+    rememberReviewer(reviewer);
+  });
+  ui.hideResolvedBox.addEventListener("change", () => {
+    reviewer.hideResolved = ui.hideResolvedBox.checked;
+    rememberReviewer(reviewer);
+    redraw();
+  });
   const focusFromKeyboard = trackFocusOrigin();
 
   /** @param {boolean} on */

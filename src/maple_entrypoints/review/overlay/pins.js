@@ -1,5 +1,8 @@
 // The comments on the page: a numbered pin on each commented element and an entry in the list.
 
+import { describeStatus } from "./entries.js";
+import { locate } from "./locate.js";
+
 /**
  * Whether a comment belongs to the page now shown: matched by path, since the proxy's port
  * changes from run to run and the page does not (a comment with no URL belongs everywhere).
@@ -13,21 +16,6 @@ export function onThisPage(comment) {
     return new URL(url).pathname === location.pathname;
   } catch {
     return true;
-  }
-}
-
-/**
- * The element a comment's selector finds, or null (no selector, a broken one, or no match).
- * @param {import("./types.js").StoredComment} comment
- * @returns {Element | null}
- */
-export function elementOf(comment) {
-  const selector = comment.anchor && comment.anchor.selector;
-  if (!selector) return null;
-  try {
-    return document.querySelector(selector);
-  } catch {
-    return null;
   }
 }
 
@@ -59,24 +47,6 @@ export function visibleBox(element) {
     if (style.position === "fixed") break; // no ancestor above a fixed element clips it
   }
   return bottom > top && right > left ? new DOMRect(left, top, right - left, bottom - top) : null;
-}
-
-/**
- * The list entry for a comment.
- * @param {import("./types.js").StoredComment} comment
- * @param {boolean} found whether its element is on the page
- * @returns {HTMLLIElement}
- */
-function listItem(comment, found) {
-  const item = document.createElement("li");
-  item.tabIndex = 0;
-  const status = document.createElement("div");
-  status.className = "status " + comment.status;
-  status.textContent = comment.status + (found ? "" : " · not on this page");
-  item.append(comment.body, status);
-  item.setAttribute("data-maple-comment", comment.id);
-  item.setAttribute("data-maple-status", comment.status);
-  return item;
 }
 
 /** A pin's size; pins on one element sit side by side, this far apart. */
@@ -113,7 +83,7 @@ function pinFor(comment, number, at) {
   const pin = document.createElement("div");
   pin.className = "pin " + comment.status;
   pin.textContent = String(number);
-  pin.title = comment.body + " (" + comment.status + ")";
+  pin.title = comment.body + " (" + describeStatus(comment) + ")";
   pin.setAttribute("data-maple-comment", comment.id);
   pin.setAttribute("data-maple-status", comment.status);
   pin.style.left = at.left + "px";
@@ -122,20 +92,26 @@ function pinFor(comment, number, at) {
 }
 
 /**
- * A function that redraws the pins and the list for those of the comments on this page. The list
- * is rebuilt only when what it shows changes, so a reviewer's focus in it survives a redraw.
+ * A function that redraws the pins and the list for those of the comments on this page (without
+ * the resolved ones while `hideResolved()`). The list is rebuilt only when what it shows
+ * changes, so a reviewer's focus in it survives a redraw.
  * @param {import("./ui.js").Ui} ui
+ * @param {{ entry: (comment: import("./types.js").StoredComment, found: boolean) => HTMLLIElement,
+ *   hideResolved: () => boolean }} options entry: makes a comment's list entry (see entries.js)
  * @returns {(comments: import("./types.js").StoredComment[]) => void}
  */
-export function pinBoard(ui) {
+export function pinBoard(ui, { entry, hideResolved }) {
   let listed = "";
   return (comments) => {
-    const shown = comments.filter(onThisPage);
-    const found = shown.map(elementOf);
-    const signature = JSON.stringify(shown.map((c, i) => [c.id, c.body, c.status, found[i] !== null]));
+    const hide = hideResolved();
+    const shown = comments.filter((c) => onThisPage(c) && !(hide && c.status === "resolved"));
+    const found = shown.map(locate);
+    const signature = JSON.stringify(
+      shown.map((c, i) => [c.id, c.body, c.status, c.resolution, c.author, found[i] !== null]),
+    );
     if (signature !== listed) {
       listed = signature;
-      ui.list.replaceChildren(...shown.map((c, i) => listItem(c, found[i] !== null)));
+      ui.list.replaceChildren(...shown.map((c, i) => entry(c, found[i] !== null)));
     }
     /** @type {HTMLDivElement[]} */
     const pins = [];

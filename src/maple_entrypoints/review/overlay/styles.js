@@ -22,4 +22,14 @@ export const OVERLAY_CSS =
   ".panel li { padding: 4px 0; }" +
   ".status { font-size: 12px; color: #4b5563; }" +
   ".status.resolved { color: #15803d; }" +
+  ".panel .tools { display: flex; flex-wrap: wrap; gap: 8px; padding: 8px; border-bottom: 1px solid #e5e7eb; font-size: 12px; }" +
+  ".panel .tools input.name { width: 120px; border: 1px solid #9ca3af; border-radius: 4px; padding: 2px 4px; color: #111; background: #fff; }" +
+  ".panel li { cursor: pointer; }" +
+  ".panel li .body { margin: 0; white-space: pre-wrap; }" +
+  ".panel li .row, .panel .editor .row { display: flex; gap: 6px; margin-top: 4px; }" +
+  ".panel li button { padding: 2px 8px; font-size: 12px; }" +
+  ".panel .editor textarea { width: 100%; min-height: 60px; color: #111; background: #fff; border: 1px solid #9ca3af; border-radius: 4px; }" +
+  ".panel .problem { margin: 4px 0 0; padding: 4px 6px; border-radius: 4px; background: #fee2e2; color: #991b1b; }" +
+  ".box.shown { border-color: #2563eb; background: rgba(37,99,235,.12); }" +
+  ".send:disabled, .save:disabled, .delete:disabled { opacity: .6; cursor: progress; }" +
   ".sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }";

@@ -14,6 +14,15 @@
  * @property {Quote} [quote]
  * @property {string} [source] `data-maple-src` of the element or an ancestor
  * @property {string} [key] `data-maple-key` of the element or an ancestor
+ * @property {Box} [box] the element's box on the page when it was picked
+ */
+
+/**
+ * @typedef {object} Box An element's border box in CSS pixels, from the page's top left corner.
+ * @property {number} x
+ * @property {number} y
+ * @property {number} width
+ * @property {number} height
  */
 
 /**
@@ -59,6 +68,7 @@
  * @property {PageContext & PickGeometry} context
  * @property {string} createdAt
  * @property {Attachment[]} [attachments]
+ * @property {{ id: string, name: string }} [author] who wrote it, as this browser names them
  */
 
 /**
@@ -68,6 +78,15 @@
  * @property {string} status
  * @property {Partial<Anchor>} [anchor]
  * @property {Partial<PageContext>} [context]
+ * @property {{ id?: string, name?: string }} [author]
+ * @property {Resolution} [resolution] present once something claimed to resolve it
+ */
+
+/**
+ * @typedef {object} Resolution How a comment was resolved.
+ * @property {string} sha the commit that resolved it
+ * @property {string} [note] what the resolver said about it
+ * @property {string} [at]
  */
 
 export {};

@@ -19,6 +19,8 @@ import { OVERLAY_CSS } from "./styles.js";
  * @property {HTMLDivElement} panel
  * @property {HTMLOListElement} list
  * @property {HTMLButtonElement} listButton
+ * @property {HTMLInputElement} nameInput the reviewer's name, sent as the author
+ * @property {HTMLInputElement} hideResolvedBox the toggle that hides resolved comments
  * @property {HTMLSpanElement} count
  * @property {HTMLButtonElement} modeButton
  * @property {HTMLDivElement} live the polite live region screen readers announce
@@ -68,7 +70,13 @@ export function buildUi() {
   ]);
   const pins = el("div", { class: "pins" });
   const list = el("ol");
-  const panel = el("div", { class: "panel", role: "region", "aria-label": "Review comments" }, [list]);
+  const nameInput = el("input", { class: "name", type: "text", placeholder: "Guest", maxlength: "80", autocomplete: "name" });
+  const hideResolvedBox = el("input", { class: "hide-resolved", type: "checkbox" });
+  const tools = el("div", { class: "tools" }, [
+    el("label", {}, ["Your name ", nameInput]),
+    el("label", {}, [hideResolvedBox, " Hide resolved"]),
+  ]);
+  const panel = el("div", { class: "panel", role: "region", "aria-label": "Review comments" }, [tools, list]);
   const count = el("span", { class: "count" }, ["0"]);
   const listButton = el(
     "button",
@@ -85,7 +93,7 @@ export function buildUi() {
   document.documentElement.appendChild(host);
   return {
     host, box, composer, where, textarea, problem, sendButton, cancelButton, pins, panel, list, listButton, count,
-    modeButton, live,
+    modeButton, live, nameInput, hideResolvedBox,
   };
 }
 

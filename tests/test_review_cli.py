@@ -1,0 +1,167 @@
+"""``maple review`` as a process: a line for each comment that arrives, SIGTERM stopping the
+``--cmd`` app even before it has printed its address, and an app that exits at once reported
+with its exit code and last lines (issue 17, point 6)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx2 as httpx
+import pytest
+
+from contract_tests.support import make_repo
+from maple_core.comments import Comment
+from maple_entrypoints.review.feed import comment_line
+from tests.loopback import free_port
+from tests.mcp_support import clean_env
+
+BRANCH = "feat/cli"
+MAPLE = str(Path(sys.executable).with_name("maple"))
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return make_repo(tmp_path / "shop", BRANCH)
+
+
+def review(repo: Path, *where: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [MAPLE, "review", *where, "--no-open"],
+        cwd=repo,
+        env=clean_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def alive(pid: int) -> bool:
+    """Whether the process runs (a zombie nobody has reaped yet has stopped)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.fixture
+def served(repo: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    # the comments go to the proxy's own route: no app need answer behind it
+    process = review(repo, "--url", f"http://127.0.0.1:{free_port()}")
+    assert process.stdout is not None
+    address = process.stdout.readline().strip()
+    yield process, address
+    process.terminate()
+    process.communicate(timeout=15)
+
+
+def test_each_comment_received_is_printed_on_a_line_of_its_own(
+    served: tuple[subprocess.Popen[str], str],
+) -> None:
+    process, address = served
+    assert address.startswith("http://127.0.0.1:")
+    assert process.stdout is not None
+    lines = []
+    ids = []
+    for body, name in (("The heading is\ntoo small.", "Ana"), ("Pay is hidden.", "")):
+        answer = httpx.post(
+            address + "/__maple/api/comments",
+            json={
+                "branch": BRANCH,
+                "body": body,
+                "anchor": {"selector": "h1"},
+                "context": {"url": "http://localhost:3000/cart?step=2"},
+                "author": {"id": "browser-id-0001", "name": name},
+            },
+            headers={"origin": address},
+            timeout=10,
+        )
+        assert answer.status_code == 201
+        ids.append(answer.json()["id"])
+        lines.append(process.stdout.readline().strip())
+    assert lines == [
+        f"comment {ids[0]} by Ana on /cart: The heading is too small.",
+        f"comment {ids[1]} by Guest on /cart: Pay is hidden.",
+    ]
+
+
+def test_comment_line_names_the_comment_its_author_page_and_body() -> None:
+    comment = Comment.from_json(
+        {
+            "id": "loc_1",
+            "branch": BRANCH,
+            "body": "Too   small,\nmake it " + "much " * 30 + "bigger.",
+            "status": "open",
+            "anchor": {},
+            "context": {"url": "http://localhost:3000/cart?step=2"},
+            "author": {"id": "browser:x", "name": "Ana", "provenance": "client"},
+        }
+    )
+    line = comment_line(comment)
+    assert line.startswith("comment loc_1 by Ana on /cart: Too small, make it much much")
+    assert line.endswith("…")
+    assert len(line.split(": ", 1)[1]) == 100
+
+
+def test_comment_line_is_inert_on_a_terminal() -> None:
+    hostile = "\x1b]0;pwned\x07\x1b[2J\u202eevil\r\x08"
+    comment = Comment.from_json(
+        {
+            "id": "loc_2",
+            "branch": BRANCH,
+            "body": "Fix " + hostile,
+            "status": "open",
+            "anchor": {},
+            "context": {"url": "http://localhost:3000/" + hostile},
+            "author": {"id": "browser:x", "name": "Ana" + hostile, "provenance": "client"},
+        }
+    )
+    line = comment_line(comment)
+    assert line.isprintable(), repr(line)
+    assert line.startswith("comment loc_2 by Ana]0;pwned[2Jevil")  # the words stay, inert
+
+
+def test_sigterm_stops_the_command_even_before_it_printed_its_address(
+    repo: Path, tmp_path: Path
+) -> None:
+    pid_file = tmp_path / "app.pid"
+    process = review(repo, "--cmd", f"echo $$ > {pid_file}; echo starting; exec sleep 60")
+    assert process.stderr is not None
+    assert process.stderr.readline().strip() == "starting"  # relayed: the app runs, no address yet
+    app = int(pid_file.read_text())
+    process.send_signal(signal.SIGTERM)
+    process.communicate(timeout=15)
+    assert process.returncode != 0
+    deadline = time.monotonic() + 10
+    while alive(app) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if alive(app):
+        os.kill(app, signal.SIGKILL)
+        pytest.fail("the app outlived maple review after SIGTERM")
+
+
+def test_an_app_that_exits_at_once_is_reported_with_its_exit_code_and_last_lines(
+    repo: Path,
+) -> None:
+    command = "echo compiling; echo 'Error: port 3000 is in use' >&2; exit 3"
+    started = time.monotonic()
+    done = subprocess.run(
+        [MAPLE, "review", "--cmd", command, "--no-open"],
+        cwd=repo,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert time.monotonic() - started < 20  # not after a 60 s wait for an address
+    assert done.returncode == 1
+    assert done.stderr.splitlines()[-1] == (
+        f"maple: `{command}` exited with code 3 before printing a local address (such as "
+        "http://localhost:3000); its last lines: compiling | Error: port 3000 is in use"
+    )
