@@ -12,13 +12,30 @@ from dataclasses import dataclass
 from maple_core.comments import Comment
 from maple_core.media import MediaRef, is_raster
 
-__all__ = ["MAX_IMAGE_BYTES", "MAX_IMAGES", "Attachment", "images_of"]
+__all__ = [
+    "AGENT_IMAGE_TYPES",
+    "Attachment",
+    "MAX_AGENT_IMAGE_SIDE",
+    "MAX_IMAGES",
+    "MAX_IMAGE_BYTES",
+    "images_of",
+]
 
 MAX_IMAGES = 4
 """The most images one answer carries to an agent; a comment's others are only named."""
 
 MAX_IMAGE_BYTES = 3 * 1024 * 1024
 """The largest image handed to an agent (base64 makes it a third larger on the wire)."""
+
+MAX_AGENT_IMAGE_SIDE = 2000
+"""The widest or tallest image handed to an agent, in pixels.
+
+Anthropic's API refuses an image over 8000 px on a side, and over 2000 px once a request holds
+more than 20 images; a refused image stays in Claude Code's conversation and ends the session.
+"""
+
+AGENT_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+"""The image types the agents' models read (AVIF is kept and shown to people, not agents)."""
 
 
 @dataclass(frozen=True, slots=True)
