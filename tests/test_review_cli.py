@@ -165,3 +165,67 @@ def test_an_app_that_exits_at_once_is_reported_with_its_exit_code_and_last_lines
         f"maple: `{command}` exited with code 3 before printing a local address (such as "
         "http://localhost:3000); its last lines: compiling | Error: port 3000 is in use"
     )
+
+
+def test_the_feed_line_is_one_bounded_printable_line_whatever_the_record_holds() -> None:
+    comment = Comment.from_json(
+        {
+            "id": "loc_1\x1b]0;owned\x07\x1b[2J\nfake",
+            "branch": BRANCH,
+            "body": "b",
+            "status": "open",
+            "anchor": {},
+            "author": {"id": "x", "name": "Ana" * 1000},
+            "context": {"url": "http://localhost:3000/" + "p" * 100_000},
+        }
+    )
+    line = comment_line(comment)
+    assert line.isprintable(), repr(line[:60])
+    assert len(line) < 400, len(line)
+
+
+def test_an_address_after_bytes_that_are_not_utf8_is_found(repo: Path) -> None:
+    from maple_entrypoints.cli.review import _Command
+
+    child = _Command("printf 'caf\\351 ready\\n'; echo 'Local: http://localhost:3000'; sleep 30")
+    try:
+        assert child.address() == "http://localhost:3000"
+    finally:
+        child.stop()
+
+
+def test_the_app_is_never_blocked_by_its_own_output(tmp_path: Path) -> None:
+    from maple_entrypoints.cli.review import _Command
+
+    done = tmp_path / "done"
+    script = (
+        "echo 'Local: http://localhost:3000'; sleep 0.5; printf 'GET /caf\\351 200\\n'; "
+        f"head -c 200000 /dev/zero | tr '\\0' x; echo; touch {done}; sleep 30"
+    )
+    child = _Command(script)
+    try:
+        assert child.address() == "http://localhost:3000"
+        deadline = time.monotonic() + 60
+        while not done.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert done.exists(), "the app is stuck writing to a pipe nobody reads"
+    finally:
+        child.stop()
+
+
+def test_the_early_exit_report_is_one_printable_bounded_line(repo: Path) -> None:
+    long = "$(head -c 5000 /dev/zero | tr '\\0' y)"
+    command = f"printf 'boot\\n\\033]0;TITLE\\007\\033[2J oops %s\\n' {long}; exit 3"
+    done = subprocess.run(
+        [MAPLE, "review", "--no-open", "--cmd", command],
+        cwd=repo,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1
+    report = next(line for line in done.stderr.splitlines() if line.startswith("maple: `"))
+    assert "exited with code 3" in report
+    assert report.isprintable(), repr(report)
+    assert len(report) < 1500, len(report)

@@ -13,6 +13,7 @@ from typing import Annotated
 
 import typer
 
+from maple_core.text import capped, one_line
 from maple_entrypoints.bootstrap.local import find_checkout
 from maple_entrypoints.cli.common import EXIT_CONFIG, EXIT_ERROR, fail
 
@@ -44,6 +45,7 @@ def _exit_on_signal(signum: int, frame: object) -> None:
 
 
 _LAST_LINES = 5
+_LINE_CHARS = 200
 
 
 class _Command:
@@ -57,11 +59,14 @@ class _Command:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
+            encoding="utf-8",
+            errors="replace",  # a dev server may print any bytes; the relay must never stop
             start_new_session=True,
         )
         self.last: deque[str] = deque(maxlen=_LAST_LINES)
         self.found: list[str] = []
         self.ready = threading.Event()  # an address was printed, or the output ended
+        self.relay = threading.Thread(target=self._relay, daemon=True)
 
     def _relay(self) -> None:
         assert self.process.stdout is not None
@@ -76,7 +81,7 @@ class _Command:
 
     def address(self) -> str:
         """The first local address the command printed; fails when it exits or stays silent."""
-        threading.Thread(target=self._relay, daemon=True).start()
+        self.relay.start()
         self.ready.wait(_CMD_WAIT_S)
         if self.found:
             return self.found[0]
@@ -88,7 +93,7 @@ class _Command:
                 f"within {_CMD_WAIT_S:.0f} s; pass --url instead.",
                 EXIT_ERROR,
             ) from None
-        said = " | ".join(line.strip() for line in self.last if line.strip())
+        said = " | ".join(capped(one_line(line), _LINE_CHARS) for line in self.last if line.strip())
         raise fail(
             f"`{self.command}` exited with code {code} before printing a local address (such as "
             "http://localhost:3000); "
@@ -97,7 +102,12 @@ class _Command:
         )
 
     def stop(self) -> None:
+        """Stop the app's process group, then close its output once the relay has read it all."""
         _stop_group(self.process)
+        if self.relay.is_alive():
+            self.relay.join(5.0)
+        if self.process.stdout is not None and not self.relay.is_alive():
+            self.process.stdout.close()
 
 
 def review(

@@ -16,11 +16,14 @@ from maple_core.comments import Comment
 from maple_core.errors import MapleError
 from maple_core.ports import CommentStore
 from maple_core.services import list_all
-from maple_core.text import one_line
+from maple_core.text import capped, one_line
 
 __all__ = ["CommentFeed", "comment_line"]
 
 _BODY_CHARS = 100
+_NAME_CHARS = 60
+_PATH_CHARS = 120
+_ID_CHARS = 60
 _WAIT_S = 1.0
 
 
@@ -29,13 +32,14 @@ def comment_line(comment: Comment) -> str:
     author = comment.extra.get("author")
     name = author.get("name") if isinstance(author, dict) else None
     url = comment.context.url if comment.context is not None else None
-    where = one_line(urlsplit(url).path or "/") if url else None
+    where = capped(one_line(urlsplit(url).path or "/"), _PATH_CHARS) if url else None
     body = one_line(comment.body)  # reviewer text: nothing in it may act on the terminal
     if len(body) > _BODY_CHARS:
         body = body[: _BODY_CHARS - 1] + "…"
-    by = f" by {one_line(name)}" if isinstance(name, str) and one_line(name) else ""
+    shown_name = capped(one_line(name), _NAME_CHARS) if isinstance(name, str) else ""
+    by = f" by {shown_name}" if shown_name else ""
     on = f" on {where}" if where else ""
-    return f"comment {comment.id}{by}{on}: {body}"
+    return f"comment {capped(one_line(comment.id), _ID_CHARS)}{by}{on}: {body}"
 
 
 class CommentFeed:
