@@ -162,3 +162,34 @@ def test_a_store_that_cannot_amend_answers_501() -> None:
             501,
             {"error": "This store cannot edit or delete a comment"},
         )
+
+
+def test_deleting_or_editing_a_comment_republishes_the_gate(repo: Path) -> None:
+    import time
+
+    from maple_adapters.memory_gate import InMemoryGatePublisher
+    from maple_core.gate import GateConclusion
+
+    sha = "a" * 40
+    store = InMemoryCommentStore(FakeClock(), heads={BRANCH: sha})
+    gate = InMemoryGatePublisher()
+    dana = Reviewer("u1", "Dana")
+    options = RouteOptions(store=store, gate=gate, identity=lambda request: dana)
+
+    def verdict_becomes(conclusion: GateConclusion, summary_has: str = "") -> bool:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            verdict = gate.read(BRANCH, sha)
+            if verdict and verdict.conclusion is conclusion and summary_has in verdict.summary:
+                return True
+            time.sleep(0.02)
+        return False
+
+    with live_route(options) as route:
+        posted = route.client.post("/comments", json=draft("Typo in the title.")).json()
+        assert verdict_becomes(GateConclusion.BLOCKED, "Typo in the title.")
+        path = "/comments/" + posted["id"]
+        assert route.client.patch(path, json={"body": "Typo in the footer."}).status_code == 200
+        assert verdict_becomes(GateConclusion.BLOCKED, "Typo in the footer.")  # not the old text
+        assert route.client.delete(path).status_code == 200
+        assert verdict_becomes(GateConclusion.CLEAR)

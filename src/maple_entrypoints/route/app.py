@@ -34,6 +34,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from maple_core.approvals import NewApproval
 from maple_core.authors import Reviewer
+from maple_core.comments import Comment
 from maple_core.cursor import format_js_timestamp
 from maple_core.errors import MapleError, NotFoundError
 from maple_core.gate import check_review_url
@@ -288,8 +289,8 @@ class _Route:
             return await self.edit_comment(request, posted["body"])
         return await self.set_status(request, posted)
 
-    def amending_store(self, request: Request) -> tuple[CommentAmending, str]:
-        """The store that edits or deletes, and the caller's author id."""
+    def amending_store(self, request: Request) -> tuple[CommentStore, CommentAmending, str]:
+        """The store, its edits and deletes, and the caller's author id."""
         caller = caller_id(
             request.headers.get(AUTHOR_HEADER),
             self.reviewer(request),
@@ -298,25 +299,35 @@ class _Route:
         store = self.store_for(request)
         if Capability.AMEND not in store.capabilities or not isinstance(store, CommentAmending):
             raise RouteRefusalError(501, "This store cannot edit or delete a comment")
-        return store, caller
+        return store, store, caller
 
     async def edit_comment(self, request: Request, body: JsonValue) -> Response:
         if not isinstance(body, str) or not body.strip() or len(body) > MAX_BODY_CHARS:
             raise RouteRefusalError(
                 400, f"'body' must be a string of 1 to {MAX_BODY_CHARS:,} characters"
             )
-        store, caller = self.amending_store(request)
+        store, amending, caller = self.amending_store(request)
         comment_id = request.path_params["id"]
         with _known_comment(comment_id):
-            edited = await _off_loop(store.edit, comment_id, body, own_open_comment(caller))
-        return json_answer(edited.to_json())
+            edited = await _off_loop(amending.edit, comment_id, body, own_open_comment(caller))
+        return json_answer(  # the check run's summary quotes the body: it follows the edit
+            edited.to_json(), background=self.after_write(store, request, edited.branch)
+        )
 
     async def delete_comment(self, request: Request) -> Response:
-        store, caller = self.amending_store(request)
+        store, amending, caller = self.amending_store(request)
         comment_id = request.path_params["id"]
+        deleted: list[str] = []  # the branch, learnt from the comment the check is shown
+
+        def check(comment: Comment) -> None:
+            own_open_comment(caller)(comment)
+            deleted.append(comment.branch)
+
         with _known_comment(comment_id):
-            await _off_loop(store.delete, comment_id, own_open_comment(caller))
-        return json_answer({"id": comment_id})
+            await _off_loop(amending.delete, comment_id, check)
+        return json_answer(
+            {"id": comment_id}, background=self.after_write(store, request, *deleted)
+        )
 
     async def set_status(self, request: Request, posted: JsonValue) -> Response:
         comment_id = request.path_params["id"]
