@@ -578,6 +578,12 @@ const OVERLAY_CSS =
   ".panel .problem { margin: 4px 0 0; padding: 4px 6px; border-radius: 4px; background: #fee2e2; color: #991b1b; }" +
   ".box.shown { border-color: #2563eb; background: rgba(37,99,235,.12); }" +
   ".send:disabled, .save:disabled, .delete:disabled { opacity: .6; cursor: progress; }" +
+  ".composer { max-width: calc(100vw - 16px); }" +
+  // folded: a tab at the right edge, halfway down; an open composer stays, with the reviewer's text
+  ":host([data-maple-folded]) .bar { top: 50%; bottom: auto; right: 0; transform: translateY(-50%); }" +
+  ":host([data-maple-folded]) .bar > :not(.fold), :host([data-maple-folded]) .pins," +
+  " :host([data-maple-folded]) .panel { display: none !important; }" +
+  ":host([data-maple-folded]) .fold { writing-mode: vertical-rl; padding: 12px 6px; border-radius: 6px 0 0 6px; }" +
   ".sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }";
 
 // --- overlay/ui.js ---
@@ -605,6 +611,7 @@ const OVERLAY_CSS =
  * @property {HTMLInputElement} hideResolvedBox the toggle that hides resolved comments
  * @property {HTMLSpanElement} count
  * @property {HTMLButtonElement} modeButton
+ * @property {HTMLButtonElement} foldButton folds the overlay down to itself, a tab at the right edge
  * @property {HTMLDivElement} live the polite live region screen readers announce
  */
 
@@ -670,13 +677,32 @@ function buildUi() {
     { class: "mode", type: "button", "aria-pressed": "false", title: "Comment mode (Alt+Shift+C)" },
     ["Comment"],
   );
+  const foldButton = el(
+    "button",
+    { class: "fold", type: "button", "aria-expanded": "true", title: "Fold the review bar away" },
+    ["Hide"],
+  );
   const live = el("div", { class: "sr", "aria-live": "polite" });
-  root.append(box, composer, pins, panel, el("div", { class: "bar" }, [listButton, modeButton]), live);
+  root.append(box, composer, pins, panel, el("div", { class: "bar" }, [listButton, modeButton, foldButton]), live);
   document.documentElement.appendChild(host);
   return {
     host, box, composer, where, textarea, problem, sendButton, cancelButton, pins, panel, list, listButton, count,
-    modeButton, live, nameInput, hideResolvedBox,
+    modeButton, foldButton, live, nameInput, hideResolvedBox,
   };
+}
+
+/**
+ * Folds the overlay down to its fold button, a narrow tab halfway down the right edge (away from
+ * an app's header and bottom tabs, which a phone's layout puts at the top and bottom), or
+ * unfolds it. Folded, the pins, the list and the bar's other buttons are not shown.
+ * @param {Ui} ui
+ * @param {boolean} folded
+ */
+function fold(ui, folded) {
+  ui.host.toggleAttribute("data-maple-folded", folded);
+  ui.foldButton.setAttribute("aria-expanded", folded ? "false" : "true");
+  ui.foldButton.textContent = folded ? "Maple" : "Hide";
+  ui.foldButton.title = folded ? "Show the review bar" : "Fold the review bar away";
 }
 
 /**
@@ -850,8 +876,9 @@ function createComposer(ui, { api, appOrigin, branch, say, sent, author }) {
     ui.where.hidden = true;
     outline(ui, element);
     const r = element.getBoundingClientRect();
-    const top = Math.min(window.innerHeight - 180, Math.max(8, r.bottom + 8));
-    const left = Math.min(window.innerWidth - 336, Math.max(8, r.left));
+    // within the viewport even where it is narrower than the composer (which then shrinks)
+    const top = Math.max(8, Math.min(window.innerHeight - 180, r.bottom + 8));
+    const left = Math.max(8, Math.min(window.innerWidth - 336, r.left));
     ui.composer.style.cssText = "display:block;top:" + top + "px;left:" + left + "px;";
     ui.textarea.value = "";
     ui.problem.hidden = true;
@@ -1251,7 +1278,7 @@ function pinBoard(ui, { entry, hideResolved }) {
 // --- overlay/reviewer.js ---
 // Who the reviewer is, as this browser remembers them: an id made once and the name they typed,
 // kept in localStorage for every page of every run on this proxy's origin, with whether they
-// hide resolved comments. The route records
+// hide resolved comments and folded the overlay away. The route records
 // them as the author of the comments sent from here (provenance "client"), and the overlay
 // offers to edit or delete the comments that carry this id.
 
@@ -1262,6 +1289,7 @@ const REVIEWER_KEY = "maple:reviewer";
  * @property {string} id this browser's own id, the same on every visit
  * @property {string} name what the reviewer calls themselves; empty until they say
  * @property {boolean} hideResolved whether they chose to hide resolved comments
+ * @property {boolean} folded whether they folded the overlay away
  */
 
 /**
@@ -1283,12 +1311,12 @@ function rememberedReviewer() {
   try {
     const kept = JSON.parse(localStorage.getItem(REVIEWER_KEY) || "null");
     if (kept && typeof kept.id === "string" && kept.id && typeof kept.name === "string") {
-      return { id: kept.id, name: kept.name, hideResolved: kept.hideResolved === true };
+      return { id: kept.id, name: kept.name, hideResolved: kept.hideResolved === true, folded: kept.folded === true };
     }
   } catch {
     // unreadable or refused: start afresh below
   }
-  const made = { id: newReviewerId(), name: "", hideResolved: false };
+  const made = { id: newReviewerId(), name: "", hideResolved: false, folded: false };
   rememberReviewer(made);
   return made;
 }
@@ -1338,6 +1366,7 @@ function start(script) {
   const reviewer = rememberedReviewer();
   ui.nameInput.value = reviewer.name;
   ui.hideResolvedBox.checked = reviewer.hideResolved;
+  fold(ui, reviewer.folded);
   let showing = 0;
   /** @param {Element} element scrolled to the middle of the view and highlighted a moment */
   const show = (element) => {
@@ -1384,8 +1413,17 @@ function start(script) {
   });
   const focusFromKeyboard = trackFocusOrigin();
 
+  /** @param {boolean} folded */
+  function setFolded(folded) {
+    if (folded) setPicking(false);
+    reviewer.folded = folded;
+    rememberReviewer(reviewer);
+    fold(ui, folded);
+  }
+
   /** @param {boolean} on */
   function setPicking(on) {
+    if (on && reviewer.folded) setFolded(false); // Alt+Shift+C on a folded overlay unfolds it
     picking = on;
     ui.modeButton.setAttribute("aria-pressed", on ? "true" : "false");
     if (!on) outline(ui, null);
@@ -1402,6 +1440,7 @@ function start(script) {
   }
 
   ui.modeButton.addEventListener("click", () => setPicking(!picking));
+  ui.foldButton.addEventListener("click", () => setFolded(!reviewer.folded));
   ui.listButton.addEventListener("click", () => {
     const open = ui.panel.style.display !== "block";
     ui.panel.style.display = open ? "block" : "none";
@@ -1433,7 +1472,10 @@ function start(script) {
       else if (onPage && focusFromKeyboard()) take(() => compose(onPage));
       else take(() => setPicking(!picking));
     } else if (event.altKey && event.shiftKey && event.code === "KeyL") {
-      take(() => ui.listButton.click());
+      take(() => {
+        setFolded(false);
+        ui.listButton.click();
+      });
     } else if (picking && event.key === "Escape") {
       take(() => setPicking(false));
     } else if (picking && event.key === "Enter" && onPage) {

@@ -9,7 +9,7 @@ import { holdPagePointer, keepInputInOverlay, trackFocusOrigin } from "./guard.j
 import { onNavigation } from "./navigation.js";
 import { pinBoard } from "./pins.js";
 import { rememberReviewer, rememberedReviewer } from "./reviewer.js";
-import { buildUi, outline } from "./ui.js";
+import { buildUi, fold, outline } from "./ui.js";
 
 const POLL_MS = 3000;
 /** How long a list entry's element stays highlighted after the reviewer picks the entry. */
@@ -38,6 +38,7 @@ function start(script) {
   const reviewer = rememberedReviewer();
   ui.nameInput.value = reviewer.name;
   ui.hideResolvedBox.checked = reviewer.hideResolved;
+  fold(ui, reviewer.folded);
   let showing = 0;
   /** @param {Element} element scrolled to the middle of the view and highlighted a moment */
   const show = (element) => {
@@ -84,8 +85,17 @@ function start(script) {
   });
   const focusFromKeyboard = trackFocusOrigin();
 
+  /** @param {boolean} folded */
+  function setFolded(folded) {
+    if (folded) setPicking(false);
+    reviewer.folded = folded;
+    rememberReviewer(reviewer);
+    fold(ui, folded);
+  }
+
   /** @param {boolean} on */
   function setPicking(on) {
+    if (on && reviewer.folded) setFolded(false); // Alt+Shift+C on a folded overlay unfolds it
     picking = on;
     ui.modeButton.setAttribute("aria-pressed", on ? "true" : "false");
     if (!on) outline(ui, null);
@@ -102,6 +112,7 @@ function start(script) {
   }
 
   ui.modeButton.addEventListener("click", () => setPicking(!picking));
+  ui.foldButton.addEventListener("click", () => setFolded(!reviewer.folded));
   ui.listButton.addEventListener("click", () => {
     const open = ui.panel.style.display !== "block";
     ui.panel.style.display = open ? "block" : "none";
@@ -133,7 +144,10 @@ function start(script) {
       else if (onPage && focusFromKeyboard()) take(() => compose(onPage));
       else take(() => setPicking(!picking));
     } else if (event.altKey && event.shiftKey && event.code === "KeyL") {
-      take(() => ui.listButton.click());
+      take(() => {
+        setFolded(false);
+        ui.listButton.click();
+      });
     } else if (picking && event.key === "Escape") {
       take(() => setPicking(false));
     } else if (picking && event.key === "Enter" && onPage) {

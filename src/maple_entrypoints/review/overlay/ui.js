@@ -23,6 +23,7 @@ import { OVERLAY_CSS } from "./styles.js";
  * @property {HTMLInputElement} hideResolvedBox the toggle that hides resolved comments
  * @property {HTMLSpanElement} count
  * @property {HTMLButtonElement} modeButton
+ * @property {HTMLButtonElement} foldButton folds the overlay down to itself, a tab at the right edge
  * @property {HTMLDivElement} live the polite live region screen readers announce
  */
 
@@ -88,13 +89,32 @@ export function buildUi() {
     { class: "mode", type: "button", "aria-pressed": "false", title: "Comment mode (Alt+Shift+C)" },
     ["Comment"],
   );
+  const foldButton = el(
+    "button",
+    { class: "fold", type: "button", "aria-expanded": "true", title: "Fold the review bar away" },
+    ["Hide"],
+  );
   const live = el("div", { class: "sr", "aria-live": "polite" });
-  root.append(box, composer, pins, panel, el("div", { class: "bar" }, [listButton, modeButton]), live);
+  root.append(box, composer, pins, panel, el("div", { class: "bar" }, [listButton, modeButton, foldButton]), live);
   document.documentElement.appendChild(host);
   return {
     host, box, composer, where, textarea, problem, sendButton, cancelButton, pins, panel, list, listButton, count,
-    modeButton, live, nameInput, hideResolvedBox,
+    modeButton, foldButton, live, nameInput, hideResolvedBox,
   };
+}
+
+/**
+ * Folds the overlay down to its fold button, a narrow tab halfway down the right edge (away from
+ * an app's header and bottom tabs, which a phone's layout puts at the top and bottom), or
+ * unfolds it. Folded, the pins, the list and the bar's other buttons are not shown.
+ * @param {Ui} ui
+ * @param {boolean} folded
+ */
+export function fold(ui, folded) {
+  ui.host.toggleAttribute("data-maple-folded", folded);
+  ui.foldButton.setAttribute("aria-expanded", folded ? "false" : "true");
+  ui.foldButton.textContent = folded ? "Maple" : "Hide";
+  ui.foldButton.title = folded ? "Show the review bar" : "Fold the review bar away";
 }
 
 /**

@@ -1,0 +1,130 @@
+"""The review overlay as a reviewer uses it on a phone, by keyboard and on a dark page, in
+Chromium: a bar that folds away from the app's own header and bottom controls, taps that pick and
+send, focusable and labelled pins, a hint in pick mode, its own legible colours; and the
+screenshots of docs/review.md (issue 17)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import Route
+
+from contract_tests.support import make_repo
+from maple_entrypoints.review import review_app
+from tests.loopback import serve_asgi
+from tests.test_review_browser import browser
+from tests.test_review_overlay_app import BRANCH, OVERLAY, Review, open_shop, page
+
+__all__ = ["browser", "page"]  # the Chromium fixtures, shared with the other browser tests
+
+MARKET = """<!doctype html><html><head><title>Market</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">{dark}<style>
+body {{ margin: 0; font: 16px/1.5 sans-serif; }}
+header {{ position: sticky; top: 0; height: 56px; background: #0f766e; color: #fff; }}
+header h1 {{ margin: 0; padding: 12px 16px; font-size: 22px; }}
+main {{ padding: 16px 16px 96px; }}
+.tabs {{ position: fixed; left: 0; right: 0; bottom: 0; height: 64px; display: flex;
+  background: #f1f5f9; border-top: 1px solid #cbd5e1; }}
+.tabs button {{ flex: 1; font-size: 14px; }}
+</style></head><body>
+<header><h1 id="title">Market</h1></header>
+<main>
+<p id="offer">Fresh bread every morning, baked in the shop.</p>
+<p id="hours">Open from seven to seven, Sundays until noon.</p>
+<div style="height: 1200px"></div>
+</main>
+<nav class="tabs"><button id="home">Home</button><button id="basket">Basket</button>
+<button id="account">Account</button></nav>
+</body></html>"""
+
+DARK = """<meta name="color-scheme" content="dark"><style>
+:root { color-scheme: dark; background: #000; color: #f5f5f5; }
+* { color: #f5f5f5 !important; background-color: transparent !important; }
+</style>"""
+
+
+async def market(request: Request) -> Response:
+    return HTMLResponse(MARKET.format(dark=DARK if request.url.path == "/dark" else ""))
+
+
+APP = Starlette(routes=[Route("/{path:path}", market)])
+
+
+@pytest.fixture(scope="module")
+def review(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Review]:
+    repo = make_repo(tmp_path_factory.mktemp("usable") / "market", BRANCH)
+    app = serve_asgi(APP)
+    proxy = serve_asgi(review_app(app.url, repo, BRANCH))
+    yield Review(repo, app, proxy)
+    proxy.stop()
+    app.stop()
+
+
+@pytest.fixture
+def phone(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(
+        viewport={"width": 375, "height": 812}, has_touch=True, is_mobile=True
+    )
+    opened = context.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    yield opened
+    context.close()
+    assert errors == []
+
+
+def overlap(one: dict[str, float], other: dict[str, float]) -> bool:
+    return (
+        one["x"] < other["x"] + other["width"]
+        and other["x"] < one["x"] + one["width"]
+        and one["y"] < other["y"] + other["height"]
+        and other["y"] < one["y"] + one["height"]
+    )
+
+
+def visible_overlay_boxes(page: Any) -> list[dict[str, float]]:
+    """The boxes of the overlay's visible parts: its bar, pins, panel, composer, hint."""
+    return list(
+        page.evaluate(
+            """() => Array.from(document.querySelector("[data-maple-overlay]").shadowRoot
+                .querySelectorAll(".bar, .pin, .panel, .composer, .hint, .bar button"))
+                .map((node) => node.getBoundingClientRect())
+                .filter((r) => r.width > 0 && r.height > 0)
+                .map((r) => ({ x: r.x, y: r.y, width: r.width, height: r.height }))"""
+        )
+    )
+
+
+def test_on_a_phone_the_bar_folds_away_from_the_apps_header_and_tabs_and_taps_comment(
+    review: Review, phone: Any
+) -> None:
+    open_shop(phone, review, "/")
+    header = phone.locator("header").bounding_box()
+    tabs = phone.locator("nav.tabs").bounding_box()
+    phone.tap(f"{OVERLAY} >> button.fold")
+    assert phone.locator(f"{OVERLAY} >> button.mode").is_hidden()
+    assert phone.locator(f"{OVERLAY} >> button.fold").get_attribute("aria-expanded") == "false"
+    for box in visible_overlay_boxes(phone):
+        assert not overlap(box, header), box
+        assert not overlap(box, tabs), box
+    phone.tap("#basket")  # the app's own control is free to take its tap
+    phone.tap(f"{OVERLAY} >> button.fold")
+    assert phone.locator(f"{OVERLAY} >> button.fold").get_attribute("aria-expanded") == "true"
+
+    phone.tap(f"{OVERLAY} >> button.mode")
+    phone.tap("#offer")
+    phone.wait_for_selector(f"{OVERLAY} >> textarea:focus")
+    composer = phone.locator(f"{OVERLAY} >> .composer").bounding_box()
+    assert composer["x"] >= 0
+    assert composer["x"] + composer["width"] <= 375
+    phone.fill(f"{OVERLAY} >> textarea", "The offer wraps badly on a phone.")
+    phone.tap(f"{OVERLAY} >> button.send")
+    phone.wait_for_selector(f"{OVERLAY} >> li:has-text('The offer wraps badly')", state="attached")
+    stored = review.comment("The offer wraps badly on a phone.")
+    assert stored["anchor"]["selector"] == "#offer"
+    assert stored["context"]["viewportWidth"] == 375
