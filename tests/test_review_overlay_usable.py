@@ -5,6 +5,7 @@ screenshots of docs/review.md (issue 17)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,7 +19,7 @@ from contract_tests.support import make_repo
 from maple_entrypoints.review import review_app
 from tests.loopback import serve_asgi
 from tests.test_review_browser import browser
-from tests.test_review_overlay_app import BRANCH, OVERLAY, Review, open_shop, page
+from tests.test_review_overlay_app import BRANCH, OVERLAY, Review, open_shop, page, pick, send
 
 __all__ = ["browser", "page"]  # the Chromium fixtures, shared with the other browser tests
 
@@ -128,3 +129,35 @@ def test_on_a_phone_the_bar_folds_away_from_the_apps_header_and_tabs_and_taps_co
     stored = review.comment("The offer wraps badly on a phone.")
     assert stored["anchor"]["selector"] == "#offer"
     assert stored["context"]["viewportWidth"] == 375
+
+
+def test_pins_are_reached_by_tab_named_and_open_their_entry_with_enter(
+    review: Review, page: Any
+) -> None:
+    open_shop(page, review, "/")
+    page.click(f"{OVERLAY} >> button.list")
+    page.fill(f"{OVERLAY} >> input.name", "Ana")
+    pick(page, "#hours")
+    send(page, "Say when the shop closes on holidays, please.")
+    stored = review.comment("Say when the shop closes on holidays, please.")
+    pin = page.get_by_role(
+        "button", name=re.compile(r"^Comment \d+ by Ana: Say when the shop closes on")
+    )
+    pin.wait_for()
+    page.click(f"{OVERLAY} >> button.list")  # closed again: Enter on the pin opens it
+    page.focus("#account")
+    for _ in range(10):
+        page.keyboard.press("Tab")
+        focused = page.evaluate(
+            """() => { const at = document.querySelector("[data-maple-overlay]").shadowRoot
+                .activeElement; return at ? at.getAttribute("data-maple-comment") : null; }"""
+        )
+        if focused == stored["id"]:
+            break
+    assert focused == stored["id"]
+    page.keyboard.press("Enter")
+    entry = page.locator(f'{OVERLAY} >> li[data-maple-comment="{stored["id"]}"]')
+    entry.wait_for(state="visible")
+    assert entry.evaluate("(li) => li.getRootNode().activeElement === li")
+    page.wait_for_timeout(3500)  # a poll later, the pin is still the same, still reachable
+    assert pin.count() == 1

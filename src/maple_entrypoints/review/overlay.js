@@ -561,7 +561,7 @@ const OVERLAY_CSS =
   ".composer .where { margin: 0 0 8px; font-size: 12px; color: #4b5563; }" +
   ".composer .shot { margin: 8px 0 0; font-size: 12px; color: #4b5563; }" +
   ".composer .problem { margin: 8px 0 0; padding: 6px 8px; border-radius: 6px; background: #fee2e2; color: #991b1b; }" +
-  ".pin { position: fixed; width: 24px; height: 24px; border-radius: 12px; background: #b45309; color: #fff; display: flex; align-items: center; justify-content: center; font-weight: 700; font-size: 12px; pointer-events: auto; }" +
+  ".pin { position: fixed; width: 24px; height: 24px; border-radius: 12px; background: #b45309; color: #fff; display: flex; align-items: center; justify-content: center; font-weight: 700; font-size: 12px; padding: 0; border: 0; pointer-events: auto; }" +
   ".pin.resolved { background: #15803d; }" +
   ".panel { position: fixed; right: 16px; bottom: 64px; width: 300px; max-height: 50vh; overflow: auto; background: #fff; color: #111; border: 1px solid #d1d5db; border-radius: 8px; pointer-events: auto; display: none; }" +
   ".panel ol { margin: 0; padding: 8px 8px 8px 28px; }" +
@@ -1217,36 +1217,56 @@ function pinPlace(element, visible, earlier) {
   };
 }
 
+/** How many of a comment's first words its pin's accessible name quotes. */
+const NAMED_WORDS = 8;
+
 /**
- * The numbered pin for a comment.
+ * What a screen reader says for a pin: "Comment 2 by Ana: The Pay button overlaps the total at…",
+ * with ", resolved" for a resolved one.
+ * @param {import("./types.js").StoredComment} comment
+ * @param {number} number
+ * @returns {string}
+ */
+function pinName(comment, number) {
+  const words = comment.body.trim().split(/\s+/);
+  const quoted = words.slice(0, NAMED_WORDS).join(" ") + (words.length > NAMED_WORDS ? "…" : "");
+  const author = comment.author && comment.author.name ? " by " + comment.author.name : "";
+  return "Comment " + number + author + ": " + quoted + (comment.status === "resolved" ? ", resolved" : "");
+}
+
+/**
+ * Makes a comment's pin show its number, status and place. A pin is a button: Tab reaches it,
+ * and Enter (or a press) opens its entry in the list.
+ * @param {HTMLButtonElement} pin
  * @param {import("./types.js").StoredComment} comment
  * @param {number} number
  * @param {{ left: number, top: number }} at
- * @returns {HTMLDivElement}
  */
-function pinFor(comment, number, at) {
-  const pin = document.createElement("div");
+function drawPin(pin, comment, number, at) {
   pin.className = "pin " + comment.status;
   pin.textContent = String(number);
   pin.title = comment.body + " (" + describeStatus(comment) + ")";
-  pin.setAttribute("data-maple-comment", comment.id);
+  pin.setAttribute("aria-label", pinName(comment, number));
   pin.setAttribute("data-maple-status", comment.status);
   pin.style.left = at.left + "px";
   pin.style.top = at.top + "px";
-  return pin;
 }
 
 /**
  * A function that redraws the pins and the list for those of the comments on this page (without
  * the resolved ones while `hideResolved()`). The list is rebuilt only when what it shows
- * changes, so a reviewer's focus in it survives a redraw.
+ * changes, and a comment keeps its pin from one redraw to the next, so a reviewer's focus in
+ * the list or on a pin survives a redraw.
  * @param {import("./ui.js").Ui} ui
  * @param {{ entry: (comment: import("./types.js").StoredComment, found: boolean) => HTMLLIElement,
- *   hideResolved: () => boolean }} options entry: makes a comment's list entry (see entries.js)
+ *   hideResolved: () => boolean, open: (id: string) => void }} options entry: makes a comment's
+ *   list entry (see entries.js); open: shows a comment's entry in the list, focused
  * @returns {(comments: import("./types.js").StoredComment[]) => void}
  */
-function pinBoard(ui, { entry, hideResolved }) {
+function pinBoard(ui, { entry, hideResolved, open }) {
   let listed = "";
+  /** @type {Map<string, HTMLButtonElement>} */
+  const kept = new Map();
   return (comments) => {
     const hide = hideResolved();
     const shown = comments.filter((c) => onThisPage(c) && !(hide && c.status === "resolved"));
@@ -1258,7 +1278,7 @@ function pinBoard(ui, { entry, hideResolved }) {
       listed = signature;
       ui.list.replaceChildren(...shown.map((c, i) => entry(c, found[i] !== null)));
     }
-    /** @type {HTMLDivElement[]} */
+    /** @type {HTMLButtonElement[]} */
     const pins = [];
     /** @type {Map<Element, number>} */
     const pinned = new Map();
@@ -1268,9 +1288,21 @@ function pinBoard(ui, { entry, hideResolved }) {
       if (!element || !box) return;
       const earlier = pinned.get(element) || 0;
       pinned.set(element, earlier + 1);
-      pins.push(pinFor(c, i + 1, pinPlace(element, box, earlier)));
+      let pin = kept.get(c.id);
+      if (!pin) {
+        pin = document.createElement("button");
+        pin.type = "button";
+        pin.setAttribute("data-maple-comment", c.id);
+        pin.addEventListener("click", () => open(c.id));
+        kept.set(c.id, pin);
+      }
+      drawPin(pin, c, i + 1, pinPlace(element, box, earlier));
+      pins.push(pin);
     });
-    ui.pins.replaceChildren(...pins);
+    for (const id of kept.keys()) if (!shown.some((c) => c.id === id)) kept.delete(id);
+    const now = Array.from(ui.pins.children);
+    // moving a focused pin would blur it: the children change only when which pins show does
+    if (now.length !== pins.length || pins.some((pin, i) => now[i] !== pin)) ui.pins.replaceChildren(...pins);
     ui.count.textContent = String(shown.length);
   };
 }
@@ -1381,9 +1413,18 @@ function start(script) {
   };
   // for the entries' own edits and deletes, before `refresh` below is defined
   const changed = () => void refresh();
+  /** @param {string} id the comment whose entry the list shows, focused: a pin's Enter or press */
+  const openEntry = (id) => {
+    if (ui.panel.style.display !== "block") ui.listButton.click();
+    const item = Array.from(ui.list.children).find((li) => li.getAttribute("data-maple-comment") === id);
+    if (!(item instanceof HTMLElement)) return;
+    item.scrollIntoView({ block: "nearest" });
+    item.focus();
+  };
   const place = pinBoard(ui, {
     entry: entryMaker({ api, reviewer: () => reviewer, changed, show }),
     hideResolved: () => reviewer.hideResolved,
+    open: openEntry,
   });
   let drawing = 0;
   // at most once a frame, after the app has rendered what changed

@@ -53,9 +53,18 @@ function start(script) {
   };
   // for the entries' own edits and deletes, before `refresh` below is defined
   const changed = () => void refresh();
+  /** @param {string} id the comment whose entry the list shows, focused: a pin's Enter or press */
+  const openEntry = (id) => {
+    if (ui.panel.style.display !== "block") ui.listButton.click();
+    const item = Array.from(ui.list.children).find((li) => li.getAttribute("data-maple-comment") === id);
+    if (!(item instanceof HTMLElement)) return;
+    item.scrollIntoView({ block: "nearest" });
+    item.focus();
+  };
   const place = pinBoard(ui, {
     entry: entryMaker({ api, reviewer: () => reviewer, changed, show }),
     hideResolved: () => reviewer.hideResolved,
+    open: openEntry,
   });
   let drawing = 0;
   // at most once a frame, after the app has rendered what changed
