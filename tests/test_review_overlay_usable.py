@@ -161,3 +161,19 @@ def test_pins_are_reached_by_tab_named_and_open_their_entry_with_enter(
     assert entry.evaluate("(li) => li.getRootNode().activeElement === li")
     page.wait_for_timeout(3500)  # a poll later, the pin is still the same, still reachable
     assert pin.count() == 1
+
+
+def test_pick_mode_shows_a_hint_that_goes_on_pick_and_on_escape(review: Review, page: Any) -> None:
+    open_shop(page, review, "/")
+    hint = page.locator(f"{OVERLAY} >> .hint")
+    assert hint.is_hidden()
+    page.click(f"{OVERLAY} >> button.mode")
+    hint.wait_for(state="visible")
+    assert hint.inner_text() == "Click an element to comment — Esc to cancel"
+    page.keyboard.press("Escape")
+    hint.wait_for(state="hidden")
+    page.click(f"{OVERLAY} >> button.mode")
+    hint.wait_for(state="visible")
+    page.click("#offer")
+    page.wait_for_selector(f"{OVERLAY} >> textarea:focus")
+    assert hint.is_hidden()

@@ -584,6 +584,8 @@ const OVERLAY_CSS =
   ":host([data-maple-folded]) .bar > :not(.fold), :host([data-maple-folded]) .pins," +
   " :host([data-maple-folded]) .panel { display: none !important; }" +
   ":host([data-maple-folded]) .fold { writing-mode: vertical-rl; padding: 12px 6px; border-radius: 6px 0 0 6px; }" +
+  ".hint { position: fixed; top: 12px; left: 50%; transform: translateX(-50%); max-width: calc(100vw - 24px); padding: 6px 12px; border-radius: 6px; background: #1f2937; color: #fff; text-align: center; pointer-events: none; box-shadow: 0 4px 12px rgba(0,0,0,.25); }" +
+  ".hint[hidden] { display: none; }" +
   ".sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }";
 
 // --- overlay/ui.js ---
@@ -613,6 +615,7 @@ const OVERLAY_CSS =
  * @property {HTMLButtonElement} modeButton
  * @property {HTMLButtonElement} foldButton folds the overlay down to itself, a tab at the right edge
  * @property {HTMLDivElement} live the polite live region screen readers announce
+ * @property {HTMLDivElement} hint what to do in comment mode, shown while in it
  */
 
 /**
@@ -683,11 +686,16 @@ function buildUi() {
     ["Hide"],
   );
   const live = el("div", { class: "sr", "aria-live": "polite" });
-  root.append(box, composer, pins, panel, el("div", { class: "bar" }, [listButton, modeButton, foldButton]), live);
+  // on a touch screen, Escape is rarely at hand: the Comment button leaves as it entered
+  const coarse = window.matchMedia("(pointer: coarse)").matches;
+  const hint = el("div", { class: "hint", "aria-hidden": "true", hidden: "" }, [
+    coarse ? "Tap an element to comment — tap Comment to cancel" : "Click an element to comment — Esc to cancel",
+  ]);
+  root.append(box, hint, composer, pins, panel, el("div", { class: "bar" }, [listButton, modeButton, foldButton]), live);
   document.documentElement.appendChild(host);
   return {
     host, box, composer, where, textarea, problem, sendButton, cancelButton, pins, panel, list, listButton, count,
-    modeButton, foldButton, live, nameInput, hideResolvedBox,
+    modeButton, foldButton, live, hint, nameInput, hideResolvedBox,
   };
 }
 
@@ -1467,6 +1475,7 @@ function start(script) {
     if (on && reviewer.folded) setFolded(false); // Alt+Shift+C on a folded overlay unfolds it
     picking = on;
     ui.modeButton.setAttribute("aria-pressed", on ? "true" : "false");
+    ui.hint.hidden = !on;
     if (!on) outline(ui, null);
     say(on ? "Comment mode: click an element, or press Enter on the focused one. Escape leaves." : "");
   }

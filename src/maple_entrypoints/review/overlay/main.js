@@ -107,6 +107,7 @@ function start(script) {
     if (on && reviewer.folded) setFolded(false); // Alt+Shift+C on a folded overlay unfolds it
     picking = on;
     ui.modeButton.setAttribute("aria-pressed", on ? "true" : "false");
+    ui.hint.hidden = !on;
     if (!on) outline(ui, null);
     say(on ? "Comment mode: click an element, or press Enter on the focused one. Escape leaves." : "");
   }

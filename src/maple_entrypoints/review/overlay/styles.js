@@ -38,4 +38,6 @@ export const OVERLAY_CSS =
   ":host([data-maple-folded]) .bar > :not(.fold), :host([data-maple-folded]) .pins," +
   " :host([data-maple-folded]) .panel { display: none !important; }" +
   ":host([data-maple-folded]) .fold { writing-mode: vertical-rl; padding: 12px 6px; border-radius: 6px 0 0 6px; }" +
+  ".hint { position: fixed; top: 12px; left: 50%; transform: translateX(-50%); max-width: calc(100vw - 24px); padding: 6px 12px; border-radius: 6px; background: #1f2937; color: #fff; text-align: center; pointer-events: none; box-shadow: 0 4px 12px rgba(0,0,0,.25); }" +
+  ".hint[hidden] { display: none; }" +
   ".sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }";

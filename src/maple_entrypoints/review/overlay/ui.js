@@ -25,6 +25,7 @@ import { OVERLAY_CSS } from "./styles.js";
  * @property {HTMLButtonElement} modeButton
  * @property {HTMLButtonElement} foldButton folds the overlay down to itself, a tab at the right edge
  * @property {HTMLDivElement} live the polite live region screen readers announce
+ * @property {HTMLDivElement} hint what to do in comment mode, shown while in it
  */
 
 /**
@@ -95,11 +96,16 @@ export function buildUi() {
     ["Hide"],
   );
   const live = el("div", { class: "sr", "aria-live": "polite" });
-  root.append(box, composer, pins, panel, el("div", { class: "bar" }, [listButton, modeButton, foldButton]), live);
+  // on a touch screen, Escape is rarely at hand: the Comment button leaves as it entered
+  const coarse = window.matchMedia("(pointer: coarse)").matches;
+  const hint = el("div", { class: "hint", "aria-hidden": "true", hidden: "" }, [
+    coarse ? "Tap an element to comment — tap Comment to cancel" : "Click an element to comment — Esc to cancel",
+  ]);
+  root.append(box, hint, composer, pins, panel, el("div", { class: "bar" }, [listButton, modeButton, foldButton]), live);
   document.documentElement.appendChild(host);
   return {
     host, box, composer, where, textarea, problem, sendButton, cancelButton, pins, panel, list, listButton, count,
-    modeButton, foldButton, live, nameInput, hideResolvedBox,
+    modeButton, foldButton, live, hint, nameInput, hideResolvedBox,
   };
 }
 
