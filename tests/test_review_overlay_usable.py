@@ -44,8 +44,8 @@ main {{ padding: 16px 16px 96px; }}
 </body></html>"""
 
 DARK = """<meta name="color-scheme" content="dark"><style>
-:root { color-scheme: dark; background: #000; color: #f5f5f5; }
-* { color: #f5f5f5 !important; background-color: transparent !important; }
+:root { color-scheme: dark; background: #000; }
+* { color: #f5f5f5 !important; }
 </style>"""
 
 
@@ -177,3 +177,60 @@ def test_pick_mode_shows_a_hint_that_goes_on_pick_and_on_escape(review: Review, 
     page.click("#offer")
     page.wait_for_selector(f"{OVERLAY} >> textarea:focus")
     assert hint.is_hidden()
+
+
+CONTRAST = """() => {
+  const rgb = (text) => text.match(/[\\d.]+/g).map(Number);
+  const channel = (c) => {
+    c /= 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  const light = ([r, g, b]) => 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
+  const root = document.querySelector("[data-maple-overlay]").shadowRoot;
+  const page = rgb(getComputedStyle(document.documentElement).backgroundColor);
+  const under = (node) => {
+    for (let at = node; at instanceof Element; at = at.parentNode) {
+      const bg = rgb(getComputedStyle(at).backgroundColor);
+      if (bg.length < 4 || bg[3] > 0.99) return bg.slice(0, 3);
+    }
+    return page;
+  };
+  const found = [];
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+    const node = text.parentElement;
+    if (!text.data.trim() || !node.checkVisibility({ visibilityProperty: true })) continue;
+    if (node.closest(".sr")) continue;
+    const fg = light(rgb(getComputedStyle(node).color));
+    const bg = light(under(node));
+    const ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
+    found.push({ text: text.data.trim(), ratio, scheme: getComputedStyle(node).colorScheme });
+  }
+  for (const field of root.querySelectorAll("textarea, input")) {
+    if (!field.checkVisibility()) continue;
+    found.push({ text: field.className || field.tagName, ratio: 21,
+      scheme: getComputedStyle(field).colorScheme });
+  }
+  return found;
+}"""
+
+
+def test_on_a_dark_page_the_overlay_keeps_its_own_legible_colours(
+    review: Review, page: Any
+) -> None:
+    open_shop(page, review, "/dark")
+    page.click(f"{OVERLAY} >> button.list")
+    page.click(f"{OVERLAY} >> button.mode")
+    page.click("#offer")
+    page.wait_for_selector(f"{OVERLAY} >> textarea:focus")
+    texts = page.evaluate(CONTRAST)
+    shown = {t["text"] for t in texts}
+    assert {"Send", "Cancel", "Comment", "Hide resolved"} <= shown, shown
+    for text in texts:
+        assert text["ratio"] >= 4.5, text
+        assert text["scheme"].startswith("light"), text
+    inherited = page.evaluate(
+        """() => getComputedStyle(document.querySelector("[data-maple-overlay]").shadowRoot
+            .querySelector(".bar")).color"""
+    )
+    assert inherited != "rgb(245, 245, 245)"  # the page's `* { color: ... !important }`

@@ -1,7 +1,11 @@
 // The overlay's one stylesheet, adopted by its shadow root (see ui.js).
 
 export const OVERLAY_CSS =
-  ":host { all: initial; }" +
+  // Important, so that a page's `* { color: #eee !important }` or `color-scheme: dark` reaches
+  // nothing in here: in the cascade, the shadow root's important rules beat the page's.
+  ":host { all: initial !important; position: fixed !important; inset: 0 !important;" +
+  " pointer-events: none !important; z-index: 2147483647 !important;" +
+  " color-scheme: only light !important; color: #111 !important; }" +
   "* { box-sizing: border-box; font: 14px/1.4 system-ui, sans-serif; }" +
   ".bar { position: fixed; right: 16px; bottom: 16px; display: flex; gap: 8px; pointer-events: auto; }" +
   "button { background: #1f2937; color: #fff; border: 0; border-radius: 6px; padding: 8px 12px; cursor: pointer; }" +
