@@ -18,7 +18,7 @@ from starlette.routing import Route
 from contract_tests.support import make_repo
 from maple_entrypoints.review import review_app
 from tests.loopback import serve_asgi
-from tests.test_review_browser import browser
+from tests.test_review_browser import DOCS, browser
 from tests.test_review_overlay_app import BRANCH, OVERLAY, Review, open_shop, page, pick, send
 
 __all__ = ["browser", "page"]  # the Chromium fixtures, shared with the other browser tests
@@ -129,6 +129,11 @@ def test_on_a_phone_the_bar_folds_away_from_the_apps_header_and_tabs_and_taps_co
     stored = review.comment("The offer wraps badly on a phone.")
     assert stored["anchor"]["selector"] == "#offer"
     assert stored["context"]["viewportWidth"] == 375
+
+    phone.tap(f"{OVERLAY} >> button.list")
+    phone.wait_for_selector(f"{OVERLAY} >> .pin", state="visible")
+    phone.wait_for_timeout(600)  # the tap's highlight on the Comments button fades
+    phone.screenshot(path=str(DOCS / "review-overlay-phone.png"))  # docs/review.md shows it
 
 
 def test_pins_are_reached_by_tab_named_and_open_their_entry_with_enter(
