@@ -107,6 +107,13 @@ def test_on_a_phone_the_bar_folds_away_from_the_apps_header_and_tabs_and_taps_co
     open_shop(phone, review, "/")
     header = phone.locator("header").bounding_box()
     tabs = phone.locator("nav.tabs").bounding_box()
+    # unfolded, it sits above the app's bottom tabs, from its first frame on
+    phone.wait_for_function(
+        """() => document.querySelector("[data-maple-overlay]").shadowRoot
+            .querySelector(".bar").getBoundingClientRect().bottom
+            <= document.querySelector("nav.tabs").getBoundingClientRect().top""",
+        timeout=2000,
+    )
     phone.tap(f"{OVERLAY} >> button.fold")
     assert phone.locator(f"{OVERLAY} >> button.mode").is_hidden()
     assert phone.locator(f"{OVERLAY} >> button.fold").get_attribute("aria-expanded") == "false"
@@ -118,6 +125,8 @@ def test_on_a_phone_the_bar_folds_away_from_the_apps_header_and_tabs_and_taps_co
     assert phone.locator(f"{OVERLAY} >> button.fold").get_attribute("aria-expanded") == "true"
 
     phone.tap(f"{OVERLAY} >> button.mode")
+    hint = phone.locator(f"{OVERLAY} >> .hint")
+    assert hint.inner_text() == "Tap an element to comment — tap Comment to cancel"
     phone.tap("#offer")
     phone.wait_for_selector(f"{OVERLAY} >> textarea:focus")
     composer = phone.locator(f"{OVERLAY} >> .composer").bounding_box()

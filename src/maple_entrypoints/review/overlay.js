@@ -584,7 +584,7 @@ const OVERLAY_CSS =
   ".send:disabled, .save:disabled, .delete:disabled { opacity: .6; cursor: progress; }" +
   ".composer { max-width: calc(100vw - 16px); }" +
   // folded: a tab at the right edge, halfway down; an open composer stays, with the reviewer's text
-  ":host([data-maple-folded]) .bar { top: 50%; bottom: auto; right: 0; transform: translateY(-50%); }" +
+  ":host([data-maple-folded]) .bar { top: 50%; bottom: auto !important; right: 0; transform: translateY(-50%); }" +
   ":host([data-maple-folded]) .bar > :not(.fold), :host([data-maple-folded]) .pins," +
   " :host([data-maple-folded]) .panel { display: none !important; }" +
   ":host([data-maple-folded]) .fold { writing-mode: vertical-rl; padding: 12px 6px; border-radius: 6px 0 0 6px; }" +
@@ -616,6 +616,7 @@ const OVERLAY_CSS =
  * @property {HTMLInputElement} nameInput the reviewer's name, sent as the author
  * @property {HTMLInputElement} hideResolvedBox the toggle that hides resolved comments
  * @property {HTMLSpanElement} count
+ * @property {HTMLDivElement} bar the buttons at the bottom right
  * @property {HTMLButtonElement} modeButton
  * @property {HTMLButtonElement} foldButton folds the overlay down to itself, a tab at the right edge
  * @property {HTMLDivElement} live the polite live region screen readers announce
@@ -695,11 +696,12 @@ function buildUi() {
   const hint = el("div", { class: "hint", "aria-hidden": "true", hidden: "" }, [
     coarse ? "Tap an element to comment — tap Comment to cancel" : "Click an element to comment — Esc to cancel",
   ]);
-  root.append(box, hint, composer, pins, panel, el("div", { class: "bar" }, [listButton, modeButton, foldButton]), live);
+  const bar = el("div", { class: "bar" }, [listButton, modeButton, foldButton]);
+  root.append(box, hint, composer, pins, panel, bar, live);
   document.documentElement.appendChild(host);
   return {
     host, box, composer, where, textarea, problem, sendButton, cancelButton, pins, panel, list, listButton, count,
-    modeButton, foldButton, live, hint, nameInput, hideResolvedBox,
+    bar, modeButton, foldButton, live, hint, nameInput, hideResolvedBox,
   };
 }
 
@@ -954,6 +956,60 @@ function createComposer(ui, { api, appOrigin, branch, say, sent, author }) {
     }
   });
   return { open, close, send, pageChanged, isOpen: () => picked !== null };
+}
+
+// --- overlay/dock.js ---
+// Where the bar sits: at the bottom right, or just above the app's own fixed or sticky controls
+// there (a phone layout's bottom tabs, a cookie banner), so that it never covers them.
+
+/** The bar's distance from the window's edges, and from the app's controls under it. */
+const BAR_MARGIN = 16;
+/** An app's bar taller than this share of the window is its layout, not a bar: ignored. */
+const BAR_SHARE = 1 / 3;
+
+/**
+ * The fixed or sticky element at `node` or around it, if any.
+ * @param {Element | null} node
+ * @returns {Element | null}
+ */
+function pinnedAround(node) {
+  for (let at = node; at && at !== document.body && at !== document.documentElement; at = at.parentElement) {
+    const position = getComputedStyle(at).position;
+    if (position === "fixed" || position === "sticky") return at;
+  }
+  return null;
+}
+
+/**
+ * How far above the window's bottom edge the bar goes: above the top of any fixed or sticky
+ * element of the app that sits along the bottom edge where the bar would be.
+ * @param {DOMRect} bar the bar's box
+ * @param {Element} host the overlay's host, over the app's elements there
+ * @returns {number}
+ */
+function clearance(bar, host) {
+  let bottom = BAR_MARGIN;
+  const y = window.innerHeight - BAR_MARGIN - bar.height / 2;
+  const right = window.innerWidth - BAR_MARGIN;
+  for (const x of [right - bar.width, right - bar.width / 2, right - 1]) {
+    const pinned = pinnedAround(document.elementsFromPoint(x, y).find((hit) => hit !== host) || null);
+    if (!pinned) continue;
+    const box = pinned.getBoundingClientRect();
+    const alongBottom = box.bottom >= window.innerHeight - BAR_MARGIN && box.height <= window.innerHeight * BAR_SHARE;
+    if (alongBottom) bottom = Math.max(bottom, window.innerHeight - box.top + BAR_MARGIN / 2);
+  }
+  return bottom;
+}
+
+/**
+ * Moves the bar, and the list opened above it, clear of the app's bottom controls.
+ * @param {import("./ui.js").Ui} ui
+ */
+function dock(ui) {
+  ui.bar.style.bottom = "";
+  const bottom = clearance(ui.bar.getBoundingClientRect(), ui.host);
+  ui.bar.style.bottom = bottom + "px";
+  ui.panel.style.bottom = bottom + 48 + "px";
 }
 
 // --- overlay/entries.js ---
@@ -1445,6 +1501,7 @@ function start(script) {
     drawing = requestAnimationFrame(() => {
       drawing = 0;
       place(comments);
+      dock(ui);
     });
   };
   const refresh = async () => {

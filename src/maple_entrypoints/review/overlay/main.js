@@ -4,6 +4,7 @@
 
 import { listComments } from "./api.js";
 import { createComposer } from "./composer.js";
+import { dock } from "./dock.js";
 import { entryMaker } from "./entries.js";
 import { holdPagePointer, keepInputInOverlay, trackFocusOrigin } from "./guard.js";
 import { onNavigation } from "./navigation.js";
@@ -73,6 +74,7 @@ function start(script) {
     drawing = requestAnimationFrame(() => {
       drawing = 0;
       place(comments);
+      dock(ui);
     });
   };
   const refresh = async () => {

@@ -38,7 +38,7 @@ export const OVERLAY_CSS =
   ".send:disabled, .save:disabled, .delete:disabled { opacity: .6; cursor: progress; }" +
   ".composer { max-width: calc(100vw - 16px); }" +
   // folded: a tab at the right edge, halfway down; an open composer stays, with the reviewer's text
-  ":host([data-maple-folded]) .bar { top: 50%; bottom: auto; right: 0; transform: translateY(-50%); }" +
+  ":host([data-maple-folded]) .bar { top: 50%; bottom: auto !important; right: 0; transform: translateY(-50%); }" +
   ":host([data-maple-folded]) .bar > :not(.fold), :host([data-maple-folded]) .pins," +
   " :host([data-maple-folded]) .panel { display: none !important; }" +
   ":host([data-maple-folded]) .fold { writing-mode: vertical-rl; padding: 12px 6px; border-radius: 6px 0 0 6px; }" +

@@ -22,6 +22,7 @@ import { OVERLAY_CSS } from "./styles.js";
  * @property {HTMLInputElement} nameInput the reviewer's name, sent as the author
  * @property {HTMLInputElement} hideResolvedBox the toggle that hides resolved comments
  * @property {HTMLSpanElement} count
+ * @property {HTMLDivElement} bar the buttons at the bottom right
  * @property {HTMLButtonElement} modeButton
  * @property {HTMLButtonElement} foldButton folds the overlay down to itself, a tab at the right edge
  * @property {HTMLDivElement} live the polite live region screen readers announce
@@ -101,11 +102,12 @@ export function buildUi() {
   const hint = el("div", { class: "hint", "aria-hidden": "true", hidden: "" }, [
     coarse ? "Tap an element to comment — tap Comment to cancel" : "Click an element to comment — Esc to cancel",
   ]);
-  root.append(box, hint, composer, pins, panel, el("div", { class: "bar" }, [listButton, modeButton, foldButton]), live);
+  const bar = el("div", { class: "bar" }, [listButton, modeButton, foldButton]);
+  root.append(box, hint, composer, pins, panel, bar, live);
   document.documentElement.appendChild(host);
   return {
     host, box, composer, where, textarea, problem, sendButton, cancelButton, pins, panel, list, listButton, count,
-    modeButton, foldButton, live, hint, nameInput, hideResolvedBox,
+    bar, modeButton, foldButton, live, hint, nameInput, hideResolvedBox,
   };
 }
 
