@@ -547,7 +547,11 @@ async function captureAround(element, host) {
 // The overlay's one stylesheet, adopted by its shadow root (see ui.js).
 
 const OVERLAY_CSS =
-  ":host { all: initial; }" +
+  // Important, so that a page's `* { color: #eee !important }` or `color-scheme: dark` reaches
+  // nothing in here: in the cascade, the shadow root's important rules beat the page's.
+  ":host { all: initial !important; position: fixed !important; inset: 0 !important;" +
+  " pointer-events: none !important; z-index: 2147483647 !important;" +
+  " color-scheme: only light !important; color: #111 !important; }" +
   "* { box-sizing: border-box; font: 14px/1.4 system-ui, sans-serif; }" +
   ".bar { position: fixed; right: 16px; bottom: 16px; display: flex; gap: 8px; pointer-events: auto; }" +
   "button { background: #1f2937; color: #fff; border: 0; border-radius: 6px; padding: 8px 12px; cursor: pointer; }" +
@@ -561,7 +565,7 @@ const OVERLAY_CSS =
   ".composer .where { margin: 0 0 8px; font-size: 12px; color: #4b5563; }" +
   ".composer .shot { margin: 8px 0 0; font-size: 12px; color: #4b5563; }" +
   ".composer .problem { margin: 8px 0 0; padding: 6px 8px; border-radius: 6px; background: #fee2e2; color: #991b1b; }" +
-  ".pin { position: fixed; width: 24px; height: 24px; border-radius: 12px; background: #b45309; color: #fff; display: flex; align-items: center; justify-content: center; font-weight: 700; font-size: 12px; pointer-events: auto; }" +
+  ".pin { position: fixed; width: 24px; height: 24px; border-radius: 12px; background: #b45309; color: #fff; display: flex; align-items: center; justify-content: center; font-weight: 700; font-size: 12px; padding: 0; border: 0; pointer-events: auto; }" +
   ".pin.resolved { background: #15803d; }" +
   ".panel { position: fixed; right: 16px; bottom: 64px; width: 300px; max-height: 50vh; overflow: auto; background: #fff; color: #111; border: 1px solid #d1d5db; border-radius: 8px; pointer-events: auto; display: none; }" +
   ".panel ol { margin: 0; padding: 8px 8px 8px 28px; }" +
@@ -578,6 +582,14 @@ const OVERLAY_CSS =
   ".panel .problem { margin: 4px 0 0; padding: 4px 6px; border-radius: 4px; background: #fee2e2; color: #991b1b; }" +
   ".box.shown { border-color: #2563eb; background: rgba(37,99,235,.12); }" +
   ".send:disabled, .save:disabled, .delete:disabled { opacity: .6; cursor: progress; }" +
+  ".composer { max-width: calc(100vw - 16px); }" +
+  // folded: a tab at the right edge, halfway down; an open composer stays, with the reviewer's text
+  ":host([data-maple-folded]) .bar { top: 50%; bottom: auto !important; right: 0; transform: translateY(-50%); }" +
+  ":host([data-maple-folded]) .bar > :not(.fold), :host([data-maple-folded]) .pins," +
+  " :host([data-maple-folded]) .panel { display: none !important; }" +
+  ":host([data-maple-folded]) .fold { writing-mode: vertical-rl; padding: 12px 6px; border-radius: 6px 0 0 6px; }" +
+  ".hint { position: fixed; top: 12px; left: 50%; transform: translateX(-50%); max-width: calc(100vw - 24px); padding: 6px 12px; border-radius: 6px; background: #1f2937; color: #fff; text-align: center; pointer-events: none; box-shadow: 0 4px 12px rgba(0,0,0,.25); }" +
+  ".hint[hidden] { display: none; }" +
   ".sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }";
 
 // --- overlay/ui.js ---
@@ -604,8 +616,11 @@ const OVERLAY_CSS =
  * @property {HTMLInputElement} nameInput the reviewer's name, sent as the author
  * @property {HTMLInputElement} hideResolvedBox the toggle that hides resolved comments
  * @property {HTMLSpanElement} count
+ * @property {HTMLDivElement} bar the buttons at the bottom right
  * @property {HTMLButtonElement} modeButton
+ * @property {HTMLButtonElement} foldButton folds the overlay down to itself, a tab at the right edge
  * @property {HTMLDivElement} live the polite live region screen readers announce
+ * @property {HTMLDivElement} hint what to do in comment mode, shown while in it
  */
 
 /**
@@ -670,13 +685,38 @@ function buildUi() {
     { class: "mode", type: "button", "aria-pressed": "false", title: "Comment mode (Alt+Shift+C)" },
     ["Comment"],
   );
+  const foldButton = el(
+    "button",
+    { class: "fold", type: "button", "aria-expanded": "true", title: "Fold the review bar away" },
+    ["Hide"],
+  );
   const live = el("div", { class: "sr", "aria-live": "polite" });
-  root.append(box, composer, pins, panel, el("div", { class: "bar" }, [listButton, modeButton]), live);
+  // on a touch screen, Escape is rarely at hand: the Comment button leaves as it entered
+  const coarse = window.matchMedia("(pointer: coarse)").matches;
+  const hint = el("div", { class: "hint", "aria-hidden": "true", hidden: "" }, [
+    coarse ? "Tap an element to comment — tap Comment to cancel" : "Click an element to comment — Esc to cancel",
+  ]);
+  const bar = el("div", { class: "bar" }, [listButton, modeButton, foldButton]);
+  root.append(box, hint, composer, pins, panel, bar, live);
   document.documentElement.appendChild(host);
   return {
     host, box, composer, where, textarea, problem, sendButton, cancelButton, pins, panel, list, listButton, count,
-    modeButton, live, nameInput, hideResolvedBox,
+    bar, modeButton, foldButton, live, hint, nameInput, hideResolvedBox,
   };
+}
+
+/**
+ * Folds the overlay down to its fold button, a narrow tab halfway down the right edge (away from
+ * an app's header and bottom tabs, which a phone's layout puts at the top and bottom), or
+ * unfolds it. Folded, the pins, the list and the bar's other buttons are not shown.
+ * @param {Ui} ui
+ * @param {boolean} folded
+ */
+function fold(ui, folded) {
+  ui.host.toggleAttribute("data-maple-folded", folded);
+  ui.foldButton.setAttribute("aria-expanded", folded ? "false" : "true");
+  ui.foldButton.textContent = folded ? "Maple" : "Hide";
+  ui.foldButton.title = folded ? "Show the review bar" : "Fold the review bar away";
 }
 
 /**
@@ -850,8 +890,9 @@ function createComposer(ui, { api, appOrigin, branch, say, sent, author }) {
     ui.where.hidden = true;
     outline(ui, element);
     const r = element.getBoundingClientRect();
-    const top = Math.min(window.innerHeight - 180, Math.max(8, r.bottom + 8));
-    const left = Math.min(window.innerWidth - 336, Math.max(8, r.left));
+    // within the viewport even where it is narrower than the composer (which then shrinks)
+    const top = Math.max(8, Math.min(window.innerHeight - 180, r.bottom + 8));
+    const left = Math.max(8, Math.min(window.innerWidth - 336, r.left));
     ui.composer.style.cssText = "display:block;top:" + top + "px;left:" + left + "px;";
     ui.textarea.value = "";
     ui.problem.hidden = true;
@@ -915,6 +956,60 @@ function createComposer(ui, { api, appOrigin, branch, say, sent, author }) {
     }
   });
   return { open, close, send, pageChanged, isOpen: () => picked !== null };
+}
+
+// --- overlay/dock.js ---
+// Where the bar sits: at the bottom right, or just above the app's own fixed or sticky controls
+// there (a phone layout's bottom tabs, a cookie banner), so that it never covers them.
+
+/** The bar's distance from the window's edges, and from the app's controls under it. */
+const BAR_MARGIN = 16;
+/** An app's bar taller than this share of the window is its layout, not a bar: ignored. */
+const BAR_SHARE = 1 / 3;
+
+/**
+ * The fixed or sticky element at `node` or around it, if any.
+ * @param {Element | null} node
+ * @returns {Element | null}
+ */
+function pinnedAround(node) {
+  for (let at = node; at && at !== document.body && at !== document.documentElement; at = at.parentElement) {
+    const position = getComputedStyle(at).position;
+    if (position === "fixed" || position === "sticky") return at;
+  }
+  return null;
+}
+
+/**
+ * How far above the window's bottom edge the bar goes: above the top of any fixed or sticky
+ * element of the app that sits along the bottom edge where the bar would be.
+ * @param {DOMRect} bar the bar's box
+ * @param {Element} host the overlay's host, over the app's elements there
+ * @returns {number}
+ */
+function clearance(bar, host) {
+  let bottom = BAR_MARGIN;
+  const y = window.innerHeight - BAR_MARGIN - bar.height / 2;
+  const right = window.innerWidth - BAR_MARGIN;
+  for (const x of [right - bar.width, right - bar.width / 2, right - 1]) {
+    const pinned = pinnedAround(document.elementsFromPoint(x, y).find((hit) => hit !== host) || null);
+    if (!pinned) continue;
+    const box = pinned.getBoundingClientRect();
+    const alongBottom = box.bottom >= window.innerHeight - BAR_MARGIN && box.height <= window.innerHeight * BAR_SHARE;
+    if (alongBottom) bottom = Math.max(bottom, window.innerHeight - box.top + BAR_MARGIN / 2);
+  }
+  return bottom;
+}
+
+/**
+ * Moves the bar, and the list opened above it, clear of the app's bottom controls.
+ * @param {import("./ui.js").Ui} ui
+ */
+function dock(ui) {
+  ui.bar.style.bottom = "";
+  const bottom = clearance(ui.bar.getBoundingClientRect(), ui.host);
+  ui.bar.style.bottom = bottom + "px";
+  ui.panel.style.bottom = bottom + 48 + "px";
 }
 
 // --- overlay/entries.js ---
@@ -1190,36 +1285,56 @@ function pinPlace(element, visible, earlier) {
   };
 }
 
+/** How many of a comment's first words its pin's accessible name quotes. */
+const NAMED_WORDS = 8;
+
 /**
- * The numbered pin for a comment.
+ * What a screen reader says for a pin: "Comment 2 by Ana: The Pay button overlaps the total at…",
+ * with ", resolved" for a resolved one.
+ * @param {import("./types.js").StoredComment} comment
+ * @param {number} number
+ * @returns {string}
+ */
+function pinName(comment, number) {
+  const words = comment.body.trim().split(/\s+/);
+  const quoted = words.slice(0, NAMED_WORDS).join(" ") + (words.length > NAMED_WORDS ? "…" : "");
+  const author = comment.author && comment.author.name ? " by " + comment.author.name : "";
+  return "Comment " + number + author + ": " + quoted + (comment.status === "resolved" ? ", resolved" : "");
+}
+
+/**
+ * Makes a comment's pin show its number, status and place. A pin is a button: Tab reaches it,
+ * and Enter (or a press) opens its entry in the list.
+ * @param {HTMLButtonElement} pin
  * @param {import("./types.js").StoredComment} comment
  * @param {number} number
  * @param {{ left: number, top: number }} at
- * @returns {HTMLDivElement}
  */
-function pinFor(comment, number, at) {
-  const pin = document.createElement("div");
+function drawPin(pin, comment, number, at) {
   pin.className = "pin " + comment.status;
   pin.textContent = String(number);
   pin.title = comment.body + " (" + describeStatus(comment) + ")";
-  pin.setAttribute("data-maple-comment", comment.id);
+  pin.setAttribute("aria-label", pinName(comment, number));
   pin.setAttribute("data-maple-status", comment.status);
   pin.style.left = at.left + "px";
   pin.style.top = at.top + "px";
-  return pin;
 }
 
 /**
  * A function that redraws the pins and the list for those of the comments on this page (without
  * the resolved ones while `hideResolved()`). The list is rebuilt only when what it shows
- * changes, so a reviewer's focus in it survives a redraw.
+ * changes, and a comment keeps its pin from one redraw to the next, so a reviewer's focus in
+ * the list or on a pin survives a redraw.
  * @param {import("./ui.js").Ui} ui
  * @param {{ entry: (comment: import("./types.js").StoredComment, found: boolean) => HTMLLIElement,
- *   hideResolved: () => boolean }} options entry: makes a comment's list entry (see entries.js)
+ *   hideResolved: () => boolean, open: (id: string) => void }} options entry: makes a comment's
+ *   list entry (see entries.js); open: shows a comment's entry in the list, focused
  * @returns {(comments: import("./types.js").StoredComment[]) => void}
  */
-function pinBoard(ui, { entry, hideResolved }) {
+function pinBoard(ui, { entry, hideResolved, open }) {
   let listed = "";
+  /** @type {Map<string, HTMLButtonElement>} */
+  const kept = new Map();
   return (comments) => {
     const hide = hideResolved();
     const shown = comments.filter((c) => onThisPage(c) && !(hide && c.status === "resolved"));
@@ -1231,7 +1346,7 @@ function pinBoard(ui, { entry, hideResolved }) {
       listed = signature;
       ui.list.replaceChildren(...shown.map((c, i) => entry(c, found[i] !== null)));
     }
-    /** @type {HTMLDivElement[]} */
+    /** @type {HTMLButtonElement[]} */
     const pins = [];
     /** @type {Map<Element, number>} */
     const pinned = new Map();
@@ -1241,9 +1356,21 @@ function pinBoard(ui, { entry, hideResolved }) {
       if (!element || !box) return;
       const earlier = pinned.get(element) || 0;
       pinned.set(element, earlier + 1);
-      pins.push(pinFor(c, i + 1, pinPlace(element, box, earlier)));
+      let pin = kept.get(c.id);
+      if (!pin) {
+        pin = document.createElement("button");
+        pin.type = "button";
+        pin.setAttribute("data-maple-comment", c.id);
+        pin.addEventListener("click", () => open(c.id));
+        kept.set(c.id, pin);
+      }
+      drawPin(pin, c, i + 1, pinPlace(element, box, earlier));
+      pins.push(pin);
     });
-    ui.pins.replaceChildren(...pins);
+    for (const id of kept.keys()) if (!shown.some((c) => c.id === id)) kept.delete(id);
+    const now = Array.from(ui.pins.children);
+    // moving a focused pin would blur it: the children change only when which pins show does
+    if (now.length !== pins.length || pins.some((pin, i) => now[i] !== pin)) ui.pins.replaceChildren(...pins);
     ui.count.textContent = String(shown.length);
   };
 }
@@ -1251,7 +1378,7 @@ function pinBoard(ui, { entry, hideResolved }) {
 // --- overlay/reviewer.js ---
 // Who the reviewer is, as this browser remembers them: an id made once and the name they typed,
 // kept in localStorage for every page of every run on this proxy's origin, with whether they
-// hide resolved comments. The route records
+// hide resolved comments and folded the overlay away. The route records
 // them as the author of the comments sent from here (provenance "client"), and the overlay
 // offers to edit or delete the comments that carry this id.
 
@@ -1262,6 +1389,7 @@ const REVIEWER_KEY = "maple:reviewer";
  * @property {string} id this browser's own id, the same on every visit
  * @property {string} name what the reviewer calls themselves; empty until they say
  * @property {boolean} hideResolved whether they chose to hide resolved comments
+ * @property {boolean} folded whether they folded the overlay away
  */
 
 /**
@@ -1283,12 +1411,12 @@ function rememberedReviewer() {
   try {
     const kept = JSON.parse(localStorage.getItem(REVIEWER_KEY) || "null");
     if (kept && typeof kept.id === "string" && kept.id && typeof kept.name === "string") {
-      return { id: kept.id, name: kept.name, hideResolved: kept.hideResolved === true };
+      return { id: kept.id, name: kept.name, hideResolved: kept.hideResolved === true, folded: kept.folded === true };
     }
   } catch {
     // unreadable or refused: start afresh below
   }
-  const made = { id: newReviewerId(), name: "", hideResolved: false };
+  const made = { id: newReviewerId(), name: "", hideResolved: false, folded: false };
   rememberReviewer(made);
   return made;
 }
@@ -1338,6 +1466,7 @@ function start(script) {
   const reviewer = rememberedReviewer();
   ui.nameInput.value = reviewer.name;
   ui.hideResolvedBox.checked = reviewer.hideResolved;
+  fold(ui, reviewer.folded);
   let showing = 0;
   /** @param {Element} element scrolled to the middle of the view and highlighted a moment */
   const show = (element) => {
@@ -1352,9 +1481,18 @@ function start(script) {
   };
   // for the entries' own edits and deletes, before `refresh` below is defined
   const changed = () => void refresh();
+  /** @param {string} id the comment whose entry the list shows, focused: a pin's Enter or press */
+  const openEntry = (id) => {
+    if (ui.panel.style.display !== "block") ui.listButton.click();
+    const item = Array.from(ui.list.children).find((li) => li.getAttribute("data-maple-comment") === id);
+    if (!(item instanceof HTMLElement)) return;
+    item.scrollIntoView({ block: "nearest" });
+    item.focus();
+  };
   const place = pinBoard(ui, {
     entry: entryMaker({ api, reviewer: () => reviewer, changed, show }),
     hideResolved: () => reviewer.hideResolved,
+    open: openEntry,
   });
   let drawing = 0;
   // at most once a frame, after the app has rendered what changed
@@ -1363,6 +1501,7 @@ function start(script) {
     drawing = requestAnimationFrame(() => {
       drawing = 0;
       place(comments);
+      dock(ui);
     });
   };
   const refresh = async () => {
@@ -1384,10 +1523,20 @@ function start(script) {
   });
   const focusFromKeyboard = trackFocusOrigin();
 
+  /** @param {boolean} folded */
+  function setFolded(folded) {
+    if (folded) setPicking(false);
+    reviewer.folded = folded;
+    rememberReviewer(reviewer);
+    fold(ui, folded);
+  }
+
   /** @param {boolean} on */
   function setPicking(on) {
+    if (on && reviewer.folded) setFolded(false); // Alt+Shift+C on a folded overlay unfolds it
     picking = on;
     ui.modeButton.setAttribute("aria-pressed", on ? "true" : "false");
+    ui.hint.hidden = !on;
     if (!on) outline(ui, null);
     say(on ? "Comment mode: click an element, or press Enter on the focused one. Escape leaves." : "");
   }
@@ -1402,6 +1551,7 @@ function start(script) {
   }
 
   ui.modeButton.addEventListener("click", () => setPicking(!picking));
+  ui.foldButton.addEventListener("click", () => setFolded(!reviewer.folded));
   ui.listButton.addEventListener("click", () => {
     const open = ui.panel.style.display !== "block";
     ui.panel.style.display = open ? "block" : "none";
@@ -1433,7 +1583,10 @@ function start(script) {
       else if (onPage && focusFromKeyboard()) take(() => compose(onPage));
       else take(() => setPicking(!picking));
     } else if (event.altKey && event.shiftKey && event.code === "KeyL") {
-      take(() => ui.listButton.click());
+      take(() => {
+        setFolded(false);
+        ui.listButton.click();
+      });
     } else if (picking && event.key === "Escape") {
       take(() => setPicking(false));
     } else if (picking && event.key === "Enter" && onPage) {

@@ -42,8 +42,9 @@ export function createComposer(ui, { api, appOrigin, branch, say, sent, author }
     ui.where.hidden = true;
     outline(ui, element);
     const r = element.getBoundingClientRect();
-    const top = Math.min(window.innerHeight - 180, Math.max(8, r.bottom + 8));
-    const left = Math.min(window.innerWidth - 336, Math.max(8, r.left));
+    // within the viewport even where it is narrower than the composer (which then shrinks)
+    const top = Math.max(8, Math.min(window.innerHeight - 180, r.bottom + 8));
+    const left = Math.max(8, Math.min(window.innerWidth - 336, r.left));
     ui.composer.style.cssText = "display:block;top:" + top + "px;left:" + left + "px;";
     ui.textarea.value = "";
     ui.problem.hidden = true;

@@ -4,12 +4,13 @@
 
 import { listComments } from "./api.js";
 import { createComposer } from "./composer.js";
+import { dock } from "./dock.js";
 import { entryMaker } from "./entries.js";
 import { holdPagePointer, keepInputInOverlay, trackFocusOrigin } from "./guard.js";
 import { onNavigation } from "./navigation.js";
 import { pinBoard } from "./pins.js";
 import { rememberReviewer, rememberedReviewer } from "./reviewer.js";
-import { buildUi, outline } from "./ui.js";
+import { buildUi, fold, outline } from "./ui.js";
 
 const POLL_MS = 3000;
 /** How long a list entry's element stays highlighted after the reviewer picks the entry. */
@@ -38,6 +39,7 @@ function start(script) {
   const reviewer = rememberedReviewer();
   ui.nameInput.value = reviewer.name;
   ui.hideResolvedBox.checked = reviewer.hideResolved;
+  fold(ui, reviewer.folded);
   let showing = 0;
   /** @param {Element} element scrolled to the middle of the view and highlighted a moment */
   const show = (element) => {
@@ -52,9 +54,18 @@ function start(script) {
   };
   // for the entries' own edits and deletes, before `refresh` below is defined
   const changed = () => void refresh();
+  /** @param {string} id the comment whose entry the list shows, focused: a pin's Enter or press */
+  const openEntry = (id) => {
+    if (ui.panel.style.display !== "block") ui.listButton.click();
+    const item = Array.from(ui.list.children).find((li) => li.getAttribute("data-maple-comment") === id);
+    if (!(item instanceof HTMLElement)) return;
+    item.scrollIntoView({ block: "nearest" });
+    item.focus();
+  };
   const place = pinBoard(ui, {
     entry: entryMaker({ api, reviewer: () => reviewer, changed, show }),
     hideResolved: () => reviewer.hideResolved,
+    open: openEntry,
   });
   let drawing = 0;
   // at most once a frame, after the app has rendered what changed
@@ -63,6 +74,7 @@ function start(script) {
     drawing = requestAnimationFrame(() => {
       drawing = 0;
       place(comments);
+      dock(ui);
     });
   };
   const refresh = async () => {
@@ -84,10 +96,20 @@ function start(script) {
   });
   const focusFromKeyboard = trackFocusOrigin();
 
+  /** @param {boolean} folded */
+  function setFolded(folded) {
+    if (folded) setPicking(false);
+    reviewer.folded = folded;
+    rememberReviewer(reviewer);
+    fold(ui, folded);
+  }
+
   /** @param {boolean} on */
   function setPicking(on) {
+    if (on && reviewer.folded) setFolded(false); // Alt+Shift+C on a folded overlay unfolds it
     picking = on;
     ui.modeButton.setAttribute("aria-pressed", on ? "true" : "false");
+    ui.hint.hidden = !on;
     if (!on) outline(ui, null);
     say(on ? "Comment mode: click an element, or press Enter on the focused one. Escape leaves." : "");
   }
@@ -102,6 +124,7 @@ function start(script) {
   }
 
   ui.modeButton.addEventListener("click", () => setPicking(!picking));
+  ui.foldButton.addEventListener("click", () => setFolded(!reviewer.folded));
   ui.listButton.addEventListener("click", () => {
     const open = ui.panel.style.display !== "block";
     ui.panel.style.display = open ? "block" : "none";
@@ -133,7 +156,10 @@ function start(script) {
       else if (onPage && focusFromKeyboard()) take(() => compose(onPage));
       else take(() => setPicking(!picking));
     } else if (event.altKey && event.shiftKey && event.code === "KeyL") {
-      take(() => ui.listButton.click());
+      take(() => {
+        setFolded(false);
+        ui.listButton.click();
+      });
     } else if (picking && event.key === "Escape") {
       take(() => setPicking(false));
     } else if (picking && event.key === "Enter" && onPage) {

@@ -72,36 +72,56 @@ function pinPlace(element, visible, earlier) {
   };
 }
 
+/** How many of a comment's first words its pin's accessible name quotes. */
+const NAMED_WORDS = 8;
+
 /**
- * The numbered pin for a comment.
+ * What a screen reader says for a pin: "Comment 2 by Ana: The Pay button overlaps the total at…",
+ * with ", resolved" for a resolved one.
+ * @param {import("./types.js").StoredComment} comment
+ * @param {number} number
+ * @returns {string}
+ */
+export function pinName(comment, number) {
+  const words = comment.body.trim().split(/\s+/);
+  const quoted = words.slice(0, NAMED_WORDS).join(" ") + (words.length > NAMED_WORDS ? "…" : "");
+  const author = comment.author && comment.author.name ? " by " + comment.author.name : "";
+  return "Comment " + number + author + ": " + quoted + (comment.status === "resolved" ? ", resolved" : "");
+}
+
+/**
+ * Makes a comment's pin show its number, status and place. A pin is a button: Tab reaches it,
+ * and Enter (or a press) opens its entry in the list.
+ * @param {HTMLButtonElement} pin
  * @param {import("./types.js").StoredComment} comment
  * @param {number} number
  * @param {{ left: number, top: number }} at
- * @returns {HTMLDivElement}
  */
-function pinFor(comment, number, at) {
-  const pin = document.createElement("div");
+function drawPin(pin, comment, number, at) {
   pin.className = "pin " + comment.status;
   pin.textContent = String(number);
   pin.title = comment.body + " (" + describeStatus(comment) + ")";
-  pin.setAttribute("data-maple-comment", comment.id);
+  pin.setAttribute("aria-label", pinName(comment, number));
   pin.setAttribute("data-maple-status", comment.status);
   pin.style.left = at.left + "px";
   pin.style.top = at.top + "px";
-  return pin;
 }
 
 /**
  * A function that redraws the pins and the list for those of the comments on this page (without
  * the resolved ones while `hideResolved()`). The list is rebuilt only when what it shows
- * changes, so a reviewer's focus in it survives a redraw.
+ * changes, and a comment keeps its pin from one redraw to the next, so a reviewer's focus in
+ * the list or on a pin survives a redraw.
  * @param {import("./ui.js").Ui} ui
  * @param {{ entry: (comment: import("./types.js").StoredComment, found: boolean) => HTMLLIElement,
- *   hideResolved: () => boolean }} options entry: makes a comment's list entry (see entries.js)
+ *   hideResolved: () => boolean, open: (id: string) => void }} options entry: makes a comment's
+ *   list entry (see entries.js); open: shows a comment's entry in the list, focused
  * @returns {(comments: import("./types.js").StoredComment[]) => void}
  */
-export function pinBoard(ui, { entry, hideResolved }) {
+export function pinBoard(ui, { entry, hideResolved, open }) {
   let listed = "";
+  /** @type {Map<string, HTMLButtonElement>} */
+  const kept = new Map();
   return (comments) => {
     const hide = hideResolved();
     const shown = comments.filter((c) => onThisPage(c) && !(hide && c.status === "resolved"));
@@ -113,7 +133,7 @@ export function pinBoard(ui, { entry, hideResolved }) {
       listed = signature;
       ui.list.replaceChildren(...shown.map((c, i) => entry(c, found[i] !== null)));
     }
-    /** @type {HTMLDivElement[]} */
+    /** @type {HTMLButtonElement[]} */
     const pins = [];
     /** @type {Map<Element, number>} */
     const pinned = new Map();
@@ -123,9 +143,21 @@ export function pinBoard(ui, { entry, hideResolved }) {
       if (!element || !box) return;
       const earlier = pinned.get(element) || 0;
       pinned.set(element, earlier + 1);
-      pins.push(pinFor(c, i + 1, pinPlace(element, box, earlier)));
+      let pin = kept.get(c.id);
+      if (!pin) {
+        pin = document.createElement("button");
+        pin.type = "button";
+        pin.setAttribute("data-maple-comment", c.id);
+        pin.addEventListener("click", () => open(c.id));
+        kept.set(c.id, pin);
+      }
+      drawPin(pin, c, i + 1, pinPlace(element, box, earlier));
+      pins.push(pin);
     });
-    ui.pins.replaceChildren(...pins);
+    for (const id of kept.keys()) if (!shown.some((c) => c.id === id)) kept.delete(id);
+    const now = Array.from(ui.pins.children);
+    // moving a focused pin would blur it: the children change only when which pins show does
+    if (now.length !== pins.length || pins.some((pin, i) => now[i] !== pin)) ui.pins.replaceChildren(...pins);
     ui.count.textContent = String(shown.length);
   };
 }

@@ -1,6 +1,6 @@
 // Who the reviewer is, as this browser remembers them: an id made once and the name they typed,
 // kept in localStorage for every page of every run on this proxy's origin, with whether they
-// hide resolved comments. The route records
+// hide resolved comments and folded the overlay away. The route records
 // them as the author of the comments sent from here (provenance "client"), and the overlay
 // offers to edit or delete the comments that carry this id.
 
@@ -11,6 +11,7 @@ const REVIEWER_KEY = "maple:reviewer";
  * @property {string} id this browser's own id, the same on every visit
  * @property {string} name what the reviewer calls themselves; empty until they say
  * @property {boolean} hideResolved whether they chose to hide resolved comments
+ * @property {boolean} folded whether they folded the overlay away
  */
 
 /**
@@ -32,12 +33,12 @@ export function rememberedReviewer() {
   try {
     const kept = JSON.parse(localStorage.getItem(REVIEWER_KEY) || "null");
     if (kept && typeof kept.id === "string" && kept.id && typeof kept.name === "string") {
-      return { id: kept.id, name: kept.name, hideResolved: kept.hideResolved === true };
+      return { id: kept.id, name: kept.name, hideResolved: kept.hideResolved === true, folded: kept.folded === true };
     }
   } catch {
     // unreadable or refused: start afresh below
   }
-  const made = { id: newReviewerId(), name: "", hideResolved: false };
+  const made = { id: newReviewerId(), name: "", hideResolved: false, folded: false };
   rememberReviewer(made);
   return made;
 }

@@ -1,7 +1,11 @@
 // The overlay's one stylesheet, adopted by its shadow root (see ui.js).
 
 export const OVERLAY_CSS =
-  ":host { all: initial; }" +
+  // Important, so that a page's `* { color: #eee !important }` or `color-scheme: dark` reaches
+  // nothing in here: in the cascade, the shadow root's important rules beat the page's.
+  ":host { all: initial !important; position: fixed !important; inset: 0 !important;" +
+  " pointer-events: none !important; z-index: 2147483647 !important;" +
+  " color-scheme: only light !important; color: #111 !important; }" +
   "* { box-sizing: border-box; font: 14px/1.4 system-ui, sans-serif; }" +
   ".bar { position: fixed; right: 16px; bottom: 16px; display: flex; gap: 8px; pointer-events: auto; }" +
   "button { background: #1f2937; color: #fff; border: 0; border-radius: 6px; padding: 8px 12px; cursor: pointer; }" +
@@ -15,7 +19,7 @@ export const OVERLAY_CSS =
   ".composer .where { margin: 0 0 8px; font-size: 12px; color: #4b5563; }" +
   ".composer .shot { margin: 8px 0 0; font-size: 12px; color: #4b5563; }" +
   ".composer .problem { margin: 8px 0 0; padding: 6px 8px; border-radius: 6px; background: #fee2e2; color: #991b1b; }" +
-  ".pin { position: fixed; width: 24px; height: 24px; border-radius: 12px; background: #b45309; color: #fff; display: flex; align-items: center; justify-content: center; font-weight: 700; font-size: 12px; pointer-events: auto; }" +
+  ".pin { position: fixed; width: 24px; height: 24px; border-radius: 12px; background: #b45309; color: #fff; display: flex; align-items: center; justify-content: center; font-weight: 700; font-size: 12px; padding: 0; border: 0; pointer-events: auto; }" +
   ".pin.resolved { background: #15803d; }" +
   ".panel { position: fixed; right: 16px; bottom: 64px; width: 300px; max-height: 50vh; overflow: auto; background: #fff; color: #111; border: 1px solid #d1d5db; border-radius: 8px; pointer-events: auto; display: none; }" +
   ".panel ol { margin: 0; padding: 8px 8px 8px 28px; }" +
@@ -32,4 +36,12 @@ export const OVERLAY_CSS =
   ".panel .problem { margin: 4px 0 0; padding: 4px 6px; border-radius: 4px; background: #fee2e2; color: #991b1b; }" +
   ".box.shown { border-color: #2563eb; background: rgba(37,99,235,.12); }" +
   ".send:disabled, .save:disabled, .delete:disabled { opacity: .6; cursor: progress; }" +
+  ".composer { max-width: calc(100vw - 16px); }" +
+  // folded: a tab at the right edge, halfway down; an open composer stays, with the reviewer's text
+  ":host([data-maple-folded]) .bar { top: 50%; bottom: auto !important; right: 0; transform: translateY(-50%); }" +
+  ":host([data-maple-folded]) .bar > :not(.fold), :host([data-maple-folded]) .pins," +
+  " :host([data-maple-folded]) .panel { display: none !important; }" +
+  ":host([data-maple-folded]) .fold { writing-mode: vertical-rl; padding: 12px 6px; border-radius: 6px 0 0 6px; }" +
+  ".hint { position: fixed; top: 12px; left: 50%; transform: translateX(-50%); max-width: calc(100vw - 24px); padding: 6px 12px; border-radius: 6px; background: #1f2937; color: #fff; text-align: center; pointer-events: none; box-shadow: 0 4px 12px rgba(0,0,0,.25); }" +
+  ".hint[hidden] { display: none; }" +
   ".sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }";

@@ -22,8 +22,11 @@ import { OVERLAY_CSS } from "./styles.js";
  * @property {HTMLInputElement} nameInput the reviewer's name, sent as the author
  * @property {HTMLInputElement} hideResolvedBox the toggle that hides resolved comments
  * @property {HTMLSpanElement} count
+ * @property {HTMLDivElement} bar the buttons at the bottom right
  * @property {HTMLButtonElement} modeButton
+ * @property {HTMLButtonElement} foldButton folds the overlay down to itself, a tab at the right edge
  * @property {HTMLDivElement} live the polite live region screen readers announce
+ * @property {HTMLDivElement} hint what to do in comment mode, shown while in it
  */
 
 /**
@@ -88,13 +91,38 @@ export function buildUi() {
     { class: "mode", type: "button", "aria-pressed": "false", title: "Comment mode (Alt+Shift+C)" },
     ["Comment"],
   );
+  const foldButton = el(
+    "button",
+    { class: "fold", type: "button", "aria-expanded": "true", title: "Fold the review bar away" },
+    ["Hide"],
+  );
   const live = el("div", { class: "sr", "aria-live": "polite" });
-  root.append(box, composer, pins, panel, el("div", { class: "bar" }, [listButton, modeButton]), live);
+  // on a touch screen, Escape is rarely at hand: the Comment button leaves as it entered
+  const coarse = window.matchMedia("(pointer: coarse)").matches;
+  const hint = el("div", { class: "hint", "aria-hidden": "true", hidden: "" }, [
+    coarse ? "Tap an element to comment — tap Comment to cancel" : "Click an element to comment — Esc to cancel",
+  ]);
+  const bar = el("div", { class: "bar" }, [listButton, modeButton, foldButton]);
+  root.append(box, hint, composer, pins, panel, bar, live);
   document.documentElement.appendChild(host);
   return {
     host, box, composer, where, textarea, problem, sendButton, cancelButton, pins, panel, list, listButton, count,
-    modeButton, live, nameInput, hideResolvedBox,
+    bar, modeButton, foldButton, live, hint, nameInput, hideResolvedBox,
   };
+}
+
+/**
+ * Folds the overlay down to its fold button, a narrow tab halfway down the right edge (away from
+ * an app's header and bottom tabs, which a phone's layout puts at the top and bottom), or
+ * unfolds it. Folded, the pins, the list and the bar's other buttons are not shown.
+ * @param {Ui} ui
+ * @param {boolean} folded
+ */
+export function fold(ui, folded) {
+  ui.host.toggleAttribute("data-maple-folded", folded);
+  ui.foldButton.setAttribute("aria-expanded", folded ? "false" : "true");
+  ui.foldButton.textContent = folded ? "Maple" : "Hide";
+  ui.foldButton.title = folded ? "Show the review bar" : "Fold the review bar away";
 }
 
 /**
