@@ -366,7 +366,8 @@ class _Watch:
     """One branch's change signal, shared by every wait on the branch."""
 
     signal: ChangeSignal
-    token: Hashable  # taken before any of its waits first listed the branch
+    token: Hashable = None  # the change token of a wait's read of the branch (see ``note``)
+    seeded: bool = False
     waits: int = 0
     generation: int = 0  # how many changes the signal has seen
     running: bool = False  # one wait is running the signal's slices
@@ -376,6 +377,19 @@ class _Watch:
         """Wake every wait sleeping on this branch."""
         self.poke.set()
         self.poke = anyio.Event()
+
+    def note(self, token: Hashable) -> None:
+        """A wait read the branch, and that read's change token was ``token``.
+
+        The first read seeds the watch, so a wait's first look is one read of the store (the
+        token comes with it). A later read whose token differs saw a change: every wait on the
+        branch looks again, so none can sleep past it.
+        """
+        if not self.seeded:
+            self.token, self.seeded = token, True
+        elif token != self.token:
+            self.token, self.generation = token, self.generation + 1
+            self.wake()
 
 
 class _Watches:
@@ -398,9 +412,7 @@ class _Watches:
         """The branch's watch, counting one more wait on it (:meth:`leave` when it ends)."""
         watch = self._watches.get(branch)
         if watch is None:
-            signal = self._store.changes(branch)
-            token = await anyio.to_thread.run_sync(signal.token)  # may ask a remote store
-            watch = self._watches.setdefault(branch, _Watch(signal, token))
+            watch = self._watches[branch] = _Watch(self._store.changes(branch))
         watch.waits += 1
         return watch
 
@@ -474,7 +486,8 @@ async def _wait_for_fresh(
         while not isinstance(step := advance(plan, reply), FreshComments):
             if isinstance(step, Look):
                 seen = watch.generation
-                reply, _ = await anyio.to_thread.run_sync(read_all)  # the watch has the token
+                reply, token = await anyio.to_thread.run_sync(read_all)
+                watch.note(token)
             elif isinstance(step, Sleep):
                 await watches.changed(watch, seen, step.seconds)
                 reply = watch.generation != seen

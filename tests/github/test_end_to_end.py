@@ -198,3 +198,25 @@ def test_an_idle_waits_first_look_costs_at_most_three_requests(
     waited = wait_for_comments(store, "feat/x", "2999-01-01T00:00:00Z", 0, SystemClock())
     assert waited.comments == ()
     assert len(fake.requests) <= FIRST_LOOK_BUDGET, fake.requests
+
+
+@pytest.mark.parametrize("transport", ["api", "cli"])
+async def test_an_idle_wait_through_maple_mcp_looks_first_with_at_most_three_requests(
+    served: Served,
+    fake: FakeGitHub,
+    transport: str,
+    tmp_path: Path,
+) -> None:
+    _seeded(served)
+    repo = make_repo(tmp_path / "repo", "feat/x")
+    async with stdio_server(repo, **env_for(served, transport, tmp_path)) as client:
+        fake.requests.clear()
+        waited = structured(  # one second: shorter than the ledger's 2 s conditional polling
+            await client.call_tool(
+                "wait_for_comments",
+                {"branch": "feat/x", "cursor": "2999-01-01T00:00:00Z", "timeoutMs": 1000},
+            )
+        )
+        made = list(fake.requests)
+    assert waited["status"] == "timeout"
+    assert len(made) <= FIRST_LOOK_BUDGET, made
