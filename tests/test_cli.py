@@ -180,29 +180,36 @@ def test_a_port_that_cannot_be_listened_on_is_exit_1_in_one_line(
     assert f"cannot listen on 127.0.0.1:{held_port}" in line
 
 
-def test_maple_solo_json_prints_link_bridge_and_origin(repo: Path) -> None:
+def _solo_json(repo: Path, preview_url: str) -> tuple[subprocess.Popen[str], dict[str, str]]:
+    """``maple solo --json`` started in ``repo``, and what it printed once its bridge listens."""
     import select
-    import signal
 
-    from maple_entrypoints.solo_pairing import pairing_of
-
-    origin = "https://feat-x.preview.example"
     process = subprocess.Popen(
-        [str(MAPLE), "solo", origin + "/menu?tab=2", "--json"],
+        [str(MAPLE), "solo", preview_url, "--json"],
         cwd=repo,
         env={k: v for k, v in os.environ.items() if not k.startswith(("MAPLE_", "GITHUB_"))},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
-    try:
-        assert process.stdout is not None
-        ready, _, _ = select.select([process.stdout], [], [], 30)
-        assert ready, "maple solo printed nothing within 30 s"
-        shown = json.loads(process.stdout.readline())
-    finally:
-        process.send_signal(signal.SIGINT)
-        _, err = process.communicate(timeout=10)
+    assert process.stdout is not None
+    ready, _, _ = select.select([process.stdout], [], [], 60)
+    if not ready:
+        process.kill()
+        process.communicate()
+        raise AssertionError("maple solo printed nothing within 60 s")
+    return process, json.loads(process.stdout.readline())
+
+
+def test_maple_solo_json_prints_link_bridge_and_origin(repo: Path) -> None:
+    import signal
+
+    from maple_entrypoints.solo_pairing import pairing_of
+
+    origin = "https://feat-x.preview.example"
+    process, shown = _solo_json(repo, origin + "/menu?tab=2")
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=30)
     assert sorted(shown) == ["bridge", "link", "origin"]
     assert shown["origin"] == origin
     assert shown["bridge"].startswith("http://127.0.0.1:")
@@ -226,22 +233,10 @@ def _signal_another_thread(pid: int, signum: int) -> bool:
 
 @pytest.mark.parametrize("signum", ["SIGINT", "SIGTERM"])
 def test_maple_solo_stops_whichever_thread_the_signal_lands_on(repo: Path, signum: str) -> None:
-    import select
     import signal
 
-    process = subprocess.Popen(
-        [str(MAPLE), "solo", "https://feat-x.preview.example/menu", "--json"],
-        cwd=repo,
-        env={k: v for k, v in os.environ.items() if not k.startswith(("MAPLE_", "GITHUB_"))},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    process, _ = _solo_json(repo, "https://feat-x.preview.example/menu")
     try:
-        assert process.stdout is not None
-        ready, _, _ = select.select([process.stdout], [], [], 30)
-        assert ready, "maple solo printed nothing within 30 s"
-        process.stdout.readline()
         assert _signal_another_thread(process.pid, getattr(signal, signum))
         _, err = process.communicate(timeout=30)
     finally:
