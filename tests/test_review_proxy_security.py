@@ -488,3 +488,42 @@ def test_a_stopped_proxy_leaves_no_connection_to_the_app_open(tmp_path: Path) ->
         gc.collect()
     to_app = [str(w.message) for w in caught if f"'127.0.0.1', {app_port})" in str(w.message)]
     assert to_app == []  # an open connection to the app, left for the garbage collector
+
+
+def test_a_page_survives_the_app_closing_an_idle_connection_as_it_is_reused(tmp_path: Path) -> None:
+    """A dev server closes an idle keep-alive connection just as the proxy reuses it: the proxy
+    asks again on a new connection rather than answering the page with a 502."""
+    closes_first = socket.socket()
+    closes_first.bind(("127.0.0.1", 0))
+    closes_first.listen(4)
+    port = closes_first.getsockname()[1]
+
+    def serve() -> None:
+        for number in range(2):
+            conn, _ = closes_first.accept()
+            with conn:
+                conn.settimeout(10)
+                data = b""
+                while b"\r\n\r\n" not in data:
+                    data += conn.recv(4096)
+                if number == 1:
+                    body = b"<html><body>ok</body></html>"
+                    conn.sendall(
+                        b"HTTP/1.1 200 OK\r\ncontent-type: text/html\r\nconnection: close\r\n"
+                        + b"content-length: %d\r\n\r\n" % len(body)
+                        + body
+                    )
+
+    server = threading.Thread(target=serve, daemon=True)
+    server.start()
+    proxy = serve_asgi(
+        review_app(f"http://127.0.0.1:{port}", make_repo(tmp_path / "r", BRANCH), BRANCH)
+    )
+    try:
+        answer = httpx.get(proxy.url + "/", timeout=30)
+    finally:
+        proxy.stop()
+        server.join(10)
+        closes_first.close()
+    assert answer.status_code == 200, answer.text
+    assert "ok" in answer.text

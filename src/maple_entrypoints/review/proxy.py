@@ -130,7 +130,11 @@ class _Forwarder:
         self.app_url = parsed.copy_with(raw_path=b"/", userinfo=b"", fragment=None)
         self.app_origin = f"{self.app_url.scheme}://{self.app_url.netloc.decode('ascii')}"
         self.branch = branch
-        self.client = httpx.AsyncClient(timeout=httpx.Timeout(60.0, connect=10.0))
+        self.client = httpx.AsyncClient(
+            timeout=httpx.Timeout(60.0, connect=10.0),
+            # dev servers drop an idle connection after 5 s (Node, uvicorn): reuse none that old
+            limits=httpx.Limits(keepalive_expiry=2.0),
+        )
 
     def _url_for(self, scope: Any) -> httpx.URL:
         """The app's URL for this request: the app's scheme, host and port, this path and query.
@@ -178,7 +182,7 @@ class _Forwarder:
             content=await request.body() if has_body else None,
         )
         try:
-            answer = await self.client.send(outbound, stream=True)
+            answer = await self._send(outbound, retry=request.method in _RETRIED and not has_body)
         except httpx.HTTPError as exc:
             return Response(
                 f"maple review: the app at {self.app_origin} did not answer "
@@ -205,6 +209,19 @@ class _Forwarder:
         await answer.aclose()
         headers = [(k, v) for k, v in headers if k.lower() != "content-encoding"]
         return self._page(body, answer.status_code, headers, proxy_origin)
+
+    async def _send(self, outbound: httpx.Request, *, retry: bool) -> httpx.Response:
+        """The app's answer, asking once more when the app closed the connection unanswered.
+
+        Only a request that may be repeated (``retry``) is asked again, on a new connection: the
+        app dropped an idle keep-alive connection just as it was reused.
+        """
+        try:
+            return await self.client.send(outbound, stream=True)
+        except httpx.RemoteProtocolError:
+            if not retry:
+                raise
+        return await self.client.send(outbound, stream=True)
 
     def _page(
         self, body: bytes, status: int, headers: list[tuple[str, str]], proxy_origin: str
@@ -333,6 +350,8 @@ def review_app(
         )
     )
 
+
+_RETRIED = frozenset({"GET", "HEAD", "OPTIONS"})  # safe to ask the app twice
 
 _LOCAL_HOST = re.compile(r"(127\.0\.0\.1|localhost)(:[0-9]{1,5})?")
 
