@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -15,6 +16,13 @@ STRICT = os.environ.get("MAPLE_TEST_STRICT") == "1"
 _VENV_BIN = str(Path(sys.executable).parent)
 if os.environ.get("PATH", "").split(os.pathsep)[0] != _VENV_BIN:
     os.environ["PATH"] = os.pathsep.join([_VENV_BIN, os.environ.get("PATH", "")]).rstrip(os.pathsep)
+
+# Tests stop maple's servers with Ctrl-C (SIGINT). A suite started in the background of a script
+# or under nohup inherits SIGINT ignored, and every child it starts would too (Python then sets
+# no KeyboardInterrupt): a handled signal goes back to its default across exec, an ignored one
+# does not. So the suite handles SIGINT itself, whoever started it.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.hookimpl(hookwrapper=True)
