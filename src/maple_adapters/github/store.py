@@ -52,6 +52,7 @@ _POLL_S = 2.0
 _WRITE_ATTEMPTS = 5
 _RETRY_PAUSE_S = 0.2  # scaled by the attempt and jittered, so racing writers fall out of step
 _SETTLE_S = 0.25
+_MAX_SETTLE_S = 3.0
 _REUSE_S = _POLL_S  # how long a write's read-back stands in for a fresh read (see ``state``)
 _T = TypeVar("_T")
 
@@ -444,6 +445,7 @@ class GitHubLedgerStore:
         for attempt in range(_WRITE_ATTEMPTS):
             if attempt:
                 self._clock.sleep(_RETRY_PAUSE_S * attempt * random.uniform(0.5, 1.5))
+            began = self._clock.monotonic()
             found = self._ledgers(pull, branch, operation)
             current = found.merged if found else GitHubLedger(branch or "")
             changed = change(current)
@@ -458,8 +460,11 @@ class GitHubLedgerStore:
                 self._edit(found, updated)
                 stale = range(len(found.ids) - 1)
                 # An edit in place can be overwritten by a writer whose read came before it and
-                # whose edit lands just after ours: read back a moment later, not at once.
-                self._clock.sleep(_SETTLE_S)
+                # whose edit lands just after ours: read back a moment later, not at once. That
+                # writer's read-and-edit takes about as long as ours did (gh on a busy machine:
+                # seconds), so wait at least that long.
+                cycle = self._clock.monotonic() - began
+                self._clock.sleep(min(max(_SETTLE_S, cycle), _MAX_SETTLE_S))
             comments = tuple(self.issue_comments(pull))
             after = self._ledgers_in(pull, comments, branch, operation)
             result = landed(after.merged) if after else None
