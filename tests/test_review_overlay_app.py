@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -97,14 +98,22 @@ class Review:
         return next(c for c in self.comments() if c["body"] == body)
 
 
+@contextmanager
+def reviewing(app_asgi: Any, repo: Path) -> Iterator[Review]:
+    """``app_asgi`` served on loopback with the review proxy in front of it, over ``repo``."""
+    app = serve_asgi(app_asgi)
+    proxy = serve_asgi(review_app(app.url, repo, BRANCH))
+    try:
+        yield Review(repo, app, proxy)
+    finally:
+        proxy.stop()
+        app.stop()
+
+
 @pytest.fixture(scope="module")
 def review(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Review]:
-    repo = make_repo(tmp_path_factory.mktemp("overlay") / "shop", BRANCH)
-    app = serve_asgi(APP)
-    proxy = serve_asgi(review_app(app.url, repo, BRANCH))
-    yield Review(repo, app, proxy)
-    proxy.stop()
-    app.stop()
+    with reviewing(APP, make_repo(tmp_path_factory.mktemp("overlay") / "shop", BRANCH)) as served:
+        yield served
 
 
 @pytest.fixture

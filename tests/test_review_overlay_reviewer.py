@@ -16,8 +16,6 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from contract_tests.support import make_repo
-from maple_entrypoints.review import review_app
-from tests.loopback import serve_asgi
 from tests.test_review_browser import browser
 from tests.test_review_overlay_app import (
     BRANCH,
@@ -27,6 +25,7 @@ from tests.test_review_overlay_app import (
     page,
     pick,
     pin,
+    reviewing,
     send,
     wait_pinned,
 )
@@ -67,11 +66,8 @@ APP = Starlette(routes=[Route("/{path:path}", rows)])
 @pytest.fixture(scope="module")
 def review(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Review]:
     repo = make_repo(tmp_path_factory.mktemp("reviewer") / "pantry", BRANCH)
-    app = serve_asgi(APP)
-    proxy = serve_asgi(review_app(app.url, repo, BRANCH))
-    yield Review(repo, app, proxy)
-    proxy.stop()
-    app.stop()
+    with reviewing(APP, repo) as served:
+        yield served
 
 
 def test_an_element_whose_selector_broke_is_found_by_its_text_and_box(

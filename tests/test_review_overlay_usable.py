@@ -16,10 +16,17 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from contract_tests.support import make_repo
-from maple_entrypoints.review import review_app
-from tests.loopback import serve_asgi
 from tests.test_review_browser import DOCS, browser
-from tests.test_review_overlay_app import BRANCH, OVERLAY, Review, open_shop, page, pick, send
+from tests.test_review_overlay_app import (
+    BRANCH,
+    OVERLAY,
+    Review,
+    open_shop,
+    page,
+    pick,
+    reviewing,
+    send,
+)
 
 __all__ = ["browser", "page"]  # the Chromium fixtures, shared with the other browser tests
 
@@ -58,12 +65,8 @@ APP = Starlette(routes=[Route("/{path:path}", market)])
 
 @pytest.fixture(scope="module")
 def review(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Review]:
-    repo = make_repo(tmp_path_factory.mktemp("usable") / "market", BRANCH)
-    app = serve_asgi(APP)
-    proxy = serve_asgi(review_app(app.url, repo, BRANCH))
-    yield Review(repo, app, proxy)
-    proxy.stop()
-    app.stop()
+    with reviewing(APP, make_repo(tmp_path_factory.mktemp("usable") / "market", BRANCH)) as served:
+        yield served
 
 
 @pytest.fixture
