@@ -1,4 +1,4 @@
-"""No comment is ever missed by an agent that passes each wait's cursor to the next wait.
+"""No comment, and no reviewer's reply, is ever missed by an agent passing each wait's cursor on.
 
 Maple judged freshness on the client's ``createdAt`` string, so comments sharing a timestamp or
 written with a clock behind the cursor were skipped. Here any client ``createdAt``, equal
@@ -18,7 +18,8 @@ from contract_tests.conftest import StoreFactory
 from contract_tests.support import FakeClock
 from maple_adapters.system import SystemClock
 from maple_core.comments import NewComment
-from maple_core.services import wait_for_comments
+from maple_core.conversation import Role, ThreadEvent, thread_of
+from maple_core.services import converse, wait_for_comments
 
 CLIENT_STAMPS = st.one_of(
     st.none(),
@@ -27,10 +28,12 @@ CLIENT_STAMPS = st.one_of(
         min_value=datetime(2020, 1, 1), max_value=datetime(2030, 1, 1), timezones=st.just(UTC)
     ).map(lambda d: d.strftime("%Y-%m-%dT%H:%M:%S.") + f"{d.microsecond // 1000:03d}Z"),
 )
+CLOCK_STEPS = st.sampled_from([0.0, 0.001, -60.0, 5.0])
 STEPS = st.lists(
     st.one_of(
-        st.tuples(st.just("append"), CLIENT_STAMPS, st.sampled_from([0.0, 0.001, -60.0, 5.0])),
+        st.tuples(st.just("append"), CLIENT_STAMPS, CLOCK_STEPS),
         st.tuples(st.just("wait"), st.none(), st.just(0.0)),
+        st.tuples(st.sampled_from(["reviewer", "agent"]), st.none(), CLOCK_STEPS),
     ),
     max_size=30,
 )
@@ -41,7 +44,7 @@ STEPS = st.lists(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(steps=STEPS)
-def test_every_appended_comment_is_returned_at_least_once(
+def test_every_comment_and_reviewer_reply_is_returned_at_least_once(
     store_factory: StoreFactory,
     tmp_path_factory: pytest.TempPathFactory,
     request: pytest.FixtureRequest,
@@ -54,21 +57,30 @@ def test_every_appended_comment_is_returned_at_least_once(
     appended: set[str] = set()
     seen: set[str] = set()
     cursor: str | None = None
+    latest: str | None = None  # the comment replies go to
 
     def wait() -> None:
         nonlocal cursor
         found = wait_for_comments(store, "feat/contract", cursor, 0, real)
-        seen.update(c.id for c in found.comments)
+        for comment in found.comments:
+            seen.add(comment.id)
+            seen.update(r.id for r in thread_of(comment) if r.role is Role.REVIEWER)
         cursor = found.cursor
 
     for kind, created_at, step in steps:
+        clock.advance(step)
         if kind == "append":
-            clock.advance(step)
             stored = store.append(
                 NewComment(branch="feat/contract", body="x", created_at=created_at)
             )
             appended.add(stored.id)
-        else:
+            latest = stored.id
+        elif kind == "wait":
             wait()
+        elif latest is not None:
+            role = Role(kind)
+            replied = converse(store, latest, ThreadEvent.reply(role, "y"))
+            if role is Role.REVIEWER:
+                appended.add(thread_of(replied)[-1].id)
     wait()
     assert appended <= seen

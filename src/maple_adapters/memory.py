@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 
 from maple_core.approvals import Approval, NewApproval
 from maple_core.comments import Comment, NewComment, Resolution
+from maple_core.conversation import ThreadEvent, apply_event
 from maple_core.cursor import format_js_timestamp, format_stamp, next_arrival_stamp
 from maple_core.errors import NotFoundError
 from maple_core.paging import CommentPage, ListQuery, page_of
@@ -43,6 +44,8 @@ class _State:
     approvals: list[Approval] = field(default_factory=list)
     next_comment: int = 1
     next_approval: int = 1
+    next_reply: int = 1
+    last_stamp: str | None = None  # the latest arrival stamp given, a comment's or a reply's
 
 
 class InMemoryCommentStore:
@@ -89,11 +92,10 @@ class InMemoryCommentStore:
             state = self._state
             stored: builtins.list[Comment] = []
             for new in comments:
-                stamp = next_arrival_stamp(
-                    self._clock.now(), (c.received_at for c in state.comments[-1:])
-                )
+                stamp = next_arrival_stamp(self._clock.now(), [state.last_stamp])
+                state.last_stamp = format_stamp(stamp)
                 comment = new.stored(
-                    f"mem_{state.next_comment}", format_stamp(stamp), format_js_timestamp(stamp)
+                    f"mem_{state.next_comment}", state.last_stamp, format_js_timestamp(stamp)
                 )
                 state.next_comment += 1
                 state.comments.append(comment)
@@ -110,6 +112,25 @@ class InMemoryCommentStore:
             index = self._index_of(comment_id, "set_status")
             updated = self._state.comments[index].with_status(status, resolution)
             self._state.comments[index] = updated
+            self._changed()
+            return updated
+
+    def converse(self, comment_id: str, event: ThreadEvent) -> Comment:
+        """Apply a thread event; the entry is ``mrep_<n>``, stamped after every other stamp."""
+        with self._condition:
+            state = self._state
+            index = self._index_of(comment_id, "converse")
+            stamp = next_arrival_stamp(self._clock.now(), [state.last_stamp])
+            updated = apply_event(
+                state.comments[index],
+                event,
+                f"mrep_{state.next_reply}",
+                format_stamp(stamp),
+                format_js_timestamp(stamp),
+            )
+            state.last_stamp = format_stamp(stamp)
+            state.next_reply += 1
+            state.comments[index] = updated
             self._changed()
             return updated
 

@@ -9,7 +9,7 @@ cursor is accepted as input and ours is readable by people.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -122,9 +122,10 @@ def select_fresh(comments: Sequence[Comment], cursor: str | None) -> FreshCommen
     """Pick the comments a waiter holding ``cursor`` has not seen.
 
     Without a cursor every comment is fresh (the first wait drains what is waiting). With one, a
-    comment is fresh when its arrival stamp is later than the cursor; a comment with no readable
-    stamp is fresh only on a drain. The returned cursor is the latest arrival stamp among the
-    fresh comments, or the given cursor (``EPOCH_CURSOR`` when none) when nothing is fresh.
+    comment is fresh when its arrival stamp is later than the cursor, or when a reviewer's reply
+    in its thread arrived later (the agent's own replies never wake it); a comment with no
+    readable stamp is fresh only on a drain. The returned cursor is the latest such stamp among
+    the fresh comments, or the given cursor (``EPOCH_CURSOR`` when none) when nothing is fresh.
 
     Raises:
         InvalidCursorError: ``cursor`` is not a timestamp.
@@ -134,13 +135,27 @@ def select_fresh(comments: Sequence[Comment], cursor: str | None) -> FreshCommen
     best_text: str | None = None
     best: datetime | None = since
     for comment in comments:
-        stamp = comment.arrival
-        instant = parse_stamp(stamp) if stamp else None
-        if since is not None and (instant is None or instant <= since):
-            continue
-        fresh.append(comment)
-        if instant is not None and (best is None or instant > best):
-            best, best_text = instant, stamp
+        seen = False
+        for stamp in _wake_stamps(comment):
+            instant = parse_stamp(stamp) if stamp else None
+            if since is not None and (instant is None or instant <= since):
+                continue
+            seen = True
+            if instant is not None and (best is None or instant > best):
+                best, best_text = instant, stamp
+        if seen or since is None:
+            fresh.append(comment)
     if best_text is None:
         best_text = cursor if cursor is not None else EPOCH_CURSOR
     return FreshComments(comments=tuple(newest_first(fresh)), cursor=best_text)
+
+
+def _wake_stamps(comment: Comment) -> Iterator[str | None]:
+    """The stamps that make a comment fresh: its arrival, and its reviewers' replies'."""
+    yield comment.arrival
+    replies = comment.extra.get("replies")
+    if isinstance(replies, list):
+        for reply in replies:
+            if isinstance(reply, dict) and reply.get("role") != "agent":
+                stamp = reply.get("receivedAt")
+                yield stamp if isinstance(stamp, str) else None

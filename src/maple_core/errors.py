@@ -30,6 +30,7 @@ __all__ = [
     "InvalidQueryError",
     "InvalidRecordError",
     "MapleError",
+    "UnverifiedCommitError",
     "MissingCapabilityError",
     "NotFoundError",
     "StoreError",
@@ -62,6 +63,10 @@ class InvalidCursorError(InvalidInputError):
 
 class InvalidRecordError(InvalidInputError):
     """Raised when a comment, approval or ledger record has the wrong shape."""
+
+
+class UnverifiedCommitError(InvalidInputError):
+    """Raised when a resolution names a commit the checkout's HEAD cannot reach."""
 
 
 class InvalidMediaKeyError(InvalidInputError):

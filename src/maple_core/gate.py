@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 
 from maple_core.approvals import Approval
 from maple_core.comments import Comment
+from maple_core.conversation import awaiting_reviewer, confirmation_of, thread_of
 from maple_core.errors import ConfigurationError
 from maple_core.statuses import BLOCKING_STATUSES, CommentStatus
 from maple_core.stop import member_name
@@ -55,6 +56,7 @@ class GateReason(StrEnum):
     NO_REVIEW = "no-review"
     MERGE_QUEUE = "merge-queue"  # maple's own: the queue's commit, held on the pull request
     LEDGER_UNREADABLE = "ledger-unreadable"  # maple's own: fail closed, never neutral
+    AWAITING_CONFIRMATION = "awaiting-confirmation"  # maple's own: MAPLE_REQUIRE_CONFIRMATION
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +96,8 @@ class GatePolicy:
     approvals: Sequence[Approval] | None = None
     commit: str | None = None
     reverify_resolved: bool = False
+    require_confirmation: bool = False
+    pushed: frozenset[str] | None = None
 
 
 def _neutral(reason: GateReason, summary: str, title: str = _NOT_CHECKED) -> GateVerdict:
@@ -131,10 +135,83 @@ def _open_summary(
         where = member_name(comment.anchor.data) or where_of(comment.anchor)
         prefix = f"{code_span(where, _WHERE_LIMIT)} — " if where else ""
         note = _NOTES.get(statuses[index], "")
+        if awaiting_reviewer(comment):
+            note += " _(the agent asked a question; waiting for the reviewer)_"
         lines.append(f"{index + 1}. {prefix}{code_span(comment.body, _BODY_LIMIT)}{note}")
     if len(blocking) > _LISTED:
         lines.append(f"…and {len(blocking) - _LISTED} more.")
-    return "These comments are still open:\n\n" + "\n".join(lines)
+    return "These comments are still open:\n\n" + "\n".join(lines) + _questions(comments)
+
+
+def _questions(comments: Sequence[Comment]) -> str:
+    """The agent's unanswered questions, for the reviewer to answer in the overlay."""
+    lines: list[str] = []
+    for index, comment in enumerate(comments):
+        if not awaiting_reviewer(comment):
+            continue
+        asked = next(r for r in reversed(thread_of(comment)) if r.question)
+        if len(lines) < _LISTED:
+            lines.append(f"- On {index + 1}: {code_span(asked.body, _BODY_LIMIT)}")
+        else:
+            lines.append("- …and more.")
+            break
+    if not lines:
+        return ""
+    return (
+        "\n\nQuestions waiting for the reviewer (answer them in the Maple overlay):\n\n"
+        + "\n".join(lines)
+    )
+
+
+def _unconfirmed_verdict(comments: Sequence[Comment], unconfirmed: Sequence[int]) -> GateVerdict:
+    total = len(comments)
+    lines = []
+    for index in unconfirmed[:_LISTED]:
+        comment = comments[index]
+        resolution = comment.resolution
+        sha = code_span(resolution.sha[:12], 16) if resolution is not None else "—"
+        lines.append(f"{index + 1}. {code_span(comment.body, _BODY_LIMIT)} — resolved in {sha}")
+    if len(unconfirmed) > _LISTED:
+        lines.append(f"…and {len(unconfirmed) - _LISTED} more.")
+    noun = "resolution" if len(unconfirmed) == 1 else "resolutions"
+    return GateVerdict(
+        GateConclusion.BLOCKED,
+        GateReason.AWAITING_CONFIRMATION,
+        f"{len(unconfirmed)} {noun} waiting for a reviewer to confirm",
+        "Every comment is resolved, and this repository asks a reviewer to confirm each "
+        "resolution (MAPLE_REQUIRE_CONFIRMATION). Waiting for confirmation:\n\n"
+        + "\n".join(lines)
+        + "\n\nOpen the preview and confirm or reopen them from the Maple overlay.",
+        open=0,
+        total=total,
+    )
+
+
+def _evidence(comments: Sequence[Comment], policy: GatePolicy) -> str:
+    """Who confirmed which resolution, and resolutions whose commit is not on the pull request."""
+    confirmed: list[str] = []
+    unpushed: list[str] = []
+    for index, comment in enumerate(comments):
+        resolution = comment.resolution
+        if comment.status is not CommentStatus.RESOLVED or resolution is None:
+            continue
+        confirmation = confirmation_of(comment)
+        if confirmation is not None and len(confirmed) < _LISTED:
+            who = code_span(capped(one_line(confirmation.author_name), _WHERE_LIMIT))
+            sha = code_span(resolution.sha[:12])
+            confirmed.append(f"- {who} confirmed {index + 1}, resolved in {sha}")
+        unpushed_here = policy.pushed is not None and resolution.sha not in policy.pushed
+        if unpushed_here and len(unpushed) < _LISTED:
+            unpushed.append(
+                f"- {index + 1} names {code_span(resolution.sha[:40], 48)}, which is not "
+                "pushed to this pull request yet"
+            )
+    out = ""
+    if confirmed:
+        out += "\n\nConfirmed by reviewers:\n\n" + "\n".join(confirmed)
+    if unpushed:
+        out += "\n\nNot pushed:\n\n" + "\n".join(unpushed)
+    return out
 
 
 def decide_gate(
@@ -143,8 +220,10 @@ def decide_gate(
     """Decide the merge gate for ``comments`` (``None`` when they could not be read).
 
     The checks run in Maple's order: no review, unreadable, status untracked, open comments,
-    approval untracked, awaiting approval, then clear (``no-comments`` or ``all-resolved``,
-    titled ``Approved by <name>`` when an approval names the commit).
+    (maple's own: awaiting confirmation,) approval untracked, awaiting approval, then clear
+    (``no-comments`` or ``all-resolved``, titled ``Approved by <name>`` when an approval names
+    the commit). Summaries name the agent's questions waiting for the reviewer, who confirmed
+    which resolution, and resolutions not pushed to the pull request.
     """
     policy = policy or GatePolicy()
     if policy.has_review is False:
@@ -173,10 +252,18 @@ def decide_gate(
             GateConclusion.BLOCKED,
             GateReason.COMMENTS_OPEN,
             f"{blocking} of {total} {noun} still open",
-            _open_summary(comments, statuses, policy.block_on),
+            _open_summary(comments, statuses, policy.block_on) + _evidence(comments, policy),
             open=blocking,
             total=total,
         )
+    if policy.require_confirmation:
+        unconfirmed = [
+            i
+            for i, (c, s) in enumerate(zip(comments, statuses, strict=True))
+            if s is CommentStatus.RESOLVED and confirmation_of(c) is None
+        ]
+        if unconfirmed:
+            return _unconfirmed_verdict(comments, unconfirmed)
     if policy.require_approval and (policy.approvals is None or policy.commit is None):
         if policy.approvals is None:
             why = "This store cannot record that anybody approved the preview"
@@ -214,6 +301,7 @@ def decide_gate(
     else:
         reason, title = GateReason.ALL_RESOLVED, "Every comment is resolved"
         summary = "Every visual review comment on this pull request has been resolved."
+        summary += _evidence(comments, policy)
     if approved is not None:
         name = capped(one_line(approved.author_name), _WHERE_LIMIT)
         title = f"Approved by {name}"

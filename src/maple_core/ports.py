@@ -17,6 +17,7 @@ from typing import Protocol, runtime_checkable
 from maple_core.agents import AgentRun, ProviderInfo
 from maple_core.approvals import Approval, NewApproval
 from maple_core.comments import Comment, NewComment, Resolution
+from maple_core.conversation import ThreadEvent
 from maple_core.gate import GateReport, GateVerdict
 from maple_core.media import MediaRef
 from maple_core.paging import CommentPage, ListQuery
@@ -30,6 +31,9 @@ __all__ = [
     "ChangeSignal",
     "Clock",
     "CommentAmending",
+    "CommentConversation",
+    "CommitCheck",
+    "Commits",
     "CommentStore",
     "GatePublisher",
     "GateRefresher",
@@ -50,6 +54,7 @@ class Capability(StrEnum):
     APPROVE = "approve"
     UNAPPROVE = "unapprove"
     AMEND = "amend"
+    CONVERSE = "converse"
 
 
 class Clock(Protocol):
@@ -78,6 +83,7 @@ class BranchState:
         approvals: its approvals newest first, or ``None`` when the store keeps none.
         head: the commit its pull request points at, or ``None`` when unknown.
         token: a :class:`ChangeSignal` token for exactly this read, to wait for the next change.
+        pushed: the commits the branch's pull request holds, or ``None`` when unknown.
     """
 
     branch: str
@@ -85,6 +91,7 @@ class BranchState:
     approvals: tuple[Approval, ...] | None
     head: str | None
     token: Hashable
+    pushed: frozenset[str] | None = None
 
 
 class ChangeSignal(Protocol):
@@ -178,6 +185,45 @@ class CommentAmending(Protocol):
 
     def delete(self, comment_id: str, check: Callable[[Comment], None]) -> None:
         """Remove a comment; an unknown id raises ``NotFoundError``."""
+        ...
+
+
+@runtime_checkable
+class CommentConversation(Protocol):
+    """A store that keeps comments' threads (``Capability.CONVERSE``; ours).
+
+    The store applies the event with :func:`~maple_core.conversation.apply_event` under its write
+    lock, giving the entry a new id and an arrival stamp strictly later than every stamp it
+    holds (comments' and replies'), so a waiting agent's cursor never skips a reply.
+    """
+
+    def converse(self, comment_id: str, event: ThreadEvent) -> Comment:
+        """Apply ``event`` to the comment's thread; an unknown id raises ``NotFoundError``.
+
+        Raises:
+            ConversationError: the comment cannot take the event (reopening an open one…).
+        """
+        ...
+
+
+class CommitCheck(StrEnum):
+    """What a checkout says of a commit a resolution names."""
+
+    REACHABLE = "reachable"
+    UNREACHABLE = "unreachable"
+    UNKNOWN = "unknown"
+    NO_CHECKOUT = "no-checkout"
+
+
+class Commits(Protocol):
+    """The git checkout the agent works in, asked about the commits it claims."""
+
+    def check(self, sha: str) -> tuple[CommitCheck, str | None]:
+        """Whether ``sha`` names a commit reachable from HEAD, and that commit's full sha."""
+        ...
+
+    def head(self) -> str | None:
+        """The checkout's HEAD commit, or ``None`` outside a checkout."""
         ...
 
 

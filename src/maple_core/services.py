@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from typing import Protocol, cast
 
 from maple_core.comments import Comment, Resolution
+from maple_core.conversation import ThreadEvent
 from maple_core.cursor import FreshComments, format_js_timestamp, newest_first, select_fresh
-from maple_core.errors import CorruptLedgerError, MissingCapabilityError
+from maple_core.errors import CorruptLedgerError, MissingCapabilityError, UnverifiedCommitError
 from maple_core.gate import (
     GatePolicy,
     GateReport,
@@ -22,12 +23,16 @@ from maple_core.gate import (
     decide_gate,
     unreadable_ledger_verdict,
 )
+from maple_core.json_types import JsonObject
 from maple_core.paging import ListQuery
 from maple_core.ports import (
     BranchState,
     Capability,
     Clock,
+    CommentConversation,
     CommentStore,
+    CommitCheck,
+    Commits,
     GatePublisher,
     GateRefresher,
 )
@@ -41,6 +46,10 @@ __all__ = [
     "Sleep",
     "WaitPlan",
     "advance",
+    "converse",
+    "converse_and_report",
+    "conversing",
+    "verified_commit",
     "decide_branch_gate",
     "list_all",
     "look",
@@ -243,12 +252,24 @@ def wait_for_comments(
 
 
 def resolve_comment(
-    store: CommentStore, comment_id: str, sha: str, note: str | None, clock: Clock
+    store: CommentStore,
+    comment_id: str,
+    sha: str,
+    note: str | None,
+    clock: Clock,
+    *,
+    commits: Commits | None = None,
+    author: JsonObject | None = None,
 ) -> Comment:
     """Mark a comment resolved, recording the commit that addressed it and when.
 
+    With ``commits`` (the checkout the agent works in), ``sha`` must name a commit HEAD can
+    reach; the full sha is recorded (see :func:`verified_commit`). On a store that keeps threads,
+    a comment already resolved keeps its first resolution and the thread records this one.
+
     Raises:
         MissingCapabilityError: the store cannot change a status.
+        UnverifiedCommitError: ``sha`` is not a commit the checkout's HEAD can reach.
     """
     if Capability.SET_STATUS not in store.capabilities:
         raise MissingCapabilityError(
@@ -256,8 +277,96 @@ def resolve_comment(
             store=store.name,
             operation="set_status",
         )
+    if commits is not None:
+        sha = verified_commit(commits, sha)
     resolution = stamped_resolution(sha, note, clock)
+    if Capability.CONVERSE in store.capabilities and isinstance(store, CommentConversation):
+        return store.converse(comment_id, ThreadEvent.resolve(resolution, author))
     return store.set_status(comment_id, CommentStatus.RESOLVED, resolution)
+
+
+def verified_commit(commits: Commits, sha: str) -> str:
+    """``sha`` as the full commit it names, once the checkout shows HEAD can reach it.
+
+    Outside a git checkout nothing can be checked and ``sha`` is taken as given.
+
+    Raises:
+        UnverifiedCommitError: saying what was expected and how to get it.
+    """
+    answer, full = commits.check(sha)
+    if answer is CommitCheck.NO_CHECKOUT:
+        return sha
+    if answer is CommitCheck.REACHABLE and full is not None:
+        return full
+    head = commits.head()
+    hint = f" HEAD is {head}." if head else ""
+    shown_sha = sha[:64].encode("ascii", "replace").decode()
+    if answer is CommitCheck.UNREACHABLE:
+        raise UnverifiedCommitError(
+            f"{shown_sha!r} is a commit, but HEAD cannot reach it, so it cannot have addressed "
+            f"the comment here.{hint} Commit the fix on this branch and pass that commit's sha "
+            "(git rev-parse HEAD)."
+        )
+    raise UnverifiedCommitError(
+        f"{shown_sha!r} names no commit in this checkout; a resolution needs the sha of the "
+        f"commit that addressed the comment.{hint} Commit the fix, then pass its sha "
+        "(git rev-parse HEAD)."
+    )
+
+
+def conversing(store: CommentStore) -> CommentConversation:
+    """The store as one that keeps threads.
+
+    Raises:
+        MissingCapabilityError: it keeps none (a deployed Maple route, for one).
+    """
+    if Capability.CONVERSE in store.capabilities and isinstance(store, CommentConversation):
+        return store
+    raise MissingCapabilityError(
+        f"The {store.name} store keeps no replies; reply where the comment lives, or use a "
+        "maple store (file, github or a maple route).",
+        store=store.name,
+        operation="converse",
+    )
+
+
+def converse(store: CommentStore, comment_id: str, event: ThreadEvent) -> Comment:
+    """Apply ``event`` to the comment's thread (:meth:`CommentConversation.converse`).
+
+    Raises:
+        MissingCapabilityError: the store keeps no threads.
+        ConversationError: the comment cannot take the event.
+    """
+    return conversing(store).converse(comment_id, event)
+
+
+def converse_and_report(
+    store: CommentStore,
+    comment_id: str,
+    event: ThreadEvent,
+    log: GateLog,
+    *,
+    gate: GatePublisher | None = None,
+    refresher: GateRefresher | None = None,
+    require_approval: bool = False,
+    require_confirmation: bool = False,
+) -> Comment:
+    """Apply ``event`` (:func:`converse`), then tell the gate (:func:`report_to_gate`).
+
+    Every event can change what the gate shows: a reopen blocks it, a confirmation may clear
+    it, a question is listed in its summary.
+    """
+    changed = converse(store, comment_id, event)
+    report_to_gate(
+        store,
+        changed.branch,
+        log,
+        gate=gate,
+        refresher=refresher,
+        require_approval=require_approval,
+        require_confirmation=require_confirmation,
+    )
+    return changed
 
 
 def stamped_resolution(sha: str, note: str | None, clock: Clock) -> Resolution:
@@ -279,6 +388,7 @@ def publish_gate(
     branch: str,
     *,
     require_approval: bool = False,
+    require_confirmation: bool = False,
     review_url: str | None = None,
 ) -> PublishOutcome:
     """Decide the gate for ``branch``'s head commit and publish it (Maple's ``publishGate``).
@@ -300,7 +410,7 @@ def publish_gate(
         sha, verdict = store.head(branch), unreadable_ledger_verdict(str(exc))
     else:
         sha = state.head
-        verdict = _verdict(store, state, sha, require_approval)
+        verdict = _verdict(store, state, sha, require_approval, require_confirmation)
     if sha is None:
         return PublishOutcome(skipped=f'No head commit for "{branch}", so no gate was published.')
     report = GateReport(branch=branch, sha=sha, verdict=verdict, review_url=review_url)
@@ -309,7 +419,12 @@ def publish_gate(
 
 
 def decide_branch_gate(
-    store: CommentStore, branch: str, commit: str | None, *, require_approval: bool
+    store: CommentStore,
+    branch: str,
+    commit: str | None,
+    *,
+    require_approval: bool,
+    require_confirmation: bool = False,
 ) -> GateVerdict:
     """The gate policy for ``branch`` at ``commit``, from the store's comments and approvals.
 
@@ -317,11 +432,15 @@ def decide_branch_gate(
     only on ``commit``. Errors from the store propagate: the caller decides whether an unread
     ledger fails closed (:func:`~maple_core.gate.unreadable_ledger_verdict`) or fails the call.
     """
-    return _verdict(store, store.state(branch), commit, require_approval)
+    return _verdict(store, store.state(branch), commit, require_approval, require_confirmation)
 
 
 def _verdict(
-    store: CommentStore, state: BranchState, commit: str | None, require_approval: bool
+    store: CommentStore,
+    state: BranchState,
+    commit: str | None,
+    require_approval: bool,
+    require_confirmation: bool,
 ) -> GateVerdict:
     """The gate policy, written once: what one read of a branch decides at ``commit``."""
     return decide_gate(
@@ -331,6 +450,8 @@ def _verdict(
             commit=commit,
             require_approval=require_approval,
             approvals=state.approvals,
+            require_confirmation=require_confirmation,
+            pushed=state.pushed,
         ),
     )
 
@@ -355,6 +476,7 @@ def report_to_gate(
     gate: GatePublisher | None = None,
     refresher: GateRefresher | None = None,
     require_approval: bool = False,
+    require_confirmation: bool = False,
 ) -> None:
     """After a status change: publish the gate (``gate``) or ask the route to (``refresher``).
 
@@ -363,7 +485,13 @@ def report_to_gate(
     """
     if gate is not None:
         try:
-            outcome = publish_gate(store, gate, branch, require_approval=require_approval)
+            outcome = publish_gate(
+                store,
+                gate,
+                branch,
+                require_approval=require_approval,
+                require_confirmation=require_confirmation,
+            )
         except Exception as exc:
             log.error(
                 "Maple could not publish the merge gate; the comment's status was saved.",
@@ -395,13 +523,17 @@ def resolve_and_report(
     gate: GatePublisher | None = None,
     refresher: GateRefresher | None = None,
     require_approval: bool = False,
+    require_confirmation: bool = False,
+    commits: Commits | None = None,
+    author: JsonObject | None = None,
 ) -> Comment:
     """Resolve a comment (:func:`resolve_comment`), then tell the gate (:func:`report_to_gate`).
 
     Raises:
         MissingCapabilityError: the store cannot change a status.
+        UnverifiedCommitError: ``commits`` cannot reach the commit ``sha`` names.
     """
-    resolved = resolve_comment(store, comment_id, sha, note, clock)
+    resolved = resolve_comment(store, comment_id, sha, note, clock, commits=commits, author=author)
     report_to_gate(
         store,
         resolved.branch,
@@ -409,5 +541,6 @@ def resolve_and_report(
         gate=gate,
         refresher=refresher,
         require_approval=require_approval,
+        require_confirmation=require_confirmation,
     )
     return resolved

@@ -29,6 +29,7 @@ from maple_adapters.files.signal import FileChangeSignal
 from maple_core.approvals import Approval, NewApproval
 from maple_core.authors import guest_author
 from maple_core.comments import Comment, NewComment, Resolution
+from maple_core.conversation import ThreadEvent, activity_stamps, apply_event
 from maple_core.cursor import format_js_timestamp, format_stamp, latest_stamp, next_arrival_stamp
 from maple_core.errors import NotFoundError, StoreUnavailableError
 from maple_core.paging import CommentPage, ListQuery, page_of
@@ -182,7 +183,7 @@ class FileCommentStore:
         if close < 0:
             forget_seal(folder)
             return
-        last = latest_stamp(c.arrival for c in ledger.comments)
+        last = latest_stamp(activity_stamps(ledger.comments))
         self._seal(folder, written, close, Seal.tail_hash(data, close), last)
 
     @staticmethod
@@ -216,7 +217,7 @@ class FileCommentStore:
                 self._splice(folder, sealed, old, stored)
             else:
                 ledger = read_ledger(folder, "append")
-                stored = self._stamp(comments, [c.arrival for c in ledger.comments])
+                stored = self._stamp(comments, list(activity_stamps(ledger.comments)))
                 self._commit(
                     folder, Ledger(ledger.comments + tuple(stored), ledger.approvals, ledger.top)
                 )
@@ -276,6 +277,27 @@ class FileCommentStore:
             return Ledger(tuple(comments), ledger.approvals, ledger.top)
 
         self._rewrite("set_status", change)
+        return updated[0]
+
+    def converse(self, comment_id: str, event: ThreadEvent) -> Comment:
+        """Apply a thread event under the ledger's lock; the entry gets a ``rep_`` id."""
+        updated: builtins.list[Comment] = []
+
+        def change(ledger: Ledger) -> Ledger:
+            comments = list(ledger.comments)
+            index = self._index_of(comments, comment_id, "converse")
+            instant = next_arrival_stamp(self._clock.now(), activity_stamps(comments))
+            comments[index] = apply_event(
+                comments[index],
+                event,
+                _random_id("rep_"),
+                format_stamp(instant),
+                format_js_timestamp(instant),
+            )
+            updated.append(comments[index])
+            return Ledger(tuple(comments), ledger.approvals, ledger.top)
+
+        self._rewrite("converse", change)
         return updated[0]
 
     def edit(self, comment_id: str, body: str, check: Callable[[Comment], None]) -> Comment:

@@ -41,7 +41,7 @@ from maple_core.statuses import CommentStatus
 
 __all__ = ["GitHubChangeSignal", "GitHubLedgerStore"]
 
-_CAPABILITIES = frozenset(Capability) - {Capability.AMEND}
+_CAPABILITIES = frozenset(Capability) - {Capability.AMEND, Capability.CONVERSE}
 _TRUSTED_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
 _GUEST = guest_author()
 

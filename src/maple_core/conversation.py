@@ -1,0 +1,384 @@
+"""A comment's thread: replies, questions, reopening and confirming, as values and rules.
+
+A thread lives inside its comment as ``replies: [...]`` (a key Maple does not know, so Maple
+keeps it through every rewrite and never counts a reply as a comment). Each entry is a
+:class:`Reply`: who wrote it (``role`` ``agent`` or ``reviewer``, and an ``author``), its
+``body``, when it was written (``at``) and when the store received it (``receivedAt``, on the
+same strictly increasing scale as comments' arrival stamps, so a waiting agent's cursor covers
+both), whether it asks the reviewer a question, and its ``kind``:
+
+- ``reply``: words in the conversation;
+- ``reopen``: a reviewer reopened the resolved comment, with the reason as the body and the
+  resolution it undid under ``resolution``;
+- ``confirm``: a reviewer confirmed the resolution under ``resolution`` (its ``sha`` and ``at``);
+- ``resolve``: an agent resolved an already resolved comment again; the first resolution stays
+  the comment's evidence and this one is recorded here.
+
+Every change to a thread is a :class:`ThreadEvent`, applied by :func:`apply_event` under the
+store's write lock; the store only supplies the new entry's id and stamps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from enum import StrEnum
+
+from maple_core.comments import Comment, Resolution, kind_of, object_of
+from maple_core.cursor import latest_stamp, parse_stamp
+from maple_core.errors import InvalidInputError
+from maple_core.json_types import JsonObject, JsonValue
+from maple_core.statuses import CommentStatus
+
+__all__ = [
+    "MAX_REPLIES",
+    "MAX_REPLY_CHARS",
+    "ConversationError",
+    "Reply",
+    "ReplyKind",
+    "Role",
+    "ThreadEvent",
+    "apply_event",
+    "awaiting_reviewer",
+    "confirmation_of",
+    "latest_activity",
+    "newest_reviewer_words",
+    "reviewer_replies_after",
+    "thread_of",
+    "with_thread",
+]
+
+REPLIES = "replies"
+MAX_REPLY_CHARS = 10_000
+"""The longest reply body taken, as for a comment's body."""
+MAX_REPLIES = 200
+"""The most entries one thread takes; a longer conversation belongs in a new comment."""
+
+
+class ConversationError(InvalidInputError):
+    """Raised when a thread event does not fit the comment (reopening an open comment…)."""
+
+
+class Role(StrEnum):
+    """Who speaks in a thread: the coding agent or a reviewer."""
+
+    AGENT = "agent"
+    REVIEWER = "reviewer"
+
+
+class ReplyKind(StrEnum):
+    """What a thread entry records (see the module docstring)."""
+
+    REPLY = "reply"
+    REOPEN = "reopen"
+    CONFIRM = "confirm"
+    RESOLVE = "resolve"
+
+
+_ROLES = {r.value: r for r in Role}
+_KINDS = {k.value: k for k in ReplyKind}
+_REPLY_KEYS = frozenset(
+    {"id", "role", "kind", "body", "author", "at", "receivedAt", "question", "resolution"}
+)
+
+
+def _str(obj: JsonObject, key: str) -> str | None:
+    value = obj.get(key)
+    return value if isinstance(value, str) else None
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """One entry in a comment's thread (see the module docstring for the JSON shape).
+
+    A stored entry is read leniently, as comments are: a mistyped field reads as absent (an
+    unknown role as ``reviewer``, so unknown words are never taken as the agent's own), and
+    every key is kept as written for the next rewrite.
+    """
+
+    id: str
+    role: Role
+    body: str
+    at: str | None = None
+    received_at: str | None = None
+    question: bool = False
+    kind: ReplyKind = ReplyKind.REPLY
+    author: JsonObject | None = None
+    resolution: JsonObject | None = None
+    extra: JsonObject = field(default_factory=dict)
+
+    @classmethod
+    def from_json(cls, value: JsonValue) -> Reply:
+        """Read a stored entry (it must be an object)."""
+        obj = object_of(value, "a reply")
+        author, resolution = obj.get("author"), obj.get("resolution")
+        return cls(
+            id=_str(obj, "id") or "",
+            role=_ROLES.get(_str(obj, "role") or "", Role.REVIEWER),
+            body=_str(obj, "body") or "",
+            at=_str(obj, "at"),
+            received_at=_str(obj, "receivedAt"),
+            question=obj.get("question") is True,
+            kind=_KINDS.get(_str(obj, "kind") or "", ReplyKind.REPLY),
+            author=author if isinstance(author, dict) else None,
+            resolution=resolution if isinstance(resolution, dict) else None,
+            extra=dict(obj),
+        )
+
+    def to_json(self) -> JsonObject:
+        """The entry's JSON object; keys it was read with and did not change are kept."""
+        out: JsonObject = {k: v for k, v in self.extra.items() if k not in _REPLY_KEYS}
+        out.update({"id": self.id, "role": self.role.value, "kind": self.kind.value})
+        out["body"] = self.body
+        if self.author is not None:
+            out["author"] = self.author
+        if self.at is not None:
+            out["at"] = self.at
+        if self.received_at is not None:
+            out["receivedAt"] = self.received_at
+        out["question"] = self.question
+        if self.resolution is not None:
+            out["resolution"] = self.resolution
+        return out
+
+    @property
+    def author_name(self) -> str:
+        """The author's name, or the role when the entry names nobody."""
+        name = self.author.get("name") if self.author else None
+        return name if isinstance(name, str) and name.strip() else self.role.value
+
+
+def thread_of(comment: Comment) -> tuple[Reply, ...]:
+    """The comment's thread in store order; entries that are not objects are skipped."""
+    raw = comment.extra.get(REPLIES)
+    if not isinstance(raw, list):
+        return ()
+    return tuple(Reply.from_json(r) for r in raw if isinstance(r, dict))
+
+
+def with_thread(comment: Comment, replies: Sequence[Reply]) -> Comment:
+    """The comment with ``replies`` as its thread (entries that are not objects are kept)."""
+    raw = comment.extra.get(REPLIES)
+    kept: list[JsonValue] = (
+        [r for r in raw if not isinstance(r, dict)] if isinstance(raw, list) else []
+    )
+    return replace(comment, extra={**comment.extra, REPLIES: kept + [r.to_json() for r in replies]})
+
+
+def latest_activity(comment: Comment) -> str | None:
+    """The latest stamp a store gave this comment or its thread (for the next arrival stamp)."""
+    return latest_stamp(_stamps(comment))
+
+
+def _stamps(comment: Comment) -> Iterator[str | None]:
+    yield comment.arrival
+    if REPLIES in comment.extra:
+        for reply in thread_of(comment):
+            yield reply.received_at
+
+
+def activity_stamps(comments: Iterable[Comment]) -> Iterator[str | None]:
+    """Every arrival stamp in ``comments``, their threads' included."""
+    for comment in comments:
+        yield from _stamps(comment)
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadEvent:
+    """A change to a comment's thread, as a caller asks for it; the store stamps it.
+
+    Attributes:
+        kind: what the entry records.
+        role: who speaks; a reviewer's entry can never ask a question.
+        body: the words (the reason, for ``reopen``; the note, for ``resolve``).
+        question: the agent asks the reviewer and waits for the answer.
+        author: who wrote it, in Maple's author shape, when known.
+        resolution: for ``resolve``, the resolution asked for.
+    """
+
+    kind: ReplyKind
+    role: Role
+    body: str = ""
+    question: bool = False
+    author: JsonObject | None = None
+    resolution: Resolution | None = None
+
+    def __post_init__(self) -> None:
+        if len(self.body) > MAX_REPLY_CHARS:
+            raise ConversationError(
+                f"The reply is longer than {MAX_REPLY_CHARS:,} characters; shorten it."
+            )
+        needs_words = self.kind in (ReplyKind.REPLY, ReplyKind.REOPEN)
+        if needs_words and not self.body.strip():
+            what = "a reason for reopening" if self.kind is ReplyKind.REOPEN else "some words"
+            raise ConversationError(f"The {self.kind.value} is empty; give {what}.")
+        if self.question and (self.role is not Role.AGENT or self.kind is not ReplyKind.REPLY):
+            raise ConversationError("Only the agent's reply can be a question.")
+        if (self.kind is ReplyKind.RESOLVE) != (self.resolution is not None):
+            raise ConversationError("A resolve, and only a resolve, carries a resolution.")
+        if self.kind in (ReplyKind.REOPEN, ReplyKind.CONFIRM) and self.role is not Role.REVIEWER:
+            raise ConversationError(
+                f"Only a reviewer can {self.kind.value} a comment; the agent replies or resolves."
+            )
+
+    @classmethod
+    def reply(
+        cls, role: Role, body: str, *, question: bool = False, author: JsonObject | None = None
+    ) -> ThreadEvent:
+        """Words in the conversation (a question, when the agent asks one)."""
+        return cls(ReplyKind.REPLY, role, body, question, author)
+
+    @classmethod
+    def reopen(cls, reason: str, author: JsonObject | None = None) -> ThreadEvent:
+        """A reviewer reopens a resolved comment, saying why."""
+        return cls(ReplyKind.REOPEN, Role.REVIEWER, reason, author=author)
+
+    @classmethod
+    def confirm(cls, note: str = "", author: JsonObject | None = None) -> ThreadEvent:
+        """A reviewer confirms the comment's resolution."""
+        return cls(ReplyKind.CONFIRM, Role.REVIEWER, note, author=author)
+
+    @classmethod
+    def resolve(cls, resolution: Resolution, author: JsonObject | None = None) -> ThreadEvent:
+        """The agent resolves the comment (recorded in the thread if it already was)."""
+        return cls(ReplyKind.RESOLVE, Role.AGENT, resolution.note or "", False, author, resolution)
+
+    @classmethod
+    def from_json(cls, value: JsonValue, *, role: Role | None = None) -> ThreadEvent:
+        """Read an event posted to a route: ``{kind?, body?, question?, role?}``.
+
+        ``role`` (when given) overrides what was posted: a reviewer's browser never speaks as
+        the agent.
+
+        Raises:
+            ConversationError: a field has the wrong type, or the event does not hold together.
+        """
+        obj = object_of(value, "a thread event")
+        posted_kind = obj.get("kind", "reply")
+        kind = _KINDS.get(posted_kind) if isinstance(posted_kind, str) else None
+        if kind is None or kind is ReplyKind.RESOLVE:
+            raise ConversationError(
+                "'kind' must be reply, reopen or confirm (resolve with PATCH /comments/{id})."
+            )
+        posted_role = obj.get("role", "reviewer")
+        said = _ROLES.get(posted_role) if isinstance(posted_role, str) else None
+        if said is None:
+            raise ConversationError(
+                f"'role' must be agent or reviewer, not {kind_of(posted_role)}."
+            )
+        body = obj.get("body", "")
+        if not isinstance(body, str):
+            raise ConversationError(f"'body' must be a string, not {kind_of(body)}.")
+        question = obj.get("question", False)
+        if not isinstance(question, bool):
+            raise ConversationError(f"'question' must be true or false, not {kind_of(question)}.")
+        return cls(kind, role or said, body, question)
+
+
+def apply_event(
+    comment: Comment, event: ThreadEvent, reply_id: str, received_at: str, at: str
+) -> Comment:
+    """The comment after ``event``, its entry stored as ``reply_id`` with the store's stamps.
+
+    ``received_at`` is the store's arrival stamp for the entry (strictly later than every stamp
+    in the ledger, see :func:`latest_activity`); ``at`` is when it was written, in JavaScript's
+    format.
+
+    Raises:
+        ConversationError: the comment cannot take the event: only a resolved comment can be
+            reopened or confirmed, and a thread holds at most :data:`MAX_REPLIES` entries.
+    """
+    thread = thread_of(comment)
+    if len(thread) >= MAX_REPLIES:
+        raise ConversationError(
+            f"Comment {comment.id} already has {MAX_REPLIES} replies; open a new comment to go on."
+        )
+    entry = Reply(
+        id=reply_id,
+        role=event.role,
+        body=event.body,
+        at=at,
+        received_at=received_at,
+        question=event.question,
+        kind=event.kind,
+        author=event.author,
+    )
+    resolved = comment.status is CommentStatus.RESOLVED
+    if event.kind is ReplyKind.REPLY:
+        return with_thread(comment, (*thread, entry))
+    if event.kind is ReplyKind.RESOLVE:
+        assert event.resolution is not None  # checked by ThreadEvent
+        if not resolved or comment.resolution is None:
+            return comment.with_status(CommentStatus.RESOLVED, event.resolution)
+        # Resolved already: the first evidence stays, the second is recorded.
+        recorded = replace(entry, resolution=event.resolution.to_json())
+        return with_thread(comment, (*thread, recorded))
+    if not resolved or comment.resolution is None:
+        done = "reopened" if event.kind is ReplyKind.REOPEN else "confirmed"
+        raise ConversationError(
+            f"Comment {comment.id} is {comment.status.value}; only a resolved comment can be "
+            f"{done}."
+        )
+    undone = comment.resolution.to_json()
+    if event.kind is ReplyKind.CONFIRM:
+        confirmed: JsonObject = {"sha": comment.resolution.sha, "at": comment.resolution.at}
+        return with_thread(comment, (*thread, replace(entry, resolution=confirmed)))
+    reopened = replace(entry, resolution=undone)
+    extra = {k: v for k, v in comment.extra.items() if k != "resolution"}
+    return with_thread(
+        replace(comment, status=CommentStatus.OPEN, resolution=None, extra=extra),
+        (*thread, reopened),
+    )
+
+
+def confirmation_of(comment: Comment) -> Reply | None:
+    """The reviewer's confirmation of the comment's current resolution, if any.
+
+    A confirmation counts only for the resolution it names (its ``sha`` and ``at``) and only
+    when no reopening came after it, so a comment reopened and resolved again (or resolved
+    again through a route) needs confirming again.
+    """
+    resolution = comment.resolution
+    if comment.status is not CommentStatus.RESOLVED or resolution is None:
+        return None
+    for reply in reversed(thread_of(comment)):
+        if reply.kind is ReplyKind.REOPEN:
+            return None
+        if (
+            reply.kind is ReplyKind.CONFIRM
+            and reply.role is Role.REVIEWER
+            and reply.resolution is not None
+            and reply.resolution.get("sha") == resolution.sha
+            and reply.resolution.get("at") == resolution.at
+        ):
+            return reply
+    return None
+
+
+def awaiting_reviewer(comment: Comment) -> bool:
+    """True when the agent's latest words are a question no reviewer has answered yet."""
+    for reply in reversed(thread_of(comment)):
+        if reply.role is Role.REVIEWER:
+            return False
+        if reply.kind is ReplyKind.REPLY:
+            return reply.question
+    return False
+
+
+def reviewer_replies_after(comment: Comment, since: datetime | None) -> tuple[Reply, ...]:
+    """The reviewer's entries received after ``since`` (all of them when ``since`` is None)."""
+    fresh: list[Reply] = []
+    for reply in thread_of(comment):
+        if reply.role is not Role.REVIEWER:
+            continue
+        instant = parse_stamp(reply.received_at) if reply.received_at else None
+        if since is None or (instant is not None and instant > since):
+            fresh.append(reply)
+    return tuple(fresh)
+
+
+def newest_reviewer_words(comment: Comment, limit: int = 3) -> tuple[Reply, ...]:
+    """Up to ``limit`` of the reviewers' entries with words in them, newest first."""
+    said = [r for r in thread_of(comment) if r.role is Role.REVIEWER and r.body.strip()]
+    return tuple(reversed(said[-limit:])) if limit > 0 else ()
