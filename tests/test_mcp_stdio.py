@@ -13,7 +13,7 @@ from typing import Any
 import anyio
 import pytest
 
-from contract_tests.support import make_repo
+from contract_tests.support import git, make_repo
 from maple_adapters.files import FileCommentStore
 from maple_adapters.system import SystemClock
 from maple_core.comments import Anchor, NewComment
@@ -63,11 +63,13 @@ async def test_tools_list_matches_the_snapshot(repo: Path) -> None:
         "list_comments",
         "wait_for_comments",
         "resolve_comment",
+        "reply_to_comment",
         "get_comment_context",
         "start_solo",
     ]
     assert [t["name"] for t in listed if not t["annotations"]["readOnlyHint"]] == [
         "resolve_comment",
+        "reply_to_comment",
         "start_solo",
     ]
     solo = next(t for t in listed if t["name"] == "start_solo")
@@ -205,20 +207,19 @@ async def test_progress_is_reported_during_a_long_wait(repo: Path) -> None:
 async def test_resolve_records_the_resolution(repo: Path) -> None:
     first = add(repo, "a")
     second = add(repo, "b")
+    head = git(repo, "rev-parse", "HEAD")
     async with stdio_server(repo) as client:
         resolved = structured(
             await client.call_tool(
                 "resolve_comment",
-                {"id": first, "sha": "9f1c0de", "note": "Matched the card's padding."},
+                {"id": first, "sha": head[:7], "note": "Matched the card's padding."},
             )
         )
         assert resolved["status"] == "resolved"
-        assert resolved["resolution"]["sha"] == "9f1c0de"
+        assert resolved["resolution"]["sha"] == head  # checked in the checkout: the full sha
         assert resolved["resolution"]["note"] == "Matched the card's padding."
         assert resolved["resolution"]["at"][:4].isdigit()
-        bare = structured(
-            await client.call_tool("resolve_comment", {"id": second, "sha": "abc1234"})
-        )
+        bare = structured(await client.call_tool("resolve_comment", {"id": second, "sha": head}))
         assert "note" not in bare["resolution"]
         opened = structured(
             await client.call_tool("list_comments", {"branch": BRANCH, "statuses": ["open"]})
@@ -231,7 +232,9 @@ async def test_an_unknown_id_is_a_clear_error_at_once(repo: Path) -> None:
     async with stdio_server(repo) as client:
         started = time.monotonic()
         message = error_text(
-            await client.call_tool("resolve_comment", {"id": "nope", "sha": "abc"})
+            await client.call_tool(
+                "resolve_comment", {"id": "nope", "sha": git(repo, "rev-parse", "HEAD")}
+            )
         )
         assert time.monotonic() - started < 1
         assert "No comment with id nope" in message

@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from contract_tests.support import make_repo
+from contract_tests.support import git, make_repo
 from tests.loopback import Running, serve_asgi
 from tests.mcp_support import clean_env, error_text, stdio_server
 
@@ -83,10 +83,11 @@ async def test_a_token_the_route_echoes_never_reaches_the_agent(
     route: Running, tmp_path: Path
 ) -> None:
     repo = make_repo(tmp_path / "repo", "feat/x")
+    head = git(repo, "rev-parse", "HEAD")
     async with stdio_server(repo, **env_for(route)) as client:
         for tool, arguments in (
             ("list_comments", {"branch": "feat/x"}),
-            ("resolve_comment", {"id": "gh_1_1", "sha": "abc1234"}),
+            ("resolve_comment", {"id": "gh_1_1", "sha": head}),
             ("wait_for_comments", {"branch": "feat/x", "timeoutMs": 1000}),
         ):
             text = error_text(await client.call_tool(tool, arguments))

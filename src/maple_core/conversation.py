@@ -33,12 +33,15 @@ from maple_core.statuses import CommentStatus
 
 __all__ = [
     "MAX_REPLIES",
+    "REPLIES",
     "MAX_REPLY_CHARS",
     "ConversationError",
     "Reply",
     "ReplyKind",
     "Role",
     "ThreadEvent",
+    "activity_stamps",
+    "agent_author",
     "apply_event",
     "awaiting_reviewer",
     "confirmation_of",
@@ -50,6 +53,7 @@ __all__ = [
 ]
 
 REPLIES = "replies"
+"""The comment's key its thread is kept under."""
 MAX_REPLY_CHARS = 10_000
 """The longest reply body taken, as for a comment's body."""
 MAX_REPLIES = 200
@@ -147,6 +151,11 @@ class Reply:
         """The author's name, or the role when the entry names nobody."""
         name = self.author.get("name") if self.author else None
         return name if isinstance(name, str) and name.strip() else self.role.value
+
+
+def agent_author() -> JsonObject:
+    """The author of the coding agent's entries, in Maple's author shape."""
+    return {"id": "agent", "name": "Coding agent", "provenance": "agent"}
 
 
 def thread_of(comment: Comment) -> tuple[Reply, ...]:

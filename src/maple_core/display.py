@@ -4,17 +4,27 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import replace
+from datetime import datetime
 
 from maple_core.comments import Anchor, Comment
+from maple_core.conversation import REPLIES, awaiting_reviewer, reviewer_replies_after, thread_of
 from maple_core.json_types import MAX_DEPTH, JsonObject, nests_deeper_than
 
 __all__ = ["shown", "shown_one"]
 
 
 def shown(
-    comments: Iterable[Comment], report: Callable[[str], None] | None = None
+    comments: Iterable[Comment],
+    report: Callable[[str], None] | None = None,
+    *,
+    since: datetime | None = None,
 ) -> list[JsonObject]:
     """The comments as tools and people are shown them (:meth:`Comment.readable_json`).
+
+    A comment's thread (``replies``) is shown newest first, so the reviewer's latest words come
+    first; with ``since`` (a wait's cursor), the reviewers' entries that arrived after it are
+    marked ``"new": true``. A comment whose agent asked a question nobody answered yet carries
+    ``"waitingForReviewer": true``.
 
     A record nested more deeply than :data:`~maple_core.json_types.MAX_DEPTH` (Maple's route
     stores any depth) is left out and described to ``report``: it would break the reader.
@@ -22,6 +32,8 @@ def shown(
     out: list[JsonObject] = []
     for comment in comments:
         data = comment.readable_json()
+        if REPLIES in comment.extra:
+            _show_thread(comment, data, since)
         if nests_deeper_than(data):
             if report is not None:
                 report(
@@ -31,6 +43,20 @@ def shown(
             continue
         out.append(data)
     return out
+
+
+def _show_thread(comment: Comment, data: JsonObject, since: datetime | None) -> None:
+    thread = thread_of(comment)
+    fresh = {r.id for r in reviewer_replies_after(comment, since)} if since is not None else set()
+    entries: list[JsonObject] = []
+    for reply in reversed(thread):
+        entry = reply.to_json()
+        if reply.id in fresh:
+            entry["new"] = True
+        entries.append(entry)
+    data[REPLIES] = list(entries)
+    if awaiting_reviewer(comment):
+        data["waitingForReviewer"] = True
 
 
 def shown_one(comment: Comment, report: Callable[[str], None] | None = None) -> JsonObject:

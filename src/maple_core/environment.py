@@ -131,6 +131,12 @@ ENVIRONMENT: tuple[EnvironmentVariable, ...] = (
         "maple gate and the route server).",
     ),
     EnvironmentVariable(
+        "MAPLE_REQUIRE_CONFIRMATION",
+        "true or unset",
+        "Exactly true to hold the gate until a reviewer confirmed every resolution in the "
+        "overlay (every path that publishes the gate).",
+    ),
+    EnvironmentVariable(
         "MAPLE_REVIEW_URL",
         "URL",
         "Route server and maple gate publish: where reviewers look at the preview (an http or "

@@ -114,6 +114,7 @@ class Settings(_FromEnvironment):
     MAPLE_GATE_INSTALLATION_ID: str | None
     MAPLE_GATE_PRIVATE_KEY: SecretStr | None
     MAPLE_REQUIRE_APPROVAL: str | None
+    MAPLE_REQUIRE_CONFIRMATION: str | None
     MAPLE_REVIEW_URL: str | None
     MAPLE_AGENTS: str | None
     GH_TOKEN: SecretStr | None
@@ -128,6 +129,11 @@ class Settings(_FromEnvironment):
     def require_approval(self) -> bool:
         """``MAPLE_REQUIRE_APPROVAL`` is exactly ``true``."""
         return self.MAPLE_REQUIRE_APPROVAL == "true"
+
+    @property
+    def require_confirmation(self) -> bool:
+        """``MAPLE_REQUIRE_CONFIRMATION`` is exactly ``true``."""
+        return self.MAPLE_REQUIRE_CONFIRMATION == "true"
 
     def secrets(self) -> list[str]:
         """Every secret value set, so output can be scrubbed of them."""
@@ -163,6 +169,7 @@ class ServerConfig:
     transport: Transport
     require_approval: bool
     github: GitHubConfig = GitHubConfig()
+    require_confirmation: bool = False
     route_url: str | None = None
     agents: tuple[str, ...] = ()
 
@@ -235,6 +242,7 @@ def resolve_config(settings: Settings, program: str = "Maple's MCP server") -> S
         gate=gate,
         transport=settings.MAPLE_GITHUB_TRANSPORT,
         require_approval=settings.require_approval,
+        require_confirmation=settings.require_confirmation,
         github=GitHubConfig(
             owner=settings.MAPLE_GITHUB_OWNER,
             repo=settings.MAPLE_GITHUB_REPO,

@@ -9,6 +9,7 @@ from maple_core.lazy import lazy_exports
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from maple_adapters.files.commits import GitCommits
     from maple_adapters.files.git import GitCheckout, find_checkout
     from maple_adapters.files.media import FileMedia
     from maple_adapters.files.place import LocalPlace, resolve_place, slug, url_slug
@@ -20,6 +21,7 @@ __all__ = [
     "FileCommentStore",
     "FileMedia",
     "GitCheckout",
+    "GitCommits",
     "LocalPlace",
     "find_checkout",
     "resolve_place",
@@ -32,6 +34,7 @@ _HOMES = {
     "FileCommentStore": "maple_adapters.files.store",
     "FileMedia": "maple_adapters.files.media",
     "GitCheckout": "maple_adapters.files.git",
+    "GitCommits": "maple_adapters.files.commits",
     "LocalPlace": "maple_adapters.files.place",
     "find_checkout": "maple_adapters.files.git",
     "resolve_place": "maple_adapters.files.place",

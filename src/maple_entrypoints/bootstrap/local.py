@@ -6,9 +6,16 @@ from pathlib import Path
 
 from maple_adapters.files import find_checkout
 from maple_adapters.system import SystemClock
-from maple_core.ports import Clock, CommentStore, MediaStore
+from maple_core.ports import Clock, CommentStore, Commits, MediaStore
 
-__all__ = ["find_checkout", "local_media", "local_media_file", "local_store", "system_clock"]
+__all__ = [
+    "find_checkout",
+    "local_commits",
+    "local_media",
+    "local_media_file",
+    "local_store",
+    "system_clock",
+]
 
 
 def system_clock() -> Clock:
@@ -21,6 +28,13 @@ def local_store(cwd: Path, clock: Clock | None = None) -> CommentStore:
     from maple_adapters.files import FileCommentStore
 
     return FileCommentStore(clock or SystemClock(), cwd)
+
+
+def local_commits(cwd: Path) -> Commits:
+    """The commits of ``cwd``'s git checkout, which a resolution's sha is checked against."""
+    from maple_adapters.files import GitCommits
+
+    return GitCommits(cwd)
 
 
 def local_media(cwd: Path) -> MediaStore:
