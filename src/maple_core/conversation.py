@@ -30,6 +30,7 @@ from maple_core.cursor import latest_stamp, parse_stamp
 from maple_core.errors import InvalidInputError
 from maple_core.json_types import JsonObject, JsonValue
 from maple_core.statuses import CommentStatus
+from maple_core.stop import waiting_for_reviewer
 
 __all__ = [
     "MAX_REPLIES",
@@ -367,12 +368,7 @@ def confirmation_of(comment: Comment) -> Reply | None:
 
 def awaiting_reviewer(comment: Comment) -> bool:
     """True when the agent's latest words are a question no reviewer has answered yet."""
-    for reply in reversed(thread_of(comment)):
-        if reply.role is Role.REVIEWER:
-            return False
-        if reply.kind is ReplyKind.REPLY:
-            return reply.question
-    return False
+    return REPLIES in comment.extra and waiting_for_reviewer(comment.extra)
 
 
 def reviewer_replies_after(comment: Comment, since: datetime | None) -> tuple[Reply, ...]:
