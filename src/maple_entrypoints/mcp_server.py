@@ -180,8 +180,9 @@ def build_server(
 
     After a resolve or a reply it publishes the gate to ``gate`` (``MAPLE_GATE_TOKEN``) or asks
     ``refresher`` (``MAPLE_URL``) to; neither ever fails the change. A resolve's ``sha`` must be
-    a commit HEAD reaches in ``commits`` (the checkout the agent works in), when given. ``start_solo`` pairs
-    previews with bridges from ``solo``; without it the tool says solo mode is not available.
+    a commit HEAD reaches in ``commits`` (the checkout the agent works in), when given.
+    ``start_solo`` pairs previews with bridges from ``solo``; without it the tool says solo mode
+    is not available.
     ``get_comment_context`` shows the images of a comment that ``media`` holds.
     """
     clock = clock or system_clock()

@@ -1,4 +1,4 @@
-"""The checkout's commits, asked of the real ``git``: does HEAD reach the commit a resolve names?"""
+"""The checkout's commits, asked of the real ``git``: does HEAD reach a resolution's commit."""
 
 from __future__ import annotations
 
