@@ -119,7 +119,7 @@ class TestComments:
         assert data["status"] == "resolved"
         assert data["resolution"]["sha"] == git(repo, "rev-parse", "HEAD")
         assert data["resolution"]["note"] == "Done."
-        missing = invoke("comments", "resolve", "loc_nope", "--sha", "abc1234")
+        missing = invoke("comments", "resolve", "loc_nope")
         assert missing.exit_code == 1
         assert "loc_nope" in missing.stderr
 
@@ -139,6 +139,53 @@ class TestComments:
             )
 
 
+class TestConversation:
+    """Issue 18 from the command line: reply, ask, reopen, confirm, and checked resolutions."""
+
+    def test_a_question_an_answer_a_refused_sha_and_a_confirmation(
+        self, repo: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        git(repo, "config", "user.name", "Rev Iewer")
+        comment_id = add("Make it pop.")
+        asked = invoke("comments", "reply", comment_id, "Bigger or brighter?", "--question")
+        assert (asked.exit_code, asked.stdout.strip()) == (0, f"{comment_id} asked")
+        listed = json.loads(invoke("comments", "list", "--json").stdout)
+        assert listed[0]["waitingForReviewer"] is True
+        answered = json.loads(
+            invoke(
+                "comments", "reply", comment_id, "Brighter.", "--as", "reviewer", "--json"
+            ).stdout
+        )
+        assert [r["role"] for r in answered["replies"]] == ["reviewer", "agent"]
+        assert answered["replies"][0]["author"]["name"] == "Rev Iewer"  # the git identity
+        refused = invoke("comments", "resolve", comment_id, "--sha", "acknowledged")
+        assert refused.exit_code == 1
+        assert "names no commit in this checkout" in refused.stderr
+        assert invoke("comments", "resolve", comment_id).exit_code == 0
+        monkeypatch.setenv("MAPLE_REQUIRE_CONFIRMATION", "true")
+        waiting = invoke("gate", "decide", "--json")
+        assert waiting.exit_code == 3
+        assert json.loads(waiting.stdout)["verdict"]["reason"] == "awaiting-confirmation"
+        assert invoke("comments", "confirm", comment_id).exit_code == 0
+        cleared = invoke("gate", "decide", "--json")
+        assert cleared.exit_code == 0
+        assert "`Rev Iewer` confirmed 1" in json.loads(cleared.stdout)["verdict"]["summary"]
+        reopened = invoke("comments", "reopen", comment_id, "Not on a phone.")
+        assert reopened.exit_code == 0
+        assert invoke("gate", "decide").exit_code == 3
+
+    def test_only_the_agent_asks_and_only_a_resolved_comment_reopens(self, repo: Path) -> None:
+        comment_id = add("Make it pop.")
+        asked = runner.invoke(
+            app, ["comments", "reply", comment_id, "Why?", "--question", "--as", "reviewer"]
+        )
+        assert asked.exit_code == 1
+        assert "Only the agent's reply can be a question." in asked.stderr
+        early = runner.invoke(app, ["comments", "reopen", comment_id, "Because."])
+        assert early.exit_code == 1
+        assert "only a resolved comment can be reopened" in early.stderr
+
+
 class TestGateDecide:
     def test_blocked_is_exit_3_and_clear_is_0(self, repo: Path) -> None:
         empty = invoke("gate", "decide", "--json")
@@ -156,7 +203,7 @@ class TestGateDecide:
         text = invoke("gate", "decide")
         assert text.exit_code == 3
         assert "1 of 1 comment still open" in text.stdout
-        invoke("comments", "resolve", comment_id, "--sha", "abc1234")
+        invoke("comments", "resolve", comment_id)
         cleared = invoke("gate", "decide")
         assert cleared.exit_code == 0
         assert cleared.stdout.startswith("clear: Every comment is resolved (all-resolved)")

@@ -1,4 +1,4 @@
-"""``maple comments``: list, wait for, show, add and resolve review comments."""
+"""``maple comments``: list, wait for, show, add, resolve and converse on review comments."""
 
 from __future__ import annotations
 
@@ -11,13 +11,21 @@ import typer
 from maple_core.attachments import Attachment, images_of
 from maple_core.comments import Anchor, NewComment
 from maple_core.context import comment_context
+from maple_core.conversation import Role, ThreadEvent, agent_author
 from maple_core.cursor import parse_cursor
 from maple_core.display import shown, shown_one
 from maple_core.errors import MapleError
-from maple_core.services import list_all, resolve_and_report, wait_for_comments
+from maple_core.json_types import JsonObject
+from maple_core.ports import CommentStore
+from maple_core.services import (
+    converse_and_report,
+    list_all,
+    resolve_and_report,
+    wait_for_comments,
+)
 from maple_core.statuses import CommentStatus
 from maple_core.text import one_line
-from maple_entrypoints.bootstrap.local import system_clock
+from maple_entrypoints.bootstrap.local import local_commits, system_clock
 from maple_entrypoints.cli.common import (
     EXIT_CONFIG,
     BranchOption,
@@ -203,31 +211,133 @@ def resolve(
     note: Annotated[str | None, typer.Option("--note", help="What you changed.")] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Mark a comment resolved and tell the merge gate, as resolve_comment does."""
-    from maple_entrypoints.bootstrap.server import build_gate, build_refresher, build_store
-    from maple_entrypoints.server_log import ServerLog
-    from maple_entrypoints.settings import load_settings, resolve_config
+    """Mark a comment resolved and tell the merge gate, as resolve_comment does.
 
+    In a git checkout the commit must be one HEAD reaches; the full sha is recorded. A comment
+    already resolved keeps its first resolution, and this one is recorded in its thread.
+    """
     cwd = Path.cwd()
-    settings = load_settings()
-    config = resolve_config(settings, "maple")
-    gate, refresher = build_gate(config), build_refresher(config)
-    store = build_store(config, cwd)
+    wired = _Wired(cwd)
     commit = sha or head_commit(cwd)
     if not commit:
         raise fail("no commit is checked out here; pass --sha COMMIT.", EXIT_CONFIG)
     resolved = resolve_and_report(
-        store,
+        wired.store,
         comment_id,
         commit,
         note,
         system_clock(),
-        ServerLog("maple", settings.secrets()),
-        gate=gate,
-        refresher=refresher,
-        require_approval=config.require_approval,
+        wired.log,
+        commits=local_commits(cwd),
+        author=agent_author(),
+        gate=wired.gate,
+        refresher=wired.refresher,
+        require_approval=wired.config.require_approval,
+        require_confirmation=wired.config.require_confirmation,
     )
     if as_json:
         print_json(shown_one(resolved, warn))
     else:
-        print(f"{resolved.id} resolved at {commit[:12]}")
+        recorded = resolved.resolution.sha if resolved.resolution is not None else commit
+        print(f"{resolved.id} resolved at {one_line(recorded[:12])}")
+
+
+class _Wired:
+    """The configured store and the gate paths a change is reported to, as the MCP server has."""
+
+    def __init__(self, cwd: Path) -> None:
+        from maple_entrypoints.bootstrap.server import build_gate, build_refresher, build_store
+        from maple_entrypoints.server_log import ServerLog
+        from maple_entrypoints.settings import load_settings, resolve_config
+
+        settings = load_settings()
+        self.config = resolve_config(settings, "maple")
+        self.store: CommentStore = build_store(self.config, cwd)
+        self.log = ServerLog("maple", settings.secrets())
+        self.gate = build_gate(self.config)
+        self.refresher = build_refresher(self.config)
+
+    def converse(self, comment_id: str, event: ThreadEvent) -> JsonObject:
+        changed = converse_and_report(
+            self.store,
+            comment_id,
+            event,
+            self.log,
+            gate=self.gate,
+            refresher=self.refresher,
+            require_approval=self.config.require_approval,
+            require_confirmation=self.config.require_confirmation,
+        )
+        return shown_one(changed, warn)
+
+
+RoleOption = Annotated[
+    Role,
+    typer.Option(
+        "--as",
+        help="Who speaks: the coding agent (the default) or a reviewer.",
+        case_sensitive=False,
+    ),
+]
+
+
+@comments_app.command(
+    "reply",
+    epilog='Example: maple comments reply loc_3f9a2b1c4d5e "Bigger, or brighter?" --question',
+)
+def reply(
+    comment_id: Annotated[str, typer.Argument(help="The comment's id.", metavar="ID")],
+    body: Annotated[str, typer.Argument(help="What to say.", metavar="TEXT")],
+    question: Annotated[
+        bool,
+        typer.Option(
+            "--question", help="Ask the reviewer and wait for the answer (the agent only)."
+        ),
+    ] = False,
+    role: RoleOption = Role.AGENT,
+    as_json: JsonOption = False,
+) -> None:
+    """Reply in a comment's thread, or (with --question) ask the reviewer something.
+
+    A question leaves the comment waiting for the reviewer: the Stop hook does not hold the
+    agent for it, and a wait returns the comment when the reviewer answers.
+    """
+    cwd = Path.cwd()
+    author = agent_author() if role is Role.AGENT else git_author(cwd)
+    data = _Wired(cwd).converse(
+        comment_id, ThreadEvent.reply(role, body, question=question, author=author)
+    )
+    _said(data, as_json, "asked" if question else "replied")
+
+
+@comments_app.command(
+    "reopen", epilog='Example: maple comments reopen loc_3f9a2b1c4d5e "Still blurry on a phone."'
+)
+def reopen(
+    comment_id: Annotated[str, typer.Argument(help="The comment's id.", metavar="ID")],
+    reason: Annotated[str, typer.Argument(help="Why it is not resolved.", metavar="REASON")],
+    as_json: JsonOption = False,
+) -> None:
+    """Reopen a resolved comment as a reviewer, saying why; the agent's next wait returns it."""
+    cwd = Path.cwd()
+    data = _Wired(cwd).converse(comment_id, ThreadEvent.reopen(reason, git_author(cwd)))
+    _said(data, as_json, "reopened")
+
+
+@comments_app.command("confirm", epilog="Example: maple comments confirm loc_3f9a2b1c4d5e")
+def confirm(
+    comment_id: Annotated[str, typer.Argument(help="The comment's id.", metavar="ID")],
+    note: Annotated[str, typer.Option("--note", help="A word for the agent.")] = "",
+    as_json: JsonOption = False,
+) -> None:
+    """Confirm a comment's resolution as a reviewer (MAPLE_REQUIRE_CONFIRMATION waits for it)."""
+    cwd = Path.cwd()
+    data = _Wired(cwd).converse(comment_id, ThreadEvent.confirm(note, git_author(cwd)))
+    _said(data, as_json, "confirmed")
+
+
+def _said(data: JsonObject, as_json: bool, verb: str) -> None:
+    if as_json:
+        print_json(data)
+    else:
+        print(f"{one_line(str(data.get('id', '')))} {verb}")

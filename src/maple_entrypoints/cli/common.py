@@ -190,6 +190,19 @@ def print_comments(comments: Sequence[Comment], title: str | None = None) -> Non
     for c in comments:
         table.add_row(
             *(Text(one_line(f)) for f in (c.id, c.status.value, c.created_at or "")),
-            Text(terminal_text(c.body)),
+            Text(terminal_text(c.body) + _thread_lines(c)),
         )
     Console().print(table)
+
+
+def _thread_lines(comment: Comment) -> str:
+    """The latest reviewer words and a waiting question, as plain text under the body."""
+    from maple_core.conversation import awaiting_reviewer, newest_reviewer_words
+
+    lines = [
+        f"\n↳ {one_line(r.author_name)}: {one_line(r.body)}"
+        for r in newest_reviewer_words(comment, 2)
+    ]
+    if awaiting_reviewer(comment):
+        lines.append("\n(waiting for the reviewer's answer)")
+    return "".join(lines)

@@ -80,8 +80,13 @@ def decide(branch: BranchOption = None, as_json: JsonOption = False) -> None:
     store = store_here(cwd)
     name = branch_of(branch, cwd)
     sha = store.head(name) if Capability.HEAD in store.capabilities else None
+    settings = load_settings()
     verdict = decide_branch_gate(
-        store, name, sha, require_approval=load_settings().require_approval
+        store,
+        name,
+        sha,
+        require_approval=settings.require_approval,
+        require_confirmation=settings.require_confirmation,
     )
     _show(name, sha, verdict, as_json)
     if verdict.conclusion is GateConclusion.BLOCKED:
@@ -185,6 +190,7 @@ def publish(
                 event.branch,
                 event.sha,
                 require_approval=settings.require_approval,
+                require_confirmation=settings.require_confirmation,
             )
         except MapleError as exc:  # fail closed: a neutral required check lets the merge through
             verdict = unreadable_ledger_verdict(str(exc))
