@@ -220,3 +220,77 @@ def test_flattening_counts_javascripts_white_space() -> None:
     summary = decide_gate([c(body=body)]).summary
     assert "`one two three four" in summary  # U+FEFF and U+2028 are white space in JavaScript
     assert "\x1c" not in summary  # and a control character is dropped, never shown
+
+
+# -- maple's own: the conversation (issue 18) -------------------------------------------------
+
+SHA = "0123456789abcdef0123456789abcdef01234567"
+
+
+def threaded(status: CommentStatus, *replies: dict[str, object], **kw: object) -> Comment:
+    resolution = Resolution(sha=SHA, at="2026-01-01T00:00:00.000Z") if status is RESOLVED else None
+    return c(status, resolution=resolution, extra={"replies": list(replies)}, **kw)
+
+
+def confirm(sha: str = SHA, name: str = "Dana") -> dict[str, object]:
+    return {
+        "id": "r1",
+        "role": "reviewer",
+        "kind": "confirm",
+        "body": "",
+        "author": {"name": name},
+        "resolution": {"sha": sha, "at": "2026-01-01T00:00:00.000Z"},
+    }
+
+
+def test_required_confirmation_holds_until_each_resolution_is_confirmed() -> None:
+    policy = GatePolicy(require_confirmation=True)
+    waiting = decide_gate([threaded(RESOLVED), threaded(RESOLVED, confirm())], policy)
+    assert (waiting.conclusion, waiting.reason) == (
+        GateConclusion.BLOCKED,
+        GateReason.AWAITING_CONFIRMATION,
+    )
+    assert waiting.title == "1 resolution waiting for a reviewer to confirm"
+    assert "1. `Tighten it` — resolved in `0123456789ab`" in waiting.summary
+    cleared = decide_gate([threaded(RESOLVED, confirm(name="@everyone"))], policy)
+    assert cleared.conclusion is GateConclusion.CLEAR
+    assert "`@everyone` confirmed 1, resolved in `0123456789ab`" in cleared.summary
+    assert decide_gate([threaded(RESOLVED)]).conclusion is GateConclusion.CLEAR  # not required
+
+
+def test_a_confirmation_of_another_resolution_does_not_count() -> None:
+    policy = GatePolicy(require_confirmation=True)
+    stale = threaded(RESOLVED, confirm(sha="f" * 40))
+    assert decide_gate([stale], policy).reason is GateReason.AWAITING_CONFIRMATION
+    reopened = threaded(RESOLVED, confirm(), {"id": "r2", "role": "reviewer", "kind": "reopen"})
+    assert decide_gate([reopened], policy).reason is GateReason.AWAITING_CONFIRMATION
+
+
+def test_open_comments_block_before_confirmation_is_asked() -> None:
+    verdict = decide_gate([c(OPEN), threaded(RESOLVED)], GatePolicy(require_confirmation=True))
+    assert verdict.reason is GateReason.COMMENTS_OPEN
+
+
+def test_the_agents_questions_are_listed_for_the_reviewer_and_still_block() -> None:
+    question = {
+        "id": "r1",
+        "role": "agent",
+        "kind": "reply",
+        "body": "Bigger, or <b>brighter</b>?",
+        "question": True,
+    }
+    verdict = decide_gate([threaded(OPEN, question)])
+    assert verdict.reason is GateReason.COMMENTS_OPEN
+    assert "_(the agent asked a question; waiting for the reviewer)_" in verdict.summary
+    assert "Questions waiting for the reviewer" in verdict.summary
+    assert "- On 1: `Bigger, or <b>brighter</b>?`" in verdict.summary
+    answer = {"id": "r2", "role": "reviewer", "kind": "reply", "body": "Brighter."}
+    assert "Questions waiting" not in decide_gate([threaded(OPEN, question, answer)]).summary
+
+
+def test_a_resolution_whose_commit_is_not_on_the_pull_request_is_shown_not_pushed() -> None:
+    unpushed = decide_gate([threaded(RESOLVED)], GatePolicy(pushed=frozenset({"f" * 40})))
+    assert unpushed.conclusion is GateConclusion.CLEAR
+    assert f"`{SHA}`, which is not pushed to this pull request yet" in unpushed.summary
+    pushed = decide_gate([threaded(RESOLVED)], GatePolicy(pushed=frozenset({SHA})))
+    assert "Not pushed" not in pushed.summary
