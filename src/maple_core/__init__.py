@@ -19,6 +19,7 @@ if TYPE_CHECKING:
         Resolution,
     )
     from maple_core.context import CommentContext, comment_context
+    from maple_core.conversation import ConversationError, Reply, ReplyKind, Role, ThreadEvent
     from maple_core.cursor import EPOCH_CURSOR, FreshComments, newest_first, select_fresh
     from maple_core.errors import (
         ConfigurationError,
@@ -45,7 +46,14 @@ if TYPE_CHECKING:
     )
     from maple_core.media import MediaRef
     from maple_core.paging import CommentPage, ListQuery
-    from maple_core.ports import Capability, ChangeSignal, Clock, CommentStore, GatePublisher
+    from maple_core.ports import (
+        Capability,
+        ChangeSignal,
+        Clock,
+        CommentConversation,
+        CommentStore,
+        GatePublisher,
+    )
     from maple_core.services import (
         PublishOutcome,
         list_all,
@@ -75,11 +83,13 @@ __all__ = [
     "Clock",
     "Comment",
     "CommentContext",
+    "CommentConversation",
     "CommentPage",
     "CommentStatus",
     "CommentStore",
     "ConfigurationError",
     "Context",
+    "ConversationError",
     "CorruptLedgerError",
     "EPOCH_CURSOR",
     "FreshComments",
@@ -104,12 +114,16 @@ __all__ = [
     "NotFoundError",
     "PublishOutcome",
     "RegionMember",
+    "Reply",
+    "ReplyKind",
     "Resolution",
+    "Role",
     "StopDecision",
     "StopPayload",
     "StoreError",
     "StoreRejectedError",
     "StoreUnavailableError",
+    "ThreadEvent",
     "clamp_wait_ms",
     "comment_context",
     "decide_gate",
@@ -135,11 +149,13 @@ _HOMES = {
     "Clock": "maple_core.ports",
     "Comment": "maple_core.comments",
     "CommentContext": "maple_core.context",
+    "CommentConversation": "maple_core.ports",
     "CommentPage": "maple_core.paging",
     "CommentStatus": "maple_core.statuses",
     "CommentStore": "maple_core.ports",
     "ConfigurationError": "maple_core.errors",
     "Context": "maple_core.comments",
+    "ConversationError": "maple_core.conversation",
     "CorruptLedgerError": "maple_core.errors",
     "EPOCH_CURSOR": "maple_core.cursor",
     "FreshComments": "maple_core.cursor",
@@ -164,12 +180,16 @@ _HOMES = {
     "NotFoundError": "maple_core.errors",
     "PublishOutcome": "maple_core.services",
     "RegionMember": "maple_core.comments",
+    "Reply": "maple_core.conversation",
+    "ReplyKind": "maple_core.conversation",
     "Resolution": "maple_core.comments",
+    "Role": "maple_core.conversation",
     "StopDecision": "maple_core.stop",
     "StopPayload": "maple_core.stop",
     "StoreError": "maple_core.errors",
     "StoreRejectedError": "maple_core.errors",
     "StoreUnavailableError": "maple_core.errors",
+    "ThreadEvent": "maple_core.conversation",
     "clamp_wait_ms": "maple_core.wait",
     "comment_context": "maple_core.context",
     "decide_gate": "maple_core.gate",
