@@ -33,10 +33,10 @@ from maple_core.statuses import CommentStatus
 from maple_core.stop import waiting_for_reviewer
 
 __all__ = [
-    "MAX_REPLIES",
-    "REPLIES",
-    "MAX_REPLY_CHARS",
     "ConversationError",
+    "MAX_REPLIES",
+    "MAX_REPLY_CHARS",
+    "REPLIES",
     "Reply",
     "ReplyKind",
     "Role",

@@ -30,7 +30,6 @@ __all__ = [
     "InvalidQueryError",
     "InvalidRecordError",
     "MapleError",
-    "UnverifiedCommitError",
     "MissingCapabilityError",
     "NotFoundError",
     "StoreError",
@@ -38,6 +37,7 @@ __all__ = [
     "StoreUnavailableError",
     "UnreadableLedgerError",
     "UnsafePathError",
+    "UnverifiedCommitError",
 ]
 
 

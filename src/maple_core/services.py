@@ -49,7 +49,6 @@ __all__ = [
     "converse",
     "converse_and_report",
     "conversing",
-    "verified_commit",
     "decide_branch_gate",
     "list_all",
     "look",
@@ -58,6 +57,7 @@ __all__ = [
     "resolve_and_report",
     "resolve_comment",
     "stamped_resolution",
+    "verified_commit",
     "wait_for_comments",
     "wait_plan",
 ]
