@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 import pytest
 
 from maple_core.comments import Comment, NewComment, Resolution
+from maple_core.conversation import ConversationError, ReplyKind, Role, ThreadEvent, apply_event
 from maple_core.cursor import (
     EPOCH_CURSOR,
     format_js_timestamp,
@@ -192,3 +194,44 @@ def test_newest_first_is_stable() -> None:
 def test_page_cursors_are_marples() -> None:
     assert encode_offset_cursor(2) == "Mg"
     assert decode_offset_cursor("Mg") == 2
+
+
+def test_a_thread_event_keeps_every_earlier_entry_as_written() -> None:
+    odd = {"id": "x1", "role": "moderator", "question": "yes", "note": "Maple's own key"}
+    comment = Comment(id="c1", branch="b", body="Fix it", extra={"replies": [odd, "not an object"]})
+    event = ThreadEvent.reply(Role.AGENT, "On it.")
+    replied = apply_event(comment, event, "r2", "2026-01-01T00:00:00.000001Z", "t")
+    assert replied.extra["replies"][:2] == [odd, "not an object"]
+    assert replied.extra["replies"][2]["id"] == "r2"
+
+
+def test_replies_that_are_not_a_list_are_refused_not_overwritten() -> None:
+    comment = Comment(id="c1", branch="b", body="Fix it", extra={"replies": "hand-written"})
+    with pytest.raises(ConversationError, match="not a list"):
+        apply_event(comment, ThreadEvent.reply(Role.AGENT, "Hi"), "r1", "s", "t")
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda: ThreadEvent.reply(Role.REVIEWER, "Why?", question=True), "Only the agent"),
+        (lambda: ThreadEvent.reply(Role.AGENT, "   "), "is empty"),
+        (lambda: ThreadEvent.reopen(""), "a reason for reopening"),
+        (lambda: ThreadEvent.reply(Role.AGENT, "x" * 10_001), "longer than 10,000"),
+        (lambda: ThreadEvent(ReplyKind.CONFIRM, Role.AGENT), "Only a reviewer"),
+    ],
+)
+def test_a_thread_event_that_does_not_hold_together_is_refused(
+    make: Callable[[], ThreadEvent], message: str
+) -> None:
+    with pytest.raises(ConversationError, match=message):
+        make()
+
+
+def test_a_posted_event_never_speaks_as_the_agent_when_the_route_says_reviewer() -> None:
+    posted = {"kind": "reply", "body": "Hi", "role": "agent"}
+    assert ThreadEvent.from_json(posted, role=Role.REVIEWER).role is Role.REVIEWER
+    with pytest.raises(ConversationError, match="'kind' must be"):
+        ThreadEvent.from_json({"kind": "resolve"})
+    with pytest.raises(ConversationError, match="'question' must be"):
+        ThreadEvent.from_json({"body": "x", "question": "yes"})

@@ -299,6 +299,12 @@ def apply_event(
         ConversationError: the comment cannot take the event: only a resolved comment can be
             reopened or confirmed, and a thread holds at most :data:`MAX_REPLIES` entries.
     """
+    raw = comment.extra.get(REPLIES)
+    if raw is not None and not isinstance(raw, list):
+        raise ConversationError(
+            f"Comment {comment.id} holds 'replies' that are not a list, which maple will not "
+            "overwrite; fix or remove that key where the store keeps the comment."
+        )
     thread = thread_of(comment)
     if len(thread) >= MAX_REPLIES:
         raise ConversationError(
@@ -316,14 +322,13 @@ def apply_event(
     )
     resolved = comment.status is CommentStatus.RESOLVED
     if event.kind is ReplyKind.REPLY:
-        return with_thread(comment, (*thread, entry))
+        return _appended(comment, entry)
     if event.kind is ReplyKind.RESOLVE:
         assert event.resolution is not None  # checked by ThreadEvent
         if not resolved or comment.resolution is None:
             return comment.with_status(CommentStatus.RESOLVED, event.resolution)
         # Resolved already: the first evidence stays, the second is recorded.
-        recorded = replace(entry, resolution=event.resolution.to_json())
-        return with_thread(comment, (*thread, recorded))
+        return _appended(comment, replace(entry, resolution=event.resolution.to_json()))
     if not resolved or comment.resolution is None:
         done = "reopened" if event.kind is ReplyKind.REOPEN else "confirmed"
         raise ConversationError(
@@ -333,13 +338,19 @@ def apply_event(
     undone = comment.resolution.to_json()
     if event.kind is ReplyKind.CONFIRM:
         confirmed: JsonObject = {"sha": comment.resolution.sha, "at": comment.resolution.at}
-        return with_thread(comment, (*thread, replace(entry, resolution=confirmed)))
-    reopened = replace(entry, resolution=undone)
+        return _appended(comment, replace(entry, resolution=confirmed))
     extra = {k: v for k, v in comment.extra.items() if k != "resolution"}
-    return with_thread(
+    return _appended(
         replace(comment, status=CommentStatus.OPEN, resolution=None, extra=extra),
-        (*thread, reopened),
+        replace(entry, resolution=undone),
     )
+
+
+def _appended(comment: Comment, entry: Reply) -> Comment:
+    """The comment with ``entry`` after its thread; the entries already there stay as written."""
+    raw = comment.extra.get(REPLIES)
+    kept: list[JsonValue] = list(raw) if isinstance(raw, list) else []
+    return replace(comment, extra={**comment.extra, REPLIES: [*kept, entry.to_json()]})
 
 
 def confirmation_of(comment: Comment) -> Reply | None:
