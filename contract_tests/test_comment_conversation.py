@@ -156,3 +156,11 @@ def test_an_unknown_id_is_not_found(store: CommentStore) -> None:
     store.append(new())
     with pytest.raises(NotFoundError):
         converse(store, "nope_1", ThreadEvent.reply(Role.AGENT, "Hello?"))
+
+
+def test_a_confirmation_wakes_nobody(store: CommentStore) -> None:
+    stored = store.append(new())
+    resolve_comment(store, stored.id, SHA, None, FakeClock())
+    drained = select_fresh(list_all(store, BRANCH), None)
+    converse(store, stored.id, ThreadEvent.confirm("Works."))
+    assert select_fresh(list_all(store, BRANCH), drained.cursor).timed_out

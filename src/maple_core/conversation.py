@@ -383,10 +383,13 @@ def awaiting_reviewer(comment: Comment) -> bool:
 
 
 def reviewer_replies_after(comment: Comment, since: datetime | None) -> tuple[Reply, ...]:
-    """The reviewer's entries received after ``since`` (all of them when ``since`` is None)."""
+    """The reviewer's replies and reopenings received after ``since`` (all, when it is None).
+
+    Confirmations ask nothing of the agent and are left out.
+    """
     fresh: list[Reply] = []
     for reply in thread_of(comment):
-        if reply.role is not Role.REVIEWER:
+        if reply.role is not Role.REVIEWER or reply.kind is ReplyKind.CONFIRM:
             continue
         instant = parse_stamp(reply.received_at) if reply.received_at else None
         if since is None or (instant is not None and instant > since):

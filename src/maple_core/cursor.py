@@ -123,7 +123,8 @@ def select_fresh(comments: Sequence[Comment], cursor: str | None) -> FreshCommen
 
     Without a cursor every comment is fresh (the first wait drains what is waiting). With one, a
     comment is fresh when its arrival stamp is later than the cursor, or when a reviewer's reply
-    in its thread arrived later (the agent's own replies never wake it); a comment with no
+    in its thread arrived later (the agent's own replies and a reviewer's confirmation never
+    wake it); a comment with no
     readable stamp is fresh only on a drain. The returned cursor is the latest such stamp among
     the fresh comments, or the given cursor (``EPOCH_CURSOR`` when none) when nothing is fresh.
 
@@ -151,11 +152,18 @@ def select_fresh(comments: Sequence[Comment], cursor: str | None) -> FreshCommen
 
 
 def _wake_stamps(comment: Comment) -> Iterator[str | None]:
-    """The stamps that make a comment fresh: its arrival, and its reviewers' replies'."""
+    """The stamps that make a comment fresh: its arrival, and its reviewers' replies'.
+
+    A reviewer's confirmation asks nothing of the agent, so it wakes nobody.
+    """
     yield comment.arrival
     replies = comment.extra.get("replies")
     if isinstance(replies, list):
         for reply in replies:
-            if isinstance(reply, dict) and reply.get("role") != "agent":
+            if (
+                isinstance(reply, dict)
+                and reply.get("role") != "agent"
+                and reply.get("kind") != "confirm"
+            ):
                 stamp = reply.get("receivedAt")
                 yield stamp if isinstance(stamp, str) else None
