@@ -35,6 +35,7 @@ OURS, MAPLES = "ghp_bench_maple_py", "ghp_bench_maple_ts"
 GATE = "ghs_bench_gate_installation"
 WAIT_MS = 55_000
 RESOLVE_BUDGET, PUBLISH_BUDGET, FIRST_LOOK_BUDGET = 4, 3, 3
+NOT_PUSHED_CHECK = 1  # the pull request's commits: the resolution below names one not pushed
 
 
 def server_env(served: Served, **extra: str) -> dict[str, str]:
@@ -162,14 +163,15 @@ def github_requests_row() -> tuple[str, str, str, float, str, bool]:
             served.stop()
     gate_starts = next(i for i, path in enumerate(paths) if path.endswith("/pulls"))
     resolving, publishing = gate_starts, len(paths) - gate_starts
-    budget = RESOLVE_BUDGET + PUBLISH_BUDGET
+    budget = RESOLVE_BUDGET + PUBLISH_BUDGET + NOT_PUSHED_CHECK
     return (
         "GitHub requests (304s too): a resolve with a gate token; an idle wait's first look",
         f"resolve {resolving} + gate {publishing}; first look {first_look}",
         "before issue 16: 12 in all; first look 4",
         (resolving + publishing) / budget,
-        f"≤ {RESOLVE_BUDGET} + {PUBLISH_BUDGET}; ≤ {FIRST_LOOK_BUDGET}",
+        f"≤ {RESOLVE_BUDGET} + {PUBLISH_BUDGET} (+{NOT_PUSHED_CHECK} not pushed); "
+        f"≤ {FIRST_LOOK_BUDGET}",
         resolving <= RESOLVE_BUDGET
-        and publishing <= PUBLISH_BUDGET
+        and publishing <= PUBLISH_BUDGET + NOT_PUSHED_CHECK
         and first_look <= FIRST_LOOK_BUDGET,
     )

@@ -40,6 +40,7 @@ class Pull:
     head_sha: str
     state: str = "open"
     updated_at: str = "2026-01-01T00:00:00Z"
+    commits: list[str] = field(default_factory=list)  # oldest first; the head is the last
 
 
 @dataclass
@@ -131,9 +132,21 @@ class FakeGitHub:
     def open_pull(self, head_ref: str, head_sha: str = "9ab1c2d" * 5 + "abcde", **kw: Any) -> Pull:
         repo = self.repo(kw.pop("owner", "acme"), kw.pop("name", "web"))
         pull = Pull(number=len(repo.pulls) + 1, head_ref=head_ref, head_sha=head_sha, **kw)
+        pull.commits = pull.commits or [head_sha]
         repo.pulls.append(pull)
         repo.comments.setdefault(pull.number, [])
         repo.commit_pulls.setdefault(head_sha, []).append(pull.number)
+        return pull
+
+    def push(self, number: int, *shas: str, owner: str = "acme", name: str = "web") -> Pull:
+        """Push ``shas`` (oldest first) to pull request ``number``'s head branch."""
+        repo = self.repo(owner, name)
+        with self.lock:
+            pull = next(p for p in repo.pulls if p.number == number)
+            for sha in shas:
+                pull.commits.append(sha)
+                repo.commit_pulls.setdefault(sha, []).append(number)
+            pull.head_sha = pull.commits[-1]
         return pull
 
     def issue_comments(
@@ -219,6 +232,7 @@ class FakeGitHub:
             Route(r + "/commits/{sha}/pulls", self.commit_pulls),
             Route(r + "/pulls", self.list_pulls),
             Route(r + "/pulls/{number:int}", self.get_pull),
+            Route(r + "/pulls/{number:int}/commits", self.pull_commits),
             Route(
                 r + "/issues/{number:int}/comments",
                 self.issue_comments_endpoint,
@@ -453,6 +467,33 @@ class FakeGitHub:
         if pull is None:
             return self._not_found(request)
         return self._answer(request, 200, self._pull_json(pull))
+
+    async def pull_commits(self, request: Request) -> Response:
+        """``GET /repos/{o}/{r}/pulls/{n}/commits``: oldest first, paged, at most 250 listed."""
+        guard = self._guard(request)
+        if isinstance(guard, Response):
+            return guard
+        repo = self._repo_of(request)
+        pull = (
+            next((p for p in repo.pulls if p.number == request.path_params["number"]), None)
+            if repo
+            else None
+        )
+        if pull is None:
+            return self._not_found(request)
+        with self.lock:
+            shas = list(pull.commits[:250])
+        items = [
+            {
+                "sha": sha,
+                "node_id": f"C_{sha}",
+                "commit": {"message": f"Commit {sha[:7]}"},
+                "url": f"{self.base_url}/repos/acme/web/commits/{sha}",
+                "parents": [{"sha": shas[i - 1]}] if i else [],
+            }
+            for i, sha in enumerate(shas)
+        ]
+        return self._paged(request, items)
 
     async def issue_comments_endpoint(self, request: Request) -> Response:
         guard = self._guard(request)

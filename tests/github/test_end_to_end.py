@@ -148,6 +148,9 @@ RESOLVE_BUDGET = 4
 """Requests the resolve itself may make: who the token is, the ledger, the edit, its read-back."""
 PUBLISH_BUDGET = 3
 """Requests publishing the gate may add: the pull request's head, the check run, its write."""
+NOT_PUSHED_CHECK = 1
+"""One more, the pull request's commits, when the resolution names a commit other than the head
+(asked once per head), so the check run can say the fix is not pushed yet."""
 FIRST_LOOK_BUDGET = 3
 """Requests an idle wait's first look may make: the pull request, its comments, who the token is."""
 
@@ -157,14 +160,17 @@ def _seeded(served: Served) -> str:
     return store.append(NewComment(branch="feat/x", body="The header wraps at 375px.")).id
 
 
+@pytest.mark.parametrize("pushed", [True, False], ids=["pushed", "not-pushed"])
 @pytest.mark.parametrize("transport", ["api", "cli"])
 async def test_a_resolve_and_its_gate_cost_at_most_seven_requests(
     served: Served,
     fake: FakeGitHub,
     transport: str,
+    pushed: bool,
     tmp_path: Path,
 ) -> None:
     comment_id = _seeded(served)
+    sha = fake.repo().pulls[0].head_sha if pushed else "9f1c0de"
     repo = make_repo(tmp_path / "repo", "feat/x")
     env = env_for(served, transport, tmp_path)
     async with stdio_server(
@@ -172,16 +178,17 @@ async def test_a_resolve_and_its_gate_cost_at_most_seven_requests(
     ) as client:
         fake.requests.clear()
         resolved = structured(
-            await client.call_tool("resolve_comment", {"id": comment_id, "sha": "9f1c0de"})
+            await client.call_tool("resolve_comment", {"id": comment_id, "sha": sha})
         )
         assert resolved["status"] == "resolved"
         made = list(fake.requests)
     gate_starts = next(i for i, (_, path, _) in enumerate(made) if path.endswith("/pulls"))
     resolving, publishing = made[:gate_starts], made[gate_starts:]
     assert len(resolving) <= RESOLVE_BUDGET, resolving
-    assert len(publishing) <= PUBLISH_BUDGET, publishing
+    assert len(publishing) <= PUBLISH_BUDGET + (0 if pushed else NOT_PUSHED_CHECK), publishing
     [run] = fake.repo().check_runs
     assert (run["status"], run["conclusion"]) == ("completed", "success")
+    assert ("Not pushed" in run["output"]["summary"]) is not pushed
 
 
 @pytest.mark.parametrize("transport", ["api", "cli"])

@@ -15,7 +15,7 @@ import pytest
 from contract_tests.github_peers import TOKEN, api_transport
 from contract_tests.support import FakeClock, make_repo
 from maple_adapters.github.store import GitHubLedgerStore
-from maple_core.comments import Anchor, NewComment
+from maple_core.comments import Anchor, NewComment, Resolution
 from maple_core.statuses import CommentStatus
 from tests.github.fake_github import FakeGitHub, Served, serve
 from tests.mcp_support import clean_env
@@ -237,3 +237,41 @@ def test_the_check_runs_link_comes_only_from_a_checked_review_url(
     assert done.returncode == 0, done.stderr
     [run] = runs_on(fake, HEAD)
     assert run["details_url"] == "https://preview.example/"
+
+
+def test_the_summary_says_a_resolution_is_not_pushed_until_the_pull_request_holds_it(
+    github: Served, fake: FakeGitHub
+) -> None:
+    fix = "f1e2d3c" + "b" * 33
+    store = GitHubLedgerStore(api_transport(github), "acme", "web", FakeClock())
+    comment_id = comment(github, "The Pay button overlaps the total.")
+    store.set_status(comment_id, CommentStatus.RESOLVED, Resolution(fix, "2026-01-01T12:00:00Z"))
+    early = publish(github, "pull_request.json")
+    assert early.returncode == 0, early.stderr
+    [run] = runs_on(fake, HEAD)
+    assert "Not pushed" in run["output"]["summary"]
+    assert f"`{fix}`, which is not pushed to this pull request yet" in run["output"]["summary"]
+    fake.push(1, fix, "a" * 40)  # the fix, then another commit on top of it
+    fake.requests.clear()
+    later = publish(github, "pull_request.json")
+    assert later.returncode == 0, later.stderr
+    run = runs_on(fake, HEAD)[-1]  # a completed run is not reused: the newest says it now
+    assert (run["status"], run["conclusion"]) == ("completed", "success")
+    assert "Not pushed" not in run["output"]["summary"]
+    assert [p for _, p, _ in fake.requests if p.endswith("/commits")] == [
+        "/api/v3/repos/acme/web/pulls/1/commits"
+    ]
+
+
+def test_a_resolution_at_the_head_costs_no_commit_listing(github: Served, fake: FakeGitHub) -> None:
+    store = GitHubLedgerStore(api_transport(github), "acme", "web", FakeClock())
+    comment_id = comment(github, "The Pay button overlaps the total.")
+    store.set_status(
+        comment_id, CommentStatus.RESOLVED, Resolution(HEAD[:7], "2026-01-01T12:00:00Z")
+    )
+    fake.requests.clear()
+    done = publish(github, "pull_request.json")
+    assert done.returncode == 0, done.stderr
+    [run] = runs_on(fake, HEAD)
+    assert "Not pushed" not in run["output"]["summary"]
+    assert not any(p.endswith("/commits") for _, p, _ in fake.requests)

@@ -4,19 +4,31 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 
 import pytest
 
 from maple_adapters.github.ledger import (
+    BODY_LIMIT,
     GitHubLedger,
     UnsupportedFenceError,
     fit_fence,
+    fit_ledger,
     merge_ledgers,
     parse_ledger_body,
     render_ledger_body,
 )
 from maple_core.approvals import Approval
 from maple_core.comments import Anchor, Comment, Context, Resolution
+from maple_core.conversation import (
+    ReplyKind,
+    Role,
+    ThreadEvent,
+    apply_event,
+    confirmation_of,
+    thread_of,
+    with_thread,
+)
 from maple_core.errors import InvalidRecordError
 from maple_core.statuses import CommentStatus
 
@@ -215,3 +227,165 @@ def test_two_racers_that_chose_one_number_both_keep_their_comment() -> None:
     assert sorted(x.body for x in merged.comments) == ["Tighten it", "from a", "from b"]
     assert len({x.id for x in merged.comments}) == 3
     assert merge_ledgers([a, b]) == merged
+
+
+# -- threads -----------------------------------------------------------------------------------
+
+
+def stamp(n: int) -> str:
+    return f"2026-01-01T12:00:{n:02d}.000000Z"
+
+
+def replied(comment: Comment, n: int, role: Role, body: str, **kw: object) -> Comment:
+    """``comment`` with one more reply, received at second ``n`` (and stamped as changed then)."""
+    event = ThreadEvent.reply(role, body, **kw)  # type: ignore[arg-type]
+    after = apply_event(comment, event, f"ghr_7_{n:02d}", stamp(n), stamp(n)[:23] + "Z")
+    return replace(after, extra={**after.extra, "updatedAt": stamp(n)})
+
+
+def test_two_racing_replies_both_stay_in_the_order_they_were_received() -> None:
+    base = c(1)
+    a = replied(base, 11, Role.AGENT, "from a")
+    b = replied(base, 12, Role.REVIEWER, "from b")
+    for order in ([a, b], [b, a]):
+        merged = merge_ledgers([GitHubLedger("feat/x", (x,)) for x in order])
+        [comment] = merged.comments
+        assert [r.body for r in thread_of(comment)] == ["from a", "from b"]
+        assert comment.extra["updatedAt"] == stamp(12)  # the newest version wins the rest
+    both = replied(a, 13, Role.AGENT, "and more")
+    merged = merge_ledgers([GitHubLedger("feat/x", (both,)), GitHubLedger("feat/x", (b,))])
+    assert [r.id for r in thread_of(merged.comments[0])] == ["ghr_7_11", "ghr_7_12", "ghr_7_13"]
+
+
+def test_a_thread_every_version_agrees_on_is_left_as_it_is() -> None:
+    comment = replied(c(1), 11, Role.AGENT, "x")
+    odd = replace(comment, extra={**comment.extra, "replies": ["not an entry", {"body": "no id"}]})
+    for kept in (comment, odd):
+        merged = merge_ledgers([GitHubLedger("feat/x", (kept,))] * 2)
+        assert merged.comments[0].extra["replies"] == kept.extra["replies"]
+
+
+def test_replies_are_shed_first_oldest_first_and_the_body_says_so() -> None:
+    mocked = c(1, context=Context(viewport_width=1, viewport_height=1, mock=RECIPE))
+    mocked = replied(mocked, 1, Role.REVIEWER, "r" * 500)
+    mocked = with_thread(
+        mocked,
+        (
+            *thread_of(mocked),
+            *[
+                replace(r, id=f"ghr_7_{n:02d}", received_at=stamp(n))
+                for n, r in ((n, thread_of(mocked)[0]) for n in range(2, 30, 2))
+            ],
+        ),
+    )
+    other = c(2)
+    for n in range(3, 30, 2):
+        other = replied(other, n, Role.AGENT, "a" * 500)
+    ledger = GitHubLedger("feat/x", (mocked, other))
+    full, _ = fit_fence(ledger, budget=10**9)
+    budget = len(full.encode()) - 5_000
+    fitted = fit_ledger(ledger, budget)
+    assert fitted.shed == ("replies",)
+    assert len(fitted.text.encode()) <= budget
+    assert "mock" in json.loads(fitted.text)["comments"][0]["context"]  # no detail shed yet
+    kept = sorted(r.received_at or "" for x in fitted.comments for r in thread_of(x))
+    every = sorted(r.received_at or "" for x in ledger.comments for r in thread_of(x))
+    assert kept == every[fitted.replies_shed :]  # the oldest went, across both threads
+    assert 0 < fitted.replies_shed < len(every)
+    body = render_ledger_body(ledger, budget)
+    assert (
+        f"{fitted.replies_shed} older replies were left out to keep this ledger under GitHub's "
+        "size limit." in body
+    )
+    assert "left out" not in render_ledger_body(ledger)
+
+
+def test_reopen_and_confirm_entries_are_shed_after_plain_replies() -> None:
+    resolution = Resolution("f" * 40, "2026-01-01T12:00:00.000Z")
+    comment = c(1).with_status(CommentStatus.RESOLVED, resolution)
+    confirm = apply_event(comment, ThreadEvent.confirm("ok " * 100), "ghr_7_00", stamp(0), "x")
+    for n in range(1, 20):
+        confirm = replied(confirm, n, Role.AGENT, "words " * 100)
+    ledger = GitHubLedger("feat/x", (confirm,))
+    full, _ = fit_fence(ledger, budget=10**9)
+    fitted = fit_ledger(ledger, len(full.encode()) - 3_000)
+    [kept] = fitted.comments
+    assert thread_of(kept)[0].kind is ReplyKind.CONFIRM  # the oldest entry, yet kept
+    assert confirmation_of(kept) is not None
+    assert fitted.replies_shed > 0
+
+
+def test_the_table_shows_each_conversation_and_keeps_reviewer_text_inert() -> None:
+    hostile = "@everyone ![x](http://evil) <img src=x> [link](http://evil) `tick` | pipe"
+    quiet = c(1)
+    talked = replied(c(2), 11, Role.AGENT, "Which one?", question=True)
+    answered = replied(
+        replied(c(3), 12, Role.AGENT, "Bigger?", question=True),
+        13,
+        Role.REVIEWER,
+        hostile,
+        author={"name": "@mallory <b>x</b>", "id": "m"},
+    )
+    body = render_ledger_body(GitHubLedger("feat/x", (quiet, talked, answered)))
+    rows = {line.split(" | ")[0]: line for line in body.splitlines() if line.startswith("| ")}
+    assert "| # | Where | Comment | Conversation | Viewport |" in body
+    assert "| — |" in rows["| 1"]
+    assert "1 reply · **waiting for the reviewer** |" in rows["| 2"]
+    assert "2 replies ·" in rows["| 3"]
+    assert "waiting" not in rows["| 3"]
+    cell = rows["| 3"].split(" | ")[3]
+    assert cell == (
+        "2 replies · `@mallory <b>x</b>`: "
+        "`@everyone ![x](http://evil) <img src=x> [link](http://evil) 'tick' ¦ pipe`"
+    )
+    table = body.split("```maple")[0]
+    outside = re.sub(r"`[^`]*`", "", table)  # what GitHub renders: everything but code spans
+    for unsafe in ("@everyone", "@mallory", "![", "](", "<img", "<b>", "http://evil"):
+        assert unsafe not in outside
+
+
+def test_a_thread_stays_within_githubs_body_limit() -> None:
+    many = tuple(
+        replied(c(i, "b" * 300), 1, Role.REVIEWER, "w" * 9_000 + " @everyone") for i in range(1, 61)
+    )
+    body = render_ledger_body(GitHubLedger("feat/x", many))
+    assert len(body) <= BODY_LIMIT
+    assert re.search(r"\n\d+ older replies were left out", body)
+    assert len(fence_text(body).encode()) <= 40_000
+    rows = [line for line in body.splitlines() if line.startswith("| ") and "#" not in line]
+    assert rows
+    assert all(line.endswith(" |") and len(line) < 1_000 for line in rows)
+
+
+def test_maple_compat_a_thread_survives_a_parse_and_a_rewrite_byte_for_byte() -> None:
+    replies = [
+        {
+            "at": "2026-01-01T12:00:01.000Z",
+            "author": {"id": "r", "name": "Rae", "avatar": "x"},
+            "body": 'Brighter, please 👍 \u2028 "quoted"',
+            "id": "ghr_7_aa",
+            "kind": "reply",
+            "question": False,
+            "receivedAt": "2026-01-01T12:00:01.000001Z",
+            "role": "reviewer",
+            "someFutureKey": {"nested": [1, 2.5, None]},
+        },
+        {"id": "ghr_7_bb", "kind": "mystery", "role": "alien", "receivedAt": "not a stamp"},
+        "not an object",
+    ]
+    ledger = GitHubLedger("feat/x", (replace(c(1), extra={"replies": replies}),))
+    first = render_ledger_body(ledger)
+    parsed = parse_ledger_body(first, "feat/x")
+    assert parsed is not None
+    again = render_ledger_body(parsed)
+    assert fence_text(again) == fence_text(first)
+    stable = json.dumps(replies, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert f'"replies":{stable}' in fence_text(again)
+    merged = merge_ledgers([parsed, parsed])
+    assert fence_text(render_ledger_body(merged)) == fence_text(first)
+
+
+def fence_text(body: str) -> str:
+    match = re.search(r"```maple\n(.*?)\n```", body, re.S)
+    assert match
+    return match.group(1)

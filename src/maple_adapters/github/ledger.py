@@ -2,8 +2,8 @@
 
 The body is markdown for people (a table of the comments) followed by a visible fenced block
 opened with ```` ```maple ```` holding the records as key-sorted JSON, which is what tools read.
-The fence is budgeted at 40,000 UTF-8 bytes; over budget, detail is shed from every comment in
-Maple's order until it fits.
+The fence is budgeted at 40,000 UTF-8 bytes; over budget, thread replies are shed first (oldest
+first), then detail from every comment in Maple's order, until it fits.
 """
 
 from __future__ import annotations
@@ -16,6 +16,14 @@ from typing import TypeVar
 
 from maple_core.approvals import Approval
 from maple_core.comments import Anchor, Comment, Context
+from maple_core.conversation import (
+    REPLIES,
+    Reply,
+    ReplyKind,
+    awaiting_reviewer,
+    newest_reviewer_words,
+    thread_of,
+)
 from maple_core.cursor import format_stamp, parse_stamp
 from maple_core.errors import InvalidRecordError
 from maple_core.json_types import JsonObject, JsonValue
@@ -26,9 +34,12 @@ from maple_core.text import code_span, js_number, where_of
 __all__ = [
     "BODY_LIMIT",
     "FENCE_BUDGET",
+    "FittedLedger",
     "GitHubLedger",
     "UnsupportedFenceError",
     "comment_identity",
+    "fit_fence",
+    "fit_ledger",
     "merge_ledgers",
     "parse_ledger_body",
     "record_number",
@@ -142,12 +153,48 @@ _SHEDDING: tuple[tuple[str, Callable[[Comment], Comment]], ...] = (
 def fit_fence(ledger: GitHubLedger, budget: int = FENCE_BUDGET) -> tuple[str, tuple[str, ...]]:
     """The fence JSON within ``budget`` bytes, and the kinds of detail shed to get there.
 
-    Detail is shed from every comment at once, in Maple's order: mock, quote context, regions,
-    selector, context, quote. Approvals are never shed. Still over budget, it is written anyway.
+    See :func:`fit_ledger`; ``replies`` among the kinds means thread entries were left out.
+    """
+    fitted = fit_ledger(ledger, budget)
+    return fitted.text, fitted.shed
+
+
+@dataclass(frozen=True, slots=True)
+class FittedLedger:
+    """A ledger's fence as written: its JSON, the comments in it, and what was left out.
+
+    Attributes:
+        text: the fence JSON, within the budget unless even shedding everything could not.
+        comments: the comments as the fence holds them (threads and detail shed).
+        shed: the kinds of detail shed, in order (``replies`` first, when any was).
+        replies_shed: how many thread entries were left out.
+    """
+
+    text: str
+    comments: tuple[Comment, ...]
+    shed: tuple[str, ...]
+    replies_shed: int = 0
+
+
+def fit_ledger(ledger: GitHubLedger, budget: int = FENCE_BUDGET) -> FittedLedger:
+    """The ledger's fence within ``budget`` bytes, shedding what it must.
+
+    Thread replies go first, oldest first across the whole ledger, before any of a comment's
+    own fields: plain ``reply`` and ``resolve`` entries before any ``reopen`` or ``confirm``
+    (those decide the gate: a confirmation counts only while it is in the thread, so it is the
+    last thing a thread loses). A shed reply is gone from the ledger: the next write starts from
+    the fence, and the body says how many were left out. Then detail is shed from every comment
+    at once, in Maple's order: mock, quote context, regions, selector, context, quote.
+    Approvals are never shed. Still over budget, it is written anyway.
     """
     comments = list(ledger.comments)
     text = _fence_json(ledger, comments)
     shed: list[str] = []
+    dropped = 0
+    if len(text.encode()) > budget:
+        comments, text, dropped = _shed_replies(ledger, comments, text, budget)
+        if dropped:
+            shed.append("replies")
     for name, step in _SHEDDING:
         if len(text.encode()) <= budget:
             break
@@ -156,7 +203,53 @@ def fit_fence(ledger: GitHubLedger, budget: int = FENCE_BUDGET) -> tuple[str, tu
         comments = [step(c) for c in comments]
         shed.append(name)
         text = _fence_json(ledger, comments)
-    return text, tuple(shed)
+    return FittedLedger(text, tuple(comments), tuple(shed), dropped)
+
+
+_KEPT_LONGEST = (ReplyKind.REOPEN.value, ReplyKind.CONFIRM.value)
+
+
+def _shed_replies(
+    ledger: GitHubLedger, comments: list[Comment], text: str, budget: int
+) -> tuple[list[Comment], str, int]:
+    """Leave thread entries out, oldest first (``reopen`` and ``confirm`` last), until it fits.
+
+    Each entry's own bytes are counted off the excess, so the fence is re-rendered only a few
+    times however long the threads are.
+    """
+    entries: list[tuple[bool, str, int, int, int]] = []  # kept-longest, stamp, comment, index, size
+    for at, comment in enumerate(comments):
+        raw = comment.extra.get(REPLIES)
+        if not isinstance(raw, list):
+            continue
+        for index, entry in enumerate(raw):
+            if not isinstance(entry, dict):
+                continue
+            received = entry.get("receivedAt")
+            stamp = _canonical(received) if isinstance(received, str) else ""
+            size = len(_stable(entry).encode()) + 1  # and its comma
+            entries.append((entry.get("kind") in _KEPT_LONGEST, stamp, at, index, size))
+    entries.sort(key=lambda e: e[:4])
+    gone: set[tuple[int, int]] = set()
+    taken = 0
+    while taken < len(entries) and len(text.encode()) > budget:
+        excess = len(text.encode()) - budget
+        while taken < len(entries) and excess > 0:
+            _, _, at, index, size = entries[taken]
+            gone.add((at, index))
+            excess -= size
+            taken += 1
+        comments = [_without_replies(c, at, gone) for at, c in enumerate(ledger.comments)]
+        text = _fence_json(ledger, comments)
+    return comments, text, len(gone)
+
+
+def _without_replies(comment: Comment, at: int, gone: set[tuple[int, int]]) -> Comment:
+    raw = comment.extra.get(REPLIES)
+    if not isinstance(raw, list) or not any((at, i) in gone for i in range(len(raw))):
+        return comment
+    kept = [entry for i, entry in enumerate(raw) if (at, i) not in gone]
+    return replace(comment, extra={**comment.extra, REPLIES: kept})
 
 
 def _cell(text: str, limit: int = 80) -> str:
@@ -179,19 +272,39 @@ BODY_LIMIT = 65_536
 _ROW_TEXT_LIMIT = 300  # a table row shows the start of a comment; the fence below holds all of it
 
 
+def _thread_cell(comment: Comment) -> str:
+    """A comment's conversation in a table cell: its size, who it waits for, the latest words.
+
+    The reviewer's name and words go through :func:`_cell`, inert like every reviewer text.
+    """
+    thread = thread_of(comment)
+    if not thread:
+        return "—"
+    parts = [f"{len(thread)} repl{'y' if len(thread) == 1 else 'ies'}"]
+    if awaiting_reviewer(comment):
+        parts.append("**waiting for the reviewer**")
+    latest: tuple[Reply, ...] = newest_reviewer_words(comment, 1)
+    if latest:
+        parts.append(f"{_cell(latest[0].author_name, 40)}: {_cell(latest[0].body, 120)}")
+    return " · ".join(parts)
+
+
 def render_ledger_body(ledger: GitHubLedger, budget: int = FENCE_BUDGET) -> str:
     """The ledger comment's markdown: intro, table, approvals, the ```` ```maple ```` fence.
 
     The fence keeps its own 40,000-byte budget; the table gets what is left of GitHub's 65,536
     characters, and rows that do not fit are counted instead of shown (the fence has them all).
+    Once any comment has a thread, a ``Conversation`` column shows each thread as the fence
+    holds it (how many replies, whether the agent waits for the reviewer, the reviewer's latest
+    words); replies shed to fit the fence are counted in a note under the intro.
     """
     comments = ledger.comments
-    fence, _ = fit_fence(ledger, budget)
+    fitted = fit_ledger(ledger, budget)
     tail = [
         "The full comment details in markdown, to copy into an agent:",
         "",
         "```maple",
-        fence,
+        fitted.text,
         "```",
         "",
         "---",
@@ -201,6 +314,13 @@ def render_ledger_body(ledger: GitHubLedger, budget: int = FENCE_BUDGET) -> str:
         f"**Maple** keeps this pull request's visual review here: {len(comments)} comment(s).",
         "",
     ]
+    if fitted.replies_shed:
+        n = fitted.replies_shed
+        head += [
+            f"{n} older repl{'y was' if n == 1 else 'ies were'} left out to keep this ledger "
+            "under GitHub's size limit.",
+            "",
+        ]
     approvals: list[str] = []
     if ledger.approvals:
         approvals.append("Approved:")
@@ -210,14 +330,24 @@ def render_ledger_body(ledger: GitHubLedger, budget: int = FENCE_BUDGET) -> str:
     table: list[str] = []
     if comments:
         with_status = any(c.status is not CommentStatus.OPEN for c in comments)
-        header = ["#", "Where", "Comment", *(["Status"] if with_status else []), "Viewport"]
+        with_thread = any(thread_of(c) for c in fitted.comments)
+        header = [
+            "#",
+            "Where",
+            "Comment",
+            *(["Status"] if with_status else []),
+            *(["Conversation"] if with_thread else []),
+            "Viewport",
+        ]
         table.append("| " + " | ".join(header) + " |")
         table.append("|" + "---|" * len(header))
         used = sum(len(line) + 1 for line in table)
-        for i, c in enumerate(comments, start=1):
+        for i, (c, kept) in enumerate(zip(comments, fitted.comments, strict=True), start=1):
             row = [str(i), _cell(where_of(c.anchor) or ""), _cell(c.body, _ROW_TEXT_LIMIT)]
             if with_status:
                 row.append(_STATUS_WORDS[c.status])
+            if with_thread:
+                row.append(_thread_cell(kept))
             row.append(_viewport(c))
             line = "| " + " | ".join(row) + " |"
             if used + len(line) + 1 > room:
@@ -305,6 +435,9 @@ def merge_ledgers(
     ``ceilings`` are the times GitHub last saw each ledger change: a version stamped later
     than its ledger's ceiling counts as stamped at the ceiling, so no stamp written into a
     ledger can outrank a change made after it.
+
+    A comment's thread is the union of every version's (see :func:`_union_threads`): two
+    racing repliers each write a version with their own reply, and both replies stay.
     """
     if not ledgers:
         raise ValueError("merge_ledgers needs at least one ledger")
@@ -315,6 +448,7 @@ def merge_ledgers(
         version=_version,
         ceiling=lambda order: caps[order],
     )
+    comments = _union_threads(comments, [c for ledger in ledgers for c in ledger.comments])
     withdrawn = tuple(dict.fromkeys(w for ledger in ledgers for w in ledger.withdrawn))
     approvals = _merge_records(
         [(order, a) for order, ledger in enumerate(ledgers) for a in ledger.approvals],
@@ -353,6 +487,53 @@ def _merge_records(
         merged.append(replace(best[key][2], id=record_id))
     merged.sort(key=lambda r: (record_number(r.id), version(r)))
     return merged
+
+
+def _reply_key(entry: JsonObject) -> str:
+    """A thread entry's identity: its id, or (no id, as a hand edit may leave it) its JSON."""
+    reply_id = entry.get("id")
+    return reply_id if isinstance(reply_id, str) and reply_id else _stable(entry)
+
+
+def _reply_order(entry: JsonObject) -> tuple[str, str]:
+    received = entry.get("receivedAt")
+    reply_id = entry.get("id")
+    return (
+        _canonical(received) if isinstance(received, str) else "",
+        reply_id if isinstance(reply_id, str) else "",
+    )
+
+
+def _union_threads(merged: Sequence[Comment], versions: Sequence[Comment]) -> list[Comment]:
+    """Each merged comment with every reply any of its versions holds, once each.
+
+    The winning version's entries are kept as written; entries only other versions hold are
+    added, and then the thread is ordered by ``receivedAt`` (then id). A comment whose winning
+    version already holds every entry is left byte for byte as it is.
+    """
+    extra: dict[Hashable, dict[str, JsonObject]] = {}
+    for version in versions:
+        raw = version.extra.get(REPLIES)
+        if isinstance(raw, list):
+            found = extra.setdefault(comment_identity(version), {})
+            for entry in raw:
+                if isinstance(entry, dict):
+                    found.setdefault(_reply_key(entry), entry)
+    out: list[Comment] = []
+    for comment in merged:
+        every = extra.get(comment_identity(comment))
+        raw = comment.extra.get(REPLIES)
+        own = raw if isinstance(raw, list) else []
+        held = {_reply_key(e) for e in own if isinstance(e, dict)}
+        missing = [e for key, e in (every or {}).items() if key not in held]
+        if not missing:
+            out.append(comment)
+            continue
+        entries = [e for e in own if isinstance(e, dict)] + missing
+        entries.sort(key=_reply_order)
+        others: list[JsonValue] = [e for e in own if not isinstance(e, dict)]
+        out.append(replace(comment, extra={**comment.extra, REPLIES: [*others, *entries]}))
+    return out
 
 
 def comment_identity(comment: Comment) -> tuple[str | None, str | None, str]:

@@ -6,6 +6,7 @@ import builtins
 import contextlib
 import random
 import re
+import secrets
 import threading
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -24,6 +25,13 @@ from maple_adapters.github.transport import GitHubError, GitHubTransport
 from maple_core.approvals import Approval, NewApproval
 from maple_core.authors import guest_author, server_author
 from maple_core.comments import Comment, NewComment, Resolution
+from maple_core.conversation import (
+    ConversationError,
+    ThreadEvent,
+    activity_stamps,
+    apply_event,
+    thread_of,
+)
 from maple_core.cursor import format_js_timestamp, format_stamp, next_arrival_stamp
 from maple_core.errors import (
     InvalidRecordError,
@@ -41,13 +49,15 @@ from maple_core.statuses import CommentStatus
 
 __all__ = ["GitHubChangeSignal", "GitHubLedgerStore"]
 
-_CAPABILITIES = frozenset(Capability) - {Capability.AMEND, Capability.CONVERSE}
+_CAPABILITIES = frozenset(Capability) - {Capability.AMEND}
 _TRUSTED_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
 _GUEST = guest_author()
 
 _COMMENT_ID = re.compile(r"gh_(\d+)_(\d+)")
 _APPROVAL_ID = re.compile(r"gha_(\d+)_(\d+)")
 _MAX_PAGES = 100
+_PULL_COMMITS_CAP = 250  # GitHub lists at most this many of a pull request's commits
+_SHORT_SHA = 7  # the shortest abbreviated commit a resolution's sha is matched as
 _POLL_S = 2.0
 _WRITE_ATTEMPTS = 5
 _RETRY_PAUSE_S = 0.2  # scaled by the attempt and jittered, so racing writers fall out of step
@@ -125,6 +135,7 @@ class GitHubLedgerStore:
         self._can_push: dict[str, bool] = {}
         self._writing = threading.Lock()  # one write at a time from this store
         self._read_back: _ReadBack | None = None
+        self._commits: dict[tuple[int, str], frozenset[str]] = {}  # (pull, head) -> its commits
 
     @property
     def name(self) -> str:
@@ -142,10 +153,17 @@ class GitHubLedgerStore:
         return self._transport
 
     @contextlib.contextmanager
-    def _failing(self, operation: str) -> Iterator[None]:
-        """Translate what goes wrong inside into the store's errors, in this one place."""
+    def _failing(
+        self, operation: str, passing: tuple[type[MapleError], ...] = ()
+    ) -> Iterator[None]:
+        """Translate what goes wrong inside into the store's errors, in this one place.
+
+        Errors of the ``passing`` types (the caller's own mistakes) propagate unchanged.
+        """
         try:
             yield
+        except passing:
+            raise
         except MapleError as exc:
             raise self._fail(exc, operation) from exc
 
@@ -354,6 +372,10 @@ class GitHubLedgerStore:
         The ledger read for a write is the one the verdict is decided from: asked within 2 s of
         this store's own write to the same pull request, the comments the write was read back
         from (after it landed) stand in for a fresh listing, once.
+
+        ``pushed`` (the pull request's commits, for the gate's "not pushed" evidence) costs a
+        third request only when some resolved comment names a commit other than the head, and
+        only once per head (see :meth:`_pushed`).
         """
         with self._failing("state"):
             pull = self._pull(branch)
@@ -363,14 +385,70 @@ class GitHubLedgerStore:
             if comments is None:
                 comments = tuple(self.issue_comments(pull.number))
             found = self._ledgers_in(pull.number, comments, branch, "state")
-        merged = found.merged if found is not None else GitHubLedger(branch)
+            merged = found.merged if found is not None else GitHubLedger(branch)
+            pushed = self._pushed(pull, merged.comments)
         return BranchState(
             branch,
             merged.comments,
             tuple(_newest_first(merged.approvals)),
             pull.head,
             _fingerprint(comments),
+            pushed,
         )
+
+    def _pushed(self, pull: _Pull, comments: Sequence[Comment]) -> frozenset[str] | None:
+        """The commits the pull request holds, as far as the resolved ``comments`` ask.
+
+        Resolutions that all name the head (or an abbreviation of it, 7 characters or more) need
+        no request: the head alone is the answer. Otherwise the pull request's commits are
+        listed (GitHub lists at most 250), once per head: a pull request's commits change only
+        with its head. An abbreviated sha that starts one of them counts as pushed, so the gate
+        can match resolutions as written. ``None`` (unknown) when the head is unknown, the
+        listing fails, or the pull request has more commits than GitHub lists.
+        """
+        head = pull.head
+        if head is None:
+            return None
+        named = {
+            c.resolution.sha
+            for c in comments
+            if c.status is CommentStatus.RESOLVED and c.resolution is not None
+        }
+        if all(_abbreviates(sha, head) for sha in named):
+            return frozenset({head, *named})
+        key = (pull.number, head)
+        commits = self._commits.get(key)
+        if commits is None:
+            try:
+                listed = self._pull_commits(pull.number)
+            except GitHubError:
+                return None  # unknown: the gate shows no "not pushed" rather than a wrong one
+            if listed is None:
+                return None
+            commits = self._commits[key] = listed
+        return commits | {s for s in named if any(_abbreviates(s, c) for c in commits)}
+
+    def _pull_commits(self, pull: int) -> frozenset[str] | None:
+        """The pull request's commit shas, every page (``None`` past GitHub's 250)."""
+        shas: set[str] = set()
+        page = 1
+        while True:
+            response = self._transport.request(
+                "GET",
+                f"{self._base}/pulls/{pull}/commits",
+                params={"per_page": 100, "page": page},
+            )
+            items = response.data if isinstance(response.data, list) else []
+            for item in items:
+                sha = item.get("sha") if isinstance(item, dict) else None
+                if isinstance(sha, str):
+                    shas.add(sha)
+            following = _next_page(response.headers.get("link", ""))
+            if following is None or following <= page or page * 100 >= _PULL_COMMITS_CAP:
+                break
+            page = following
+        # At the cap, the list may be cut short: a commit missing from it is not known unpushed.
+        return frozenset(shas) if len(shas) < _PULL_COMMITS_CAP else None
 
     def _take_read_back(self, pull: int) -> tuple[JsonObject, ...] | None:
         kept, self._read_back = self._read_back, None
@@ -503,7 +581,8 @@ class GitHubLedgerStore:
 
             def change(current: GitHubLedger) -> GitHubLedger:
                 number = max((record_number(c.id) for c in current.comments), default=0)
-                stamps: builtins.list[str | None] = [c.arrival for c in current.comments]
+                # After every stamp in the ledger, replies' included (a waiting agent's cursor).
+                stamps: builtins.list[str | None] = list(activity_stamps(current.comments))
                 wanted.clear()
                 author = self._author()
                 for offset, new in enumerate(comments, start=1):
@@ -587,6 +666,76 @@ class GitHubLedgerStore:
 
             return self._write(pull, None, "set_status", change, landed, repost=False)
 
+    def converse(self, comment_id: str, event: ThreadEvent) -> Comment:
+        """Apply a thread event to a comment in place (PATCH), as :meth:`set_status` changes one.
+
+        The entry is ``ghr_<pull>_<hex>``, stamped after every stamp in the ledger (replies'
+        included) on the first read; a retry applies the same entry with the same stamps, and
+        the comment's ``updatedAt`` is stamped so the change wins merges with stale copies (the
+        thread itself is merged as a union, so a racing reply is never lost either). An unknown
+        id is ``NotFoundError``; an event the comment cannot take raises
+        :class:`~maple_core.conversation.ConversationError` unchanged.
+        """
+        pull = self._by_id(_COMMENT_ID, comment_id, "comment", "converse")
+        reply_id = f"ghr_{pull}_{secrets.token_hex(6)}"
+        first: builtins.list[tuple[tuple[str | None, str | None, str], str, str]] = []
+        expected: builtins.list[Comment] = []
+
+        def target(current: GitHubLedger) -> tuple[tuple[str | None, str | None, str], str, str]:
+            """The comment's identity and the entry's stamps, all fixed by the first read."""
+            if first:
+                return first[0]
+            found = next((c for c in current.comments if c.id == comment_id), None)
+            if found is None:
+                raise NotFoundError(
+                    f"No Maple record {comment_id} on this repository. "
+                    "List the branch's comments for the ids there are.",
+                    store=self.name,
+                    operation="converse",
+                )
+            # After every stamp in the ledger (so a waiting agent's cursor covers the reply) and
+            # after the comment's last change (so this change wins every merge).
+            updated = found.extra.get("updatedAt")
+            instant = next_arrival_stamp(
+                self._clock.now(),
+                [*activity_stamps(current.comments), updated if isinstance(updated, str) else None],
+            )
+            first.append(
+                (comment_identity(found), format_stamp(instant), format_js_timestamp(instant))
+            )
+            return first[0]
+
+        with self._failing("converse", passing=(ConversationError,)):
+
+            def change(current: GitHubLedger) -> GitHubLedger:
+                key, stamp, at = target(current)
+                versions = []
+                for c in current.comments:
+                    if comment_identity(c) == key:
+                        if all(r.id != reply_id for r in thread_of(c)):
+                            c = apply_event(c, event, reply_id, stamp, at)
+                            c = replace(c, extra={**c.extra, "updatedAt": stamp})
+                        expected[:] = [c]
+                    versions.append(c)
+                return replace(current, comments=tuple(versions))
+
+            def landed(merged: GitHubLedger) -> Comment | None:
+                key = first[0][0]
+                now = next((c for c in merged.comments if comment_identity(c) == key), None)
+                if now is None or not expected:
+                    return None
+                want = expected[0]
+                has_entry = any(r.id == reply_id for r in thread_of(want))
+                if has_entry and all(r.id != reply_id for r in thread_of(now)):
+                    return None
+                if now.status is not want.status or (
+                    not has_entry and now.resolution != want.resolution
+                ):
+                    return None
+                return now
+
+            return self._write(pull, None, "converse", change, landed, repost=False)
+
     def approve(self, approval: NewApproval) -> Approval:
         """Store an approval as ``gha_<pull>_<n>`` (a repost, like an append)."""
         with self._failing("approve"):
@@ -633,6 +782,12 @@ class GitHubLedgerStore:
                 return True if all(a.id != approval_id for a in merged.approvals) else None
 
             self._write(pull, None, "unapprove", change, landed, repost=False)
+
+
+def _abbreviates(sha: str, commit: str) -> bool:
+    """True when ``sha`` is ``commit`` or an abbreviation of it (7 characters or more)."""
+    sha = sha.lower()
+    return sha == commit.lower() or (len(sha) >= _SHORT_SHA and commit.lower().startswith(sha))
 
 
 def _next_page(link: str) -> int | None:
