@@ -1,6 +1,7 @@
 """``POST /comments/{id}/thread`` over real HTTP: replies, reopenings and confirmations, what a
-browser may claim on a ``client_authors`` route, the gate republished after each, and a resolve
-twice keeping its first evidence (issue 18)."""
+browser may claim on a ``client_authors`` route, the gate republished after each, a resolve
+twice keeping its first evidence, and the route client store's way to a route without threads
+(issue 18)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from starlette.responses import JSONResponse
 
 from contract_tests.support import FakeClock, make_repo
 from maple_adapters.files import FileCommentStore
 from maple_adapters.memory import InMemoryCommentStore
 from maple_adapters.memory_gate import InMemoryGatePublisher
+from maple_adapters.route import RouteCommentStore, RouteHttp
+from maple_core.conversation import ConversationError, Role, ThreadEvent, thread_of
+from maple_core.errors import MissingCapabilityError, NotFoundError
 from maple_core.ports import Capability
+from maple_core.services import converse, resolve_comment
 from maple_entrypoints.route import RouteOptions
 from tests.route_support import LiveRoute, eventually, live_route
 
@@ -215,3 +221,56 @@ def test_a_store_without_threads_answers_501(clock: FakeClock) -> None:
         stored = route.client.post("/comments", json=draft()).json()
         answer = post(route, stored["id"], body="Hello?")
     assert (answer.status_code, answer.json()["error"]) == (501, "This store keeps no replies")
+
+
+def _without_threads(app: Any) -> Any:
+    """A route as TypeScript Maple serves it: no thread endpoint, Starlette's JSON 404."""
+
+    async def served(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"].endswith("/thread"):
+            await JSONResponse({"error": "Not found"}, 404)(scope, receive, send)
+            return
+        await app(scope, receive, send)
+
+    return served
+
+
+class TestTheRouteClientStore:
+    def test_converses_through_the_thread_endpoint_and_resolves_through_patch(
+        self, agent_route: LiveRoute
+    ) -> None:
+        http = RouteHttp(agent_route.url)
+        try:
+            store = RouteCommentStore(http)
+            assert Capability.CONVERSE in store.capabilities
+            stored = agent_route.client.post("/comments", json=draft()).json()
+            asked = converse(
+                store, stored["id"], ThreadEvent.reply(Role.AGENT, "Which?", question=True)
+            )
+            assert [(r.role, r.question) for r in thread_of(asked)] == [(Role.AGENT, True)]
+            first = resolve_comment(store, stored["id"], SHA, "One.", FakeClock())
+            second = resolve_comment(store, stored["id"], "f" * 40, "Two.", FakeClock())
+            assert second.resolution == first.resolution
+            reopened = converse(store, first.id, ThreadEvent.reopen("Still wraps."))
+            assert reopened.status.value == "open"
+            with pytest.raises(ConversationError, match="only a resolved comment can be confirmed"):
+                converse(store, first.id, ThreadEvent.confirm())
+            with pytest.raises(NotFoundError):
+                converse(store, "loc_nope", ThreadEvent.reply(Role.AGENT, "Hello?"))
+        finally:
+            http.close()
+
+    def test_a_route_without_threads_keeps_no_replies(self, repo: Path, clock: FakeClock) -> None:
+        options = RouteOptions(store=FileCommentStore(clock, repo), clock=clock)
+        with live_route(options, wrap=_without_threads) as route:
+            http = RouteHttp(route.url)
+            try:
+                store = RouteCommentStore(http)
+                stored = route.client.post("/comments", json=draft()).json()
+                with pytest.raises(MissingCapabilityError, match="keeps no replies"):
+                    converse(store, stored["id"], ThreadEvent.reply(Role.AGENT, "Hello?"))
+                # a resolve still goes through Maple's PATCH
+                done = resolve_comment(store, stored["id"], SHA, None, FakeClock())
+                assert done.status.value == "resolved"
+            finally:
+                http.close()
