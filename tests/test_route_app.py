@@ -153,6 +153,7 @@ class TestComments:
             "user": {"id": "u-17", "name": "Dana", "avatarUrl": "https://avatars.example/dana.png"},
             "media": False,
             "approval": {"required": False},
+            "confirmation": {"required": False},
         }
 
 

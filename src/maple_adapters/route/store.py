@@ -11,6 +11,7 @@ from urllib.parse import quote
 from maple_adapters.route.http import RouteAnswer, RouteHttp, RouteUnreachableError
 from maple_core.approvals import Approval, NewApproval
 from maple_core.comments import Comment, NewComment, Resolution
+from maple_core.conversation import ConversationError, ReplyKind, ThreadEvent
 from maple_core.errors import (
     InvalidQueryError,
     InvalidRecordError,
@@ -34,6 +35,7 @@ _CAPABILITIES = frozenset(
         Capability.APPEND_MANY,
         Capability.SET_STATUS,
         Capability.APPROVALS,
+        Capability.CONVERSE,
     }
 )
 POLL_S = 1.0
@@ -60,7 +62,7 @@ class RouteCommentStore:
 
     @property
     def capabilities(self) -> frozenset[Capability]:
-        """List, append, append many, set status and approvals."""
+        """List, append, append many, set status, approvals and threads."""
         return _CAPABILITIES
 
     def __repr__(self) -> str:
@@ -77,17 +79,28 @@ class RouteCommentStore:
         params: dict[str, str | list[str]] | None = None,
         body: JsonValue = None,
     ) -> RouteAnswer:
+        answer = self._send(operation, method, path, params=params, body=body)
+        if answer.ok:
+            return answer
+        raise self._refusal(answer, operation)
+
+    def _send(
+        self,
+        operation: str,
+        method: str,
+        path: str,
+        *,
+        params: dict[str, str | list[str]] | None = None,
+        body: JsonValue = None,
+    ) -> RouteAnswer:
         try:
-            answer = self._http.request(method, path, params=params, body=body)
+            return self._http.request(method, path, params=params, body=body)
         except RouteUnreachableError as exc:
             raise StoreUnavailableError(
                 f"{exc}. Check that MAPLE_URL is the route's mount URL and the deployment is up.",
                 store=self.name,
                 operation=operation,
             ) from None
-        if answer.ok:
-            return answer
-        raise self._refusal(answer, operation)
 
     def _refusal(self, answer: RouteAnswer, operation: str) -> MapleError:
         text = answer.describe()
@@ -96,7 +109,7 @@ class RouteCommentStore:
             kind = InvalidQueryError if operation == "list" else InvalidRecordError
             return kind(text)
         if status == 404:
-            if isinstance(answer.data, dict) and answer.data.get("error") == "Not found":
+            if _generic_not_found(answer):
                 return StoreRejectedError(
                     f"{text} MAPLE_URL must be the route's mount URL, such as "
                     "https://preview.example.com/api/maple.",
@@ -162,6 +175,41 @@ class RouteCommentStore:
         path = "/comments/" + quote(comment_id, safe="")
         return Comment.from_json(self._ask("set_status", "PATCH", path, body=body).data)
 
+    def converse(self, comment_id: str, event: ThreadEvent) -> Comment:
+        """A resolve as ``PATCH /comments/{id}``; any other event ``POST /comments/{id}/thread``.
+
+        A resolve goes the way a TypeScript Maple route takes it too (a maple route keeps the
+        first evidence of a comment resolved twice). The event's role is sent as it is; the
+        route names its author. A route without the thread endpoint (Maple's) keeps no replies.
+
+        Raises:
+            MissingCapabilityError: the route keeps no replies.
+            ConversationError: the route refused the event (400), saying why.
+        """
+        if event.kind is ReplyKind.RESOLVE:
+            assert event.resolution is not None  # checked by ThreadEvent
+            return self.set_status(comment_id, CommentStatus.RESOLVED, event.resolution)
+        body: JsonObject = {
+            "kind": event.kind.value,
+            "role": event.role.value,
+            "body": event.body,
+            "question": event.question,
+        }
+        path = "/comments/" + quote(comment_id, safe="") + "/thread"
+        answer = self._send("converse", "POST", path, body=body)
+        if answer.status == 404 and _generic_not_found(answer):
+            raise MissingCapabilityError(
+                f"{answer.describe()} The route keeps no replies: it has no thread endpoint (a "
+                "TypeScript Maple route, or an older maple). Reply where the comment lives.",
+                store=self.name,
+                operation="converse",
+            )
+        if answer.status == 400:  # the route's reason the comment cannot take the event
+            raise ConversationError(answer.describe())
+        if not answer.ok:
+            raise self._refusal(answer, "converse")
+        return Comment.from_json(answer.data)
+
     def head(self, branch: str) -> str | None:
         """Always ``None``: a route does not say which commit its preview serves."""
         return None
@@ -213,6 +261,11 @@ class RouteCommentStore:
     def changes(self, branch: str) -> RouteChangeSignal:
         """A signal that polls the branch's listing (conditionally, when the route sends ETags)."""
         return RouteChangeSignal(self._http, branch, self._poll_s)
+
+
+def _generic_not_found(answer: RouteAnswer) -> bool:
+    """A 404 for a path the route does not serve (not its answer about one comment)."""
+    return isinstance(answer.data, dict) and answer.data.get("error") == "Not found"
 
 
 def _list_params(query: ListQuery) -> dict[str, str | list[str]]:

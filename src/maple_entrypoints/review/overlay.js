@@ -4,8 +4,8 @@
 "use strict";
 
 // --- overlay/api.js ---
-// The route under the proxy's /__maple/api: list this branch's comments, post a new one, and
-// edit or delete one of the reviewer's own while it is open.
+// The route under the proxy's /__maple/api: list this branch's comments, post a new one, edit
+// or delete one of the reviewer's own while it is open, and answer in a comment's thread.
 
 /**
  * The branch's comments, or null when they could not be read.
@@ -100,6 +100,24 @@ async function deleteComment(api, id, authorId) {
   const answer = await fetch(api + "/comments/" + encodeURIComponent(id), {
     method: "DELETE",
     headers: { "x-maple-author": authorId },
+    credentials: "same-origin",
+  });
+  if (!answer.ok) throw await refusal(answer);
+}
+
+/**
+ * Adds the reviewer's reply, reopening or confirmation to a comment's thread; rejects with the
+ * route's reason (a reopening of a comment no longer resolved, say).
+ * @param {string} api
+ * @param {string} id the comment's id
+ * @param {import("./types.js").ThreadEvent} event
+ * @returns {Promise<void>}
+ */
+async function postThread(api, id, event) {
+  const answer = await fetch(api + "/comments/" + encodeURIComponent(id) + "/thread", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(event),
     credentials: "same-origin",
   });
   if (!answer.ok) throw await refusal(answer);
@@ -567,6 +585,7 @@ const OVERLAY_CSS =
   ".composer .problem { margin: 8px 0 0; padding: 6px 8px; border-radius: 6px; background: #fee2e2; color: #991b1b; }" +
   ".pin { position: fixed; width: 24px; height: 24px; border-radius: 12px; background: #b45309; color: #fff; display: flex; align-items: center; justify-content: center; font-weight: 700; font-size: 12px; padding: 0; border: 0; pointer-events: auto; }" +
   ".pin.resolved { background: #15803d; }" +
+  ".pin[data-maple-waiting] { box-shadow: 0 0 0 3px #fde68a; }" + // the agent asks the reviewer
   ".panel { position: fixed; right: 16px; bottom: 64px; width: 300px; max-height: 50vh; overflow: auto; background: #fff; color: #111; border: 1px solid #d1d5db; border-radius: 8px; pointer-events: auto; display: none; }" +
   ".panel ol { margin: 0; padding: 8px 8px 8px 28px; }" +
   ".panel li { padding: 4px 0; }" +
@@ -581,7 +600,20 @@ const OVERLAY_CSS =
   ".panel .editor textarea { width: 100%; min-height: 60px; color: #111; background: #fff; border: 1px solid #9ca3af; border-radius: 4px; }" +
   ".panel .problem { margin: 4px 0 0; padding: 4px 6px; border-radius: 4px; background: #fee2e2; color: #991b1b; }" +
   ".box.shown { border-color: #2563eb; background: rgba(37,99,235,.12); }" +
-  ".send:disabled, .save:disabled, .delete:disabled { opacity: .6; cursor: progress; }" +
+  ".send:disabled, .save:disabled, .delete:disabled, .conversation button:disabled { opacity: .6; cursor: progress; }" +
+  // a comment's thread (thread.js): the agent's entries on the left rule, reviewers' in blue
+  ".panel ol.thread { list-style: none; margin: 4px 0 0; padding: 0; }" +
+  ".panel .thread li { cursor: auto; margin-top: 4px; padding: 2px 0 2px 8px; border-left: 3px solid #9ca3af; }" +
+  ".panel .thread li.reviewer { border-left-color: #2563eb; }" +
+  ".panel .thread .who { font-size: 12px; color: #4b5563; }" +
+  ".panel .thread .said { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; }" +
+  ".panel .thread .asks { display: inline-block; padding: 0 6px; border-radius: 4px; background: #e5e7eb; color: #111; font-size: 11px; }" +
+  ".panel .thread li[data-maple-question=waiting] { border-left-color: #b45309; background: #fef3c7; }" +
+  ".panel .thread li[data-maple-question=waiting] .asks { background: #b45309; color: #fff; }" +
+  ".panel .confirmed { margin-top: 4px; font-size: 12px; color: #15803d; }" +
+  ".panel .writer textarea { width: 100%; min-height: 48px; margin-top: 4px; color: #111; background: #fff; border: 1px solid #9ca3af; border-radius: 4px; }" +
+  ".panel .conversation .cancel { background: #e5e7eb; color: #111; }" +
+  ".panel .conversation [hidden] { display: none !important; }" + // over `.panel li .row`'s flex
   ".composer { max-width: calc(100vw - 16px); }" +
   // folded: a tab at the right edge, halfway down; an open composer stays, with the reviewer's text
   ":host([data-maple-folded]) .bar { top: 50%; bottom: auto !important; right: 0; transform: translateY(-50%); }" +
@@ -1012,9 +1044,249 @@ function dock(ui) {
   ui.panel.style.bottom = bottom + 48 + "px";
 }
 
+// --- overlay/thread.js ---
+// A comment's thread in its list entry: the agent's and the reviewers' entries (an agent's
+// question waiting for the reviewer marked as one), "Confirmed by <name>" under a confirmed
+// resolution, and the reviewer's answers: Reply, Reopen (with a reason) and Confirm. Every word
+// in a thread is someone else's: it is shown as text, never parsed as HTML.
+
+
+/**
+ * @typedef {import("./types.js").Reply} Reply
+ * @typedef {import("./types.js").StoredComment} StoredComment
+ */
+
+/**
+ * @typedef {object} ThreadOptions
+ * @property {string} api the route's address
+ * @property {() => { id: string, name: string }} author who answers, as this browser names them
+ * @property {() => void} changed the thread changed: read the comments again
+ * @property {Map<string, ThreadDraft>} drafts what the reviewer is writing, by comment id, kept
+ *   while the list is rebuilt under them
+ */
+
+/**
+ * @typedef {object} ThreadDraft A reply or reopening being written.
+ * @property {"reply" | "reopen"} kind
+ * @property {string} text
+ */
+
+/**
+ * The comment's thread, entries that are not objects left out.
+ * @param {StoredComment} comment
+ * @returns {Reply[]}
+ */
+function threadOf(comment) {
+  return Array.isArray(comment.replies) ? comment.replies.filter((r) => r && typeof r === "object") : [];
+}
+
+/**
+ * True when the agent's latest words are a question no reviewer has answered yet.
+ * @param {StoredComment} comment
+ * @returns {boolean}
+ */
+function awaitingReviewer(comment) {
+  const thread = threadOf(comment);
+  for (let i = thread.length - 1; i >= 0; i--) {
+    const reply = thread[i];
+    if (reply.role !== "agent") return false;
+    if ((reply.kind || "reply") === "reply") return reply.question === true;
+  }
+  return false;
+}
+
+/**
+ * The reviewer's confirmation of the comment's current resolution, if any: one naming its
+ * commit and time, with no reopening after it (as maple_core.conversation.confirmation_of).
+ * @param {StoredComment} comment
+ * @returns {Reply | null}
+ */
+function confirmationOf(comment) {
+  const resolution = comment.resolution;
+  if (comment.status !== "resolved" || !resolution) return null;
+  const thread = threadOf(comment);
+  for (let i = thread.length - 1; i >= 0; i--) {
+    const reply = thread[i];
+    if (reply.kind === "reopen") return null;
+    const named = reply.resolution;
+    if (reply.kind === "confirm" && reply.role === "reviewer" && named && named.sha === resolution.sha &&
+      named.at === resolution.at) return reply;
+  }
+  return null;
+}
+
+/**
+ * Who wrote an entry, as the reviewer reads it: the author's name, "the agent" for the agent's
+ * words with nobody named.
+ * @param {Reply} reply
+ * @returns {string}
+ */
+function writerOf(reply) {
+  const author = reply.author || {};
+  const name = typeof author.name === "string" ? author.name.trim() : "";
+  const named = name && author.provenance !== "guest" ? name : "";
+  if (reply.role === "agent") return named ? named + " (agent)" : "Agent";
+  return name || "Reviewer";
+}
+
+/**
+ * What an entry did, when more than words: "reopened it", "confirmed the resolution"…
+ * @param {Reply} reply
+ * @returns {string}
+ */
+function deedOf(reply) {
+  const sha = reply.resolution && typeof reply.resolution.sha === "string" ? reply.resolution.sha.slice(0, 7) : "";
+  if (reply.kind === "reopen") return "reopened it";
+  if (reply.kind === "confirm") return "confirmed the resolution" + (sha ? " in " + sha : "");
+  if (reply.kind === "resolve") return "resolved it again" + (sha ? " in " + sha : "");
+  return "";
+}
+
+/**
+ * The list of a comment's thread entries, oldest first.
+ * @param {StoredComment} comment
+ * @returns {HTMLOListElement}
+ */
+function threadList(comment) {
+  const thread = threadOf(comment);
+  const waiting = awaitingReviewer(comment);
+  let lastQuestion = -1;
+  thread.forEach((reply, i) => {
+    if (reply.question === true) lastQuestion = i;
+  });
+  return el("ol", { class: "thread", "aria-label": "Replies" }, thread.map((reply, i) => {
+    const deed = deedOf(reply);
+    const head = el("div", { class: "who" }, [writerOf(reply) + (deed ? " " + deed : "")]);
+    const entry = el("li", {
+      class: "reply " + (reply.role === "agent" ? "agent" : "reviewer"),
+      "data-maple-reply": String(reply.id || ""),
+      "data-maple-kind": String(reply.kind || "reply"),
+      "data-maple-role": reply.role === "agent" ? "agent" : "reviewer",
+    }, [head]);
+    if (reply.question === true) {
+      const open = waiting && i === lastQuestion;
+      entry.setAttribute("data-maple-question", open ? "waiting" : "answered");
+      head.prepend(el("span", { class: "asks" }, [open ? "Question for you" : "Question"]), " ");
+    }
+    if (reply.body) entry.append(el("p", { class: "said" }, [reply.body]));
+    return entry;
+  }));
+}
+
+/**
+ * Posts one thread event, showing the route's reason in `problem` when it is refused.
+ * @param {HTMLButtonElement} button pressed; disabled while the event is on its way
+ * @param {HTMLElement} problem
+ * @param {StoredComment} comment
+ * @param {{ kind: "reply" | "reopen" | "confirm", body: string }} event
+ * @param {ThreadOptions} options
+ * @returns {Promise<boolean>} whether it was stored
+ */
+async function answer(button, problem, comment, event, options) {
+  if (button.disabled) return false;
+  button.disabled = true;
+  problem.hidden = true;
+  try {
+    await postThread(options.api, comment.id, { ...event, author: options.author() });
+  } catch (error) {
+    problem.textContent = "Not sent: " + (error instanceof Error ? error.message : String(error));
+    problem.hidden = false;
+    return false;
+  } finally {
+    button.disabled = false;
+  }
+  options.drafts.delete(comment.id);
+  options.changed();
+  return true;
+}
+
+/**
+ * A comment's thread, "Confirmed by <name>" and the reviewer's controls, for its list entry.
+ * @param {StoredComment} comment
+ * @param {ThreadOptions} options
+ * @returns {HTMLDivElement}
+ */
+function threadSection(comment, options) {
+  const problem = el("p", { class: "problem", role: "alert", hidden: "" });
+  const section = el("div", { class: "conversation" });
+  if (threadOf(comment).length) section.append(threadList(comment));
+  if (awaitingReviewer(comment)) section.setAttribute("data-maple-waiting", "");
+  const resolved = comment.status === "resolved" && comment.resolution;
+  const confirmation = confirmationOf(comment);
+  if (confirmation) {
+    section.append(el("div", { class: "confirmed" }, ["Confirmed by " + writerOf(confirmation)]));
+  }
+  const form = el("div", { class: "writer", hidden: "" });
+  const buttons = el("div", { class: "row" });
+
+  /** @param {"reply" | "reopen"} kind */
+  const write = (kind) => {
+    const draft = options.drafts.get(comment.id);
+    const text = el("textarea", {
+      "data-maple-field": kind,
+      "aria-label": kind === "reply" ? "Your reply" : "Why reopen it? (required)",
+      placeholder: kind === "reply" ? "Reply…" : "What is still wrong?",
+      maxlength: "10000",
+    });
+    text.value = draft && draft.kind === kind ? draft.text : "";
+    options.drafts.set(comment.id, { kind, text: text.value });
+    const send = el("button", { class: kind === "reply" ? "reply-send" : "reopen-send", type: "button" }, [
+      kind === "reply" ? "Send reply" : "Reopen comment",
+    ]);
+    const cancel = el("button", { class: "cancel", type: "button" }, ["Cancel"]);
+    const go = async () => {
+      const body = text.value.trim();
+      if (!body) {
+        problem.textContent = kind === "reply" ? "Write a reply first." : "Say why it needs reopening.";
+        problem.hidden = false;
+        text.focus();
+        return;
+      }
+      await answer(send, problem, comment, { kind, body }, options);
+    };
+    text.addEventListener("input", () => options.drafts.set(comment.id, { kind, text: text.value }));
+    text.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) void go();
+      if (event.key === "Escape") cancel.click();
+    });
+    send.addEventListener("click", () => void go());
+    cancel.addEventListener("click", () => {
+      options.drafts.delete(comment.id);
+      problem.hidden = true;
+      form.replaceChildren();
+      form.hidden = true;
+      buttons.hidden = false;
+    });
+    form.replaceChildren(text, el("div", { class: "row" }, [cancel, send]));
+    form.hidden = false;
+    buttons.hidden = true;
+    return text;
+  };
+
+  const reply = el("button", { class: "reply", type: "button" }, ["Reply"]);
+  reply.addEventListener("click", () => write("reply").focus());
+  buttons.append(reply);
+  if (resolved) {
+    const reopen = el("button", { class: "reopen", type: "button" }, ["Reopen"]);
+    reopen.addEventListener("click", () => write("reopen").focus());
+    buttons.append(reopen);
+    if (!confirmation) {
+      const confirm = el("button", { class: "confirm", type: "button", title: "Confirm the resolution" }, ["Confirm"]);
+      confirm.addEventListener("click", () => void answer(confirm, problem, comment, { kind: "confirm", body: "" }, options));
+      buttons.append(confirm);
+    }
+  }
+  section.append(buttons, form, problem);
+  const draft = options.drafts.get(comment.id);
+  if (draft && (draft.kind === "reply" || resolved)) write(draft.kind); // the list was rebuilt mid-sentence
+  else options.drafts.delete(comment.id); // a reopening begun on a comment no longer resolved
+  return section;
+}
+
 // --- overlay/entries.js ---
-// The comment list's entries: each comment's text, status, author and resolution; a press on an
-// entry shows its element; and, on the reviewer's own open comments, Edit and Delete.
+// The comment list's entries: each comment's text, status, author and resolution, and its
+// thread with Reply, Reopen and Confirm (thread.js); a press on an entry shows its element; and,
+// on the reviewer's own open comments, Edit and Delete.
 
 
 /**
@@ -1077,6 +1349,9 @@ function startEditing(item, comment, { api, reviewer, changed }) {
  * @returns {(comment: import("./types.js").StoredComment, found: boolean) => HTMLLIElement}
  */
 function entryMaker(options) {
+  /** @type {Map<string, import("./thread.js").ThreadDraft>} */
+  const drafts = new Map(); // outlives the entries: the list is rebuilt when a comment changes
+  const answerer = () => ({ id: options.reviewer().id, name: options.reviewer().name });
   return (comment, found) => {
     const author = comment.author && comment.author.name;
     const status = el("div", { class: "status " + comment.status }, [
@@ -1110,6 +1385,7 @@ function entryMaker(options) {
       });
       item.append(el("div", { class: "row" }, [edit, remove]));
     }
+    item.append(threadSection(comment, { api: options.api, author: answerer, changed: options.changed, drafts }));
     /** @param {Event} event */
     const show = (event) => {
       const inside = event.target instanceof Element && event.target.closest("button, textarea");
@@ -1290,7 +1566,7 @@ const NAMED_WORDS = 8;
 
 /**
  * What a screen reader says for a pin: "Comment 2 by Ana: The Pay button overlaps the total at…",
- * with ", resolved" for a resolved one.
+ * with ", resolved" for a resolved one and a note of an agent's question waiting for the reviewer.
  * @param {import("./types.js").StoredComment} comment
  * @param {number} number
  * @returns {string}
@@ -1299,7 +1575,8 @@ function pinName(comment, number) {
   const words = comment.body.trim().split(/\s+/);
   const quoted = words.slice(0, NAMED_WORDS).join(" ") + (words.length > NAMED_WORDS ? "…" : "");
   const author = comment.author && comment.author.name ? " by " + comment.author.name : "";
-  return "Comment " + number + author + ": " + quoted + (comment.status === "resolved" ? ", resolved" : "");
+  const asks = awaitingReviewer(comment) ? ", the agent asks you a question" : "";
+  return "Comment " + number + author + ": " + quoted + (comment.status === "resolved" ? ", resolved" : "") + asks;
 }
 
 /**
@@ -1316,8 +1593,35 @@ function drawPin(pin, comment, number, at) {
   pin.title = comment.body + " (" + describeStatus(comment) + ")";
   pin.setAttribute("aria-label", pinName(comment, number));
   pin.setAttribute("data-maple-status", comment.status);
+  pin.toggleAttribute("data-maple-waiting", awaitingReviewer(comment));
   pin.style.left = at.left + "px";
   pin.style.top = at.top + "px";
+}
+
+/**
+ * The field of a list entry the reviewer is writing in (`data-maple-field`, see thread.js), as
+ * a function that focuses the same field of the rebuilt entry with the caret where it was; null
+ * when focus is elsewhere. A comment's thread changing under the reviewer leaves them typing.
+ * @param {import("./ui.js").Ui} ui
+ * @returns {(() => void) | null}
+ */
+function fieldInUse(ui) {
+  const active = ui.host.shadowRoot && ui.host.shadowRoot.activeElement;
+  if (!(active instanceof HTMLTextAreaElement)) return null;
+  const field = active.getAttribute("data-maple-field");
+  const item = active.closest("[data-maple-comment]");
+  const id = item && item.getAttribute("data-maple-comment");
+  if (!field || !id) return null;
+  const { selectionStart, selectionEnd } = active;
+  return () => {
+    const again = Array.from(ui.list.querySelectorAll("textarea[data-maple-field]")).find(
+      (t) => t.getAttribute("data-maple-field") === field &&
+        t.closest("[data-maple-comment]")?.getAttribute("data-maple-comment") === id,
+    );
+    if (!(again instanceof HTMLTextAreaElement)) return;
+    again.focus();
+    again.setSelectionRange(selectionStart, selectionEnd);
+  };
 }
 
 /**
@@ -1340,11 +1644,13 @@ function pinBoard(ui, { entry, hideResolved, open }) {
     const shown = comments.filter((c) => onThisPage(c) && !(hide && c.status === "resolved"));
     const found = shown.map(locate);
     const signature = JSON.stringify(
-      shown.map((c, i) => [c.id, c.body, c.status, c.resolution, c.author, found[i] !== null]),
+      shown.map((c, i) => [c.id, c.body, c.status, c.resolution, c.author, c.replies, found[i] !== null]),
     );
     if (signature !== listed) {
       listed = signature;
+      const writing = fieldInUse(ui);
       ui.list.replaceChildren(...shown.map((c, i) => entry(c, found[i] !== null)));
+      if (writing) writing();
     }
     /** @type {HTMLButtonElement[]} */
     const pins = [];

@@ -9,13 +9,16 @@
     app.mount("/api/maple", create_route_app(RouteOptions(store=my_store)))
 
 Endpoints (paths under the mount): ``GET``/``POST /comments``, ``PATCH``/``DELETE /comments/{id}``,
-``POST /media``, ``GET /media/{key}``, ``GET``/``POST /approvals``, ``DELETE /approvals/{id}``,
+``POST /comments/{id}/thread``
+(a reply, a reopening or a confirmation in the comment's thread), ``POST /media``,
+``GET /media/{key}``, ``GET``/``POST /approvals``, ``DELETE /approvals/{id}``,
 ``GET /me`` and ``POST /gate/refresh``. Every answer is JSON with ``cache-control: no-store``
 except a media blob.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -35,6 +38,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from maple_core.approvals import NewApproval
 from maple_core.authors import Reviewer
 from maple_core.comments import Comment
+from maple_core.conversation import Role, ThreadEvent
 from maple_core.cursor import format_js_timestamp
 from maple_core.errors import MapleError, NotFoundError
 from maple_core.gate import check_review_url
@@ -44,11 +48,13 @@ from maple_core.ports import (
     Capability,
     Clock,
     CommentAmending,
+    CommentConversation,
     CommentStore,
     GatePublisher,
     MediaStore,
 )
-from maple_core.services import publish_gate, stamped_resolution
+from maple_core.services import publish_gate, resolve_comment, stamped_resolution
+from maple_core.statuses import CommentStatus
 from maple_core.submissions import MAX_BODY_CHARS, read_drafts, read_status_change
 from maple_core.text import scrub
 from maple_entrypoints.bootstrap.github import PushAnswer
@@ -114,6 +120,8 @@ class RouteOptions:
             approval, and what ``/gate/refresh`` publishes with.
         refresh: turns ``POST /gate/refresh`` on for one repository.
         require_approval: hold the gate until somebody approves the commit.
+        require_confirmation: hold the gate until a reviewer confirms every resolution
+            (``MAPLE_REQUIRE_CONFIRMATION``; only a store that keeps threads records one).
         review_url: where reviewers look at the preview; the check run's details link. Without
             it the check run has no link (never one built from a request's ``Host``).
         client_authors: a caller without an identity may name itself as a comment's author,
@@ -131,6 +139,7 @@ class RouteOptions:
     gate: GatePublisher | None = None
     refresh: GateRefreshOptions | None = None
     require_approval: bool = False
+    require_confirmation: bool = False
     review_url: str | None = None
     client_authors: bool = False
     clock: Clock = field(default_factory=system_clock)
@@ -225,6 +234,7 @@ class _Route:
                     gate,
                     branch,
                     require_approval=self.options.require_approval,
+                    require_confirmation=self.options.require_confirmation,
                     review_url=self.options.review_url,
                 )
             )
@@ -336,12 +346,53 @@ class _Route:
         if Capability.SET_STATUS not in store.capabilities:
             raise RouteRefusalError(501, "This store cannot change a status")
         resolution = None
-        if change.sha is not None:
-            resolution = stamped_resolution(change.sha, change.note, self.options.clock)
         with _known_comment(comment_id):
-            updated = await _off_loop(store.set_status, comment_id, change.status, resolution)
+            if change.status is CommentStatus.RESOLVED and change.sha is not None:
+                # On a store that keeps threads, resolving a resolved comment keeps its first
+                # evidence and records this one in the thread (``services.resolve_comment``).
+                reviewer = self.reviewer(request)
+                updated = await _off_loop(
+                    lambda: resolve_comment(
+                        store,
+                        comment_id,
+                        change.sha or "",
+                        change.note,
+                        self.options.clock,
+                        author=reviewer.author() if reviewer is not None else None,
+                    )
+                )
+            else:
+                if change.sha is not None:
+                    resolution = stamped_resolution(change.sha, change.note, self.options.clock)
+                updated = await _off_loop(store.set_status, comment_id, change.status, resolution)
         return json_answer(
             updated.to_json(), background=self.after_write(store, request, updated.branch)
+        )
+
+    async def thread(self, request: Request) -> Response:
+        """``POST /comments/{id}/thread``: a reply, a reopening or a confirmation.
+
+        The author is the caller (as for a new comment). On a ``client_authors`` route the
+        caller is a reviewer's browser, which never speaks as the agent nor asks a question.
+        """
+        posted = await read_json(request, self.options.max_json_bytes)
+        client = self.options.client_authors
+        if client and isinstance(posted, dict):
+            posted = {k: v for k, v in posted.items() if k not in ("role", "question")}
+        event = ThreadEvent.from_json(posted, role=Role.REVIEWER if client else None)
+        author = author_of_post(posted, self.reviewer(request), client_authors=client)
+        event = dataclasses.replace(event, author=author)
+        store = self.store_for(request)
+        if Capability.CONVERSE not in store.capabilities or not isinstance(
+            store, CommentConversation
+        ):
+            raise RouteRefusalError(501, "This store keeps no replies")
+        comment_id = request.path_params["id"]
+        with _known_comment(comment_id):
+            changed = await _off_loop(store.converse, comment_id, event)
+        # A reopening blocks the gate again, a confirmation may clear it, a question is listed.
+        return json_answer(
+            changed.to_json(), background=self.after_write(store, request, changed.branch)
         )
 
     # -- media -------------------------------------------------------------------------------
@@ -444,6 +495,7 @@ class _Route:
                 "user": reviewer.to_json() if reviewer is not None else None,
                 "media": self.options.media is not None,
                 "approval": {"required": self.options.require_approval},
+                "confirmation": {"required": self.options.require_confirmation},
             }
         )
 
@@ -459,6 +511,7 @@ class _Route:
             gate=self.options.gate,
             fallback_store=self.store_for,
             require_approval=self.options.require_approval,
+            require_confirmation=self.options.require_confirmation,
             review_url=self.options.review_url,
             limit=self.options.max_json_bytes,
         )
@@ -570,6 +623,7 @@ def create_route_app(options: RouteOptions) -> Starlette:
             at("/comments", route.comments),
             at("/comments/{id}", route.patch_comment, "PATCH"),
             at("/comments/{id}", route.delete_comment, "DELETE"),
+            at("/comments/{id}/thread", route.thread, "POST"),
             at("/media", route.put_media, "POST"),
             at("/media/{key:path}", route.get_media, "GET"),
             at("/approvals", route.approvals),

@@ -45,6 +45,7 @@ async def refresh_gate(
     gate: GatePublisher | None,
     fallback_store: Callable[[Request], CommentStore],
     require_approval: bool,
+    require_confirmation: bool = False,
     review_url: str | None,
     limit: int,
 ) -> Response:
@@ -75,7 +76,12 @@ async def refresh_gate(
         raise RouteRefusalError(401, "There is no store to read the verdict from") from None
     outcome = await anyio.to_thread.run_sync(
         lambda: publish_gate(
-            store, gate, branch, require_approval=require_approval, review_url=review_url
+            store,
+            gate,
+            branch,
+            require_approval=require_approval,
+            require_confirmation=require_confirmation,
+            review_url=review_url,
         )
     )
     if outcome.report is None:

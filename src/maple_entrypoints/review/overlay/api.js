@@ -1,5 +1,5 @@
-// The route under the proxy's /__maple/api: list this branch's comments, post a new one, and
-// edit or delete one of the reviewer's own while it is open.
+// The route under the proxy's /__maple/api: list this branch's comments, post a new one, edit
+// or delete one of the reviewer's own while it is open, and answer in a comment's thread.
 
 /**
  * The branch's comments, or null when they could not be read.
@@ -94,6 +94,24 @@ export async function deleteComment(api, id, authorId) {
   const answer = await fetch(api + "/comments/" + encodeURIComponent(id), {
     method: "DELETE",
     headers: { "x-maple-author": authorId },
+    credentials: "same-origin",
+  });
+  if (!answer.ok) throw await refusal(answer);
+}
+
+/**
+ * Adds the reviewer's reply, reopening or confirmation to a comment's thread; rejects with the
+ * route's reason (a reopening of a comment no longer resolved, say).
+ * @param {string} api
+ * @param {string} id the comment's id
+ * @param {import("./types.js").ThreadEvent} event
+ * @returns {Promise<void>}
+ */
+export async function postThread(api, id, event) {
+  const answer = await fetch(api + "/comments/" + encodeURIComponent(id) + "/thread", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(event),
     credentials: "same-origin",
   });
   if (!answer.ok) throw await refusal(answer);

@@ -1,8 +1,10 @@
-// The comment list's entries: each comment's text, status, author and resolution; a press on an
-// entry shows its element; and, on the reviewer's own open comments, Edit and Delete.
+// The comment list's entries: each comment's text, status, author and resolution, and its
+// thread with Reply, Reopen and Confirm (thread.js); a press on an entry shows its element; and,
+// on the reviewer's own open comments, Edit and Delete.
 
 import { deleteComment, editComment } from "./api.js";
 import { locate } from "./locate.js";
+import { threadSection } from "./thread.js";
 import { el } from "./ui.js";
 
 /**
@@ -65,6 +67,9 @@ function startEditing(item, comment, { api, reviewer, changed }) {
  * @returns {(comment: import("./types.js").StoredComment, found: boolean) => HTMLLIElement}
  */
 export function entryMaker(options) {
+  /** @type {Map<string, import("./thread.js").ThreadDraft>} */
+  const drafts = new Map(); // outlives the entries: the list is rebuilt when a comment changes
+  const answerer = () => ({ id: options.reviewer().id, name: options.reviewer().name });
   return (comment, found) => {
     const author = comment.author && comment.author.name;
     const status = el("div", { class: "status " + comment.status }, [
@@ -98,6 +103,7 @@ export function entryMaker(options) {
       });
       item.append(el("div", { class: "row" }, [edit, remove]));
     }
+    item.append(threadSection(comment, { api: options.api, author: answerer, changed: options.changed, drafts }));
     /** @param {Event} event */
     const show = (event) => {
       const inside = event.target instanceof Element && event.target.closest("button, textarea");

@@ -2,6 +2,7 @@
 
 import { describeStatus } from "./entries.js";
 import { locate } from "./locate.js";
+import { awaitingReviewer } from "./thread.js";
 
 /**
  * Whether a comment belongs to the page now shown: matched by path, since the proxy's port
@@ -77,7 +78,7 @@ const NAMED_WORDS = 8;
 
 /**
  * What a screen reader says for a pin: "Comment 2 by Ana: The Pay button overlaps the total at…",
- * with ", resolved" for a resolved one.
+ * with ", resolved" for a resolved one and a note of an agent's question waiting for the reviewer.
  * @param {import("./types.js").StoredComment} comment
  * @param {number} number
  * @returns {string}
@@ -86,7 +87,8 @@ export function pinName(comment, number) {
   const words = comment.body.trim().split(/\s+/);
   const quoted = words.slice(0, NAMED_WORDS).join(" ") + (words.length > NAMED_WORDS ? "…" : "");
   const author = comment.author && comment.author.name ? " by " + comment.author.name : "";
-  return "Comment " + number + author + ": " + quoted + (comment.status === "resolved" ? ", resolved" : "");
+  const asks = awaitingReviewer(comment) ? ", the agent asks you a question" : "";
+  return "Comment " + number + author + ": " + quoted + (comment.status === "resolved" ? ", resolved" : "") + asks;
 }
 
 /**
@@ -103,8 +105,35 @@ function drawPin(pin, comment, number, at) {
   pin.title = comment.body + " (" + describeStatus(comment) + ")";
   pin.setAttribute("aria-label", pinName(comment, number));
   pin.setAttribute("data-maple-status", comment.status);
+  pin.toggleAttribute("data-maple-waiting", awaitingReviewer(comment));
   pin.style.left = at.left + "px";
   pin.style.top = at.top + "px";
+}
+
+/**
+ * The field of a list entry the reviewer is writing in (`data-maple-field`, see thread.js), as
+ * a function that focuses the same field of the rebuilt entry with the caret where it was; null
+ * when focus is elsewhere. A comment's thread changing under the reviewer leaves them typing.
+ * @param {import("./ui.js").Ui} ui
+ * @returns {(() => void) | null}
+ */
+function fieldInUse(ui) {
+  const active = ui.host.shadowRoot && ui.host.shadowRoot.activeElement;
+  if (!(active instanceof HTMLTextAreaElement)) return null;
+  const field = active.getAttribute("data-maple-field");
+  const item = active.closest("[data-maple-comment]");
+  const id = item && item.getAttribute("data-maple-comment");
+  if (!field || !id) return null;
+  const { selectionStart, selectionEnd } = active;
+  return () => {
+    const again = Array.from(ui.list.querySelectorAll("textarea[data-maple-field]")).find(
+      (t) => t.getAttribute("data-maple-field") === field &&
+        t.closest("[data-maple-comment]")?.getAttribute("data-maple-comment") === id,
+    );
+    if (!(again instanceof HTMLTextAreaElement)) return;
+    again.focus();
+    again.setSelectionRange(selectionStart, selectionEnd);
+  };
 }
 
 /**
@@ -127,11 +156,13 @@ export function pinBoard(ui, { entry, hideResolved, open }) {
     const shown = comments.filter((c) => onThisPage(c) && !(hide && c.status === "resolved"));
     const found = shown.map(locate);
     const signature = JSON.stringify(
-      shown.map((c, i) => [c.id, c.body, c.status, c.resolution, c.author, found[i] !== null]),
+      shown.map((c, i) => [c.id, c.body, c.status, c.resolution, c.author, c.replies, found[i] !== null]),
     );
     if (signature !== listed) {
       listed = signature;
+      const writing = fieldInUse(ui);
       ui.list.replaceChildren(...shown.map((c, i) => entry(c, found[i] !== null)));
+      if (writing) writing();
     }
     /** @type {HTMLButtonElement[]} */
     const pins = [];

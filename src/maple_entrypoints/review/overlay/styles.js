@@ -21,6 +21,7 @@ export const OVERLAY_CSS =
   ".composer .problem { margin: 8px 0 0; padding: 6px 8px; border-radius: 6px; background: #fee2e2; color: #991b1b; }" +
   ".pin { position: fixed; width: 24px; height: 24px; border-radius: 12px; background: #b45309; color: #fff; display: flex; align-items: center; justify-content: center; font-weight: 700; font-size: 12px; padding: 0; border: 0; pointer-events: auto; }" +
   ".pin.resolved { background: #15803d; }" +
+  ".pin[data-maple-waiting] { box-shadow: 0 0 0 3px #fde68a; }" + // the agent asks the reviewer
   ".panel { position: fixed; right: 16px; bottom: 64px; width: 300px; max-height: 50vh; overflow: auto; background: #fff; color: #111; border: 1px solid #d1d5db; border-radius: 8px; pointer-events: auto; display: none; }" +
   ".panel ol { margin: 0; padding: 8px 8px 8px 28px; }" +
   ".panel li { padding: 4px 0; }" +
@@ -35,7 +36,20 @@ export const OVERLAY_CSS =
   ".panel .editor textarea { width: 100%; min-height: 60px; color: #111; background: #fff; border: 1px solid #9ca3af; border-radius: 4px; }" +
   ".panel .problem { margin: 4px 0 0; padding: 4px 6px; border-radius: 4px; background: #fee2e2; color: #991b1b; }" +
   ".box.shown { border-color: #2563eb; background: rgba(37,99,235,.12); }" +
-  ".send:disabled, .save:disabled, .delete:disabled { opacity: .6; cursor: progress; }" +
+  ".send:disabled, .save:disabled, .delete:disabled, .conversation button:disabled { opacity: .6; cursor: progress; }" +
+  // a comment's thread (thread.js): the agent's entries on the left rule, reviewers' in blue
+  ".panel ol.thread { list-style: none; margin: 4px 0 0; padding: 0; }" +
+  ".panel .thread li { cursor: auto; margin-top: 4px; padding: 2px 0 2px 8px; border-left: 3px solid #9ca3af; }" +
+  ".panel .thread li.reviewer { border-left-color: #2563eb; }" +
+  ".panel .thread .who { font-size: 12px; color: #4b5563; }" +
+  ".panel .thread .said { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; }" +
+  ".panel .thread .asks { display: inline-block; padding: 0 6px; border-radius: 4px; background: #e5e7eb; color: #111; font-size: 11px; }" +
+  ".panel .thread li[data-maple-question=waiting] { border-left-color: #b45309; background: #fef3c7; }" +
+  ".panel .thread li[data-maple-question=waiting] .asks { background: #b45309; color: #fff; }" +
+  ".panel .confirmed { margin-top: 4px; font-size: 12px; color: #15803d; }" +
+  ".panel .writer textarea { width: 100%; min-height: 48px; margin-top: 4px; color: #111; background: #fff; border: 1px solid #9ca3af; border-radius: 4px; }" +
+  ".panel .conversation .cancel { background: #e5e7eb; color: #111; }" +
+  ".panel .conversation [hidden] { display: none !important; }" + // over `.panel li .row`'s flex
   ".composer { max-width: calc(100vw - 16px); }" +
   // folded: a tab at the right edge, halfway down; an open composer stays, with the reviewer's text
   ":host([data-maple-folded]) .bar { top: 50%; bottom: auto !important; right: 0; transform: translateY(-50%); }" +

@@ -80,6 +80,27 @@
  * @property {Partial<PageContext>} [context]
  * @property {{ id?: string, name?: string }} [author]
  * @property {Resolution} [resolution] present once something claimed to resolve it
+ * @property {Reply[]} [replies] the comment's thread (maple's; Maple keeps it unread)
+ */
+
+/**
+ * @typedef {object} Reply One entry in a comment's thread, as the route lists it.
+ * @property {string} [id]
+ * @property {"agent" | "reviewer"} [role]
+ * @property {"reply" | "reopen" | "confirm" | "resolve"} [kind]
+ * @property {string} [body] the words: the reason of a reopening, the note of a resolve
+ * @property {{ id?: string, name?: string, provenance?: string }} [author]
+ * @property {string} [at]
+ * @property {boolean} [question] the agent asks the reviewer, and waits for the answer
+ * @property {{ sha?: string, note?: string, at?: string }} [resolution] what a reopening undid,
+ *   a confirmation confirmed or a second resolve claimed
+ */
+
+/**
+ * @typedef {object} ThreadEvent The body of a POST to the route's /comments/{id}/thread.
+ * @property {"reply" | "reopen" | "confirm"} kind
+ * @property {string} body
+ * @property {{ id: string, name: string }} author who answers, as this browser names them
  */
 
 /**

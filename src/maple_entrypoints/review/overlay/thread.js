@@ -1,0 +1,239 @@
+// A comment's thread in its list entry: the agent's and the reviewers' entries (an agent's
+// question waiting for the reviewer marked as one), "Confirmed by <name>" under a confirmed
+// resolution, and the reviewer's answers: Reply, Reopen (with a reason) and Confirm. Every word
+// in a thread is someone else's: it is shown as text, never parsed as HTML.
+
+import { postThread } from "./api.js";
+import { el } from "./ui.js";
+
+/**
+ * @typedef {import("./types.js").Reply} Reply
+ * @typedef {import("./types.js").StoredComment} StoredComment
+ */
+
+/**
+ * @typedef {object} ThreadOptions
+ * @property {string} api the route's address
+ * @property {() => { id: string, name: string }} author who answers, as this browser names them
+ * @property {() => void} changed the thread changed: read the comments again
+ * @property {Map<string, ThreadDraft>} drafts what the reviewer is writing, by comment id, kept
+ *   while the list is rebuilt under them
+ */
+
+/**
+ * @typedef {object} ThreadDraft A reply or reopening being written.
+ * @property {"reply" | "reopen"} kind
+ * @property {string} text
+ */
+
+/**
+ * The comment's thread, entries that are not objects left out.
+ * @param {StoredComment} comment
+ * @returns {Reply[]}
+ */
+export function threadOf(comment) {
+  return Array.isArray(comment.replies) ? comment.replies.filter((r) => r && typeof r === "object") : [];
+}
+
+/**
+ * True when the agent's latest words are a question no reviewer has answered yet.
+ * @param {StoredComment} comment
+ * @returns {boolean}
+ */
+export function awaitingReviewer(comment) {
+  const thread = threadOf(comment);
+  for (let i = thread.length - 1; i >= 0; i--) {
+    const reply = thread[i];
+    if (reply.role !== "agent") return false;
+    if ((reply.kind || "reply") === "reply") return reply.question === true;
+  }
+  return false;
+}
+
+/**
+ * The reviewer's confirmation of the comment's current resolution, if any: one naming its
+ * commit and time, with no reopening after it (as maple_core.conversation.confirmation_of).
+ * @param {StoredComment} comment
+ * @returns {Reply | null}
+ */
+export function confirmationOf(comment) {
+  const resolution = comment.resolution;
+  if (comment.status !== "resolved" || !resolution) return null;
+  const thread = threadOf(comment);
+  for (let i = thread.length - 1; i >= 0; i--) {
+    const reply = thread[i];
+    if (reply.kind === "reopen") return null;
+    const named = reply.resolution;
+    if (reply.kind === "confirm" && reply.role === "reviewer" && named && named.sha === resolution.sha &&
+      named.at === resolution.at) return reply;
+  }
+  return null;
+}
+
+/**
+ * Who wrote an entry, as the reviewer reads it: the author's name, "the agent" for the agent's
+ * words with nobody named.
+ * @param {Reply} reply
+ * @returns {string}
+ */
+function writerOf(reply) {
+  const author = reply.author || {};
+  const name = typeof author.name === "string" ? author.name.trim() : "";
+  const named = name && author.provenance !== "guest" ? name : "";
+  if (reply.role === "agent") return named ? named + " (agent)" : "Agent";
+  return name || "Reviewer";
+}
+
+/**
+ * What an entry did, when more than words: "reopened it", "confirmed the resolution"…
+ * @param {Reply} reply
+ * @returns {string}
+ */
+function deedOf(reply) {
+  const sha = reply.resolution && typeof reply.resolution.sha === "string" ? reply.resolution.sha.slice(0, 7) : "";
+  if (reply.kind === "reopen") return "reopened it";
+  if (reply.kind === "confirm") return "confirmed the resolution" + (sha ? " in " + sha : "");
+  if (reply.kind === "resolve") return "resolved it again" + (sha ? " in " + sha : "");
+  return "";
+}
+
+/**
+ * The list of a comment's thread entries, oldest first.
+ * @param {StoredComment} comment
+ * @returns {HTMLOListElement}
+ */
+function threadList(comment) {
+  const thread = threadOf(comment);
+  const waiting = awaitingReviewer(comment);
+  let lastQuestion = -1;
+  thread.forEach((reply, i) => {
+    if (reply.question === true) lastQuestion = i;
+  });
+  return el("ol", { class: "thread", "aria-label": "Replies" }, thread.map((reply, i) => {
+    const deed = deedOf(reply);
+    const head = el("div", { class: "who" }, [writerOf(reply) + (deed ? " " + deed : "")]);
+    const entry = el("li", {
+      class: "reply " + (reply.role === "agent" ? "agent" : "reviewer"),
+      "data-maple-reply": String(reply.id || ""),
+      "data-maple-kind": String(reply.kind || "reply"),
+      "data-maple-role": reply.role === "agent" ? "agent" : "reviewer",
+    }, [head]);
+    if (reply.question === true) {
+      const open = waiting && i === lastQuestion;
+      entry.setAttribute("data-maple-question", open ? "waiting" : "answered");
+      head.prepend(el("span", { class: "asks" }, [open ? "Question for you" : "Question"]), " ");
+    }
+    if (reply.body) entry.append(el("p", { class: "said" }, [reply.body]));
+    return entry;
+  }));
+}
+
+/**
+ * Posts one thread event, showing the route's reason in `problem` when it is refused.
+ * @param {HTMLButtonElement} button pressed; disabled while the event is on its way
+ * @param {HTMLElement} problem
+ * @param {StoredComment} comment
+ * @param {{ kind: "reply" | "reopen" | "confirm", body: string }} event
+ * @param {ThreadOptions} options
+ * @returns {Promise<boolean>} whether it was stored
+ */
+async function answer(button, problem, comment, event, options) {
+  if (button.disabled) return false;
+  button.disabled = true;
+  problem.hidden = true;
+  try {
+    await postThread(options.api, comment.id, { ...event, author: options.author() });
+  } catch (error) {
+    problem.textContent = "Not sent: " + (error instanceof Error ? error.message : String(error));
+    problem.hidden = false;
+    return false;
+  } finally {
+    button.disabled = false;
+  }
+  options.drafts.delete(comment.id);
+  options.changed();
+  return true;
+}
+
+/**
+ * A comment's thread, "Confirmed by <name>" and the reviewer's controls, for its list entry.
+ * @param {StoredComment} comment
+ * @param {ThreadOptions} options
+ * @returns {HTMLDivElement}
+ */
+export function threadSection(comment, options) {
+  const problem = el("p", { class: "problem", role: "alert", hidden: "" });
+  const section = el("div", { class: "conversation" });
+  if (threadOf(comment).length) section.append(threadList(comment));
+  if (awaitingReviewer(comment)) section.setAttribute("data-maple-waiting", "");
+  const resolved = comment.status === "resolved" && comment.resolution;
+  const confirmation = confirmationOf(comment);
+  if (confirmation) {
+    section.append(el("div", { class: "confirmed" }, ["Confirmed by " + writerOf(confirmation)]));
+  }
+  const form = el("div", { class: "writer", hidden: "" });
+  const buttons = el("div", { class: "row" });
+
+  /** @param {"reply" | "reopen"} kind */
+  const write = (kind) => {
+    const draft = options.drafts.get(comment.id);
+    const text = el("textarea", {
+      "data-maple-field": kind,
+      "aria-label": kind === "reply" ? "Your reply" : "Why reopen it? (required)",
+      placeholder: kind === "reply" ? "Reply…" : "What is still wrong?",
+      maxlength: "10000",
+    });
+    text.value = draft && draft.kind === kind ? draft.text : "";
+    options.drafts.set(comment.id, { kind, text: text.value });
+    const send = el("button", { class: kind === "reply" ? "reply-send" : "reopen-send", type: "button" }, [
+      kind === "reply" ? "Send reply" : "Reopen comment",
+    ]);
+    const cancel = el("button", { class: "cancel", type: "button" }, ["Cancel"]);
+    const go = async () => {
+      const body = text.value.trim();
+      if (!body) {
+        problem.textContent = kind === "reply" ? "Write a reply first." : "Say why it needs reopening.";
+        problem.hidden = false;
+        text.focus();
+        return;
+      }
+      await answer(send, problem, comment, { kind, body }, options);
+    };
+    text.addEventListener("input", () => options.drafts.set(comment.id, { kind, text: text.value }));
+    text.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) void go();
+      if (event.key === "Escape") cancel.click();
+    });
+    send.addEventListener("click", () => void go());
+    cancel.addEventListener("click", () => {
+      options.drafts.delete(comment.id);
+      problem.hidden = true;
+      form.replaceChildren();
+      form.hidden = true;
+      buttons.hidden = false;
+    });
+    form.replaceChildren(text, el("div", { class: "row" }, [cancel, send]));
+    form.hidden = false;
+    buttons.hidden = true;
+    return text;
+  };
+
+  const reply = el("button", { class: "reply", type: "button" }, ["Reply"]);
+  reply.addEventListener("click", () => write("reply").focus());
+  buttons.append(reply);
+  if (resolved) {
+    const reopen = el("button", { class: "reopen", type: "button" }, ["Reopen"]);
+    reopen.addEventListener("click", () => write("reopen").focus());
+    buttons.append(reopen);
+    if (!confirmation) {
+      const confirm = el("button", { class: "confirm", type: "button", title: "Confirm the resolution" }, ["Confirm"]);
+      confirm.addEventListener("click", () => void answer(confirm, problem, comment, { kind: "confirm", body: "" }, options));
+      buttons.append(confirm);
+    }
+  }
+  section.append(buttons, form, problem);
+  const draft = options.drafts.get(comment.id);
+  if (draft && (draft.kind === "reply" || resolved)) write(draft.kind); // the list was rebuilt mid-sentence
+  else options.drafts.delete(comment.id); // a reopening begun on a comment no longer resolved
+  return section;
+}
