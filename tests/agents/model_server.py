@@ -5,13 +5,18 @@ Messages API (``POST /v1/messages``, what Claude Code calls) with server-sent ev
 scenario (see ``contract_tests/agent_peers.py``). Which step comes next is read from the request
 itself (how many user turns, how many tool calls since the last one), so concurrent agents and
 resumed threads each get their own place in the script.
+
+For Claude Code a step may also be ``{"use": tool name, "input": {...}}`` (any tool, such as an
+MCP server's ``mcp__<server>__<tool>``), and a step may be a function of the tool calls made so
+far in the whole conversation (:func:`exchanges`) that returns the step to play, so a scripted
+model can act on what its tools actually answered.
 """
 
 from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +25,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-Scenario = list[list[dict[str, Any]]]
+Step = dict[str, Any] | Callable[[list[dict[str, Any]]], dict[str, Any]]
+Scenario = list[list[Step]]
 
 
 def _sse(events: list[tuple[str, dict[str, Any]]]) -> StreamingResponse:
@@ -60,7 +66,7 @@ class ScriptedModel:
         self.sleep_marks.append(mark)
         return f"timeout {mark} tail -f /dev/null"  # Claude Code's Bash refuses a bare sleep
 
-    def _step(self, turn: int, step: int) -> dict[str, Any] | None:
+    def _step(self, turn: int, step: int) -> Step | None:
         steps = self.scenario[turn] if turn < len(self.scenario) else [{"say": "(unscripted)"}]
         return steps[step] if step < len(steps) else None
 
@@ -189,7 +195,8 @@ class ScriptedModel:
             for b in _blocks(m)
             if b.get("type") == "tool_result"
         ]
-        step = self._step(turn, len(uses))
+        scripted = self._step(turn, len(uses))
+        step = scripted(exchanges(messages)) if callable(scripted) else scripted
         if step is None:
             last = uses[-1] if uses else {}
             if last.get("name") == "AskUserQuestion" and results:
@@ -236,7 +243,9 @@ class ScriptedModel:
             }
             stop_reason = "end_turn"
         else:
-            if "run" in step:
+            if "use" in step:
+                name, tool_input = step["use"], step.get("input", {})
+            elif "run" in step:
                 name, tool_input = "Bash", {"command": step["run"], "description": "Run it"}
             elif "write" in step:
                 path = str(self.workspace / step["write"])  # Claude's Write takes absolute paths
@@ -299,6 +308,41 @@ class ScriptedModel:
                 ("message_stop", {"type": "message_stop"}),
             ]
         )
+
+
+def exchanges(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every tool call in a Messages-API conversation, oldest first, with what it returned.
+
+    Each is ``{"name", "input", "result" (the result's text), "is_error"}``; a call not answered
+    yet has ``result`` ``None``.
+    """
+    results = {
+        b.get("tool_use_id"): b
+        for m in messages
+        if m.get("role") == "user"
+        for b in _blocks(m)
+        if b.get("type") == "tool_result"
+    }
+    calls = []
+    for message in messages:
+        if message.get("role") != "assistant":
+            continue
+        for block in _blocks(message):
+            if block.get("type") != "tool_use":
+                continue
+            result = results.get(block.get("id"))
+            content = None if result is None else result.get("content")
+            calls.append(
+                {
+                    "name": block.get("name"),
+                    "input": block.get("input") or {},
+                    "result": content
+                    if isinstance(content, str) or content is None
+                    else _text_of({"content": content}),
+                    "is_error": bool(result and result.get("is_error")),
+                }
+            )
+    return calls
 
 
 def _text_of(item: dict[str, Any]) -> str:
