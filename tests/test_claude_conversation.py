@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx2 as httpx
 import pytest
 
 from contract_tests.agent_peers import _bundled
@@ -36,9 +37,11 @@ from contract_tests.support import GIT_ENV, git, make_repo
 from maple_adapters.files import FileCommentStore
 from maple_adapters.system import SystemClock
 from maple_core.comments import NewComment
-from maple_core.conversation import ReplyKind, Role, ThreadEvent, thread_of
+from maple_core.conversation import ReplyKind, Role, thread_of
 from maple_core.services import list_all
 from maple_core.statuses import CommentStatus
+from maple_entrypoints.route import RouteOptions
+from maple_entrypoints.route.serve import served_app
 from tests.agents.model_server import ScriptedModel, exchanges
 from tests.loopback import serve_asgi
 from tests.mcp_support import clean_env, text_json
@@ -64,15 +67,24 @@ ALLOWED = [  # what a user would allow: maple's tools, writing files, committing
 
 
 def reviewer_answers(repo: Path, comment_id: str, body: str) -> None:
-    """The reviewer answers the agent's question.
+    """The reviewer answers the agent's question through the route, as the overlay does.
 
-    Written through the file store because the route's ``POST {mount}/comments/{id}/thread``
-    (``{"kind": "reply", "body": ...}``) is not in this branch yet; once it is, this becomes one
-    POST to a route server started on ``repo`` (``served_app`` in ``route/serve.py``).
+    The route (uvicorn on loopback) keeps its comments in ``repo``'s ``.maple/`` folder, where
+    the agent's ``maple-mcp`` reads them.
     """
-    FileCommentStore(SystemClock(), repo).converse(
-        comment_id, ThreadEvent.reply(Role.REVIEWER, body)
-    )
+    options = RouteOptions(store=FileCommentStore(SystemClock(), repo))
+    running = serve_asgi(served_app(options))
+    try:
+        answer = httpx.post(
+            f"{running.url}/api/maple/comments/{comment_id}/thread",
+            json={"kind": "reply", "body": body},
+            timeout=30,
+        )
+    finally:
+        running.stop()
+    assert answer.status_code == 200, answer.text
+    [entry] = [r for r in answer.json()["replies"] if r["body"] == body]
+    assert entry["role"] == "reviewer"
 
 
 def payload(result: str | None) -> Any:

@@ -163,8 +163,7 @@ def route_options(
         gate=gate,
         refresh=refresh,
         require_approval=settings.MAPLE_REQUIRE_APPROVAL == "true",
-        # getattr until the MAPLE_REQUIRE_CONFIRMATION setting lands in settings.py (issue 18)
-        require_confirmation=getattr(settings, "MAPLE_REQUIRE_CONFIRMATION", None) == "true",
+        require_confirmation=settings.require_confirmation,
         review_url=review_url,
         clock=clock,
         log=log,
