@@ -616,6 +616,18 @@ class GitHubLedgerStore:
             )
         return int(match.group(1))
 
+    def _comment_in(self, ledger: GitHubLedger, comment_id: str, operation: str) -> Comment:
+        """The comment ``comment_id`` in ``ledger``, or ``NotFoundError`` naming the id."""
+        found = next((c for c in ledger.comments if c.id == comment_id), None)
+        if found is None:
+            raise NotFoundError(
+                f"No Maple record {comment_id} on this repository. "
+                "List the branch's comments for the ids there are.",
+                store=self.name,
+                operation=operation,
+            )
+        return found
+
     def set_status(
         self, comment_id: str, status: CommentStatus, resolution: Resolution | None = None
     ) -> Comment:
@@ -627,14 +639,7 @@ class GitHubLedgerStore:
             """The comment's identity and the change's stamp, both fixed by the first read."""
             if first:
                 return first[0]
-            found = next((c for c in current.comments if c.id == comment_id), None)
-            if found is None:
-                raise NotFoundError(
-                    f"No Maple record {comment_id} on this repository. "
-                    "List the branch's comments for the ids there are.",
-                    store=self.name,
-                    operation="set_status",
-                )
+            found = self._comment_in(current, comment_id, "set_status")
             # Strictly later than the version it replaces, even on a clock that is behind, so the
             # change wins every merge with a stale copy of the comment.
             seen = (found.extra.get("updatedAt"), found.arrival)
@@ -685,14 +690,7 @@ class GitHubLedgerStore:
             """The comment's identity and the entry's stamps, all fixed by the first read."""
             if first:
                 return first[0]
-            found = next((c for c in current.comments if c.id == comment_id), None)
-            if found is None:
-                raise NotFoundError(
-                    f"No Maple record {comment_id} on this repository. "
-                    "List the branch's comments for the ids there are.",
-                    store=self.name,
-                    operation="converse",
-                )
+            found = self._comment_in(current, comment_id, "converse")
             # After every stamp in the ledger (so a waiting agent's cursor covers the reply) and
             # after the comment's last change (so this change wins every merge).
             updated = found.extra.get("updatedAt")
