@@ -194,10 +194,18 @@ def test_each_batch_wakes_one_resumed_turn_and_a_failure_is_retried_with_the_nex
     assert "watching feat/watch" in err
 
 
-def test_without_a_session_the_first_batch_starts_one_and_sigterm_mid_turn_kills_it(
+def wait_for_prompt(model: Any, mark: str) -> None:
+    deadline = time.monotonic() + TURN_S
+    while not prompts(model, mark):
+        assert time.monotonic() < deadline, f"no prompt with {mark} reached the model"
+        time.sleep(0.02)
+
+
+def test_comments_during_a_turn_go_together_next_and_sigterm_mid_turn_kills_it(
     peer: Peer, tmp_path: Path, watching: list[subprocess.Popen[str]]
 ) -> None:
-    peer.install([[{"say": "first handled"}], [{"sleep": 120}]])
+    slow = "python3 -c 'import time; time.sleep(3)'"
+    peer.install([[{"run": slow}, {"say": "first handled"}], [{"sleep": 120}]])
     process = subprocess.Popen(
         [str(MAPLE), "watch", "--agent", peer.provider.name, "-b", BRANCH],
         cwd=peer.workspace,
@@ -208,11 +216,22 @@ def test_without_a_session_the_first_batch_starts_one_and_sigterm_mid_turn_kills
     )
     watching.append(process)
     lines = OutputLines(process.stdout)  # type: ignore[arg-type]
+    model = peer.extra["model"]
+
+    # No --session: the first batch starts a thread; two comments during its turn wait for it.
     comment(peer.workspace, "ECHO: the card needs more padding")
-    started = lines.next(TURN_S).split()
-    assert started[1] == peer.provider.name
-    assert started[3:6] == ["1", "comment(s)", "done"]
+    wait_for_prompt(model, "ECHO")
     comment(peer.workspace, "FOXTROT: run the slow check")
+    comment(peer.workspace, "GOLF: and the fast one")
+    first = lines.next(TURN_S).split()
+    assert first[1] == peer.provider.name
+    assert first[3:6] == ["1", "comment(s)", "done"]
+    wait_for_prompt(model, "GOLF")
+    [together] = prompts(model, "FOXTROT")
+    assert "GOLF" in together
+    assert "ECHO" not in together
+
+    # SIGTERM during the second turn: the agent and the command it runs are gone.
     deadline = time.monotonic() + TURN_S
     while not peer.sleepers() and time.monotonic() < deadline:
         time.sleep(0.05)
