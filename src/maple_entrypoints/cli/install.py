@@ -26,7 +26,7 @@ import shlex
 import shutil
 import sys
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
@@ -145,7 +145,7 @@ def _set(value: object) -> bool:
     )
 
 
-def tasks_disabled_by(root: Path, environ: Mapping[str, str] | None = None) -> str | None:
+def tasks_disabled_by(root: Path) -> str | None:
     """Where ``CLAUDE_CODE_DISABLE_MCP_TASKS`` is set for Claude Code in ``root``, or ``None``.
 
     Looked for in the environment, then in the ``env`` of the project's
@@ -153,8 +153,7 @@ def tasks_disabled_by(root: Path, environ: Mapping[str, str] | None = None) -> s
     ``~/.claude/settings.json``. A file that cannot be read is skipped (``maple doctor`` reports
     it on its own line).
     """
-    environ = os.environ if environ is None else environ
-    if _set(environ.get(TASKS_OFF)):
+    if _set(InstallSettings.load().CLAUDE_CODE_DISABLE_MCP_TASKS):
         return "the environment"
     for path in (
         root / ".claude" / "settings.local.json",
