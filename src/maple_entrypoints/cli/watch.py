@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import sys
 import time
@@ -241,6 +242,12 @@ def watch(
         raise fail(
             f"{one_line(session)[:80]!r} is not a thread or session id; pass the id Codex or "
             "Claude Code shows (letters, digits, '-', '_', '.', ':').",
+            EXIT_CONFIG,
+        )
+    if shutil.which(agent.value) is None:
+        raise fail(
+            f"`{agent.value}` is not found on PATH; install it and sign in "
+            "(`maple agents providers` says how).",
             EXIT_CONFIG,
         )
     cwd = Path.cwd()
