@@ -108,6 +108,27 @@ def fake_peer(provider_name: str, tmp: Path) -> Peer:
     )
 
 
+def descendants(pid: int) -> list[int]:
+    """Every live process below ``pid`` (children, their children…), found through /proc.
+
+    A process that started its own session (an agent's process group) still counts: it is found
+    by its parent, not its group.
+    """
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            parent = _parent(int(entry.name))
+            if parent is not None:
+                children.setdefault(parent, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if process_alive(child):
+                found.append(child)
+            todo.append(child)
+    return found
+
+
 def process_alive(pid: int) -> bool:
     """True while ``pid`` runs (a zombie counts as gone)."""
     try:

@@ -244,6 +244,34 @@ class TestDoctor:
         result = invoke("doctor")
         assert "ok   claude-code registration: server and Stop hook" in result.stdout
 
+    def test_each_registered_client_says_whether_it_wakes(
+        self, repo: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setenv("HOME", str(repo.parent / "home"))
+        monkeypatch.delenv("CLAUDE_CODE_DISABLE_MCP_TASKS", raising=False)
+        assert "wake:" not in invoke("doctor").stdout  # nothing registered, nothing to say
+        assert invoke("install", "claude-code").exit_code == 0
+        assert invoke("install", "codex", "--write").exit_code == 0
+        result = invoke("doctor")
+        assert "ok   claude-code wake: interactive sessions wake through MCP tasks" in result.stdout
+        assert "--   codex wake: Codex does not wake by itself" in result.stdout
+        assert "fix: run `maple watch --agent codex`" in result.stdout
+        assert "cursor wake" not in result.stdout
+
+    def test_claude_code_with_tasks_turned_off_cannot_wake(
+        self, repo: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setenv("HOME", str(repo.parent / "home"))
+        assert invoke("install", "claude-code").exit_code == 0
+        monkeypatch.setenv("CLAUDE_CODE_DISABLE_MCP_TASKS", "1")
+        result = invoke("doctor")
+        assert result.exit_code == 0, result.output  # worth knowing, not broken
+        assert (
+            "--   claude-code wake: interactive sessions cannot wake when a reviewer comments: "
+            "CLAUDE_CODE_DISABLE_MCP_TASKS is set in the environment"
+        ) in result.stdout
+        assert "or run `maple watch --agent claude`" in result.stdout
+
 
 COMMANDS = [
     ["comments", "list"],
@@ -266,6 +294,7 @@ COMMANDS = [
     ["agents", "send"],
     ["agents", "status"],
     ["agents", "cancel"],
+    ["watch"],
 ]
 
 

@@ -345,3 +345,28 @@ def test_install_and_doctor_use_the_same_project_from_a_subdirectory(scratch: Pa
     assert not (inner / ".mcp.json").exists()
     done = maple(inner, "doctor", path=system_path())
     assert "ok   claude-code registration: server and Stop hook" in done.stdout
+
+
+def test_claude_code_wakes_with_nothing_set_so_no_env_is_written(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(project.parent / "home"))
+    monkeypatch.delenv("CLAUDE_CODE_DISABLE_MCP_TASKS", raising=False)
+    result = install(project, "claude-code")
+    assert result.exit_code == 0, result.output
+    assert "env" not in read(project / ".claude" / "settings.json")
+    assert "CLAUDE_CODE_DISABLE_MCP_TASKS" not in result.output
+
+
+def test_claude_code_with_tasks_turned_off_is_told_it_cannot_wake(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(project.parent / "home"))
+    monkeypatch.delenv("CLAUDE_CODE_DISABLE_MCP_TASKS", raising=False)
+    settings = project / ".claude" / "settings.json"
+    settings.write_text(json.dumps({"env": {"CLAUDE_CODE_DISABLE_MCP_TASKS": "1"}}))
+    result = install(project, "claude-code")
+    assert result.exit_code == 0, result.output
+    assert f"CLAUDE_CODE_DISABLE_MCP_TASKS is set in {settings}" in result.stderr
+    assert "maple watch --agent claude" in result.stderr
+    assert read(settings)["env"] == {"CLAUDE_CODE_DISABLE_MCP_TASKS": "1"}  # the user's choice

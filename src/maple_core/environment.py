@@ -194,6 +194,12 @@ ENVIRONMENT: tuple[EnvironmentVariable, ...] = (
         "~/.codex/config.toml.",
     ),
     EnvironmentVariable(
+        "CLAUDE_CODE_DISABLE_MCP_TASKS",
+        "text",
+        "Claude Code's switch that turns MCP tasks off; maple install and maple doctor say that "
+        "an idle Claude Code then cannot wake when a reviewer comments.",
+    ),
+    EnvironmentVariable(
         "VIRTUAL_ENV",
         "path",
         "Set by an activated virtualenv: when it is maple's own, maple install writes the "

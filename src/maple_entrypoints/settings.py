@@ -145,6 +145,7 @@ class InstallSettings(_FromEnvironment):
     """What ``maple install`` and ``maple doctor`` read about the coding clients."""
 
     CODEX_HOME: str | None
+    CLAUDE_CODE_DISABLE_MCP_TASKS: str | None
     VIRTUAL_ENV: str | None
 
 

@@ -15,6 +15,7 @@ model can act on what its tools actually answered.
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -52,6 +53,8 @@ class ScriptedModel:
         self.pids = pids
         self.workspace = workspace
         self.requests: list[dict[str, Any]] = []
+        self.arrivals: list[float] = []  # time.monotonic() as each request arrived
+        self.fail_when: str | None = None  # every request holding this text fails while set
         self.sleep_marks: list[str] = []  # a sandboxed command's pid is not ours: find it by mark
         self.app = Starlette(
             routes=[
@@ -66,6 +69,17 @@ class ScriptedModel:
         self.sleep_marks.append(mark)
         return f"timeout {mark} tail -f /dev/null"  # Claude Code's Bash refuses a bare sleep
 
+    def _record(self, body: dict[str, Any]) -> None:
+        self.requests.append(body)
+        self.arrivals.append(time.monotonic())
+
+    def _forced_failure(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        """A failing step when the request holds :attr:`fail_when` (a client may retry it)."""
+        mark = self.fail_when
+        if mark is None or mark not in json.dumps(body, ensure_ascii=False):
+            return None
+        return {"fail": f"scripted failure on {mark}"}
+
     def _step(self, turn: int, step: int) -> Step | None:
         steps = self.scenario[turn] if turn < len(self.scenario) else [{"say": "(unscripted)"}]
         return steps[step] if step < len(steps) else None
@@ -74,7 +88,7 @@ class ScriptedModel:
 
     async def responses(self, request: Request) -> Response:
         body = await request.json()
-        self.requests.append(body)
+        self._record(body)
         items = body.get("input") or []
         users = [
             i
@@ -102,6 +116,7 @@ class ScriptedModel:
                 step = {"say": f"You chose: {_first_answer(outputs[-1].get('output'))}"}
             else:
                 step = {"say": "Done."}
+        step = self._forced_failure(body) or step
         if "fail" in step:
             failed = {
                 "id": rid,
@@ -176,7 +191,7 @@ class ScriptedModel:
 
     async def messages(self, request: Request) -> Response:
         body = await request.json()
-        self.requests.append(body)
+        self._record(body)
         messages = body.get("messages") or []
         users = [i for i, m in enumerate(messages) if m.get("role") == "user" and _is_prompt(m)]
         turn = len(users) - 1
@@ -207,6 +222,7 @@ class ScriptedModel:
                 step = {"say": f"You chose: {chosen}"}
             else:
                 step = {"say": "Done."}
+        step = self._forced_failure(body) or step
         if "fail" in step:
             return JSONResponse(
                 {

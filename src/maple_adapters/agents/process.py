@@ -215,7 +215,12 @@ class Child:
         return self.process.poll() is None
 
     def kill(self, grace: float = 1.0) -> None:
-        """SIGTERM the whole process group, wait ``grace`` seconds, then SIGKILL it."""
+        """SIGTERM the whole process group, wait ``grace`` seconds, then SIGKILL it.
+
+        A descendant that left the group (Claude Code runs each Bash command in a new session,
+        and ``timeout`` makes its own group) is found beforehand and killed after.
+        """
+        stragglers = _descendants(self.pid)
         for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.pid, sig)
@@ -226,10 +231,49 @@ class Child:
             break
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, signal.SIGKILL)  # descendants that outlived the leader
+        for pid, started in stragglers:
+            if _started(pid) == started:  # the same process, not a new one given its pid
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
         self.close_stdin()
         if threading.current_thread() is not self._reader:
             self._reader.join(timeout=2)
         self._stderr_reader.join(timeout=2)
+
+
+def _stat(pid: int | str) -> list[str] | None:
+    """``/proc/<pid>/stat``'s fields after the command name (state first), or ``None``."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as handle:
+            return handle.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def _started(pid: int) -> str | None:
+    """When ``pid`` started (clock ticks since boot), or ``None`` when it is gone."""
+    fields = _stat(pid)
+    return fields[19] if fields and len(fields) > 19 and fields[0] != "Z" else None
+
+
+def _descendants(pid: int) -> list[tuple[int, str]]:
+    """Every process below ``pid`` with its start time, from ``/proc`` (none where it is absent)."""
+    try:
+        names = [name for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return []
+    children: dict[int, list[tuple[int, str]]] = {}
+    for name in names:
+        fields = _stat(name)
+        if fields and len(fields) > 19:
+            children.setdefault(int(fields[1]), []).append((int(name), fields[19]))
+    found: list[tuple[int, str]] = []
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child[0])
+    return found
 
 
 def kill_all(grace: float = 0.5) -> None:

@@ -17,6 +17,7 @@ from maple_entrypoints.cli.gate import gate_app
 from maple_entrypoints.cli.install import install
 from maple_entrypoints.cli.review import review
 from maple_entrypoints.cli.servers import hook_app, mcp_server, route_app, solo
+from maple_entrypoints.cli.watch import watch
 
 __all__ = ["EXIT_BLOCKED", "EXIT_CONFIG", "EXIT_ERROR", "app", "main"]
 
@@ -43,6 +44,10 @@ app.command("review", epilog="Example: maple review --port 3000")(review)
 app.command("doctor", epilog="Example: maple doctor")(doctor)
 app.command("install", epilog="Example: maple install claude-code --dry-run")(install)
 app.command("demo", epilog="Example: maple demo")(demo)
+app.command(
+    "watch",
+    epilog="Example: maple watch --agent codex --session 0199a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b",
+)(watch)
 
 
 def main() -> None:

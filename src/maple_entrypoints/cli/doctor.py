@@ -27,6 +27,7 @@ from maple_entrypoints.cli.install import (
     project_root,
     read_json,
     read_toml,
+    tasks_disabled_by,
     toml_string,
 )
 
@@ -318,6 +319,43 @@ def _codex_trust_findings(
     findings.append(Finding("codex hook trust", False, detail, fix))
 
 
+def _wake_finding(client: Client, root: Path) -> Finding:
+    """Whether ``client`` wakes by itself when a reviewer comments, or needs ``maple watch``."""
+    check = f"{client.value} wake"
+    if client is Client.CLAUDE_CODE:
+        where = tasks_disabled_by(root)
+        if where is not None:
+            return Finding(
+                check,
+                None,
+                "interactive sessions cannot wake when a reviewer comments: "
+                f"CLAUDE_CODE_DISABLE_MCP_TASKS is set in {where}",
+                f"remove CLAUDE_CODE_DISABLE_MCP_TASKS from {where}, or run "
+                "`maple watch --agent claude` beside Claude Code",
+            )
+        return Finding(
+            check,
+            True,
+            "interactive sessions wake through MCP tasks when a reviewer comments; for headless "
+            "(-p) sessions run `maple watch --agent claude`",
+        )
+    if client is Client.CODEX:
+        return Finding(
+            check,
+            None,
+            "Codex does not wake by itself when a reviewer comments",
+            "run `maple watch --agent codex` beside it (--session resumes your thread)",
+        )
+    return Finding(
+        check,
+        None,
+        "Cursor does not wake by itself when a reviewer comments; its agent sees comments while "
+        "it waits or is held by the Stop hook",
+        "to have comments handled while Cursor is idle, run `maple watch --agent codex` or "
+        "`--agent claude`",
+    )
+
+
 def _registration_findings(cwd: Path, findings: list[Finding]) -> None:
     for name in ("maple-mcp", "maple-stop-hook"):
         found = shutil.which(name)
@@ -332,6 +370,8 @@ def _registration_findings(cwd: Path, findings: list[Finding]) -> None:
         root = project_root(client, cwd)
         finding, entries = _registration_finding(client, root)
         findings.append(finding)
+        if entries:  # registered, at least in part
+            findings.append(_wake_finding(client, root))
         hook = next((e for e in entries if e.what == "Stop hook" and e.command), None)
         if client is Client.CODEX and hook is not None:
             _codex_trust_findings(cwd, root, hook, findings)

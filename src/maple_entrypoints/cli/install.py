@@ -3,6 +3,14 @@
 Each file is merged, never replaced: every other server and hook stays as it was, and running
 it again changes nothing. A file that is not valid JSON (or TOML) is refused, not overwritten.
 
+For Claude Code nothing is set for waking the agent when a comment arrives: interactive sessions
+declare MCP tasks, so ``wait_for_comments`` runs as a task that wakes the idle session by itself.
+maple writes no ``env`` into ``.claude/settings.json``: lowering
+``CLAUDE_CODE_MCP_AUTO_BACKGROUND_MS`` below the 55 s wait would turn every plain wait into a
+background task whose empty timeout wakes the session for nothing, and that file's ``env``
+reaches every tool and server of the project. A ``CLAUDE_CODE_DISABLE_MCP_TASKS`` already set is
+pointed out (see :func:`tasks_disabled_by`).
+
 For Codex, ``--write`` also trusts what Codex 0.163 needs trusted before it runs the hook: the
 project (``[projects."<path>"] trust_level = "trusted"``) and the hook itself
 (``[hooks.state."<key>"] trusted_hash``), in ``$CODEX_HOME/config.toml``.
@@ -19,7 +27,7 @@ import shutil
 import sys
 import tomllib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
@@ -45,6 +53,8 @@ __all__ = [
     "is_maple_hook",
     "planned_changes",
     "project_root",
+    "tasks_disabled_by",
+    "tasks_note",
     "toml_string",
 ]
 
@@ -119,6 +129,52 @@ def project_root(client: Client, directory: Path) -> Path:
         if (candidate / ".git").exists():
             return candidate
     return start
+
+
+TASKS_OFF = "CLAUDE_CODE_DISABLE_MCP_TASKS"
+"""Claude Code's switch that turns MCP tasks off, and with them waking when a comment arrives."""
+
+
+def _set(value: object) -> bool:
+    return isinstance(value, str | int) and str(value).strip().lower() not in (
+        "",
+        "0",
+        "false",
+        "no",
+        "off",
+    )
+
+
+def tasks_disabled_by(root: Path) -> str | None:
+    """Where ``CLAUDE_CODE_DISABLE_MCP_TASKS`` is set for Claude Code in ``root``, or ``None``.
+
+    Looked for in the environment, then in the ``env`` of the project's
+    ``.claude/settings.local.json`` and ``.claude/settings.json`` and of the user's
+    ``~/.claude/settings.json``. A file that cannot be read is skipped (``maple doctor`` reports
+    it on its own line).
+    """
+    if _set(InstallSettings.load().CLAUDE_CODE_DISABLE_MCP_TASKS):
+        return "the environment"
+    for path in (
+        root / ".claude" / "settings.local.json",
+        root / ".claude" / "settings.json",
+        Path.home() / ".claude" / "settings.json",
+    ):
+        try:
+            env = read_json(path)[1].get("env")
+        except (UnreadableFileError, OSError):
+            continue
+        if isinstance(env, dict) and _set(env.get(TASKS_OFF)):
+            return str(path)
+    return None
+
+
+def tasks_note(where: str) -> str:
+    """What to say when ``CLAUDE_CODE_DISABLE_MCP_TASKS`` is set in ``where``."""
+    return (
+        f"{TASKS_OFF} is set in {where}, so an idle Claude Code session cannot wake when a "
+        "reviewer comments; remove it there, or run `maple watch --agent claude` beside it."
+    )
 
 
 @dataclass(frozen=True)
@@ -463,9 +519,15 @@ def planned_changes(
     """
     mcp = command_for(SERVER)
     if client is Client.CLAUDE_CODE:
+        settings = _json_change(
+            root / ".claude" / "settings.json", _claude_style_hook(_hook_command())
+        )
+        disabled = tasks_disabled_by(root)
+        if disabled is not None:
+            settings = replace(settings, notes=(tasks_note(disabled),))
         return [
             _json_change(root / ".mcp.json", _mcp_server({"command": mcp, "args": []})),
-            _json_change(root / ".claude" / "settings.json", _claude_style_hook(_hook_command())),
+            settings,
         ]
     if client is Client.CURSOR:
         return [

@@ -1,0 +1,278 @@
+"""``maple watch``: wake a Codex thread or a Claude Code session when reviewers comment.
+
+It waits for comments on the branch (as ``maple comments wait --follow`` does) and hands each
+batch to the agent as a new turn of one thread: the one ``--session`` names, or one it starts on
+the first batch. Turns never overlap: comments that arrive during a turn wait in the store and go
+together as the next turn. A turn that fails is shown and its comments are kept: they go again,
+with whatever came since, when the next comment arrives. Ctrl-C or SIGTERM ends the running turn
+and every process the agent started.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import sys
+import time
+from collections.abc import Sequence
+from datetime import datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from maple_core.agents import AgentRun, AgentState
+from maple_core.comments import Comment
+from maple_core.cursor import FreshComments, parse_cursor, select_fresh
+from maple_core.display import shown
+from maple_core.errors import ConfigurationError, MapleError
+from maple_core.ports import AgentProvider, AgentSession, CommentStore
+from maple_core.services import list_all, wait_for_comments
+from maple_core.statuses import CommentStatus
+from maple_core.stop import inert_field
+from maple_core.text import framed_json, one_line
+from maple_entrypoints.bootstrap.agents import agent_provider, kill_all_agents
+from maple_entrypoints.bootstrap.local import system_clock
+from maple_entrypoints.cli.common import (
+    EXIT_CONFIG,
+    BranchOption,
+    branch_of,
+    fail,
+    store_here,
+    terminal_text,
+    warn,
+)
+
+__all__ = ["NO_ONE_TO_ASK", "Watcher", "watch", "watch_prompt"]
+
+WAIT_MS = 30_000
+"""How long one wait on the store lasts before the next (the loop never ends by itself)."""
+
+_SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
+_RETRY_S = (1.0, 2.0, 5.0, 10.0, 30.0)
+
+NO_ONE_TO_ASK = (
+    "Nobody is at maple watch's terminal to answer questions. Decide for yourself, or ask the "
+    "reviewer with reply_to_comment (question: true) and go on with the other comments."
+)
+"""The answer a question the agent asks during a watched turn gets."""
+
+
+class AgentName(StrEnum):
+    """The agents ``maple watch`` can wake."""
+
+    CODEX = "codex"
+    CLAUDE = "claude"
+
+
+def watch_prompt(comments: Sequence[Comment], branch: str, since: str | None) -> str:
+    """The turn's prompt: what to do with each comment, then the comments as reviewers' data.
+
+    The comments are the JSON ``wait_for_comments`` returns (replies newer than ``since`` marked
+    ``"new": true``) inside the ``<maple-review-data>`` frame no comment can step out of; the
+    ids and branch above it are inert one-line fields.
+    """
+    ids = ", ".join(inert_field(c.id, 64) for c in comments)
+    head = (
+        f"maple watch: {len(comments)} review comment(s) on branch {inert_field(branch, 120)} "
+        "arrived or got a reviewer's reply while you were idle. Handle each one by its id: make "
+        "the change it asks for and resolve it with resolve_comment (naming the commit), or "
+        "answer it with reply_to_comment (question: true when only the reviewer can decide). "
+        f"Ids: {ids}."
+    )
+    data = shown(comments, warn, since=parse_cursor(since) if since else None)
+    return head + "\n\n" + framed_json(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def _worth_sending(found: FreshComments, cursor: str | None) -> tuple[Comment, ...]:
+    """The comments a batch hands over: on the first look, only those not resolved yet."""
+    if cursor is not None:
+        return found.comments
+    return tuple(c for c in found.comments if c.status is not CommentStatus.RESOLVED)
+
+
+class Watcher:
+    """One agent thread, given one turn per batch; turns run one at a time.
+
+    Args:
+        provider: the agent's provider.
+        agent: its name (``codex`` or ``claude``), for the turn lines.
+        cwd: the agent's working folder.
+        session: the thread (Codex) or session (Claude Code) to resume; ``None`` starts one on
+            the first batch.
+    """
+
+    def __init__(
+        self, provider: AgentProvider, agent: str, cwd: str, session: str | None = None
+    ) -> None:
+        self.provider = provider
+        self.agent = agent
+        self.cwd = cwd
+        self.thread_id = session
+        self.session: AgentSession | None = None
+        self._agent_id = f"{agent}-{os.getpid()}"
+
+    def turn(self, prompt: str) -> AgentRun:
+        """Run one turn on ``prompt`` to its end; questions get :data:`NO_ONE_TO_ASK`."""
+        try:
+            if self.session is None:
+                if self.thread_id:
+                    self.session = self.provider.resume(
+                        self._agent_id, self.thread_id, prompt, self.cwd
+                    )
+                else:
+                    self.session = self.provider.start(self._agent_id, prompt, self.cwd)
+            else:
+                self.session.send(prompt)
+        except MapleError as exc:
+            return AgentRun(
+                self.agent, self._agent_id, self.thread_id, AgentState.FAILED, error=str(exc)
+            )
+        while True:
+            run = self.session.wait(0.2)
+            if run.state is AgentState.WAITING:
+                self.session.send(NO_ONE_TO_ASK)
+                continue
+            if run.state is not AgentState.RUNNING:
+                break
+        if run.thread_id:
+            self.thread_id = run.thread_id
+        return run
+
+    def stop(self) -> None:
+        """End the running turn, if any, and every process the agent started."""
+        session, self.session = self.session, None
+        try:
+            if session is not None:
+                if session.snapshot().state in (AgentState.RUNNING, AgentState.WAITING):
+                    session.cancel()
+                session.close()
+        finally:
+            kill_all_agents()
+
+
+def turn_line(agent: str, thread_id: str | None, count: int, run: AgentRun) -> str:
+    """The one line a turn prints: time, agent, thread, how many comments, and how it ended."""
+    if run.state is AgentState.IDLE:
+        outcome = "done"
+    elif run.state is AgentState.FAILED:
+        why = one_line(terminal_text(run.error or "the turn failed"))[:200]
+        outcome = f"failed: {why} (the comments go again with the next one)"
+    else:
+        outcome = run.state.value
+    when = datetime.now().astimezone().strftime("%H:%M:%S")
+    return f"{when}  {agent}  {thread_id or '-'}  {count} comment(s)  {outcome}"
+
+
+class _StopRequestedError(Exception):
+    """SIGTERM or SIGINT arrived."""
+
+
+def _raise_stopped(*_: Any) -> None:
+    raise _StopRequestedError
+
+
+def _later(a: str | None, b: str) -> str:
+    """The later of two cursors."""
+    return b if a is None or parse_cursor(b) >= parse_cursor(a) else a
+
+
+def _loop(watcher: Watcher, store: CommentStore, branch: str) -> None:
+    sent: str | None = None  # every comment up to here reached the agent
+    seen: str | None = None  # every comment up to here was read (a failed batch lies between)
+    failed = False
+    errors = 0
+    while True:
+        try:
+            found = wait_for_comments(store, branch, seen, WAIT_MS, system_clock(), report=warn)
+            if found.comments and failed:  # the unsent batch goes again, with everything since
+                found = select_fresh(list_all(store, branch, report=warn), sent)
+        except ConfigurationError:
+            raise
+        except MapleError as exc:  # a store that fails now and then does not end the watch
+            delay = _RETRY_S[min(errors, len(_RETRY_S) - 1)]
+            errors += 1
+            sys.stderr.write(
+                f"maple: the store failed ({one_line(str(exc))}); trying again in {delay:g} s\n"
+            )
+            time.sleep(delay)
+            continue
+        errors = 0
+        seen = _later(seen, found.cursor)
+        if not found.comments:
+            if not failed:
+                sent = seen  # nothing came that the agent has not had
+            continue
+        batch = _worth_sending(found, sent)
+        if not batch:
+            sent = found.cursor
+            continue
+        run = watcher.turn(watch_prompt(batch, branch, sent))
+        print(turn_line(watcher.agent, watcher.thread_id, len(batch), run), flush=True)
+        failed = run.state is not AgentState.IDLE
+        if not failed:
+            sent = found.cursor
+
+
+def watch(
+    agent: Annotated[
+        AgentName, typer.Option("--agent", help="codex or claude.", case_sensitive=False)
+    ],
+    session: Annotated[
+        str | None,
+        typer.Option(
+            "--session",
+            help="The Codex thread or Claude Code session to resume; default: start one on the "
+            "first batch.",
+        ),
+    ] = None,
+    branch: BranchOption = None,
+) -> None:
+    """Wake an agent when reviewers comment: each batch of comments is one turn of its thread.
+
+    Prints one line per turn (time, agent, thread, comments, outcome). A failed turn is shown
+    and its comments go again with the next comment. Runs until Ctrl-C or SIGTERM, which end
+    the agent's processes too; exit 0.
+    """
+    if session is not None and not _SESSION_ID.fullmatch(session):
+        raise fail(
+            f"{one_line(session)[:80]!r} is not a thread or session id; pass the id Codex or "
+            "Claude Code shows (letters, digits, '-', '_', '.', ':').",
+            EXIT_CONFIG,
+        )
+    if shutil.which(agent.value) is None:
+        raise fail(
+            f"`{agent.value}` is not found on PATH; install it and sign in "
+            "(`maple agents providers` says how).",
+            EXIT_CONFIG,
+        )
+    cwd = Path.cwd()
+    store = store_here(cwd)
+    name = branch_of(branch, cwd)
+    try:
+        provider = agent_provider(agent.value)
+    except MapleError as exc:
+        raise fail(str(exc), EXIT_CONFIG) from None
+    watcher = Watcher(provider, agent.value, str(cwd.resolve()), session)
+    previous = {sig: signal.signal(sig, _raise_stopped) for sig in (signal.SIGTERM, signal.SIGINT)}
+    sys.stderr.write(
+        f"maple: watching {terminal_text(one_line(name))} for comments; each batch wakes "
+        f"{agent.value}{' session ' + session if session else ''} (Ctrl-C stops).\n"
+    )
+    sys.stderr.flush()
+    try:
+        _loop(watcher, store, name)
+    except (_StopRequestedError, KeyboardInterrupt):
+        pass
+    finally:
+        for sig in previous:  # a second signal must not cut the clean-up short
+            signal.signal(sig, signal.SIG_IGN)
+        try:
+            watcher.stop()
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
