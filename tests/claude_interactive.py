@@ -85,6 +85,7 @@ def _tool_uses(messages: list[dict[str, Any]]) -> list[str]:
 
 
 _STOP = re.compile(r'TaskStop with task_id \\*"([A-Za-z0-9_-]+)')
+_CURSOR = re.compile(r'\\*"cursor\\*":\s*\\*"([^"\\]+)')
 _ID = re.compile(r'\\*"id\\*":\s*\\*"([A-Za-z0-9_.:-]+)')
 
 
@@ -95,6 +96,8 @@ class WakeModel:
     branch: str
     sha: str
     stop: bool = False  # stop the wait (TaskStop) right after starting it, instead of idling
+    again: bool = False  # after resolving, start the next wait (from the comment's cursor)
+    cursor: str | None = None
     seen: list[Seen] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -117,6 +120,8 @@ class WakeModel:
         last = _text(messages[-1]) if messages else ""
         used = _tool_uses(messages)
         if used and used[-1] == RESOLVE_TOOL and "tool_result" in json.dumps(messages[-1]):
+            if self.again:
+                return {"tool": WAIT_TOOL, "input": {"branch": self.branch, "cursor": self.cursor}}
             return {"text": "Resolved the reviewer's comment."}
         if used and used[-1] == "TaskStop" and "tool_result" in json.dumps(messages[-1]):
             return {"text": "Stopped the wait."}
@@ -126,6 +131,8 @@ class WakeModel:
             # the comment's id is the last "id" before its body (its author's comes after)
             before = [m.group(1) for m in _ID.finditer(last[: last.index(MARK)])]
             comment = before[-1] if before else "?"
+            if found := _CURSOR.search(last):
+                self.cursor = found.group(1)
             note = "Renamed as asked."
             return {"tool": RESOLVE_TOOL, "input": {"id": comment, "sha": self.sha, "note": note}}
         if WAIT_TOOL not in used:
