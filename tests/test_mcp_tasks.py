@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Hashable
+from collections.abc import AsyncIterator, Hashable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 from mcp.client import Client
+from mcp.server import MCPServer
 from mcp.shared.exceptions import MCPError
 
 from contract_tests.support import FakeClock, make_repo
@@ -24,7 +26,12 @@ from maple_adapters.memory import InMemoryCommentStore, MemoryChangeSignal
 from maple_adapters.system import SystemClock
 from maple_core.comments import NewComment
 from maple_entrypoints.mcp_server import build_server
-from maple_entrypoints.mcp_tasks import MAX_LIVE_TASKS, MAX_TASK_WAIT_S
+from maple_entrypoints.mcp_tasks import (
+    MAX_LIVE_TASKS,
+    MAX_TASK_WAIT_S,
+    TasksExtension,
+    task_budget_s,
+)
 from tests.mcp_support import EVENT_S, structured, text_json
 from tests.mcp_tasks_support import (
     TASKS,
@@ -255,3 +262,62 @@ async def test_over_stdio_a_file_comment_completes_the_task(repo: Path) -> None:
         cancelled = await started(client, cursor=got["cursor"])
         await task_cancel(client, cancelled["taskId"])
         assert (await task_get(client, cancelled["taskId"]))["status"] == "cancelled"
+
+
+def tiny_server(tasks: TasksExtension, gate: anyio.Event) -> MCPServer:
+    """The extension alone, on a server with one task tool and one plain tool."""
+
+    @asynccontextmanager
+    async def lifespan(server: MCPServer) -> AsyncIterator[None]:
+        async with tasks.lifespan():
+            yield
+
+    server = MCPServer(name="tiny", extensions=[tasks], lifespan=lifespan)
+
+    @server.tool()
+    async def slow(fail: bool = False) -> str:
+        await gate.wait()
+        if fail:
+            raise RuntimeError("it broke")
+        return f"done within {task_budget_s()} s"
+
+    @server.tool()
+    async def quick() -> str:
+        return f"budget {task_budget_s()}"
+
+    return server
+
+
+async def test_the_extension_forgets_finished_tasks_after_a_while_and_beyond_its_bound() -> None:
+    gate = anyio.Event()
+    tasks = TasksExtension(["slow"], max_wait_s=7.0, keep_s=0.5, max_kept=1)
+    async with Client(tiny_server(tasks, gate), extensions=[TasksClient()]) as client:
+        plain = await call(client, "quick", {})
+        assert not isinstance(plain, TaskHandle)
+        assert plain.content[0].text == "budget None"  # only task tools become tasks
+        first, second = [(await call(client, "slow", {})).task["taskId"] for _ in range(2)]
+        assert tasks.live == 2
+        gate.set()
+        got = await poll_until_done(client, second, 0.02)
+        assert got["result"]["content"][0]["text"] == "done within 7.0 s"
+        await until(lambda: tasks.live == 0)
+        await anyio.sleep(0.01)
+        with pytest.raises(MCPError, match="Unknown or expired task"):
+            await task_get(client, first)  # at most one finished task is kept
+        assert (await task_get(client, second))["status"] == "completed"
+        await anyio.sleep(0.6)
+        with pytest.raises(MCPError, match="Unknown or expired task"):
+            await task_get(client, second)  # kept for keep_s only
+
+
+async def test_a_tool_that_raises_fails_its_task_not_the_server() -> None:
+    gate = anyio.Event()
+    gate.set()
+    tasks = TasksExtension(["slow"])
+    async with Client(tiny_server(tasks, gate), extensions=[TasksClient()]) as client:
+        handle = await call(client, "slow", {"fail": True})
+        got = await poll_until_done(client, handle.task["taskId"], 0.02)
+        assert got["status"] == "completed"  # the SDK turns the exception into a tool error
+        assert got["result"]["isError"] is True
+        assert got["result"]["content"][0]["text"] == "Error executing tool slow"
+        assert (await call(client, "quick", {})).content[0].text == "budget None"
