@@ -124,7 +124,7 @@ EXIT_CODES = [
     (["comments", "list", "--status", "done"], 2, "done"),
     (["comments", "wait", "--cursor", "yesterday", "--timeout-ms", "1"], 1, "not a timestamp"),
     (["comments", "show", "loc_nope"], 1, "No comment loc_nope"),
-    (["comments", "resolve", "loc_nope", "--sha", "abc1234"], 1, "No comment with id loc_nope"),
+    (["comments", "resolve", "loc_nope"], 1, "No comment with id loc_nope"),
     (["gate", "publish"], 2, "maple: no event to publish for"),
     (["solo", "not-a-url"], 1, "maple: not-a-url is not an http or https address"),
     (["solo", "ftp://x.example/"], 1, "maple: ftp://x.example/ is not an http or https address"),

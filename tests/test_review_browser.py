@@ -21,7 +21,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
-from contract_tests.support import make_repo
+from contract_tests.support import git, make_repo
 from maple_entrypoints.review import review_app
 from tests.loopback import Running, serve_asgi
 from tests.mcp_support import clean_env, stdio_server, structured
@@ -191,7 +191,12 @@ def test_two_comments_through_the_overlay_then_a_resolve_shows(
         async with stdio_server(review.repo, MAPLE_STORE="file") as client:
             resolved = structured(
                 await client.call_tool(
-                    "resolve_comment", {"id": pay["id"], "sha": "9ab1c2d", "note": "Moved it."}
+                    "resolve_comment",
+                    {
+                        "id": pay["id"],
+                        "sha": git(review.repo, "rev-parse", "HEAD"),
+                        "note": "Moved it.",
+                    },
                 )
             )
             assert resolved["status"] == "resolved"

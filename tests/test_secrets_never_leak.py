@@ -56,7 +56,7 @@ def env_for(route: Running) -> dict[str, str]:
     [
         ("comments", "list"),
         ("comments", "add", "--body", "x"),
-        ("comments", "resolve", "gh_1_1", "--sha", "abc1234"),
+        ("comments", "resolve", "gh_1_1"),  # the checked-out commit
         ("doctor",),
     ],
 )

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from contract_tests.github_peers import TOKEN, api_transport, cli_transport
-from contract_tests.support import FakeClock, make_repo
+from contract_tests.support import FakeClock, git, make_repo
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.system import SystemClock
 from maple_core.comments import NewComment
@@ -66,6 +66,8 @@ async def test_the_agent_loop_over_github(
         NewComment(branch="feat/x", body="The header wraps at 375px.")
     )
     repo = make_repo(tmp_path / "repo", "feat/x")
+    head = git(repo, "rev-parse", "HEAD")
+    fake.push(1, head)  # the checkout's commit is the pull request's head
     env = env_for(served, transport, tmp_path)
     async with stdio_server(
         repo, **env, MAPLE_GATE_TOKEN=GATE_TOKEN, MAPLE_GATE_APP_ID="4242"
@@ -75,7 +77,7 @@ async def test_the_agent_loop_over_github(
         drained = structured(await client.call_tool("wait_for_comments", {"branch": "feat/x"}))
         assert drained["status"] == "comments"
         resolved = structured(
-            await client.call_tool("resolve_comment", {"id": seeded.id, "sha": "9f1c0de"})
+            await client.call_tool("resolve_comment", {"id": seeded.id, "sha": head})
         )
         assert resolved["status"] == "resolved"
     [run] = fake.repo().check_runs
@@ -170,8 +172,11 @@ async def test_a_resolve_and_its_gate_cost_at_most_seven_requests(
     tmp_path: Path,
 ) -> None:
     comment_id = _seeded(served)
-    sha = fake.repo().pulls[0].head_sha if pushed else "9f1c0de"
     repo = make_repo(tmp_path / "repo", "feat/x")
+    fake.push(1, git(repo, "rev-parse", "HEAD"))
+    if not pushed:  # a commit the checkout has and the pull request does not, yet
+        git(repo, "commit", "-q", "--allow-empty", "-m", "not pushed yet")
+    sha = git(repo, "rev-parse", "HEAD")
     env = env_for(served, transport, tmp_path)
     async with stdio_server(
         repo, **env, MAPLE_GATE_TOKEN=GATE_TOKEN, MAPLE_GATE_APP_ID="4242"

@@ -535,7 +535,14 @@ class GitHubLedgerStore:
                 self._post(pull, updated)
                 stale = range(len(found.ids)) if found is not None else range(0)
             else:
-                self._edit(found, updated)
+                try:
+                    self._edit(found, updated)
+                except GitHubError as exc:
+                    if exc.status != 404:
+                        raise
+                    # A racing writer's repost replaced the ledger we read and deleted it once
+                    # its own landed: read again and make the change on what is there now.
+                    continue
                 stale = range(len(found.ids) - 1)
                 # An edit in place can be overwritten by a writer whose read came before it and
                 # whose edit lands just after ours: read back a moment later, not at once. That
