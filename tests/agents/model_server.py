@@ -139,6 +139,11 @@ class ScriptedModel:
         else:
             if "run" in step:
                 name, arguments = "exec_command", {"cmd": step["run"]}
+                if step.get("escalate"):  # outside the sandbox: Codex asks for approval first
+                    arguments |= {
+                        "sandbox_permissions": "require_escalated",
+                        "justification": "The reviewer asked for it.",
+                    }
             elif "write" in step:
                 name, arguments = (
                     "exec_command",

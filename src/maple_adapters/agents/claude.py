@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from maple_adapters.agents.process import Child, CliProvider, scoped_environment
-from maple_adapters.agents.session import GENERIC_FAILURE, AgentStartError, SessionState
+from maple_adapters.agents.session import GENERIC_FAILURE, UNATTENDED, AgentStartError, SessionState
 from maple_core.agents import AgentQuestion, AgentRun, AgentState, ProviderInfo
 
 __all__ = ["ClaudeProvider", "ClaudeSession"]
@@ -226,6 +226,9 @@ class ClaudeSession:
             self._question = (request_id, tool_input, questions)
             self._state.ask(tuple(questions))
             return
+        if not self._provider.approve:
+            self._control_reply(request_id, {"behavior": "deny", "message": UNATTENDED})
+            return
         self._control_reply(request_id, {"behavior": "allow", "updatedInput": tool_input})
 
     def _on_result(self, message: dict[str, Any]) -> None:
@@ -304,8 +307,14 @@ class ClaudeSession:
 class ClaudeProvider(CliProvider[ClaudeSession]):
     """Claude Code, found as ``binary`` on the ``PATH`` (``claude`` by default)."""
 
-    def __init__(self, binary: str = "claude", env: Mapping[str, str] | None = None) -> None:
-        super().__init__(binary, env)
+    def __init__(
+        self,
+        binary: str = "claude",
+        env: Mapping[str, str] | None = None,
+        *,
+        approve: bool = True,
+    ) -> None:
+        super().__init__(binary, env, approve=approve)
 
     @property
     def name(self) -> str:

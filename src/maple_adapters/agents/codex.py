@@ -180,6 +180,9 @@ class CodexSession:
             ok = (
                 running and not self._stopping and params.get("threadId") in (None, self._thread_id)
             )
+            if ok and not self._provider.approve:
+                self._reply(request_id, {"decision": "decline"})
+                return
             self._reply(request_id, {"decision": "accept" if ok else "cancel"})
             return
         if method == "item/tool/requestUserInput" and running and not self._stopping:
@@ -326,8 +329,14 @@ class CodexProvider(CliProvider[CodexSession]):
         env: extra environment for the child (tests point ``CODEX_HOME`` at a private folder).
     """
 
-    def __init__(self, binary: str = "codex", env: Mapping[str, str] | None = None) -> None:
-        super().__init__(binary, env)
+    def __init__(
+        self,
+        binary: str = "codex",
+        env: Mapping[str, str] | None = None,
+        *,
+        approve: bool = True,
+    ) -> None:
+        super().__init__(binary, env, approve=approve)
 
     @property
     def name(self) -> str:

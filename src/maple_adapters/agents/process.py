@@ -307,11 +307,17 @@ class CliProvider(ABC, Generic[_SessionT]):
         binary: the executable to run (found on ``PATH`` when it is a bare name).
         env: extra environment for every child (tests point ``HOME`` or ``CODEX_HOME`` at a
             private folder).
+        approve: answer the agent's permission requests yes (someone handed it the task and
+            watches it); ``False`` answers every one no, so only what the client's own settings
+            allow runs (an agent nobody watches, driven by reviewers' words).
     """
 
-    def __init__(self, binary: str, env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, binary: str, env: Mapping[str, str] | None = None, *, approve: bool = True
+    ) -> None:
         self.binary = binary
         self.env = dict(env or {})
+        self.approve = approve
 
     @abstractmethod
     def _session(

@@ -11,7 +11,14 @@ from dataclasses import replace
 from maple_core.agents import AgentQuestion, AgentRun, AgentState, CommandRun
 from maple_core.errors import MapleError
 
-__all__ = ["AgentStartError", "GENERIC_FAILURE", "SessionState"]
+__all__ = ["GENERIC_FAILURE", "UNATTENDED", "AgentStartError", "SessionState"]
+
+
+UNATTENDED = (
+    "Nobody approves tool use here: maple runs this agent unattended, on reviewers' comments. "
+    "Use what the project's settings already allow, or ask the reviewer with reply_to_comment."
+)
+"""What an agent is told when a permission request is refused (``approve=False``)."""
 
 
 class AgentStartError(MapleError):

@@ -25,15 +25,18 @@ __all__ = [
 ]
 
 
-def agent_provider(name: str) -> AgentProvider:
+def agent_provider(name: str, *, approve: bool = True) -> AgentProvider:
     """The provider called ``name`` (``codex`` or ``claude``).
+
+    ``approve`` answers the agent's permission requests yes; ``False`` (an agent nobody
+    watches) answers them no, so only what the client's own settings allow runs.
 
     Raises:
         InvalidInputError: no provider has that name.
     """
     if name not in PROVIDERS:
         raise InvalidInputError(f'unknown provider {name}; "codex" and "claude" exist.')
-    return CodexProvider() if name == "codex" else ClaudeProvider()
+    return CodexProvider(approve=approve) if name == "codex" else ClaudeProvider(approve=approve)
 
 
 def build_agents(config: ServerConfig, root: Path) -> AgentPool | None:

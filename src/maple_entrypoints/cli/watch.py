@@ -231,12 +231,23 @@ def watch(
         ),
     ] = None,
     branch: BranchOption = None,
+    approve_all: Annotated[
+        bool,
+        typer.Option(
+            "--approve-all",
+            help="Say yes to every permission request the agent makes. Off by default: the "
+            "turns run unattended on reviewers' words, so only what the client's own settings "
+            "allow may run.",
+        ),
+    ] = False,
 ) -> None:
     """Wake an agent when reviewers comment: each batch of comments is one turn of its thread.
 
     Prints one line per turn (time, agent, thread, comments, outcome). A failed turn is shown
     and its comments go again with the next comment. Runs until Ctrl-C or SIGTERM, which end
-    the agent's processes too; exit 0.
+    the agent's processes too; exit 0. Nobody watches these turns, so every permission request
+    is refused unless --approve-all: allow what the agent needs in the client's own settings
+    (Claude Code's permissions.allow, Codex's approval policy and sandbox).
     """
     if session is not None and not _SESSION_ID.fullmatch(session):
         raise fail(
@@ -254,7 +265,7 @@ def watch(
     store = store_here(cwd)
     name = branch_of(branch, cwd)
     try:
-        provider = agent_provider(agent.value)
+        provider = agent_provider(agent.value, approve=approve_all)
     except MapleError as exc:
         raise fail(str(exc), EXIT_CONFIG) from None
     watcher = Watcher(provider, agent.value, str(cwd.resolve()), session)
