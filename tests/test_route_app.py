@@ -205,7 +205,9 @@ class TestRefusals:
         with live_route(RouteOptions(store=file_store, max_json_bytes=1024)) as route:
             answer = route.client.post("/comments", json=draft("x" * 2000))
             chunked = route.client.post(
-                "/comments", content=iter([b'{"body": "', b"x" * 2000, b'"}'])
+                "/comments",
+                content=iter([b'{"body": "', b"x" * 2000, b'"}']),
+                headers={"content-type": "application/json"},
             )
         assert answer.status_code == 413
         assert "larger than 1,024 bytes" in answer.json()["error"]
@@ -487,9 +489,10 @@ def test_any_body_is_stored_whole_or_refused_with_a_reason(
     if after:
         target = after[0]
         change = route.client.patch(f"/comments/{target.id}", json=patch)
-        assert change.status_code in (200, 400), change.text
+        # 401: an edit by nobody; 415: no JSON body at all
+        assert change.status_code in (200, 400, 401, 415), change.text
         reread = next(c for c in list_all(file_store, BRANCH) if c.id == target.id)
-        if change.status_code == 400:
+        if change.status_code != 200:
             assert reread == target
 
 

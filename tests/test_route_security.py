@@ -277,8 +277,15 @@ def test_maple_route_serve_links_the_check_run_to_its_review_url_option(
                 raise RuntimeError(f"maple route serve did not start: {process.communicate()}")
             time.sleep(0.05)
         seed(github)
-        answer = httpx.post(
+        forged = httpx.post(
             url + "/gate/refresh", json={"branch": PR_BRANCH}, headers=forged_host(), timeout=30
+        )
+        assert forged.status_code == 400  # on loopback, a Host naming another machine is refused
+        answer = httpx.post(
+            url + "/gate/refresh",
+            json={"branch": PR_BRANCH},
+            headers={"authorization": f"Bearer {PUSHER}"},
+            timeout=30,
         )
         assert answer.status_code == 200, answer.text
     finally:

@@ -5,10 +5,15 @@ twice keeping its first evidence, and the route client store's way to a route wi
 
 from __future__ import annotations
 
+import socket
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx2 as httpx
 import pytest
 from starlette.responses import JSONResponse
 
@@ -17,11 +22,16 @@ from maple_adapters.files import FileCommentStore
 from maple_adapters.memory import InMemoryCommentStore
 from maple_adapters.memory_gate import InMemoryGatePublisher
 from maple_adapters.route import RouteCommentStore, RouteHttp
+from maple_adapters.system import SystemClock
+from maple_core.comments import NewComment
 from maple_core.conversation import ConversationError, Role, ThreadEvent, thread_of
 from maple_core.errors import MissingCapabilityError, NotFoundError
 from maple_core.ports import Capability
-from maple_core.services import converse, resolve_comment
+from maple_core.services import converse, list_all, resolve_comment
 from maple_entrypoints.route import RouteOptions
+from maple_entrypoints.route.serve import served_app
+from tests.loopback import serve_asgi
+from tests.mcp_support import clean_env
 from tests.route_support import LiveRoute, eventually, live_route
 
 BRANCH = "feat/thread"
@@ -274,3 +284,61 @@ class TestTheRouteClientStore:
                 assert done.status.value == "resolved"
             finally:
                 http.close()
+
+
+def test_a_web_page_cannot_write_without_declaring_json(tmp_path: Path) -> None:
+    """A page may POST text/plain or a form to any address without a preflight; the route
+    answers 415 and writes nothing (the attack from another origin, issue 18's review)."""
+    store = FileCommentStore(SystemClock(), make_repo(tmp_path / "repo", "feat/x"))
+    stored = store.append(NewComment(branch="feat/x", body="Fix it."))
+    running = serve_asgi(served_app(RouteOptions(store=store)))
+    try:
+        base = f"{running.url}/api/maple"
+        for content_type in ("text/plain", "application/x-www-form-urlencoded", None):
+            headers = {"origin": "https://evil.example"}
+            if content_type:
+                headers["content-type"] = content_type
+            for path in ("/comments", f"/comments/{stored.id}/thread"):
+                answer = httpx.post(
+                    base + path,
+                    content=b'{"branch":"feat/x","body":"x","kind":"reply"}',
+                    headers=headers,
+                    timeout=10,
+                )
+                assert answer.status_code == 415, answer.text
+                assert "Content-Type: application/json" in answer.json()["error"]
+    finally:
+        running.stop()
+    [only] = list_all(store, "feat/x")
+    assert "replies" not in only.extra
+
+
+def test_maple_route_serve_on_loopback_refuses_a_rebound_host_name(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", "feat/x")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen(
+        [str(Path(sys.executable).with_name("maple")), "route", "serve", "--port", str(port)],
+        cwd=repo,
+        env=clean_env(MAPLE_STORE="file"),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}/api/maple/me"
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                if httpx.get(url, timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "maple route serve did not start"
+            time.sleep(0.05)
+        rebound = httpx.get(url, headers={"host": f"attacker.example:{port}"}, timeout=5)
+        assert rebound.status_code == 400
+        assert httpx.get(url, headers={"host": f"localhost:{port}"}, timeout=5).status_code == 200
+    finally:
+        process.terminate()
+        process.communicate(timeout=10)

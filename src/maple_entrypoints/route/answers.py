@@ -116,8 +116,17 @@ async def read_json(request: Request, limit: int) -> JsonValue:
     """The body as JSON, or a 400 naming what is wrong with it (413 when too large).
 
     Numbers too large for a double and nesting too deep to read are refused: either would be
-    stored as something no JSON reader (the overlay's, Maple's) could read back.
+    stored as something no JSON reader (the overlay's, Maple's) could read back. The body must
+    be declared JSON (``application/json``, or a ``+json`` type): a web page can send any other
+    type to any address without asking, so without it any page the reviewer visits could write
+    here (a 415 says so).
     """
+    declared = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if declared != "application/json" and not declared.endswith("+json"):
+        shown = declared[:60] or "no content type"
+        raise RouteRefusalError(
+            415, f"Send the body as JSON with Content-Type: application/json, not {shown}."
+        )
     data = await read_bytes(request, limit, "request body")
     try:
         value: JsonValue = json.loads(

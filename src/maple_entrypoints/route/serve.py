@@ -8,6 +8,7 @@ from __future__ import annotations
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.routing import Mount
+from starlette.types import ASGIApp
 
 from maple_entrypoints.route.app import (
     DEFAULT_BASE_PATH,
@@ -30,16 +31,28 @@ def served_app(options: RouteOptions, prefix: str = DEFAULT_BASE_PATH) -> Starle
 def serve_route(options: RouteOptions, host: str, port: int, prefix: str) -> None:
     """Serve the route with uvicorn until interrupted.
 
-    A request's headers must arrive within 10 s, its body within 30 s, and at most 256
-    connections are open at once (:func:`~maple_entrypoints.loopback.bounded_http`); an idle
+    Bound to a loopback address, it answers only requests that name this machine in ``Host``
+    (``localhost``, ``127.0.0.1``, ``[::1]``), so a page that rebinds its own name to this
+    address cannot reach it. A request's headers must arrive within 10 s, its body within 30 s,
+    and at most 256 connections are open at once (:func:`~maple_entrypoints.loopback.bounded_http`); an idle
     keep-alive connection closes after 5 s, and a stop waits at most 5 s for open ones.
     """
+    import ipaddress
+
     import uvicorn
+    from starlette.middleware.trustedhost import TrustedHostMiddleware
 
     from maple_entrypoints.loopback import bounded_http
 
+    app: ASGIApp = served_app(options, prefix)
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = host == "localhost"
+    if loopback:  # a page whose name was rebound to 127.0.0.1 still says its own name
+        app = TrustedHostMiddleware(app, allowed_hosts=["localhost", "127.0.0.1", "::1", "["])
     uvicorn.run(
-        served_app(options, prefix),
+        app,
         host=host,
         port=port,
         log_level="warning",
