@@ -34,8 +34,9 @@ def serve_route(options: RouteOptions, host: str, port: int, prefix: str) -> Non
     Bound to a loopback address, it answers only requests that name this machine in ``Host``
     (``localhost``, ``127.0.0.1``, ``[::1]``), so a page that rebinds its own name to this
     address cannot reach it. A request's headers must arrive within 10 s, its body within 30 s,
-    and at most 256 connections are open at once (:func:`~maple_entrypoints.loopback.bounded_http`); an idle
-    keep-alive connection closes after 5 s, and a stop waits at most 5 s for open ones.
+    and at most 256 connections are open at once
+    (:func:`~maple_entrypoints.loopback.bounded_http`); an idle keep-alive connection closes
+    after 5 s, and a stop waits at most 5 s for open ones.
     """
     import ipaddress
 
