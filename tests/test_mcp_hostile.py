@@ -86,16 +86,14 @@ async def test_reviewer_text_cannot_break_out_of_a_tools_frame(store: FileCommen
             ("list_comments", {"branch": BRANCH}),
             ("wait_for_comments", {"branch": BRANCH}),
             ("get_comment_context", {"branch": BRANCH, "id": "loc_hostile0001"}),
+            ("reply_to_comment", {"id": "loc_hostile0001", "body": "Which one?"}),
             ("resolve_comment", {"id": "loc_hostile0001", "sha": "abc1234"}),
         ]
         for tool, arguments in calls:
             result = await c.call_tool(tool, arguments)
             frame_holds(result.content[0].text)
-            if tool != "resolve_comment":  # a client that reads only structured content is told
-                assert next(iter(result.structured_content.items())) == (
-                    "notice",
-                    REVIEW_DATA_NOTICE,
-                )
+            # A client that reads only structured content is told too.
+            assert next(iter(result.structured_content.items())) == ("notice", REVIEW_DATA_NOTICE)
             bodies = json.dumps(structured(result))
             assert json.dumps(ESCAPE) in bodies  # the data itself is kept whole
 

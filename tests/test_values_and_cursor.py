@@ -8,7 +8,14 @@ from datetime import UTC, datetime
 import pytest
 
 from maple_core.comments import Comment, NewComment, Resolution
-from maple_core.conversation import ConversationError, ReplyKind, Role, ThreadEvent, apply_event
+from maple_core.conversation import (
+    MAX_REPLIES,
+    ConversationError,
+    ReplyKind,
+    Role,
+    ThreadEvent,
+    apply_event,
+)
 from maple_core.cursor import (
     EPOCH_CURSOR,
     format_js_timestamp,
@@ -17,6 +24,7 @@ from maple_core.cursor import (
     next_arrival_stamp,
     select_fresh,
 )
+from maple_core.display import shown
 from maple_core.errors import InvalidCursorError, InvalidRecordError
 from maple_core.paging import decode_offset_cursor, encode_offset_cursor
 from maple_core.statuses import CommentStatus
@@ -235,3 +243,27 @@ def test_a_posted_event_never_speaks_as_the_agent_when_the_route_says_reviewer()
         ThreadEvent.from_json({"kind": "resolve"})
     with pytest.raises(ConversationError, match="'question' must be"):
         ThreadEvent.from_json({"body": "x", "question": "yes"})
+
+
+def test_a_full_thread_refuses_replies_but_never_a_resolve_a_reopening_or_a_confirmation() -> None:
+    flood = [
+        {"id": f"r{i}", "role": "reviewer", "kind": "reply", "body": "x"}
+        for i in range(MAX_REPLIES)
+    ]
+    comment = Comment(id="c1", branch="b", body="Fix it", extra={"replies": flood})
+    with pytest.raises(ConversationError, match="already has 200 replies"):
+        apply_event(comment, ThreadEvent.reply(Role.AGENT, "Hi"), "a", "s", "t")
+    resolution = Resolution(sha="a" * 40, at="2026-01-01T00:00:00.000Z")
+    resolved = apply_event(comment, ThreadEvent.resolve(resolution), "a", "s", "t")
+    assert resolved.status is CommentStatus.RESOLVED
+    confirmed = apply_event(resolved, ThreadEvent.confirm(), "b", "s", "t")
+    assert apply_event(confirmed, ThreadEvent.confirm(), "c", "s", "t") == confirmed  # once
+    reopened = apply_event(confirmed, ThreadEvent.reopen("No."), "d", "s", "t")
+    assert reopened.status is CommentStatus.OPEN
+
+
+def test_a_long_thread_is_shown_by_its_newest_entries_and_a_count() -> None:
+    entries = [{"id": f"r{i}", "role": "reviewer", "body": f"n{i}"} for i in range(15)]
+    [data] = shown([Comment(id="c1", branch="b", body="Fix it", extra={"replies": entries})])
+    assert [r["id"] for r in data["replies"]] == [f"r{i}" for i in range(14, 2, -1)]
+    assert data["olderReplies"] == 3

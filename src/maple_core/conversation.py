@@ -58,7 +58,9 @@ REPLIES = "replies"
 MAX_REPLY_CHARS = 10_000
 """The longest reply body taken, as for a comment's body."""
 MAX_REPLIES = 200
-"""The most entries one thread takes; a longer conversation belongs in a new comment."""
+"""The most replies (and recorded second resolves) one thread takes; a longer conversation
+belongs in a new comment. Reopening, confirming and a first resolve are never refused for it,
+so a flood of replies cannot keep a comment from being resolved or reopened."""
 
 
 class ConversationError(InvalidInputError):
@@ -306,7 +308,10 @@ def apply_event(
             "overwrite; fix or remove that key where the store keeps the comment."
         )
     thread = thread_of(comment)
-    if len(thread) >= MAX_REPLIES:
+    wordy = event.kind is ReplyKind.REPLY or (
+        event.kind is ReplyKind.RESOLVE and comment.status is CommentStatus.RESOLVED
+    )
+    if wordy and len(thread) >= MAX_REPLIES:
         raise ConversationError(
             f"Comment {comment.id} already has {MAX_REPLIES} replies; open a new comment to go on."
         )
@@ -337,6 +342,8 @@ def apply_event(
         )
     undone = comment.resolution.to_json()
     if event.kind is ReplyKind.CONFIRM:
+        if confirmation_of(comment) is not None:  # confirmed already: nothing to add
+            return comment
         confirmed: JsonObject = {"sha": comment.resolution.sha, "at": comment.resolution.at}
         return _appended(comment, replace(entry, resolution=confirmed))
     extra = {k: v for k, v in comment.extra.items() if k != "resolution"}

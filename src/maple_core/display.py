@@ -10,7 +10,10 @@ from maple_core.comments import Anchor, Comment
 from maple_core.conversation import REPLIES, awaiting_reviewer, reviewer_replies_after, thread_of
 from maple_core.json_types import MAX_DEPTH, JsonObject, nests_deeper_than
 
-__all__ = ["shown", "shown_one"]
+__all__ = ["SHOWN_REPLIES", "shown", "shown_one"]
+
+SHOWN_REPLIES = 12
+"""The newest entries of a thread shown with its comment; ``olderReplies`` counts the rest."""
 
 
 def shown(
@@ -22,8 +25,9 @@ def shown(
     """The comments as tools and people are shown them (:meth:`Comment.readable_json`).
 
     A comment's thread (``replies``) is shown newest first, so the reviewer's latest words come
-    first; with ``since`` (a wait's cursor), the reviewers' entries that arrived after it are
-    marked ``"new": true``. A comment whose agent asked a question nobody answered yet carries
+    first, at most :data:`SHOWN_REPLIES` entries of it (``olderReplies`` counts the others);
+    with ``since`` (a wait's cursor), the reviewers' entries that arrived after it are marked
+    ``"new": true``. A comment whose agent asked a question nobody answered yet carries
     ``"waitingForReviewer": true``.
 
     A record nested more deeply than :data:`~maple_core.json_types.MAX_DEPTH` (Maple's route
@@ -49,12 +53,14 @@ def _show_thread(comment: Comment, data: JsonObject, since: datetime | None) -> 
     thread = thread_of(comment)
     fresh = {r.id for r in reviewer_replies_after(comment, since)} if since is not None else set()
     entries: list[JsonObject] = []
-    for reply in reversed(thread):
+    for reply in reversed(thread[-SHOWN_REPLIES:]):
         entry = reply.to_json()
         if reply.id in fresh:
             entry["new"] = True
         entries.append(entry)
     data[REPLIES] = list(entries)
+    if len(thread) > SHOWN_REPLIES:
+        data["olderReplies"] = len(thread) - SHOWN_REPLIES
     if awaiting_reviewer(comment):
         data["waitingForReviewer"] = True
 

@@ -345,7 +345,7 @@ def build_server(
             author=agent_author(),
         )
         data = shown_one(resolved, report)
-        return _result(data, data)
+        return _result(data, {"notice": REVIEW_DATA_NOTICE, **data})
 
     @server.tool(
         name="reply_to_comment",
@@ -386,7 +386,7 @@ def build_server(
             require_confirmation=require_confirmation,
         )
         data = shown_one(changed, report)
-        return _result(data, data)
+        return _result(data, {"notice": REVIEW_DATA_NOTICE, **data})
 
     @server.tool(
         title="Get a comment's context",

@@ -389,3 +389,30 @@ def fence_text(body: str) -> str:
     match = re.search(r"```maple\n(.*?)\n```", body, re.S)
     assert match
     return match.group(1)
+
+
+def test_a_reply_written_on_a_stale_read_never_undoes_a_reviewers_reopening() -> None:
+    """Two writers: the reviewer reopens; the agent, from a read before that, replies. Only a
+    status change stamps ``updatedAt`` (as the store writes them), so the union of the two
+    ledgers keeps the reopening's status and both entries (issue 18's attack review)."""
+    resolved = c(1, status=CommentStatus.RESOLVED)
+    resolved = replace(
+        resolved,
+        resolution=Resolution(sha="a" * 40, at="2026-01-01T12:00:01.000Z"),
+        extra={**resolved.extra, "updatedAt": "2026-01-01T12:00:01.000000Z"},
+    )
+    reopened = apply_event(
+        resolved, ThreadEvent.reopen("Still wraps."), "r1", "2026-01-01T12:00:10.000000Z", "t"
+    )
+    reopened = replace(
+        reopened, extra={**reopened.extra, "updatedAt": "2026-01-01T12:00:10.000000Z"}
+    )
+    replied = apply_event(  # no status change: the store leaves updatedAt alone
+        resolved, ThreadEvent.reply(Role.AGENT, "Done."), "r2", "2026-01-01T12:00:11.000000Z", "t"
+    )
+    merged = merge_ledgers(
+        [GitHubLedger("feat/x", (reopened,)), GitHubLedger("feat/x", (replied,))]
+    )
+    [comment] = merged.comments
+    assert comment.status is CommentStatus.OPEN
+    assert [r.id for r in thread_of(comment)] == ["r1", "r2"]

@@ -682,10 +682,12 @@ class GitHubLedgerStore:
         """Apply a thread event to a comment in place (PATCH), as :meth:`set_status` changes one.
 
         The entry is ``ghr_<pull>_<hex>``, stamped after every stamp in the ledger (replies'
-        included) on the first read; a retry applies the same entry with the same stamps, and
-        the comment's ``updatedAt`` is stamped so the change wins merges with stale copies (the
-        thread itself is merged as a union, so a racing reply is never lost either). An unknown
-        id is ``NotFoundError``; an event the comment cannot take raises
+        included) on the first read; a retry applies the same entry with the same stamps. An
+        event that changes the status (a reopening, a first resolve) stamps the comment's
+        ``updatedAt`` so it wins merges with stale copies; one that only adds to the thread does
+        not, so a reply written on a stale read can never carry that read's old status over a
+        reviewer's reopening (the thread is merged as a union, so the reply lands either way).
+        An unknown id is ``NotFoundError``; an event the comment cannot take raises
         :class:`~maple_core.conversation.ConversationError` unchanged.
         """
         pull = self._by_id(_COMMENT_ID, comment_id, "comment", "converse")
@@ -718,8 +720,10 @@ class GitHubLedgerStore:
                 for c in current.comments:
                     if comment_identity(c) == key:
                         if all(r.id != reply_id for r in thread_of(c)):
+                            was = (c.status, c.resolution)
                             c = apply_event(c, event, reply_id, stamp, at)
-                            c = replace(c, extra={**c.extra, "updatedAt": stamp})
+                            if (c.status, c.resolution) != was:
+                                c = replace(c, extra={**c.extra, "updatedAt": stamp})
                         expected[:] = [c]
                     versions.append(c)
                 return replace(current, comments=tuple(versions))
@@ -730,14 +734,12 @@ class GitHubLedgerStore:
                 if now is None or not expected:
                     return None
                 want = expected[0]
-                has_entry = any(r.id == reply_id for r in thread_of(want))
-                if has_entry and all(r.id != reply_id for r in thread_of(now)):
-                    return None
-                if now.status is not want.status or (
-                    not has_entry and now.resolution != want.resolution
-                ):
-                    return None
-                return now
+                if any(r.id == reply_id for r in thread_of(want)):
+                    # The entry is the event: once it is there it happened, and a status change
+                    # someone made after it (a resolve after a reopening) stands.
+                    return now if any(r.id == reply_id for r in thread_of(now)) else None
+                ok = now.status is want.status and now.resolution == want.resolution
+                return now if ok else None
 
             return self._write(pull, None, "converse", change, landed, repost=False)
 
