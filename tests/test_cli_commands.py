@@ -151,6 +151,9 @@ class TestConversation:
         assert (asked.exit_code, asked.stdout.strip()) == (0, f"{comment_id} asked")
         listed = json.loads(invoke("comments", "list", "--json").stdout)
         assert listed[0]["waitingForReviewer"] is True
+        text = invoke("comments", "show", comment_id).stdout
+        assert "waiting for the reviewer to answer the agent's question" in text
+        assert "Coding agent asked: Bigger or brighter?" in text
         answered = json.loads(
             invoke(
                 "comments", "reply", comment_id, "Brighter.", "--as", "reviewer", "--json"

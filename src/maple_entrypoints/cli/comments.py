@@ -9,9 +9,16 @@ from typing import Annotated
 import typer
 
 from maple_core.attachments import Attachment, images_of
-from maple_core.comments import Anchor, NewComment
+from maple_core.comments import Anchor, Comment, NewComment
 from maple_core.context import comment_context
-from maple_core.conversation import Role, ThreadEvent, agent_author
+from maple_core.conversation import (
+    ReplyKind,
+    Role,
+    ThreadEvent,
+    agent_author,
+    awaiting_reviewer,
+    thread_of,
+)
 from maple_core.cursor import parse_cursor
 from maple_core.display import shown, shown_one
 from maple_core.errors import MapleError
@@ -151,6 +158,24 @@ def show(
         print(f"  replay: {one_line(str(mock['replay']))}")
     for image in images_of(comment):
         print(f"  image: {one_line(_image_file(image, cwd))}")
+    _print_thread(comment)
+
+
+def _print_thread(comment: Comment) -> None:
+    """The thread, newest first, one plain line per entry; a waiting question said first."""
+    if awaiting_reviewer(comment):
+        print("  waiting for the reviewer to answer the agent's question")
+    for reply in reversed(thread_of(comment)):
+        verb = {
+            ReplyKind.REPLY: "asked" if reply.question else "said",
+            ReplyKind.REOPEN: "reopened it",
+            ReplyKind.CONFIRM: "confirmed it",
+            ReplyKind.RESOLVE: "resolved it again",
+        }[reply.kind]
+        print(
+            f"  {one_line(reply.at or '')}  {one_line(reply.author_name)} {verb}: "
+            f"{one_line(reply.body)}"
+        )
 
 
 def _image_file(image: Attachment, cwd: Path) -> str:
