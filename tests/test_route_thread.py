@@ -24,7 +24,8 @@ from maple_adapters.memory_gate import InMemoryGatePublisher
 from maple_adapters.route import RouteCommentStore, RouteHttp
 from maple_adapters.system import SystemClock
 from maple_core.comments import NewComment
-from maple_core.conversation import ConversationError, Role, ThreadEvent, thread_of
+from maple_core.conversation import ConversationError, ReplyKind, Role, ThreadEvent, thread_of
+from maple_core.cursor import select_fresh
 from maple_core.errors import MissingCapabilityError, NotFoundError
 from maple_core.ports import Capability
 from maple_core.services import converse, list_all, resolve_comment
@@ -156,7 +157,7 @@ class TestABrowserOnTheProxysRoute:
         assert confirmed["replies"][-1]["resolution"]["sha"] == SHA
         reopened = post(proxy_route, first["id"], kind="reopen", body="Still wraps.").json()
         assert reopened["status"] == "open"
-        assert "resolution" not in reopened
+        assert reopened["resolution"]["sha"]  # kept, as Maple keeps it
         assert (reopened["replies"][-1]["kind"], reopened["replies"][-1]["body"]) == (
             "reopen",
             "Still wraps.",
@@ -342,3 +343,25 @@ def test_maple_route_serve_on_loopback_refuses_a_rebound_host_name(tmp_path: Pat
     finally:
         process.terminate()
         process.communicate(timeout=10)
+
+
+def test_maples_patch_to_open_reopens_a_resolved_comment_and_wakes_the_agent(
+    agent_route: LiveRoute, repo: Path, clock: FakeClock
+) -> None:
+    """Maple's overlay reopens with ``PATCH {status: "open"}``: on a store that keeps threads it
+    is a reopening, so a waiting agent's next wait returns the comment (attack review)."""
+    store = FileCommentStore(clock, repo)
+    stored = store.append(NewComment(branch=BRANCH, body="Fix it."))
+    resolve_comment(store, stored.id, "a" * 40, None, clock)
+    drained = select_fresh(list_all(store, BRANCH), None)
+    answer = agent_route.client.patch(f"/comments/{stored.id}", json={"status": "open"})
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["status"] == "open"
+    woke = select_fresh(list_all(store, BRANCH), drained.cursor)
+    assert [c.id for c in woke.comments] == [stored.id]
+    [entry] = thread_of(woke.comments[0])
+    assert entry.kind is ReplyKind.REOPEN
+    # An open comment set open again stays as Maple leaves it: no entry, no error.
+    again = agent_route.client.patch(f"/comments/{stored.id}", json={"status": "open"})
+    assert again.status_code == 200
+    assert len(thread_of(list_all(store, BRANCH)[0])) == 1

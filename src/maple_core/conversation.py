@@ -346,11 +346,9 @@ def apply_event(
             return comment
         confirmed: JsonObject = {"sha": comment.resolution.sha, "at": comment.resolution.at}
         return _appended(comment, replace(entry, resolution=confirmed))
-    extra = {k: v for k, v in comment.extra.items() if k != "resolution"}
-    return _appended(
-        replace(comment, status=CommentStatus.OPEN, resolution=None, extra=extra),
-        replace(entry, resolution=undone),
-    )
+    # Open again with its resolution kept, as Maple's own reopening leaves it; the entry names
+    # the resolution it undid, and the next resolve replaces it.
+    return _appended(comment.with_status(CommentStatus.OPEN), replace(entry, resolution=undone))
 
 
 def _appended(comment: Comment, entry: Reply) -> Comment:

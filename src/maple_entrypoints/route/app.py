@@ -38,7 +38,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from maple_core.approvals import NewApproval
 from maple_core.authors import Reviewer
 from maple_core.comments import Comment
-from maple_core.conversation import Role, ThreadEvent
+from maple_core.conversation import ConversationError, Role, ThreadEvent
 from maple_core.cursor import format_js_timestamp
 from maple_core.errors import MapleError, NotFoundError
 from maple_core.gate import check_review_url
@@ -361,6 +361,12 @@ class _Route:
                         author=reviewer.author() if reviewer is not None else None,
                     )
                 )
+            elif (
+                change.status is CommentStatus.OPEN
+                and Capability.CONVERSE in store.capabilities
+                and isinstance(store, CommentConversation)
+            ):
+                updated = await _off_loop(self.reopened, store, store, comment_id, request)
             else:
                 if change.sha is not None:
                     resolution = stamped_resolution(change.sha, change.note, self.options.clock)
@@ -368,6 +374,25 @@ class _Route:
         return json_answer(
             updated.to_json(), background=self.after_write(store, request, updated.branch)
         )
+
+    def reopened(
+        self,
+        store: CommentStore,
+        conversing: CommentConversation,
+        comment_id: str,
+        request: Request,
+    ) -> Comment:
+        """Maple's ``PATCH {status: "open"}`` on a store that keeps threads.
+
+        A resolved comment is reopened as the overlay reopens one (a thread entry, which wakes a
+        waiting agent); any other is set open as Maple does.
+        """
+        reviewer = self.reviewer(request)
+        author = reviewer.author() if reviewer is not None else None
+        try:
+            return conversing.converse(comment_id, ThreadEvent.reopen(_REOPENED_BY_STATUS, author))
+        except ConversationError:
+            return store.set_status(comment_id, CommentStatus.OPEN)
 
     async def thread(self, request: Request) -> Response:
         """``POST /comments/{id}/thread``: a reply, a reopening or a confirmation.
@@ -607,6 +632,8 @@ async def json_http_error(request: Request, exc: Exception) -> Response:
 
 
 _ANY = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+_REOPENED_BY_STATUS = "Reopened (status set to open, without a reason)."
+"""The reason a reopening through Maple's ``PATCH {status: "open"}`` records."""
 
 
 def create_route_app(options: RouteOptions) -> Starlette:
