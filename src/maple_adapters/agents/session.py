@@ -11,7 +11,7 @@ from dataclasses import replace
 from maple_core.agents import AgentQuestion, AgentRun, AgentState, CommandRun
 from maple_core.errors import MapleError
 
-__all__ = ["GENERIC_FAILURE", "UNATTENDED", "AgentStartError", "SessionState"]
+__all__ = ["AgentStartError", "GENERIC_FAILURE", "SessionState", "UNATTENDED"]
 
 
 UNATTENDED = (
