@@ -7,6 +7,7 @@ The client declares ``io.modelcontextprotocol/tasks`` and reads tasks with ``tas
 
 from __future__ import annotations
 
+import subprocess
 import threading
 import time
 from collections.abc import AsyncIterator, Hashable
@@ -321,3 +322,38 @@ async def test_a_tool_that_raises_fails_its_task_not_the_server() -> None:
         assert got["result"]["isError"] is True
         assert got["result"]["content"][0]["text"] == "Error executing tool slow"
         assert (await call(client, "quick", {})).content[0].text == "budget None"
+
+
+async def test_maple_doctor_says_how_each_connected_client_waits(repo: Path) -> None:
+    """Issue 19, point 3: the server notes whether the client waited as a task (it wakes by
+    itself) or by polling, and ``maple doctor`` says so, with ``maple watch`` as the fix."""
+    from mcp.client.stdio import StdioServerParameters
+
+    from tests.mcp_support import MAPLE_MCP, clean_env, stdio_server
+
+    params = StdioServerParameters(command=str(MAPLE_MCP), cwd=repo, env=clean_env())
+    async with Client(params, extensions=[TasksClient()]) as client:
+        task = await started(client, cursor="2020-01-01T00:00:00.000Z")
+        await task_cancel(client, task["taskId"])
+    async with stdio_server(repo) as plain:
+        await plain.call_tool(
+            "wait_for_comments",
+            {"branch": BRANCH, "cursor": "2020-01-01T00:00:00.000Z", "timeoutMs": 1},
+        )
+    doctor = subprocess.run(
+        [str(MAPLE_MCP.with_name("maple")), "doctor"],
+        cwd=repo,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    lines = [line for line in doctor.stdout.splitlines() if "connected client wake" in line]
+    assert len(lines) == 2, doctor.stdout
+    tasked = [line for line in lines if "as an MCP task" in line]
+    polled = [line for line in lines if "without the MCP tasks extension" in line]
+    assert len(tasked) == 1, lines
+    assert "wakes by itself" in tasked[0]
+    assert len(polled) == 1, lines
+    assert "maple watch" in doctor.stdout

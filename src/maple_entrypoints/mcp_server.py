@@ -6,6 +6,7 @@ same JSON, two-space indented, as text.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import json
@@ -13,6 +14,7 @@ import sys
 from collections.abc import AsyncIterator, Callable, Hashable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Annotated, Any, Literal, ParamSpec, TypeVar, cast
@@ -53,7 +55,12 @@ from maple_core.services import (
 from maple_core.statuses import CommentStatus
 from maple_core.text import REVIEW_DATA_NOTICE, framed_json, without_lone_surrogates
 from maple_core.wait import PROGRESS_INTERVAL_MS, clamp_wait_ms
-from maple_entrypoints.bootstrap.local import local_commits, local_media, system_clock
+from maple_entrypoints.bootstrap.local import (
+    local_commits,
+    local_media,
+    note_client,
+    system_clock,
+)
 from maple_entrypoints.bootstrap.server import (
     build_gate,
     build_refresher,
@@ -184,6 +191,7 @@ def build_server(
     commits: Commits | None = None,
     max_tasks: int = MAX_LIVE_TASKS,
     max_task_wait_s: float = MAX_TASK_WAIT_S,
+    on_client: ClientNote | None = None,
 ) -> MCPServer:
     """The MCP server over ``store``.
 
@@ -208,6 +216,7 @@ def build_server(
             log.warn(problem)
 
     watches = _Watches(store)
+    noted: set[tuple[str, bool]] = set()
     tasks = TasksExtension(["wait_for_comments"], max_live=max_tasks, max_wait_s=max_task_wait_s)
 
     @asynccontextmanager
@@ -288,6 +297,7 @@ def build_server(
         if since is not None:
             parse_cursor(since)
         long_budget = task_budget_s()  # running as an MCP task: wait far longer, silently
+        await _note_client(ctx, long_budget is not None, on_client, noted)
         budget_ms = clamp_wait_ms(timeoutMs) if long_budget is None else int(long_budget * 1000)
         found = await _wait_for_fresh(
             watches, store, branch, since, budget_ms, ctx if long_budget is None else None, report
@@ -550,6 +560,32 @@ class _Watches:
                 watch.token, watch.generation = token, watch.generation + 1
 
 
+ClientNote = Callable[[str, str, str, bool], None]
+"""Told a client's name, version, protocol and whether it waits as a task (it can wake)."""
+
+
+async def _note_client(
+    ctx: Context, tasks: bool, on_client: ClientNote | None, noted: set[tuple[str, bool]]
+) -> None:
+    """Tell ``on_client`` how this client waits, once per client and way; a failure is ignored."""
+    if on_client is None:
+        return
+    try:
+        session = ctx.session
+        params = session.client_params
+        info = params.client_info if params is not None else None
+        name = info.name if info is not None else "an unnamed client"
+        version = info.version if info is not None else ""
+        protocol = str(session.protocol_version or "")
+    except (AttributeError, ValueError):
+        return
+    if (name, tasks) in noted:
+        return
+    noted.add((name, tasks))
+    with contextlib.suppress(Exception):  # a note for maple doctor never fails a wait
+        await anyio.to_thread.run_sync(on_client, name, version, protocol, tasks)
+
+
 async def _wait_for_fresh(
     watches: _Watches,
     store: CommentStore,
@@ -661,6 +697,14 @@ def main() -> None:
         log=log,
         media=local_media(cwd),
         commits=local_commits(cwd),
+        on_client=lambda name, version, protocol, tasks: note_client(
+            cwd,
+            name=name,
+            version=version,
+            protocol=protocol,
+            tasks=tasks,
+            at=datetime.now(UTC).isoformat(timespec="seconds"),
+        ),
     )
     if agents is not None:
         _exit_on_signals()

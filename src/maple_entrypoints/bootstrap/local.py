@@ -8,12 +8,18 @@ from maple_adapters.files import find_checkout
 from maple_adapters.system import SystemClock
 from maple_core.ports import Clock, CommentStore, Commits, MediaStore
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from maple_adapters.files.clients import ClientSeen
+
 __all__ = [
+    "clients_seen",
     "find_checkout",
     "local_commits",
     "local_media",
     "local_media_file",
     "local_store",
+    "note_client",
     "system_clock",
 ]
 
@@ -35,6 +41,23 @@ def local_commits(cwd: Path) -> Commits:
     from maple_adapters.files import GitCommits
 
     return GitCommits(cwd)
+
+
+def note_client(cwd: Path, *, name: str, version: str, protocol: str, tasks: bool, at: str) -> None:
+    """Note in ``.maple/clients.json`` how a client waits (``maple doctor`` reads it).
+
+    ``tasks`` is whether it declared the MCP tasks extension, so that it wakes by itself.
+    """
+    from maple_adapters.files.clients import ClientSeen, record_client
+
+    record_client(cwd, ClientSeen(name, version, protocol, tasks, at))
+
+
+def clients_seen(cwd: Path) -> list[ClientSeen]:
+    """The MCP clients ``maple-mcp`` noted at ``cwd``'s checkout, most recent first."""
+    from maple_adapters.files.clients import read_clients
+
+    return read_clients(cwd)
 
 
 def local_media(cwd: Path) -> MediaStore:

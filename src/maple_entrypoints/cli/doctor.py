@@ -356,6 +356,37 @@ def _wake_finding(client: Client, root: Path) -> Finding:
     )
 
 
+def _connected_findings(cwd: Path, findings: list[Finding]) -> None:
+    """How each client that waited through ``maple-mcp`` here waits: as a task, or by polling.
+
+    A client waiting as an MCP task wakes by itself; any other needs ``maple watch``.
+    """
+    from maple_entrypoints.bootstrap.local import clients_seen
+
+    for seen in clients_seen(cwd):
+        who = " ".join(part for part in (seen.name, seen.version) if part) or "a client"
+        when = f" (last {seen.at})" if seen.at else ""
+        if seen.tasks:
+            findings.append(
+                Finding(
+                    "connected client wake",
+                    True,
+                    f"{who} waited here as an MCP task{when}: it wakes by itself when a reviewer "
+                    "comments",
+                )
+            )
+        else:
+            findings.append(
+                Finding(
+                    "connected client wake",
+                    None,
+                    f"{who} waited here without the MCP tasks extension{when}: it does not wake "
+                    "by itself",
+                    "run `maple watch --agent claude` or `--agent codex` beside it",
+                )
+            )
+
+
 def _registration_findings(cwd: Path, findings: list[Finding]) -> None:
     for name in ("maple-mcp", "maple-stop-hook"):
         found = shutil.which(name)
@@ -375,6 +406,7 @@ def _registration_findings(cwd: Path, findings: list[Finding]) -> None:
         hook = next((e for e in entries if e.what == "Stop hook" and e.command), None)
         if client is Client.CODEX and hook is not None:
             _codex_trust_findings(cwd, root, hook, findings)
+    _connected_findings(cwd, findings)
 
 
 def examine(cwd: Path, branch: str | None) -> list[Finding]:
