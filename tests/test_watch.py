@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ from maple_core.agents import AgentState
 from maple_core.comments import Anchor, Comment, NewComment
 from maple_core.stop import DATA_CLOSE, DATA_OPEN
 from maple_core.text import REVIEW_DATA_NOTE
-from maple_entrypoints.cli.watch import watch_prompt
+from maple_entrypoints.cli.watch import MAX_PROMPT_CHARS, watch_prompt
 from tests.mcp_support import OutputLines, clean_env
 
 MAPLE = Path(sys.executable).with_name("maple")
@@ -317,3 +318,61 @@ def test_what_cannot_be_watched_is_a_usage_error(
     )
     assert done.returncode == 2, done.stderr
     assert said in done.stderr
+
+
+def test_a_batch_that_keeps_failing_is_set_aside_so_later_comments_still_go(
+    peer: Peer, tmp_path: Path, watching: list[subprocess.Popen[str]]
+) -> None:
+    model = peer.extra["model"]
+    process = subprocess.Popen(
+        [str(MAPLE), "watch", "--agent", peer.provider.name, "-b", BRANCH],
+        cwd=peer.workspace,
+        env=watch_env(peer, tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    watching.append(process)
+    lines = OutputLines(process.stdout)  # type: ignore[arg-type]
+    model.fail_when = "KILO"  # every request holding this comment fails
+    kilo = comment(peer.workspace, "KILO: a comment the agent always fails on")
+    for count, mark in ((1, None), (2, "LIMA"), (3, "MIKE")):
+        if mark is not None:
+            comment(peer.workspace, f"{mark}: another one")
+        line = lines.next(TURN_S).split()
+        assert line[3:6] == [str(count), "comment(s)", "failed:"], line
+    # The thread's history holds KILO now, so the model stops failing on it; what shows the
+    # set-aside is that the next batch is NOVEMBER alone, not all four again.
+    model.fail_when = None
+    comment(peer.workspace, "NOVEMBER: after the set-aside")
+    line = lines.next(TURN_S).split()
+    assert line[3:6] == ["1", "comment(s)", "done"], line
+    [november] = prompts(model, "NOVEMBER")
+    assert "MIKE" not in november
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=20) == 0
+    lines.close()
+    assert process.stderr is not None
+    err = process.stderr.read()
+    process.stderr.close()
+    [aside] = [line for line in err.splitlines() if "set aside" in line]
+    assert "3 comment(s) failed 3 turns in a row and are set aside" in aside
+    assert kilo in aside
+
+
+def test_a_prompt_of_long_comments_is_cut_to_its_bound_and_says_where_the_rest_is() -> None:
+    long = Comment(
+        id="loc_long0000001",
+        branch=BRANCH,
+        body="x" * 10_000,
+        extra={
+            "replies": [
+                {"id": f"r{i}", "role": "reviewer", "body": "y" * 10_000} for i in range(12)
+            ]
+        },
+    )
+    prompt = watch_prompt([replace(long, id=f"loc_long{i:07d}") for i in range(4)], BRANCH, None)
+    assert len(prompt) < MAX_PROMPT_CHARS + 2_000
+    assert "cut to 2,000 characters" in prompt
+    assert "loc_long0000003" in prompt.split("\n\n", 1)[0]
+    assert prompt.rstrip().endswith(DATA_CLOSE)

@@ -47,10 +47,23 @@ from maple_entrypoints.cli.common import (
     warn,
 )
 
-__all__ = ["NO_ONE_TO_ASK", "Watcher", "watch", "watch_prompt"]
+__all__ = [
+    "MAX_FAILED_TURNS",
+    "MAX_PROMPT_CHARS",
+    "NO_ONE_TO_ASK",
+    "Watcher",
+    "watch",
+    "watch_prompt",
+]
 
 WAIT_MS = 30_000
 """How long one wait on the store lasts before the next (the loop never ends by itself)."""
+MAX_FAILED_TURNS = 3
+"""Turns a batch may fail in a row before it is set aside (named on stderr) so later comments
+still reach the agent."""
+MAX_PROMPT_CHARS = 200_000
+"""The longest prompt a turn is given; beyond it each text in the comments is shortened."""
+_SHORT_TEXT = 2_000
 
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
 _RETRY_S = (1.0, 2.0, 5.0, 10.0, 30.0)
@@ -85,7 +98,25 @@ def watch_prompt(comments: Sequence[Comment], branch: str, since: str | None) ->
         f"Ids: {ids}."
     )
     data = shown(comments, warn, since=parse_cursor(since) if since else None)
-    return head + "\n\n" + framed_json(json.dumps(data, indent=2, ensure_ascii=False))
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    if len(head) + len(text) > MAX_PROMPT_CHARS:
+        head += (
+            f" The comments are long, so each text below is cut to {_SHORT_TEXT:,} characters; "
+            "get_comment_context and list_comments give them whole."
+        )
+        text = json.dumps(_shortened(data), indent=2, ensure_ascii=False)[:MAX_PROMPT_CHARS]
+    return head + "\n\n" + framed_json(text)
+
+
+def _shortened(value: Any) -> Any:
+    """``value`` with every string cut to :data:`_SHORT_TEXT` characters."""
+    if isinstance(value, str):
+        return value if len(value) <= _SHORT_TEXT else value[: _SHORT_TEXT - 1] + "…"
+    if isinstance(value, list):
+        return [_shortened(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _shortened(v) for k, v in value.items()}
+    return value
 
 
 def _worth_sending(found: FreshComments, cursor: str | None) -> tuple[Comment, ...]:
@@ -184,7 +215,7 @@ def _later(a: str | None, b: str) -> str:
 def _loop(watcher: Watcher, store: CommentStore, branch: str) -> None:
     sent: str | None = None  # every comment up to here reached the agent
     seen: str | None = None  # every comment up to here was read (a failed batch lies between)
-    failed = False
+    failed = 0  # turns the unsent batch has failed in a row
     errors = 0
     while True:
         try:
@@ -213,7 +244,15 @@ def _loop(watcher: Watcher, store: CommentStore, branch: str) -> None:
             continue
         run = watcher.turn(watch_prompt(batch, branch, sent))
         print(turn_line(watcher.agent, watcher.thread_id, len(batch), run), flush=True)
-        failed = run.state is not AgentState.IDLE
+        failed = failed + 1 if run.state is not AgentState.IDLE else 0
+        if failed >= MAX_FAILED_TURNS:  # one bad comment must not hold back every later one
+            ids = ", ".join(inert_field(c.id, 64) for c in batch)
+            sys.stderr.write(
+                f"maple: {len(batch)} comment(s) failed {failed} turns in a row and are set "
+                f"aside: {ids}; the next comments go without them (see them with maple "
+                "comments list).\n"
+            )
+            failed = 0
         if not failed:
             sent = found.cursor
 
