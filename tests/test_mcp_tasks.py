@@ -7,6 +7,7 @@ The client declares ``io.modelcontextprotocol/tasks`` and reads tasks with ``tas
 
 from __future__ import annotations
 
+import json
 import subprocess
 import threading
 import time
@@ -357,3 +358,25 @@ async def test_maple_doctor_says_how_each_connected_client_waits(repo: Path) -> 
     assert "wakes by itself" in tasked[0]
     assert len(polled) == 1, lines
     assert "maple watch" in doctor.stdout
+
+
+def test_a_hostile_or_broken_clients_file_is_read_inert_or_as_nothing(repo: Path) -> None:
+    """``.maple/clients.json`` is written by maple-mcp but lies in the checkout: anything there
+    reaches maple doctor's terminal as one plain, capped line, or not at all."""
+    from maple_adapters.files.clients import read_clients
+
+    notes = repo / ".maple" / "clients.json"
+    notes.parent.mkdir()
+    for broken in ("not json", '{"clients": "nope"}', "[1, 2]", '{"clients": [3, null]}'):
+        notes.write_text(broken)
+        assert read_clients(repo) == []
+    hostile = {"name": "\x1b]8;;http://evil\x07Claude\x1b[2J" + "x" * 500, "tasks": "yes"}
+    notes.write_text(json.dumps({"clients": [hostile]}))
+    [seen] = read_clients(repo)
+    assert seen.name.isprintable()
+    assert len(seen.name) <= 80
+    assert seen.tasks is False  # only a true boolean says it wakes
+    notes.unlink()
+    (repo / "elsewhere.json").write_text(json.dumps({"clients": [hostile]}))
+    notes.symlink_to(repo / "elsewhere.json")
+    assert read_clients(repo) == []  # a link there is not followed

@@ -26,7 +26,7 @@ from datetime import datetime
 from enum import StrEnum
 
 from maple_core.comments import Comment, Resolution, kind_of, object_of
-from maple_core.cursor import latest_stamp, parse_stamp
+from maple_core.cursor import latest_stamp, parse_stamp, wakes_agent
 from maple_core.errors import InvalidInputError
 from maple_core.json_types import JsonObject, JsonValue
 from maple_core.statuses import CommentStatus
@@ -394,7 +394,7 @@ def reviewer_replies_after(comment: Comment, since: datetime | None) -> tuple[Re
     """
     fresh: list[Reply] = []
     for reply in thread_of(comment):
-        if reply.role is not Role.REVIEWER or reply.kind is ReplyKind.CONFIRM:
+        if not wakes_agent(reply.extra):
             continue
         instant = parse_stamp(reply.received_at) if reply.received_at else None
         if since is None or (instant is not None and instant > since):

@@ -9,7 +9,7 @@ cursor is accepted as input and ours is readable by people.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -27,6 +27,7 @@ __all__ = [
     "parse_cursor",
     "parse_stamp",
     "select_fresh",
+    "wakes_agent",
 ]
 
 EPOCH_CURSOR = "1970-01-01T00:00:00.000Z"
@@ -151,6 +152,15 @@ def select_fresh(comments: Sequence[Comment], cursor: str | None) -> FreshCommen
     return FreshComments(comments=tuple(newest_first(fresh)), cursor=best_text)
 
 
+def wakes_agent(entry: Mapping[str, object]) -> bool:
+    """Whether a thread entry (its JSON) asks something of a waiting agent.
+
+    A reviewer's reply or reopening does (an entry whose role is not ``agent`` is a
+    reviewer's); the agent's own words and a reviewer's confirmation do not.
+    """
+    return entry.get("role") != "agent" and entry.get("kind") != "confirm"
+
+
 def _wake_stamps(comment: Comment) -> Iterator[str | None]:
     """The stamps that make a comment fresh: its arrival, and its reviewers' replies'.
 
@@ -160,10 +170,6 @@ def _wake_stamps(comment: Comment) -> Iterator[str | None]:
     replies = comment.extra.get("replies")
     if isinstance(replies, list):
         for reply in replies:
-            if (
-                isinstance(reply, dict)
-                and reply.get("role") != "agent"
-                and reply.get("kind") != "confirm"
-            ):
+            if isinstance(reply, dict) and wakes_agent(reply):
                 stamp = reply.get("receivedAt")
                 yield stamp if isinstance(stamp, str) else None
