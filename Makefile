@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SOURCES := src tests contract_tests bench conftest.py
 
-.PHONY: venv test lint jslint overlay bench demo docs clean
+.PHONY: venv test lint jslint overlay bench structure demo docs clean
 
 venv: $(STAMP)
 
@@ -44,6 +44,10 @@ test: lint jslint
 bench: venv
 	$(BIN)/python -m compileall -q src  # measure the installed state: pip byte-compiles on install
 	$(BIN)/python bench/run.py
+
+# The structure's measures against issue 23's targets (tests/test_structure.py asserts them).
+structure: venv
+	$(BIN)/python bench/structure.py
 
 demo: venv
 	$(BIN)/maple demo
