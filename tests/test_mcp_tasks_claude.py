@@ -21,7 +21,8 @@ from contract_tests.support import git, make_repo
 from maple_adapters.files import FileCommentStore
 from maple_adapters.system import SystemClock
 from maple_core.gate import GateConclusion
-from maple_core.services import decide_branch_gate, list_all
+from maple_core.reporting import decide_branch_gate
+from maple_core.services import list_all
 from maple_core.statuses import CommentStatus
 from maple_entrypoints.route.app import DEFAULT_BASE_PATH, RouteOptions
 from maple_entrypoints.route.serve import served_app

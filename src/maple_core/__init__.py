@@ -54,13 +54,8 @@ if TYPE_CHECKING:
         CommentStore,
         GatePublisher,
     )
-    from maple_core.services import (
-        PublishOutcome,
-        list_all,
-        publish_gate,
-        resolve_comment,
-        wait_for_comments,
-    )
+    from maple_core.reporting import PublishOutcome, publish_gate
+    from maple_core.services import list_all, resolve_comment, wait_for_comments
     from maple_core.statuses import BLOCKING_STATUSES, CommentStatus
     from maple_core.stop import (
         MAX_BLOCKS,
@@ -178,7 +173,7 @@ _HOMES = {
     "NewApproval": "maple_core.approvals",
     "NewComment": "maple_core.comments",
     "NotFoundError": "maple_core.errors",
-    "PublishOutcome": "maple_core.services",
+    "PublishOutcome": "maple_core.reporting",
     "RegionMember": "maple_core.comments",
     "Reply": "maple_core.conversation",
     "ReplyKind": "maple_core.conversation",
@@ -199,7 +194,7 @@ _HOMES = {
     "list_all": "maple_core.services",
     "newest_first": "maple_core.cursor",
     "parse_stop_payload": "maple_core.stop",
-    "publish_gate": "maple_core.services",
+    "publish_gate": "maple_core.reporting",
     "resolve_comment": "maple_core.services",
     "select_fresh": "maple_core.cursor",
     "wait_for_comments": "maple_core.services",

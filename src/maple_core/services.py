@@ -1,4 +1,4 @@
-"""Use cases written against the ports: list, wait, resolve and tell the gate, decide the gate.
+"""Use cases written against the ports: list, wait, resolve and converse.
 
 Every entrypoint (the MCP server, the CLI, the route, the Stop hook) calls these; none repeats
 them. Progress, cancellation and logging come in as callbacks, so the use cases stay free of
@@ -10,53 +10,37 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Generator, Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol, cast
+from typing import cast
 
 from maple_core.comments import Comment, Resolution
 from maple_core.conversation import ThreadEvent
 from maple_core.cursor import FreshComments, format_js_timestamp, newest_first, select_fresh
-from maple_core.errors import CorruptLedgerError, MissingCapabilityError, UnverifiedCommitError
-from maple_core.gate import (
-    GatePolicy,
-    GateReport,
-    GateVerdict,
-    decide_gate,
-    unreadable_ledger_verdict,
-)
+from maple_core.errors import MissingCapabilityError, UnverifiedCommitError
 from maple_core.json_types import JsonObject
 from maple_core.paging import ListQuery
 from maple_core.ports import (
-    BranchState,
     Capability,
     Clock,
     CommentConversation,
     CommentStore,
     CommitCheck,
     Commits,
-    GatePublisher,
-    GateRefresher,
 )
 from maple_core.statuses import CommentStatus
 
 __all__ = [
-    "GateLog",
     "Look",
     "Progress",
-    "PublishOutcome",
     "Sleep",
     "WaitPlan",
     "advance",
     "converse",
-    "converse_and_report",
     "conversing",
-    "decide_branch_gate",
     "list_all",
     "look",
-    "publish_gate",
-    "report_to_gate",
-    "resolve_and_report",
     "resolve_comment",
     "stamped_resolution",
+    "usable",
     "verified_commit",
     "wait_for_comments",
     "wait_plan",
@@ -83,7 +67,7 @@ def list_all(
     cursor: str | None = None
     while True:
         page = store.list(ListQuery(branch=branch, statuses=wanted, cursor=cursor))
-        gathered += _usable(page.comments, branch, report)
+        gathered += usable(page.comments, branch, report)
         cursor = page.cursor
         if cursor is None or len(gathered) >= _MAX_COMMENTS:
             return newest_first(gathered)
@@ -98,13 +82,16 @@ def look(
     which it sleeps on the token. Records in a bad shape are handled as :func:`list_all` does.
     """
     state = store.state(branch)
-    return newest_first(_usable(state.comments, branch, report)), state.token
+    return newest_first(usable(state.comments, branch, report)), state.token
 
 
-def _usable(
+def usable(
     comments: Iterable[Comment], branch: str, report: Callable[[str], None] | None
 ) -> list[Comment]:
-    """The comments that have an id, each one in a bad shape described to ``report``."""
+    """The comments that have an id, each one in a bad shape described to ``report``.
+
+    Every reading of a branch (a listing, a wait's look, the gate's read) keeps these alone.
+    """
     kept: list[Comment] = []
     for comment in comments:
         if comment.problems and report is not None:
@@ -340,207 +327,6 @@ def converse(store: CommentStore, comment_id: str, event: ThreadEvent) -> Commen
     return conversing(store).converse(comment_id, event)
 
 
-def converse_and_report(
-    store: CommentStore,
-    comment_id: str,
-    event: ThreadEvent,
-    log: GateLog,
-    *,
-    gate: GatePublisher | None = None,
-    refresher: GateRefresher | None = None,
-    require_approval: bool = False,
-    require_confirmation: bool = False,
-) -> Comment:
-    """Apply ``event`` (:func:`converse`), then tell the gate (:func:`report_to_gate`).
-
-    Every event can change what the gate shows: a reopen blocks it, a confirmation may clear
-    it, a question is listed in its summary.
-    """
-    changed = converse(store, comment_id, event)
-    report_to_gate(
-        store,
-        changed.branch,
-        log,
-        gate=gate,
-        refresher=refresher,
-        require_approval=require_approval,
-        require_confirmation=require_confirmation,
-    )
-    return changed
-
-
 def stamped_resolution(sha: str, note: str | None, clock: Clock) -> Resolution:
     """The resolution of a comment by ``sha``, stamped now: the one place a resolve is dated."""
     return Resolution(sha=sha, note=note, at=format_js_timestamp(clock.now()))
-
-
-@dataclass(frozen=True, slots=True)
-class PublishOutcome:
-    """What :func:`publish_gate` did: the report it published, or why it published none."""
-
-    report: GateReport | None = None
-    skipped: str | None = None
-
-
-def publish_gate(
-    store: CommentStore,
-    gate: GatePublisher,
-    branch: str,
-    *,
-    require_approval: bool = False,
-    require_confirmation: bool = False,
-    review_url: str | None = None,
-) -> PublishOutcome:
-    """Decide the gate for ``branch``'s head commit and publish it (Maple's ``publishGate``).
-
-    The head, the comments and the approvals come from one read of the store
-    (:meth:`~maple_core.ports.CommentStore.state`). A store that cannot name the head commit
-    publishes nothing: publishing on a guessed commit is worse than not publishing. A ledger
-    that cannot be read is published as blocked (``ledger-unreadable``), never neutral. Other
-    errors from the store or the publisher propagate; the caller decides that a publish
-    failure never fails a resolve.
-    """
-    if Capability.HEAD not in store.capabilities:
-        return PublishOutcome(
-            skipped=f'Store "{store.name}" cannot name a head commit, so no gate was published.'
-        )
-    try:
-        state = store.state(branch)
-    except CorruptLedgerError as exc:  # fail closed: the gate never passes what it cannot read
-        sha, verdict = store.head(branch), unreadable_ledger_verdict(str(exc))
-    else:
-        sha = state.head
-        verdict = _verdict(store, state, sha, require_approval, require_confirmation)
-    if sha is None:
-        return PublishOutcome(skipped=f'No head commit for "{branch}", so no gate was published.')
-    report = GateReport(branch=branch, sha=sha, verdict=verdict, review_url=review_url)
-    gate.publish(report)
-    return PublishOutcome(report=report)
-
-
-def decide_branch_gate(
-    store: CommentStore,
-    branch: str,
-    commit: str | None,
-    *,
-    require_approval: bool,
-    require_confirmation: bool = False,
-) -> GateVerdict:
-    """The gate policy for ``branch`` at ``commit``, from the store's comments and approvals.
-
-    A store that cannot change a status counts comments rather than open ones; approvals count
-    only on ``commit``. Errors from the store propagate: the caller decides whether an unread
-    ledger fails closed (:func:`~maple_core.gate.unreadable_ledger_verdict`) or fails the call.
-    """
-    return _verdict(store, store.state(branch), commit, require_approval, require_confirmation)
-
-
-def _verdict(
-    store: CommentStore,
-    state: BranchState,
-    commit: str | None,
-    require_approval: bool,
-    require_confirmation: bool,
-) -> GateVerdict:
-    """The gate policy, written once: what one read of a branch decides at ``commit``."""
-    return decide_gate(
-        newest_first(_usable(state.comments, state.branch, None)),
-        GatePolicy(
-            status_tracked=Capability.SET_STATUS in store.capabilities,
-            commit=commit,
-            require_approval=require_approval,
-            approvals=state.approvals,
-            require_confirmation=require_confirmation,
-            pushed=state.pushed,
-        ),
-    )
-
-
-class GateLog(Protocol):
-    """Where :func:`report_to_gate` records what did not happen (a server's log)."""
-
-    def warn(self, message: str, **fields: str) -> None:
-        """Record something that did not happen as hoped."""
-        ...
-
-    def error(self, message: str, error: BaseException | None = None, **fields: str) -> None:
-        """Record a failure and the error behind it."""
-        ...
-
-
-def report_to_gate(
-    store: CommentStore,
-    branch: str,
-    log: GateLog,
-    *,
-    gate: GatePublisher | None = None,
-    refresher: GateRefresher | None = None,
-    require_approval: bool = False,
-    require_confirmation: bool = False,
-) -> None:
-    """After a status change: publish the gate (``gate``) or ask the route to (``refresher``).
-
-    Neither ever fails the change that was saved: a failure is logged, and so is a gate that
-    could not be published on a named commit.
-    """
-    if gate is not None:
-        try:
-            outcome = publish_gate(
-                store,
-                gate,
-                branch,
-                require_approval=require_approval,
-                require_confirmation=require_confirmation,
-            )
-        except Exception as exc:
-            log.error(
-                "Maple could not publish the merge gate; the comment's status was saved.",
-                exc,
-                gate=gate.name,
-            )
-        else:
-            if outcome.skipped:
-                log.warn(outcome.skipped)
-    if refresher is not None:
-        try:
-            refresher.refresh(branch)
-        except Exception as exc:
-            log.error(
-                "Maple could not refresh the merge gate through the route; the comment's status "
-                "was saved.",
-                exc,
-            )
-
-
-def resolve_and_report(
-    store: CommentStore,
-    comment_id: str,
-    sha: str,
-    note: str | None,
-    clock: Clock,
-    log: GateLog,
-    *,
-    gate: GatePublisher | None = None,
-    refresher: GateRefresher | None = None,
-    require_approval: bool = False,
-    require_confirmation: bool = False,
-    commits: Commits | None = None,
-    author: JsonObject | None = None,
-) -> Comment:
-    """Resolve a comment (:func:`resolve_comment`), then tell the gate (:func:`report_to_gate`).
-
-    Raises:
-        MissingCapabilityError: the store cannot change a status.
-        UnverifiedCommitError: ``commits`` cannot reach the commit ``sha`` names.
-    """
-    resolved = resolve_comment(store, comment_id, sha, note, clock, commits=commits, author=author)
-    report_to_gate(
-        store,
-        resolved.branch,
-        log,
-        gate=gate,
-        refresher=refresher,
-        require_approval=require_approval,
-        require_confirmation=require_confirmation,
-    )
-    return resolved

@@ -42,14 +42,13 @@ from maple_core.ports import (
     GateRefresher,
     MediaStore,
 )
+from maple_core.reporting import converse_and_report, resolve_and_report
 from maple_core.services import (
     Look,
     Sleep,
     advance,
-    converse_and_report,
     list_all,
     look,
-    resolve_and_report,
     wait_plan,
 )
 from maple_core.statuses import CommentStatus

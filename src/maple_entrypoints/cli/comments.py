@@ -24,12 +24,8 @@ from maple_core.display import shown, shown_one
 from maple_core.errors import MapleError
 from maple_core.json_types import JsonObject
 from maple_core.ports import CommentStore
-from maple_core.services import (
-    converse_and_report,
-    list_all,
-    resolve_and_report,
-    wait_for_comments,
-)
+from maple_core.reporting import converse_and_report, resolve_and_report
+from maple_core.services import list_all, wait_for_comments
 from maple_core.statuses import CommentStatus
 from maple_core.text import one_line
 from maple_entrypoints.bootstrap.local import local_commits, system_clock

@@ -83,7 +83,7 @@ def _stop_hook(repo: Path, session: str, active: bool, temp: Path) -> dict[str, 
 
 
 def _gate(repo: Path) -> str:
-    from maple_core.services import decide_branch_gate
+    from maple_core.reporting import decide_branch_gate
     from maple_entrypoints.bootstrap.local import local_store
 
     verdict = decide_branch_gate(local_store(repo), BRANCH, None, require_approval=False)

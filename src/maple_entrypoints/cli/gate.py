@@ -20,7 +20,7 @@ from maple_core.gate import (
     unreadable_ledger_verdict,
 )
 from maple_core.ports import Capability
-from maple_core.services import decide_branch_gate
+from maple_core.reporting import decide_branch_gate
 from maple_entrypoints.cli.common import (
     EXIT_BLOCKED,
     EXIT_CONFIG,

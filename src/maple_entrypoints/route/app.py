@@ -53,7 +53,8 @@ from maple_core.ports import (
     GatePublisher,
     MediaStore,
 )
-from maple_core.services import publish_gate, resolve_comment, stamped_resolution
+from maple_core.reporting import publish_gate
+from maple_core.services import resolve_comment, stamped_resolution
 from maple_core.statuses import CommentStatus
 from maple_core.submissions import MAX_BODY_CHARS, read_drafts, read_status_change
 from maple_core.text import scrub

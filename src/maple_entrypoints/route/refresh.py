@@ -16,7 +16,7 @@ from starlette.responses import Response
 
 from maple_core.errors import InvalidRecordError
 from maple_core.ports import CommentStore, GatePublisher
-from maple_core.services import publish_gate
+from maple_core.reporting import publish_gate
 from maple_entrypoints.bootstrap.github import PushAnswer
 from maple_entrypoints.route.answers import RouteRefusalError, bearer_token, json_answer, read_json
 from maple_entrypoints.route.params import read_branch
