@@ -17,9 +17,9 @@ from mcp.client import Client
 
 from contract_tests.support import FakeClock, make_repo
 from maple_adapters.files import FileCommentStore
+from maple_adapters.log import ServerLog
 from maple_core.text import REVIEW_DATA_NOTICE
 from maple_entrypoints.mcp_server import build_server
-from maple_entrypoints.server_log import ServerLog
 from tests.mcp_support import structured
 
 pytestmark = pytest.mark.anyio

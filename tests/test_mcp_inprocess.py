@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from mcp.client import Client
 
 from contract_tests.support import FakeClock
+from maple_adapters.log import ServerLog
 from maple_adapters.memory import InMemoryCommentStore
 from maple_adapters.memory_gate import InMemoryGatePublisher
 from maple_core.comments import Comment, NewComment
@@ -22,7 +23,6 @@ from maple_core.gate import GateReport
 from maple_core.paging import CommentPage, ListQuery
 from maple_core.ports import BranchState, Capability, CommentStore
 from maple_entrypoints.mcp_server import build_server
-from maple_entrypoints.server_log import ServerLog
 from tests.mcp_support import EVENT_S, error_text, structured
 
 pytestmark = pytest.mark.anyio

@@ -15,13 +15,13 @@ from starlette.requests import Request
 
 from contract_tests.support import FakeClock, make_repo
 from maple_adapters.files import FileCommentStore, FileMedia
+from maple_adapters.log import ServerLog
 from maple_adapters.memory import InMemoryCommentStore
 from maple_adapters.memory_gate import InMemoryGatePublisher
 from maple_core.authors import Reviewer, color_slot
 from maple_core.paging import ListQuery
 from maple_core.services import list_all
 from maple_entrypoints.route import RouteOptions
-from maple_entrypoints.server_log import ServerLog
 from tests.route_support import LiveRoute, eventually, live_route
 
 BRANCH = "feat/route"

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from maple_entrypoints.server_log import ServerLog
+from maple_adapters.log import ServerLog
 
 LINE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (info |warn |error) (.*)$")
 

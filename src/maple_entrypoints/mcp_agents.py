@@ -20,11 +20,11 @@ from mcp.types import (
 )
 from pydantic import BaseModel, Field
 
+from maple_adapters.log import ServerLog
 from maple_core.agents import AgentRun, AgentState, render_run
 from maple_core.ports import AgentSession
 from maple_entrypoints.bootstrap.agents import AgentPool
 from maple_entrypoints.mcp_server import tool_errors
-from maple_entrypoints.server_log import ServerLog
 
 __all__ = ["AGENT_TOOLS", "register_agent_tools"]
 

@@ -27,6 +27,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
+from maple_adapters.log import ServerLog
 from maple_core.comments import Comment
 from maple_core.context import comment_context
 from maple_core.conversation import MAX_REPLY_CHARS, Role, ThreadEvent, agent_author
@@ -75,7 +76,6 @@ from maple_entrypoints.mcp_tasks import (
     TasksExtension,
     task_budget_s,
 )
-from maple_entrypoints.server_log import ServerLog
 from maple_entrypoints.settings import load_settings, resolve_config
 
 TYPE_CHECKING = False

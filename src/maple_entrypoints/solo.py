@@ -16,13 +16,13 @@ from urllib.parse import parse_qs
 
 from starlette.datastructures import Headers
 
+from maple_adapters.log import ServerLog
 from maple_core.errors import MapleError
 from maple_core.ports import Clock
 from maple_entrypoints.bootstrap.route import local_route_options
 from maple_entrypoints.loopback import listen_on_loopback, serve_in_thread
 from maple_entrypoints.route.answers import json_answer
 from maple_entrypoints.route.serve import served_app
-from maple_entrypoints.server_log import ServerLog
 from maple_entrypoints.solo_bridges import SoloBridge
 from maple_entrypoints.solo_pairing import (
     MEDIA_PATH,

@@ -19,11 +19,11 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from contract_tests.github_peers import api_transport
 from contract_tests.support import FakeClock
 from maple_adapters.github.store import GitHubLedgerStore
+from maple_adapters.log import ServerLog
 from maple_core.comments import Anchor, NewComment
 from maple_core.paging import ListQuery
 from maple_core.statuses import CommentStatus
 from maple_entrypoints.bootstrap.route import RouteStoreKind, route_options
-from maple_entrypoints.server_log import ServerLog
 from maple_entrypoints.settings import load_settings
 from tests.github.fake_github import FakeGitHub, Fault, Served, serve
 from tests.route_support import LiveRoute, Recorder, eventually, live_route

@@ -20,6 +20,7 @@ from pathlib import Path
 from pydantic import SecretStr
 from starlette.requests import Request
 
+from maple_adapters.log import ServerLog
 from maple_core.authors import Reviewer
 from maple_core.environment import describe_variable
 from maple_core.errors import ConfigurationError
@@ -36,7 +37,6 @@ from maple_entrypoints.bootstrap.local import local_media, local_store, system_c
 from maple_entrypoints.route.answers import bearer_token
 from maple_entrypoints.route.app import RouteOptions
 from maple_entrypoints.route.refresh import GateRefreshOptions
-from maple_entrypoints.server_log import ServerLog
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the settings load pydantic, which the local route never needs

@@ -267,8 +267,8 @@ class _Wired:
     """The configured store and the gate paths a change is reported to, as the MCP server has."""
 
     def __init__(self, cwd: Path) -> None:
+        from maple_adapters.log import ServerLog
         from maple_entrypoints.bootstrap.server import build_gate, build_refresher, build_store
-        from maple_entrypoints.server_log import ServerLog
         from maple_entrypoints.settings import load_settings, resolve_config
 
         settings = load_settings()

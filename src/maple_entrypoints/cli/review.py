@@ -155,11 +155,11 @@ def _serve(url: str | None, port: int | None, listen: int, no_open: bool) -> Non
     """Serve the proxy in front of the app until Ctrl-C or SIGTERM."""
     import uvicorn
 
+    from maple_adapters.log import ServerLog
     from maple_entrypoints.bootstrap.local import local_store
     from maple_entrypoints.loopback import bounded_http, listen_on_loopback
     from maple_entrypoints.review import review_app
     from maple_entrypoints.review.feed import CommentFeed
-    from maple_entrypoints.server_log import ServerLog
 
     if url is None:
         url = f"http://localhost:{port}"

@@ -136,7 +136,7 @@ def solo(
     import signal
     import threading
 
-    from maple_entrypoints.server_log import ServerLog
+    from maple_adapters.log import ServerLog
     from maple_entrypoints.solo import start_bridge
 
     stopped = threading.Event()  # set by SIGTERM, taken before the link can be read

@@ -31,6 +31,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Mount, Route, Router
 
+from maple_adapters.log import ServerLog
 from maple_core.ports import Clock
 from maple_entrypoints.bootstrap.route import local_route_options
 from maple_entrypoints.review.page import (
@@ -44,7 +45,6 @@ from maple_entrypoints.review.page import (
 )
 from maple_entrypoints.route.answers import json_answer
 from maple_entrypoints.route.app import create_route_app
-from maple_entrypoints.server_log import ServerLog
 
 __all__ = ["API_PATH", "OVERLAY_PATH", "review_app"]
 

@@ -35,6 +35,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from maple_adapters.log import ServerLog
 from maple_core.approvals import NewApproval
 from maple_core.authors import Reviewer
 from maple_core.comments import Comment
@@ -76,7 +77,6 @@ from maple_entrypoints.route.authorship import (
 )
 from maple_entrypoints.route.params import read_branch, read_list_query, read_note
 from maple_entrypoints.route.refresh import GateRefreshOptions, refresh_gate
-from maple_entrypoints.server_log import ServerLog
 
 __all__ = [
     "DEFAULT_BASE_PATH",
