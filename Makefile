@@ -53,7 +53,7 @@ demo: venv
 	$(BIN)/maple demo
 
 docs: venv
-	$(BIN)/python -c 'from maple_core.environment import render_markdown as r; print(r(), end="")' > docs/configuration.md
+	$(BIN)/python -c 'from maple_entrypoints.configuration import render_markdown as r; print(r(), end="")' > docs/configuration.md
 
 clean:
 	rm -rf $(VENV) node_modules .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -15,7 +15,7 @@ from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 
 from contract_tests.support import make_repo
-from maple_adapters.files import FileCommentStore
+from maple_adapters.files.store import FileCommentStore
 from maple_adapters.system import SystemClock
 from maple_core.cursor import select_fresh
 from maple_core.services import list_all
@@ -24,7 +24,7 @@ BIN = Path(sys.executable).parent
 APPEND = """
 import sys, time
 from pathlib import Path
-from maple_adapters.files import FileCommentStore
+from maple_adapters.files.store import FileCommentStore
 from maple_adapters.system import SystemClock
 from maple_core.comments import NewComment
 store = FileCommentStore(SystemClock(), Path(sys.argv[1]))

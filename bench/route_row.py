@@ -7,11 +7,12 @@ from pathlib import Path
 
 from bench.run import comment, median_seconds
 from contract_tests.support import make_repo
-from maple_adapters.files import FileCommentStore
-from maple_adapters.route import RouteCommentStore, RouteHttp
+from maple_adapters.files.store import FileCommentStore
+from maple_adapters.route.http import RouteHttp
+from maple_adapters.route.store import RouteCommentStore
 from maple_adapters.system import SystemClock
 from maple_core.services import list_all
-from maple_entrypoints.route import RouteOptions
+from maple_entrypoints.route.app import RouteOptions
 from maple_entrypoints.route.serve import served_app
 from tests.loopback import serve_asgi
 

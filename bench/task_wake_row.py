@@ -27,7 +27,7 @@ import httpx2 as httpx
 from mcp.client import Client
 
 from contract_tests.support import git, make_repo
-from maple_adapters.files import FileCommentStore
+from maple_adapters.files.store import FileCommentStore
 from maple_adapters.system import SystemClock
 from maple_entrypoints.mcp_server import build_server
 from maple_entrypoints.route.app import DEFAULT_BASE_PATH, RouteOptions

@@ -25,7 +25,7 @@ import pytest
 
 from contract_tests.agent_peers import real_peer
 from contract_tests.support import make_repo
-from maple_adapters.files import FileCommentStore
+from maple_adapters.files.store import FileCommentStore
 from maple_adapters.system import SystemClock
 from maple_core.services import wait_for_comments
 from tests.mcp_support import OutputLines, clean_env
@@ -37,7 +37,7 @@ BUDGET_S = 3.0
 APPEND = """
 import sys, time
 from pathlib import Path
-from maple_adapters.files import FileCommentStore
+from maple_adapters.files.store import FileCommentStore
 from maple_adapters.system import SystemClock
 from maple_core.comments import NewComment
 store = FileCommentStore(SystemClock(), Path(sys.argv[1]))

@@ -19,8 +19,10 @@ from typing import Any
 
 import pytest
 
-from maple_adapters.agents import ClaudeProvider, CodexProvider
+from maple_adapters.agents.claude import ClaudeProvider
+from maple_adapters.agents.codex import CodexProvider
 from maple_core.ports import AgentProvider
+from maple_entrypoints.configuration import SECRETS
 
 FAKES = Path(__file__).resolve().parents[1] / "tests" / "agents"
 Scenario = list[list[dict[str, Any]]]
@@ -95,9 +97,9 @@ def fake_peer(provider_name: str, tmp: Path) -> Peer:
     }
     (tmp / "home").mkdir(exist_ok=True)
     provider: AgentProvider = (
-        CodexProvider(str(binary), env)
+        CodexProvider(str(binary), env, hidden=SECRETS)
         if provider_name == "codex"
-        else ClaudeProvider(str(binary), env)
+        else ClaudeProvider(str(binary), env, hidden=SECRETS)
     )
 
     def install(scenario: Scenario) -> None:

@@ -10,14 +10,16 @@ import pytest
 
 from contract_tests.github_peers import TOKEN, api_transport, cli_transport
 from contract_tests.support import FakeClock, make_repo
-from maple_adapters.files import FileCommentStore, FileMedia
+from maple_adapters.files.media import FileMedia
+from maple_adapters.files.store import FileCommentStore
 from maple_adapters.github.store import GitHubLedgerStore
+from maple_adapters.github.tokens import TokenStores
 from maple_adapters.memory import InMemoryCommentStore
-from maple_adapters.route import RouteCommentStore, RouteHttp
+from maple_adapters.route.http import RouteHttp
+from maple_adapters.route.store import RouteCommentStore
 from maple_core.ports import CommentStore
-from maple_entrypoints.bootstrap.route import TokenStores
-from maple_entrypoints.route import RouteOptions
-from maple_entrypoints.route.serve import served_app
+from maple_entrypoints.route.app import RouteOptions
+from maple_entrypoints.route.serve import by_bearer_token, served_app
 from tests.github.fake_github import FakeGitHub, Served, serve
 from tests.loopback import serve_asgi
 
@@ -76,7 +78,8 @@ def _route_github(clock: FakeClock, tmp: Path, request: pytest.FixtureRequest) -
     stores = TokenStores(
         lambda token: GitHubLedgerStore(api_transport(served, token), "acme", "web", clock)
     )
-    return _through_route(RouteOptions(store=stores, clock=clock), request, TOKEN)
+    options = RouteOptions(store=by_bearer_token(stores.for_token), clock=clock)
+    return _through_route(options, request, TOKEN)
 
 
 STORE_ADAPTERS = [

@@ -10,7 +10,10 @@ from pathlib import Path
 import pytest
 
 from contract_tests.support import FakeClock, git, make_repo
-from maple_adapters.files import FileCommentStore, FileMedia, find_checkout, slug, url_slug
+from maple_adapters.files.git import find_checkout
+from maple_adapters.files.media import FileMedia
+from maple_adapters.files.place import slug, url_slug
+from maple_adapters.files.store import FileCommentStore
 from maple_core.comments import NewComment
 from maple_core.errors import (
     CorruptLedgerError,

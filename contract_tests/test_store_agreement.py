@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from contract_tests.support import FakeClock, git
-from maple_adapters.files import FileCommentStore
+from maple_adapters.files.store import FileCommentStore
 from maple_adapters.memory import InMemoryCommentStore
 from maple_core.approvals import NewApproval
 from maple_core.comments import Anchor, NewComment, Resolution

@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx2 as httpx
 
-from maple_entrypoints.route import RouteOptions
+from maple_entrypoints.route.app import RouteOptions
 from maple_entrypoints.route.serve import served_app
 from tests.loopback import serve_asgi
 

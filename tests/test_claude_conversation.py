@@ -34,13 +34,13 @@ import pytest
 
 from contract_tests.agent_peers import _bundled
 from contract_tests.support import GIT_ENV, git, make_repo
-from maple_adapters.files import FileCommentStore
+from maple_adapters.files.store import FileCommentStore
 from maple_adapters.system import SystemClock
 from maple_core.comments import NewComment
 from maple_core.conversation import ReplyKind, Role, thread_of
 from maple_core.services import list_all
 from maple_core.statuses import CommentStatus
-from maple_entrypoints.route import RouteOptions
+from maple_entrypoints.route.app import RouteOptions
 from maple_entrypoints.route.serve import served_app
 from tests.agents.model_server import ScriptedModel, exchanges
 from tests.loopback import serve_asgi

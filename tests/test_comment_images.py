@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from contract_tests.support import make_repo
-from maple_adapters.files import FileCommentStore, FileMedia
+from maple_adapters.files.media import FileMedia
+from maple_adapters.files.store import FileCommentStore
 from maple_adapters.system import SystemClock
 from maple_core.attachments import MAX_IMAGE_BYTES, MAX_IMAGES, images_of
 from maple_core.comments import Comment, Context, NewComment

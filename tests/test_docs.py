@@ -5,20 +5,19 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
-from pydantic import SecretStr
 
-from maple_core.environment import (
+from maple_entrypoints import configuration
+from maple_entrypoints.configuration import (
     ENVIRONMENT,
-    SECRET_VARIABLES,
-    VARIABLES,
-    describe_variable,
+    GITHUB_TOKEN,
+    MAPLE_GITHUB_TRANSPORT,
+    SECRETS,
+    Settings,
     render_markdown,
 )
-from maple_entrypoints.hook_settings import read_hook_settings
-from maple_entrypoints.settings import InstallSettings, Settings, load_settings, secret_values
+from maple_entrypoints.variables import Secret
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -38,44 +37,47 @@ def test_the_configuration_page_is_generated_from_the_table() -> None:
     assert (ROOT / "docs" / "configuration.md").read_text() == render_markdown()
 
 
-class Recording(dict[str, str]):
-    def __init__(self) -> None:
-        super().__init__()
-        self.asked: set[str] = set()
+def test_every_declared_variable_is_read_by_name_somewhere() -> None:
+    """The declaration lists what maple reads: each variable is used outside it, by name.
 
-    def get(self, key: str, default: Any = None) -> Any:
-        self.asked.add(key)
-        return super().get(key, default)
-
-
-def test_the_table_lists_exactly_what_settings_reads() -> None:
-    environ = Recording()
-    read_hook_settings(environ)
-    assert environ.asked, "the hook's reader reads nothing through the table"
-    fields = {**Settings.model_fields, **InstallSettings.model_fields}
-    assert sorted(v.name for v in ENVIRONMENT) == sorted(fields.keys() | environ.asked)
+    A secret is also read through the secret list alone (kept from agents, scrubbed from output).
+    """
+    sources = [
+        p.read_text()
+        for p in (ROOT / "src").rglob("*.py")
+        if p != Path(configuration.__file__).resolve()
+    ]
     for variable in ENVIRONMENT:
-        if variable.name in fields:
-            secret = fields[variable.name].annotation == SecretStr | None
-            assert secret is variable.secret, variable.name
-    transport = load_settings({}).MAPLE_GITHUB_TRANSPORT
-    assert transport.value == VARIABLES["MAPLE_GITHUB_TRANSPORT"].default
+        if variable.secret:
+            continue
+        name = variable.name
+        used = re.compile(rf"\b{name}\b(?!\s*=\s*Variable)")
+        assert any(used.search(text) for text in sources), f"{name} is declared but never read"
 
 
-def test_the_scrubbers_list_is_the_tables_secrets() -> None:
+def test_a_secret_is_read_as_a_secret_and_the_rest_are_not() -> None:
+    environ = {v.name: f"value-of-{v.name}" for v in ENVIRONMENT}
+    settings = Settings(environ)
+    for variable in ENVIRONMENT:
+        if variable.secret:
+            value = settings[variable]
+            assert isinstance(value, Secret), variable.name
+            assert value.get_secret_value() == f"value-of-{variable.name}"
+            assert "value-of" not in repr(value) + str(value)
+    assert Settings({})[MAPLE_GITHUB_TRANSPORT] == MAPLE_GITHUB_TRANSPORT.default == "auto"
+
+
+def test_the_scrubbers_list_is_the_declarations_secrets() -> None:
     environ = {v.name: f"value-of-{v.name}" for v in ENVIRONMENT if v.name != "MAPLE_STORE"}
-    environ["MAPLE_GITHUB_TRANSPORT"] = "api"
-    expected = sorted(f"value-of-{name}" for name in SECRET_VARIABLES)
-    assert sorted(load_settings(environ).secrets()) == expected
-    assert sorted(secret_values(environ)) == expected
+    expected = sorted(f"value-of-{name}" for name in SECRETS)
+    assert sorted(Settings(environ).secrets()) == expected
+    assert {v.name for v in ENVIRONMENT if v.secret} == SECRETS
 
 
 def test_every_description_is_one_sentence() -> None:
     for variable in ENVIRONMENT:
         assert re.fullmatch(r"\S.*\.", variable.description), variable.name
-    assert describe_variable("GITHUB_TOKEN") is not None
-    assert "pull-request comments" in (describe_variable("GITHUB_TOKEN") or "")
-    assert describe_variable("NOT_A_MAPLE_VARIABLE") is None
+    assert "pull-request comments" in GITHUB_TOKEN.description
 
 
 def test_the_readme_quick_start_is_two_commands() -> None:

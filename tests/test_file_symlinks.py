@@ -17,12 +17,13 @@ from pathlib import Path
 import pytest
 
 from contract_tests.support import FakeClock, make_repo
-from maple_adapters.files import FileCommentStore, FileMedia
+from maple_adapters.files.media import FileMedia
+from maple_adapters.files.store import FileCommentStore
 from maple_core.approvals import NewApproval
 from maple_core.comments import NewComment, Resolution
 from maple_core.errors import UnsafePathError
 from maple_core.statuses import CommentStatus
-from maple_entrypoints.route import RouteOptions
+from maple_entrypoints.route.app import RouteOptions
 from tests.mcp_support import clean_env
 from tests.route_support import live_route
 from tests.test_stop_decision import RECORDED_CLAUDE_CODE_STOP

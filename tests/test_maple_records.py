@@ -18,7 +18,7 @@ import pytest
 
 from contract_tests.github_peers import TOKEN, api_transport
 from contract_tests.support import FakeClock, git, make_repo
-from maple_adapters.files import FileCommentStore
+from maple_adapters.files.store import FileCommentStore
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_core.comments import NewComment
 from maple_core.paging import ListQuery

@@ -12,7 +12,7 @@ import anyio
 import pytest
 
 from contract_tests.support import git, make_repo
-from maple_adapters.files import FileCommentStore
+from maple_adapters.files.store import FileCommentStore
 from maple_adapters.system import SystemClock
 from maple_core.comments import NewComment
 from maple_core.conversation import Role, ThreadEvent, thread_of

@@ -16,7 +16,7 @@ import pytest
 from mcp.client import Client
 
 from contract_tests.support import FakeClock, make_repo
-from maple_adapters.files import FileCommentStore
+from maple_adapters.files.store import FileCommentStore
 from maple_adapters.log import ServerLog
 from maple_core.text import REVIEW_DATA_NOTICE
 from maple_entrypoints.mcp_server import build_server

@@ -19,9 +19,10 @@ from maple_adapters.log import ServerLog
 from maple_adapters.memory import InMemoryCommentStore
 from maple_adapters.memory_gate import InMemoryGatePublisher
 from maple_core.comments import Comment, NewComment
-from maple_core.gate import GateReport
+from maple_core.gate import GateReport, GateRules
 from maple_core.paging import CommentPage, ListQuery
 from maple_core.ports import BranchState, Capability, CommentStore
+from maple_core.reporting import GateTarget
 from maple_entrypoints.mcp_server import build_server
 from tests.mcp_support import EVENT_S, error_text, structured
 
@@ -92,7 +93,9 @@ def gate_setup(
     gate: InMemoryGatePublisher, *, require_approval: bool = False, log: ServerLog | None = None
 ) -> tuple[InMemoryCommentStore, Any]:
     store = InMemoryCommentStore(FakeClock(), heads={BRANCH: HEAD})
-    server = build_server(store, gate=gate, require_approval=require_approval, log=log)
+    log = log or ServerLog("maple-mcp")
+    rules = GateRules(require_approval=require_approval)
+    server = build_server(store, target=GateTarget(log, gate, rules), log=log)
     return store, server
 
 
@@ -156,7 +159,8 @@ async def test_a_store_without_a_head_publishes_nothing_and_says_so() -> None:
     gate = InMemoryGatePublisher()
     store = InMemoryCommentStore(FakeClock())
     [only] = seed(store, [1], BRANCH)
-    server = build_server(store, gate=gate, log=ServerLog("maple-mcp", stream=sink))
+    log = ServerLog("maple-mcp", stream=sink)
+    server = build_server(store, target=GateTarget(log, gate), log=log)
     async with Client(server) as client:
         await client.call_tool("resolve_comment", {"id": only.id, "sha": HEAD})
     assert gate.read(BRANCH, HEAD) is None

@@ -14,7 +14,7 @@ import anyio
 import pytest
 
 from contract_tests.support import git, make_repo
-from maple_adapters.files import FileCommentStore
+from maple_adapters.files.store import FileCommentStore
 from maple_adapters.system import SystemClock
 from maple_core.comments import Anchor, NewComment
 from tests.mcp_support import MAPLE_MCP, clean_env, error_text, stdio_server, structured

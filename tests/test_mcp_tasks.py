@@ -23,7 +23,7 @@ from mcp.server import MCPServer
 from mcp.shared.exceptions import MCPError
 
 from contract_tests.support import FakeClock, make_repo
-from maple_adapters.files import FileCommentStore
+from maple_adapters.files.store import FileCommentStore
 from maple_adapters.memory import InMemoryCommentStore, MemoryChangeSignal
 from maple_adapters.system import SystemClock
 from maple_core.comments import NewComment

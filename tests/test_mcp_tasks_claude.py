@@ -18,7 +18,7 @@ import httpx2 as httpx
 import pytest
 
 from contract_tests.support import git, make_repo
-from maple_adapters.files import FileCommentStore
+from maple_adapters.files.store import FileCommentStore
 from maple_adapters.system import SystemClock
 from maple_core.gate import GateConclusion
 from maple_core.reporting import decide_branch_gate
@@ -131,7 +131,7 @@ def test_a_reviewer_comment_wakes_the_idle_agent_which_resolves_it_and_the_gate_
     store = FileCommentStore(SystemClock(), repo)
     [resolved] = [c for c in list_all(store, BRANCH) if c.id == comment]
     assert resolved.status == CommentStatus.RESOLVED
-    verdict = decide_branch_gate(store, BRANCH, model.sha, require_approval=False)
+    verdict = decide_branch_gate(store, BRANCH, model.sha)
     assert verdict.conclusion == GateConclusion.CLEAR, verdict
     assert (verdict.open, verdict.total) == (0, 1)
     # the wait came back to the model as a background task, and the comment as its notification

@@ -1,4 +1,4 @@
-"""Each package's public names are exactly its sorted ``__all__``, and each name is documented."""
+"""The public names are listed once: in the ``maple`` facade and in each name's home module."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import types
 
 import pytest
 
-PACKAGES = ["maple_core", "maple_adapters", "maple_entrypoints"]
+PACKAGES = ["maple", "maple_core", "maple_adapters", "maple_entrypoints"]
 
 
 def modules() -> list[str]:
@@ -23,17 +23,31 @@ def modules() -> list[str]:
     return names
 
 
-@pytest.mark.parametrize("package", PACKAGES)
-def test_all_lists_exactly_the_public_names(package: str) -> None:
-    module = importlib.import_module(package)
-    assert module.__all__ == sorted(module.__all__)
-    assert dir(module) == module.__all__
-    for name in module.__all__:
-        value = getattr(module, name)
+def test_the_facade_lists_exactly_the_public_names() -> None:
+    import maple
+
+    assert maple.__all__ == sorted(maple.__all__)
+    public = sorted(n for n in vars(maple) if not n.startswith("_") and n != "annotations")
+    assert public == maple.__all__
+    for name in maple.__all__:
+        value = getattr(maple, name)
         assert not isinstance(value, types.ModuleType), name
         if inspect.isclass(value) or inspect.isfunction(value):
             assert name in importlib.import_module(value.__module__).__all__, name
-    assert not hasattr(module, "not_a_public_name")
+
+
+def test_no_package_but_the_facade_lists_another_modules_names() -> None:
+    """A name is listed in its home module, and once more in the facade: nowhere else."""
+    for name in modules():
+        module = importlib.import_module(name)
+        if name == "maple" or not (module.__file__ or "").endswith("__init__.py"):
+            continue
+        for export in module.__all__:
+            value = getattr(module, export)
+            if inspect.isclass(value) or inspect.isfunction(value):
+                assert value.__module__ == name or name == "maple_entrypoints.review", (
+                    f"{name} lists {export}, whose home is {value.__module__}"
+                )
 
 
 @pytest.mark.parametrize("name", modules())

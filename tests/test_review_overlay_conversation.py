@@ -16,9 +16,9 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from contract_tests.support import make_repo
-from maple_adapters.files import FileCommentStore
+from maple_adapters.files.store import FileCommentStore
+from maple_adapters.system import SystemClock
 from maple_core.conversation import Role, ThreadEvent
-from maple_entrypoints.bootstrap.local import system_clock
 from tests.test_review_browser import browser
 from tests.test_review_overlay_app import (
     BRANCH,
@@ -58,7 +58,7 @@ def review(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Review]:
 def agent_says(review: Review, comment: dict[str, Any], body: str, *, question: bool) -> None:
     """The agent's words, written to the store as an agent writes them (not through the proxy,
     whose route takes every browser's words as a reviewer's)."""
-    store = FileCommentStore(system_clock(), review.repo)
+    store = FileCommentStore(SystemClock(), review.repo)
     store.converse(comment["id"], ThreadEvent.reply(Role.AGENT, body, question=question))
 
 

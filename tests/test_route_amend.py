@@ -11,11 +11,11 @@ import pytest
 from starlette.requests import Request
 
 from contract_tests.support import FakeClock, make_repo
-from maple_adapters.files import FileCommentStore
+from maple_adapters.files.store import FileCommentStore
 from maple_adapters.memory import InMemoryCommentStore
 from maple_core.authors import Reviewer, color_slot
 from maple_core.ports import Capability
-from maple_entrypoints.route import RouteOptions
+from maple_entrypoints.route.app import RouteOptions
 from tests.route_support import LiveRoute, live_route
 
 BRANCH = "feat/amend"

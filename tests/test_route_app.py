@@ -14,14 +14,16 @@ from hypothesis import strategies as st
 from starlette.requests import Request
 
 from contract_tests.support import FakeClock, make_repo
-from maple_adapters.files import FileCommentStore, FileMedia
+from maple_adapters.files.media import FileMedia
+from maple_adapters.files.store import FileCommentStore
 from maple_adapters.log import ServerLog
 from maple_adapters.memory import InMemoryCommentStore
 from maple_adapters.memory_gate import InMemoryGatePublisher
 from maple_core.authors import Reviewer, color_slot
+from maple_core.gate import GateRules
 from maple_core.paging import ListQuery
 from maple_core.services import list_all
-from maple_entrypoints.route import RouteOptions
+from maple_entrypoints.route.app import RouteOptions
 from tests.route_support import LiveRoute, eventually, live_route
 
 BRANCH = "feat/route"
@@ -366,7 +368,11 @@ class TestApprovals:
             return reviewers.get(request.headers.get("x-test-user", ""))
 
         options = RouteOptions(
-            store=store, gate=gate, identity=identity, require_approval=True, clock=clock
+            store=store,
+            gate=gate,
+            identity=identity,
+            rules=GateRules(require_approval=True),
+            clock=clock,
         )
         with live_route(options) as route:
             assert route.client.get("/approvals", params={"branch": BRANCH}).json() == {
@@ -523,7 +529,8 @@ def test_an_idle_route_signal_asks_once_per_poll_even_in_short_slices(
 ) -> None:
     import time
 
-    from maple_adapters.route import RouteChangeSignal, RouteHttp
+    from maple_adapters.route.http import RouteHttp
+    from maple_adapters.route.store import RouteChangeSignal
     from tests.route_support import Recorder
 
     recorders: list[Recorder] = []
@@ -551,7 +558,8 @@ def test_an_idle_route_signal_asks_once_per_poll_even_in_short_slices(
 
 @pytest.mark.parametrize("url", ["http://x\x00y", "http://" + "a" * 300 + ".example"])
 def test_a_route_url_httpx_cannot_send_to_is_an_unavailable_store(url: str) -> None:
-    from maple_adapters.route import RouteCommentStore, RouteHttp
+    from maple_adapters.route.http import RouteHttp
+    from maple_adapters.route.store import RouteCommentStore
     from maple_core.errors import StoreUnavailableError
 
     http = RouteHttp(url)

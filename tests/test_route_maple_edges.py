@@ -17,7 +17,7 @@ from maple_adapters.memory_gate import InMemoryGatePublisher
 from maple_core.comments import Comment, NewComment
 from maple_core.paging import ListQuery
 from maple_core.ports import Capability
-from maple_entrypoints.route import RouteOptions
+from maple_entrypoints.route.app import RouteOptions
 from tests.route_support import eventually, live_route
 
 BRANCH = "feat/edges"

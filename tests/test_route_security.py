@@ -25,13 +25,15 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from contract_tests.github_peers import api_transport
 from contract_tests.support import FakeClock, make_repo
-from maple_adapters.files import FileCommentStore, FileMedia
+from maple_adapters.files.media import FileMedia
+from maple_adapters.files.store import FileCommentStore
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_core.comments import Anchor, NewComment
 from maple_core.errors import ConfigurationError
-from maple_entrypoints.bootstrap.route import RouteStoreKind, route_options
-from maple_entrypoints.route import RouteOptions
-from maple_entrypoints.settings import load_settings
+from maple_entrypoints.bootstrap.route import route_server
+from maple_entrypoints.route.app import RouteOptions
+from maple_entrypoints.route.serve import server_options
+from maple_entrypoints.settings import RouteStoreKind, load_settings
 from maple_entrypoints.solo import start_bridge
 from tests.github.fake_github import FakeGitHub, Served, serve
 from tests.loopback import free_port
@@ -158,7 +160,7 @@ def test_the_check_run_links_only_to_the_configured_review_url(
 ) -> None:
     comment_id = seed(github)
     settings = load_settings(environment(github, app_key, MAPLE_REVIEW_URL=REVIEW_URL))
-    options = route_options(settings, RouteStoreKind.GITHUB, tmp_path)
+    options = server_options(route_server(RouteStoreKind.GITHUB, tmp_path, settings=settings))
     with live_route(options) as route:
         refreshed = route.client.post(
             "/gate/refresh", json={"branch": PR_BRANCH}, headers=forged_host()
@@ -181,7 +183,7 @@ def test_without_a_review_url_the_check_run_has_no_link(
 ) -> None:
     comment_id = seed(github)
     settings = load_settings(environment(github, app_key))
-    options = route_options(settings, RouteStoreKind.GITHUB, tmp_path)
+    options = server_options(route_server(RouteStoreKind.GITHUB, tmp_path, settings=settings))
     with live_route(options) as route:
         refreshed = route.client.post(
             "/gate/refresh", json={"branch": PR_BRANCH}, headers=forged_host()
@@ -211,7 +213,7 @@ def test_a_review_url_that_is_not_a_plain_http_url_stops_the_route_at_start_up(
 ) -> None:
     settings = load_settings({"MAPLE_REVIEW_URL": url})
     with pytest.raises(ConfigurationError) as raised:
-        route_options(settings, RouteStoreKind.FILE, tmp_path)
+        route_server(RouteStoreKind.FILE, tmp_path, settings=settings)
     message = str(raised.value)
     assert message.startswith("MAPLE_REVIEW_URL ")
     assert "https://" in message  # the fix: an example of what it should be

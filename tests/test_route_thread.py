@@ -18,18 +18,20 @@ import pytest
 from starlette.responses import JSONResponse
 
 from contract_tests.support import FakeClock, make_repo
-from maple_adapters.files import FileCommentStore
+from maple_adapters.files.store import FileCommentStore
 from maple_adapters.memory import InMemoryCommentStore
 from maple_adapters.memory_gate import InMemoryGatePublisher
-from maple_adapters.route import RouteCommentStore, RouteHttp
+from maple_adapters.route.http import RouteHttp
+from maple_adapters.route.store import RouteCommentStore
 from maple_adapters.system import SystemClock
 from maple_core.comments import NewComment
 from maple_core.conversation import ConversationError, ReplyKind, Role, ThreadEvent, thread_of
 from maple_core.cursor import select_fresh
 from maple_core.errors import MissingCapabilityError, NotFoundError
+from maple_core.gate import GateRules
 from maple_core.ports import Capability
 from maple_core.services import converse, list_all, resolve_comment
-from maple_entrypoints.route import RouteOptions
+from maple_entrypoints.route.app import RouteOptions
 from maple_entrypoints.route.serve import served_app
 from tests.loopback import serve_asgi
 from tests.mcp_support import clean_env
@@ -196,7 +198,11 @@ def test_the_gate_is_published_after_a_reopen_and_after_a_confirmation(clock: Fa
     store = InMemoryCommentStore(clock, heads={BRANCH: HEAD})
     gate = InMemoryGatePublisher()
     options = RouteOptions(
-        store=store, gate=gate, client_authors=True, require_confirmation=True, clock=clock
+        store=store,
+        gate=gate,
+        client_authors=True,
+        rules=GateRules(require_confirmation=True),
+        clock=clock,
     )
     with live_route(options) as route:
         assert route.client.get("/me").json()["confirmation"] == {"required": True}

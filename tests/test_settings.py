@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -83,8 +84,9 @@ def test_which_gate(env: dict[str, str], gate: GateMode) -> None:
 
 
 def test_require_approval_is_exactly_true() -> None:
-    assert resolve_config(load_settings({"MAPLE_REQUIRE_APPROVAL": "true"})).require_approval
-    assert not resolve_config(load_settings({"MAPLE_REQUIRE_APPROVAL": "yes"})).require_approval
+    assert resolve_config(load_settings({"MAPLE_REQUIRE_APPROVAL": "true"})).rules.require_approval
+    yes = resolve_config(load_settings({"MAPLE_REQUIRE_APPROVAL": "yes"}))
+    assert not yes.rules.require_approval
 
 
 def test_tokens_are_secret_in_reprs() -> None:
@@ -95,20 +97,18 @@ def test_tokens_are_secret_in_reprs() -> None:
 
 
 def test_the_route_store_and_its_refresh_are_built_from_maple_url() -> None:
-    from maple_adapters.route import RouteCommentStore, RouteGateRefresher
-    from maple_entrypoints.bootstrap.server import build_gate, build_refresher, build_store
+    from maple_adapters.route.refresh import RouteGateRefresher
+    from maple_adapters.route.store import RouteCommentStore
+    from maple_entrypoints.bootstrap.agent_loop import agent_loop
+
+    def loop(env: dict[str, str]) -> Any:
+        return agent_loop(Path.cwd(), settings=load_settings(env))
 
     url = "https://p.example/api/maple/"
-    config = resolve_config(
-        load_settings({"MAPLE_STORE": "route", "MAPLE_URL": url, "GITHUB_TOKEN": "t"})
-    )
-    assert isinstance(build_store(config, Path.cwd()), RouteCommentStore)
-    assert build_refresher(config) is None  # the route publishes after its own PATCH
-    assert build_gate(config) is None
-    refreshing = resolve_config(
-        load_settings({"MAPLE_STORE": "file", "MAPLE_URL": url, "GITHUB_TOKEN": "t"})
-    )
-    refresher = build_refresher(refreshing)
+    through_route = loop({"MAPLE_STORE": "route", "MAPLE_URL": url, "GITHUB_TOKEN": "t"})
+    assert isinstance(through_route.store, RouteCommentStore)
+    assert through_route.target.gate is None  # the route publishes after its own PATCH
+    refresher = loop({"MAPLE_STORE": "file", "MAPLE_URL": url, "GITHUB_TOKEN": "t"}).target.gate
     assert isinstance(refresher, RouteGateRefresher)
     assert refresher.endpoint == "https://p.example/api/maple/gate/refresh"
-    assert build_refresher(resolve_config(load_settings({}))) is None
+    assert loop({}).target.gate is None

@@ -18,7 +18,7 @@ import pytest
 from mcp.client import Client
 
 from contract_tests.support import FakeClock, git, make_repo
-from maple_adapters.files import FileCommentStore
+from maple_adapters.files.store import FileCommentStore
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_core.errors import InvalidInputError
 from maple_entrypoints.mcp_server import build_server

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from contract_tests.support import git, make_repo
-from maple_adapters.files import FileCommentStore
 from maple_adapters.files.git import find_checkout
+from maple_adapters.files.store import FileCommentStore
 from maple_adapters.system import SystemClock
 from maple_core.comments import Anchor, NewComment
 from maple_core.conversation import Role, ThreadEvent

@@ -24,7 +24,7 @@ import pytest
 
 from contract_tests.agent_peers import Peer, descendants, process_alive, real_peer
 from contract_tests.support import make_repo
-from maple_adapters.files import FileCommentStore
+from maple_adapters.files.store import FileCommentStore
 from maple_adapters.system import SystemClock
 from maple_core.agents import AgentState
 from maple_core.comments import Anchor, Comment, NewComment

@@ -72,6 +72,11 @@ class ServerLog:
         self._logger = _logger(service)
         self._context = _Context(service, [s for s in secrets if s], stream)
 
+    def scrubbing(self, *secrets: str) -> ServerLog:
+        """The same log, also scrubbing ``secrets`` (a caller's token, for one request)."""
+        context = self._context
+        return ServerLog(context.service, [*context.secrets, *secrets], context.stream)
+
     def _write(self, level: int, message: str, fields: dict[str, str]) -> None:
         self._logger.log(
             level, "%s", message, extra={"maple": self._context, "maple_fields": fields}

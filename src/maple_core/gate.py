@@ -16,10 +16,12 @@ from maple_core.stop import member_name
 from maple_core.text import capped, code_span, one_line, where_of
 
 __all__ = [
+    "DEFAULT_RULES",
     "GateConclusion",
     "GatePolicy",
     "GateReason",
     "GateReport",
+    "GateRules",
     "GateVerdict",
     "check_review_url",
     "decide_gate",
@@ -98,6 +100,32 @@ class GatePolicy:
     reverify_resolved: bool = False
     require_confirmation: bool = False
     pushed: frozenset[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GateRules:
+    """The gate's configured rules: one value, built and checked where the settings are read.
+
+    ``require_approval`` holds the gate until somebody approves the commit
+    (``MAPLE_REQUIRE_APPROVAL``); ``require_confirmation`` until a reviewer confirmed every
+    resolution (``MAPLE_REQUIRE_CONFIRMATION``); ``review_url`` is the check run's details link
+    (``MAPLE_REVIEW_URL``), never one built from a request.
+
+    Raises:
+        ConfigurationError: ``review_url`` is not a plain http(s) URL (:func:`check_review_url`).
+    """
+
+    require_approval: bool = False
+    require_confirmation: bool = False
+    review_url: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.review_url is not None:
+            check_review_url(self.review_url)
+
+
+DEFAULT_RULES = GateRules()
+"""No approval, no confirmation, no review link: the gate Maple publishes unconfigured."""
 
 
 def _neutral(reason: GateReason, summary: str, title: str = _NOT_CHECKED) -> GateVerdict:

@@ -8,7 +8,7 @@ Adapters in ``maple_adapters`` implement them; a missing capability is declared 
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -24,6 +24,7 @@ from maple_core.paging import CommentPage, ListQuery
 from maple_core.statuses import CommentStatus
 
 __all__ = [
+    "AgentPool",
     "AgentProvider",
     "AgentSession",
     "BranchState",
@@ -38,6 +39,8 @@ __all__ = [
     "GatePublisher",
     "GateRefresher",
     "MediaStore",
+    "PushAccess",
+    "PushAnswer",
 ]
 
 
@@ -244,6 +247,7 @@ class GatePublisher(Protocol):
         ...
 
 
+@runtime_checkable
 class GateRefresher(Protocol):
     """Asks someone else to decide and publish the gate for a branch (a deployed route)."""
 
@@ -254,6 +258,22 @@ class GateRefresher(Protocol):
 
     def refresh(self, branch: str) -> None:
         """Ask for ``branch``'s gate to be published again; raise when that was refused."""
+        ...
+
+
+class PushAnswer(StrEnum):
+    """What the forge said about a token and the repository."""
+
+    PUSH = "push"
+    DENIED = "denied"
+    BAD_TOKEN = "bad-token"
+
+
+class PushAccess(Protocol):
+    """Says whether a caller's token can push to the repository (the route asks it)."""
+
+    def __call__(self, token: str) -> PushAnswer:
+        """The answer for ``token``; raise when the forge answered something else."""
         ...
 
 
@@ -330,4 +350,34 @@ class AgentProvider(Protocol):
 
     def resume(self, agent_id: str, thread_id: str, text: str, cwd: str) -> AgentSession:
         """Resume the saved thread ``thread_id`` in a fresh process, a new turn on ``text``."""
+        ...
+
+
+class AgentPool(Protocol):
+    """The agents one server started, with the providers it offers (``MAPLE_AGENTS``)."""
+
+    @property
+    def providers(self) -> Mapping[str, AgentProvider]:
+        """The providers offered, by name."""
+        ...
+
+    def start(
+        self,
+        provider: str,
+        briefing: str,
+        *,
+        cwd: str | None = None,
+        model: str | None = None,
+        effort: str | None = None,
+        on_turn_end: Callable[[AgentRun], None] | None = None,
+    ) -> AgentSession:
+        """Start an agent; refused past the most a server starts, or for a provider not offered."""
+        ...
+
+    def get(self, provider: str, agent_id: str) -> AgentSession:
+        """The agent ``agent_id`` of ``provider``; refused when there is none."""
+        ...
+
+    def close_all(self) -> None:
+        """End every agent's processes."""
         ...

@@ -14,8 +14,10 @@ from maple_core.conversation import ThreadEvent
 from maple_core.cursor import newest_first
 from maple_core.errors import CorruptLedgerError
 from maple_core.gate import (
+    DEFAULT_RULES,
     GatePolicy,
     GateReport,
+    GateRules,
     GateVerdict,
     decide_gate,
     unreadable_ledger_verdict,
@@ -33,8 +35,12 @@ from maple_core.ports import (
 from maple_core.services import converse, resolve_comment, usable
 
 __all__ = [
+    "Fix",
     "GateLog",
+    "GateTarget",
+    "NotPublished",
     "PublishOutcome",
+    "Published",
     "converse_and_report",
     "decide_branch_gate",
     "publish_gate",
@@ -43,51 +49,61 @@ __all__ = [
 ]
 
 
-def converse_and_report(
-    store: CommentStore,
-    comment_id: str,
-    event: ThreadEvent,
-    log: GateLog,
-    *,
-    gate: GatePublisher | None = None,
-    refresher: GateRefresher | None = None,
-    require_approval: bool = False,
-    require_confirmation: bool = False,
-) -> Comment:
-    """Apply ``event`` (:func:`converse`), then tell the gate (:func:`report_to_gate`).
+class GateLog(Protocol):
+    """Where a report records what did not happen (a server's log)."""
 
-    Every event can change what the gate shows: a reopen blocks it, a confirmation may clear
-    it, a question is listed in its summary.
-    """
-    changed = converse(store, comment_id, event)
-    report_to_gate(
-        store,
-        changed.branch,
-        log,
-        gate=gate,
-        refresher=refresher,
-        require_approval=require_approval,
-        require_confirmation=require_confirmation,
-    )
-    return changed
+    def warn(self, message: str, **fields: str) -> None:
+        """Record something that did not happen as hoped."""
+        ...
+
+    def error(self, message: str, error: BaseException | None = None, **fields: str) -> None:
+        """Record a failure and the error behind it."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
-class PublishOutcome:
-    """What :func:`publish_gate` did: the report it published, or why it published none."""
+class GateTarget:
+    """What a change is reported to: the one "after a change" target of every entrypoint.
 
-    report: GateReport | None = None
-    skipped: str | None = None
+    ``gate`` is the publisher the verdict is published with (``MAPLE_GATE_TOKEN``, the route's
+    App), or the route asked to publish it (``MAPLE_URL``), or ``None`` for no gate; ``rules``
+    are what it decides by; ``log`` records what failed, since a report never fails the change.
+    """
+
+    log: GateLog
+    gate: GatePublisher | GateRefresher | None = None
+    rules: GateRules = DEFAULT_RULES
+
+
+@dataclass(frozen=True, slots=True)
+class Published:
+    """:func:`publish_gate` published ``report``."""
+
+    report: GateReport
+
+
+@dataclass(frozen=True, slots=True)
+class NotPublished:
+    """:func:`publish_gate` published nothing, and ``reason`` says why."""
+
+    reason: str
+
+
+PublishOutcome = Published | NotPublished
+"""What :func:`publish_gate` did."""
+
+
+@dataclass(frozen=True, slots=True)
+class Fix:
+    """What a comment is resolved with: the commit that addressed it, a note, who says so."""
+
+    sha: str
+    note: str | None = None
+    author: JsonObject | None = None
 
 
 def publish_gate(
-    store: CommentStore,
-    gate: GatePublisher,
-    branch: str,
-    *,
-    require_approval: bool = False,
-    require_confirmation: bool = False,
-    review_url: str | None = None,
+    store: CommentStore, gate: GatePublisher, branch: str, rules: GateRules = DEFAULT_RULES
 ) -> PublishOutcome:
     """Decide the gate for ``branch``'s head commit and publish it (Maple's ``publishGate``).
 
@@ -99,8 +115,8 @@ def publish_gate(
     failure never fails a resolve.
     """
     if Capability.HEAD not in store.capabilities:
-        return PublishOutcome(
-            skipped=f'Store "{store.name}" cannot name a head commit, so no gate was published.'
+        return NotPublished(
+            f'Store "{store.name}" cannot name a head commit, so no gate was published.'
         )
     try:
         state = store.state(branch)
@@ -108,21 +124,16 @@ def publish_gate(
         sha, verdict = store.head(branch), unreadable_ledger_verdict(str(exc))
     else:
         sha = state.head
-        verdict = _verdict(store, state, sha, require_approval, require_confirmation)
+        verdict = _verdict(store, state, sha, rules)
     if sha is None:
-        return PublishOutcome(skipped=f'No head commit for "{branch}", so no gate was published.')
-    report = GateReport(branch=branch, sha=sha, verdict=verdict, review_url=review_url)
+        return NotPublished(f'No head commit for "{branch}", so no gate was published.')
+    report = GateReport(branch=branch, sha=sha, verdict=verdict, review_url=rules.review_url)
     gate.publish(report)
-    return PublishOutcome(report=report)
+    return Published(report)
 
 
 def decide_branch_gate(
-    store: CommentStore,
-    branch: str,
-    commit: str | None,
-    *,
-    require_approval: bool,
-    require_confirmation: bool = False,
+    store: CommentStore, branch: str, commit: str | None, rules: GateRules = DEFAULT_RULES
 ) -> GateVerdict:
     """The gate policy for ``branch`` at ``commit``, from the store's comments and approvals.
 
@@ -130,15 +141,11 @@ def decide_branch_gate(
     only on ``commit``. Errors from the store propagate: the caller decides whether an unread
     ledger fails closed (:func:`~maple_core.gate.unreadable_ledger_verdict`) or fails the call.
     """
-    return _verdict(store, store.state(branch), commit, require_approval, require_confirmation)
+    return _verdict(store, store.state(branch), commit, rules)
 
 
 def _verdict(
-    store: CommentStore,
-    state: BranchState,
-    commit: str | None,
-    require_approval: bool,
-    require_confirmation: bool,
+    store: CommentStore, state: BranchState, commit: str | None, rules: GateRules
 ) -> GateVerdict:
     """The gate policy, written once: what one read of a branch decides at ``commit``."""
     return decide_gate(
@@ -146,99 +153,75 @@ def _verdict(
         GatePolicy(
             status_tracked=Capability.SET_STATUS in store.capabilities,
             commit=commit,
-            require_approval=require_approval,
+            require_approval=rules.require_approval,
             approvals=state.approvals,
-            require_confirmation=require_confirmation,
+            require_confirmation=rules.require_confirmation,
             pushed=state.pushed,
         ),
     )
 
 
-class GateLog(Protocol):
-    """Where :func:`report_to_gate` records what did not happen (a server's log)."""
-
-    def warn(self, message: str, **fields: str) -> None:
-        """Record something that did not happen as hoped."""
-        ...
-
-    def error(self, message: str, error: BaseException | None = None, **fields: str) -> None:
-        """Record a failure and the error behind it."""
-        ...
-
-
-def report_to_gate(
-    store: CommentStore,
-    branch: str,
-    log: GateLog,
-    *,
-    gate: GatePublisher | None = None,
-    refresher: GateRefresher | None = None,
-    require_approval: bool = False,
-    require_confirmation: bool = False,
-) -> None:
-    """After a status change: publish the gate (``gate``) or ask the route to (``refresher``).
+def report_to_gate(store: CommentStore, branch: str, target: GateTarget) -> None:
+    """After a change on ``branch``: publish the gate, or ask the route to, as ``target`` says.
 
     Neither ever fails the change that was saved: a failure is logged, and so is a gate that
     could not be published on a named commit.
     """
-    if gate is not None:
+    gate, log = target.gate, target.log
+    if isinstance(gate, GateRefresher):
         try:
-            outcome = publish_gate(
-                store,
-                gate,
-                branch,
-                require_approval=require_approval,
-                require_confirmation=require_confirmation,
-            )
+            gate.refresh(branch)
         except Exception as exc:
             log.error(
-                "Maple could not publish the merge gate; the comment's status was saved.",
-                exc,
-                gate=gate.name,
-            )
-        else:
-            if outcome.skipped:
-                log.warn(outcome.skipped)
-    if refresher is not None:
-        try:
-            refresher.refresh(branch)
-        except Exception as exc:
-            log.error(
-                "Maple could not refresh the merge gate through the route; the comment's status "
-                "was saved.",
+                "Maple could not refresh the merge gate through the route; the change was saved.",
                 exc,
             )
+        return
+    if gate is None:
+        return
+    try:
+        outcome = publish_gate(store, gate, branch, target.rules)
+    except Exception as exc:
+        log.error(
+            "Maple could not publish the merge gate; the change was saved.", exc, gate=gate.name
+        )
+        return
+    if isinstance(outcome, NotPublished):
+        log.warn(outcome.reason)
 
 
 def resolve_and_report(
     store: CommentStore,
     comment_id: str,
-    sha: str,
-    note: str | None,
+    fix: Fix,
     clock: Clock,
-    log: GateLog,
-    *,
-    gate: GatePublisher | None = None,
-    refresher: GateRefresher | None = None,
-    require_approval: bool = False,
-    require_confirmation: bool = False,
+    target: GateTarget,
     commits: Commits | None = None,
-    author: JsonObject | None = None,
 ) -> Comment:
-    """Resolve a comment (:func:`resolve_comment`), then tell the gate (:func:`report_to_gate`).
+    """Resolve a comment with ``fix`` (:func:`resolve_comment`), then report it to ``target``.
+
+    With ``commits`` (the checkout the agent works in), the fix's commit must be one HEAD
+    reaches.
 
     Raises:
         MissingCapabilityError: the store cannot change a status.
-        UnverifiedCommitError: ``commits`` cannot reach the commit ``sha`` names.
+        UnverifiedCommitError: ``commits`` cannot reach the commit the fix names.
     """
-    resolved = resolve_comment(store, comment_id, sha, note, clock, commits=commits, author=author)
-    report_to_gate(
-        store,
-        resolved.branch,
-        log,
-        gate=gate,
-        refresher=refresher,
-        require_approval=require_approval,
-        require_confirmation=require_confirmation,
+    resolved = resolve_comment(
+        store, comment_id, fix.sha, fix.note, clock, commits=commits, author=fix.author
     )
+    report_to_gate(store, resolved.branch, target)
     return resolved
+
+
+def converse_and_report(
+    store: CommentStore, comment_id: str, event: ThreadEvent, target: GateTarget
+) -> Comment:
+    """Apply ``event`` to the comment's thread (:func:`converse`), then report it to ``target``.
+
+    Every event can change what the gate shows: a reopen blocks it, a confirmation may clear
+    it, a question is listed in its summary.
+    """
+    changed = converse(store, comment_id, event)
+    report_to_gate(store, changed.branch, target)
+    return changed

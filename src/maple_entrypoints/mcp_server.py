@@ -28,6 +28,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from maple_adapters.log import ServerLog
+from maple_adapters.system import SystemClock
 from maple_core.comments import Comment
 from maple_core.context import comment_context
 from maple_core.conversation import MAX_REPLY_CHARS, Role, ThreadEvent, agent_author
@@ -35,15 +36,14 @@ from maple_core.cursor import FreshComments, parse_cursor
 from maple_core.display import shown, shown_one
 from maple_core.errors import ConfigurationError, MapleError
 from maple_core.ports import (
+    AgentPool,
     ChangeSignal,
     Clock,
     CommentStore,
     Commits,
-    GatePublisher,
-    GateRefresher,
     MediaStore,
 )
-from maple_core.reporting import converse_and_report, resolve_and_report
+from maple_core.reporting import Fix, GateTarget, converse_and_report, resolve_and_report
 from maple_core.services import (
     Look,
     Sleep,
@@ -55,18 +55,6 @@ from maple_core.services import (
 from maple_core.statuses import CommentStatus
 from maple_core.text import REVIEW_DATA_NOTICE, framed_json, without_lone_surrogates
 from maple_core.wait import PROGRESS_INTERVAL_MS, clamp_wait_ms
-from maple_entrypoints.bootstrap.local import (
-    local_commits,
-    local_media,
-    note_client,
-    system_clock,
-)
-from maple_entrypoints.bootstrap.server import (
-    build_gate,
-    build_refresher,
-    build_store,
-    check_capabilities,
-)
 from maple_entrypoints.mcp_images import comment_images
 from maple_entrypoints.mcp_models import CommentList, ContextModel, SoloModel, WaitModel
 from maple_entrypoints.mcp_models import CommentModel as CommentOut
@@ -76,11 +64,9 @@ from maple_entrypoints.mcp_tasks import (
     TasksExtension,
     task_budget_s,
 )
-from maple_entrypoints.settings import load_settings, resolve_config
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from maple_entrypoints.bootstrap.agents import AgentPool
     from maple_entrypoints.solo_bridges import SoloBridges
 
 __all__ = ["SERVICE", "TOOL_NAMES", "build_server", "main", "package_version", "tool_errors"]
@@ -178,12 +164,9 @@ def _result(
 def build_server(
     store: CommentStore,
     *,
-    gate: GatePublisher | None = None,
-    refresher: GateRefresher | None = None,
+    target: GateTarget | None = None,
     solo: SoloBridges | None = None,
     agents: AgentPool | None = None,
-    require_approval: bool = False,
-    require_confirmation: bool = False,
     clock: Clock | None = None,
     log: ServerLog | None = None,
     media: MediaStore | None = None,
@@ -194,8 +177,9 @@ def build_server(
 ) -> MCPServer:
     """The MCP server over ``store``.
 
-    After a resolve or a reply it publishes the gate to ``gate`` (``MAPLE_GATE_TOKEN``) or asks
-    ``refresher`` (``MAPLE_URL``) to; neither ever fails the change. A resolve's ``sha`` must be
+    After a resolve or a reply it reports to ``target`` (the gate published directly with
+    ``MAPLE_GATE_TOKEN``, or the route asked to with ``MAPLE_URL``; by default none), which never
+    fails the change. A resolve's ``sha`` must be
     a commit HEAD reaches in ``commits`` (the checkout the agent works in), when given.
     ``start_solo`` pairs previews with bridges from ``solo``; without it the tool says solo mode
     is not available.
@@ -204,8 +188,9 @@ def build_server(
     :mod:`~maple_entrypoints.mcp_tasks`): at most ``max_tasks`` at once, each waiting up to
     ``max_task_wait_s`` seconds.
     """
-    clock = clock or system_clock()
+    clock = clock or SystemClock()
     log = log or ServerLog(SERVICE)
+    target = target or GateTarget(log)
     reported: set[str] = set()
 
     def report(problem: str) -> None:
@@ -339,20 +324,8 @@ def build_server(
             Field(max_length=_MAX_TEXT, description="What you changed, for the reviewer."),
         ] = None,
     ) -> Annotated[CallToolResult, CommentOut]:
-        resolved = resolve_and_report(
-            store,
-            id,
-            sha,
-            note,
-            clock,
-            log,
-            gate=gate,
-            refresher=refresher,
-            require_approval=require_approval,
-            require_confirmation=require_confirmation,
-            commits=commits,
-            author=agent_author(),
-        )
+        fix = Fix(sha, note, agent_author())
+        resolved = resolve_and_report(store, id, fix, clock, target, commits)
         data = shown_one(resolved, report)
         return _result(data, {"notice": REVIEW_DATA_NOTICE, **data})
 
@@ -384,16 +357,7 @@ def build_server(
         ] = False,
     ) -> Annotated[CallToolResult, CommentOut]:
         event = ThreadEvent.reply(Role.AGENT, body, question=question, author=agent_author())
-        changed = converse_and_report(
-            store,
-            id,
-            event,
-            log,
-            gate=gate,
-            refresher=refresher,
-            require_approval=require_approval,
-            require_confirmation=require_confirmation,
-        )
+        changed = converse_and_report(store, id, event, target)
         data = shown_one(changed, report)
         return _result(data, {"notice": REVIEW_DATA_NOTICE, **data})
 
@@ -630,7 +594,7 @@ async def _wait_for_fresh(
     return step
 
 
-def _exit_on_signals() -> None:
+def _exit_on_signals(kill_all: Callable[[], None]) -> None:
     """On SIGTERM or SIGHUP, kill every agent's process group and exit, within 5 s however it goes.
 
     Not by unwinding the event loop: the stdio transport reads stdin on a worker thread that
@@ -641,12 +605,10 @@ def _exit_on_signals() -> None:
     import signal
     import threading
 
-    from maple_entrypoints.bootstrap.agents import kill_all_agents
-
     def stop(signum: int, frame: object) -> None:
         def end() -> None:
             try:
-                kill_all_agents()
+                kill_all()
             finally:
                 os._exit(128 + signum)
 
@@ -661,55 +623,42 @@ def _exit_on_signals() -> None:
 
 def main() -> None:
     """Run ``maple-mcp`` over stdio; a bad configuration exits 1 with one line on stderr."""
+    from maple_entrypoints.bootstrap.agent_loop import agent_loop
+
+    cwd = Path.cwd()
     try:
-        settings = load_settings()
-        config = resolve_config(settings)
-        gate = build_gate(config)
-        refresher = build_refresher(config)
-        store = build_store(config, Path.cwd())
-        check_capabilities(store, gate)
+        loop = agent_loop(cwd, service=SERVICE)
+        loop.check_capabilities()
     except ConfigurationError as exc:
         sys.stderr.write(f"{SERVICE}: {exc}\n")
         raise SystemExit(1) from None
-    log = ServerLog(SERVICE, settings.secrets())
+    log = loop.log
     from maple_entrypoints.solo_bridges import SoloBridge, SoloBridges
-
-    cwd = Path.cwd()
 
     def start(url: str) -> SoloBridge:
         from maple_entrypoints.solo import start_bridge  # the web stack, on first use only
 
         return start_bridge(url, cwd=cwd, log=log)
 
-    solo = SoloBridges(start)
-    from maple_entrypoints.bootstrap.agents import build_agents, kill_all_agents
-
-    agents = build_agents(config, cwd)
+    agents, kill_all = loop.agents, loop.local.agents.kill_all
     server = build_server(
-        store,
-        gate=gate,
-        refresher=refresher,
-        solo=solo,
+        loop.store,
+        target=loop.target,
+        solo=SoloBridges(start),
         agents=agents,
-        require_approval=config.require_approval,
-        require_confirmation=config.require_confirmation,
+        clock=loop.clock,
         log=log,
-        media=local_media(cwd),
-        commits=local_commits(cwd),
-        on_client=lambda name, version, protocol, tasks: note_client(
-            cwd,
-            name=name,
-            version=version,
-            protocol=protocol,
-            tasks=tasks,
-            at=datetime.now(UTC).isoformat(timespec="seconds"),
+        media=loop.media,
+        commits=loop.commits,
+        on_client=lambda name, version, protocol, tasks: loop.local.clients.note(
+            name, version, protocol, tasks, datetime.now(UTC).isoformat(timespec="seconds")
         ),
     )
     if agents is not None:
-        _exit_on_signals()
+        _exit_on_signals(kill_all)
     try:
         server.run("stdio")
     finally:
         if agents is not None:  # every child and everything it started ends with the server
             agents.close_all()
-            kill_all_agents()
+            kill_all()

@@ -19,10 +19,10 @@ from starlette.datastructures import Headers
 from maple_adapters.log import ServerLog
 from maple_core.errors import MapleError
 from maple_core.ports import Clock
-from maple_entrypoints.bootstrap.route import local_route_options
+from maple_entrypoints.bootstrap.local import local_checkout
 from maple_entrypoints.loopback import listen_on_loopback, serve_in_thread
 from maple_entrypoints.route.answers import json_answer
-from maple_entrypoints.route.serve import served_app
+from maple_entrypoints.route.serve import local_options, served_app
 from maple_entrypoints.solo_bridges import SoloBridge
 from maple_entrypoints.solo_pairing import (
     MEDIA_PATH,
@@ -106,7 +106,7 @@ class PairingGuard:
 
 def bridge_app(rules: SoloRules, cwd: Path, clock: Clock | None, log: ServerLog) -> PairingGuard:
     """The local route over the main checkout's ``.maple/`` behind the pairing checks."""
-    return PairingGuard(served_app(local_route_options(cwd, clock, log)), rules)
+    return PairingGuard(served_app(local_options(local_checkout(cwd, clock), log)), rules)
 
 
 def start_bridge(

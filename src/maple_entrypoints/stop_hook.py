@@ -12,6 +12,9 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
+from maple_adapters.files.git import find_checkout
+from maple_adapters.files.place import resolve_place
+from maple_adapters.files.records import blocking_records
 from maple_core.errors import ConfigurationError, MapleError
 from maple_core.quickjson import dumps_flat
 from maple_core.stop import (
@@ -21,8 +24,18 @@ from maple_core.stop import (
     decide_session_stop,
     parse_stop_payload,
 )
-from maple_entrypoints.bootstrap.hook import blocking_records, find_checkout, resolve_place
-from maple_entrypoints.hook_settings import HookSettings, read_hook_settings
+from maple_entrypoints.configuration import (
+    MAPLE_BRANCH,
+    MAPLE_GATE_TOKEN,
+    MAPLE_GITHUB_OWNER,
+    MAPLE_GITHUB_REPO,
+    MAPLE_STORE,
+    MAPLE_URL,
+    TEMP,
+    TMP,
+    TMPDIR,
+    Settings,
+)
 
 __all__ = ["BlockCounter", "main", "open_comments", "run"]
 
@@ -122,29 +135,22 @@ class BlockCounter:
             pass
 
 
-def _forge_comments(cwd: str, branch: str | None) -> list[JsonObject]:
-    """Maple's forge path: the store the environment configures (§7.2 step 4), heavy imports."""
-    from maple_core.environment import describe_variable
+def _forge_comments(settings: Settings, cwd: str, branch: str | None) -> list[JsonObject]:
+    """Maple's forge path: the agent loop's store (§7.2 step 4), heavy imports; never a gate."""
     from maple_core.services import list_all
     from maple_core.statuses import CommentStatus
-    from maple_entrypoints.bootstrap.server import build_store
-    from maple_entrypoints.settings import (
-        load_settings,
-        resolve_config,
-        store_kind,
-    )
+    from maple_entrypoints.bootstrap.agent_loop import agent_loop
+    from maple_entrypoints.settings import store_kind
 
-    settings = load_settings()
-    store_kind(settings, "the Stop hook")
+    program = "the Stop hook"
+    store_kind(settings, program)
     if branch is None:
         raise ConfigurationError(
-            "MAPLE_BRANCH is not set; the Stop hook cannot tell which pull request to check. "
-            f"It is: {describe_variable('MAPLE_BRANCH')}"
+            f"{MAPLE_BRANCH.name} is not set; the Stop hook cannot tell which pull request to "
+            f"check. It is: {MAPLE_BRANCH.description}"
         )
-    config = resolve_config(
-        settings.model_copy(update={"MAPLE_URL": None, "MAPLE_GATE_TOKEN": None}), "the Stop hook"
-    )
-    store = build_store(config, _path(cwd))
+    reading = settings.without(MAPLE_URL, MAPLE_GATE_TOKEN)
+    store = agent_loop(_path(cwd), program=program, settings=reading).store
     wanted = (CommentStatus.OPEN, CommentStatus.NEEDS_REVERIFY)
     return [c.to_json() for c in list_all(store, branch, wanted)]
 
@@ -181,20 +187,30 @@ def _path(cwd: str) -> Path:
     return Path(cwd)
 
 
-def open_comments(settings: HookSettings, cwd: str) -> list[JsonObject]:
+def open_comments(settings: Settings, cwd: str) -> list[JsonObject]:
     """The comments that keep the agent working: ``open`` and ``needs_reverify``, newest first.
 
+    Maple's hook consults the forge when an owner or a repository is set (not a token alone).
     Without a forge it reads ``.maple/`` only if the ledger already exists (it never creates the
     folder), and nothing when no branch is known, ``MAPLE_STORE`` is ``github``, or the working
     directory is gone.
     """
-    branch = settings.branch or find_checkout(cwd).branch
-    if settings.forge:
-        return _within(_FORGE_BUDGET_S, lambda: _forge_comments(cwd, branch))
-    if branch is None or settings.store == "github" or not os.path.isdir(cwd):
+    branch = settings[MAPLE_BRANCH] or find_checkout(cwd).branch
+    if settings[MAPLE_GITHUB_OWNER] or settings[MAPLE_GITHUB_REPO]:
+        return _within(_FORGE_BUDGET_S, lambda: _forge_comments(settings, cwd, branch))
+    if branch is None or settings.text(MAPLE_STORE) == "github" or not os.path.isdir(cwd):
         return []
     # A missing ledger reads as empty (nothing is created); a link in its place is refused.
     return blocking_records(resolve_place(cwd).ledger, branch, _BLOCKING)
+
+
+def _temp_dir(settings: Settings) -> str:
+    """Where the block counts are kept, found as Node's ``os.tmpdir()`` finds it.
+
+    ``TMPDIR``, ``TMP``, ``TEMP``, else ``/tmp``: Maple's hook and this one share the counters.
+    """
+    temp = settings[TMPDIR] or settings[TMP] or settings[TEMP] or "/tmp"
+    return temp.rstrip("/") or "/"
 
 
 def _emit(data: dict[str, str]) -> None:
@@ -257,10 +273,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         _emit({})
         return 0
     client = chosen or ("cursor" if payload.client_counts_loops else "claude")
-    settings = read_hook_settings()
+    settings = Settings()
     try:
         comments = open_comments(settings, payload.cwd or os.getcwd())
-        answer = _decide(payload, comments, client, settings.temp_dir)
+        answer = _decide(payload, comments, client, _temp_dir(settings))
     except ConfigurationError as exc:
         sys.stderr.write(f"{HOOK}: {exc}\n")
         return 1

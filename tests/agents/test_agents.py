@@ -12,10 +12,10 @@ import anyio
 import pytest
 
 from contract_tests.agent_peers import _wrapper, fake_peer, process_alive
-from maple_adapters.agents import AgentPool
+from maple_adapters.agents.pool import AgentPool
 from maple_core.agents import MAX_RESPONSE, AgentRun, AgentState, CommandRun, render_run
-from maple_core.environment import SECRET_VARIABLES
 from maple_core.errors import InvalidInputError
+from maple_entrypoints.configuration import SECRETS
 from tests.mcp_support import stdio_server
 
 TURN_S = 30.0
@@ -66,7 +66,7 @@ def test_codex_names_itself_as_the_non_originating_client_with_the_question_flag
 def test_the_child_gets_no_token_variable(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, provider: str
 ) -> None:
-    tokens = sorted(SECRET_VARIABLES)
+    tokens = sorted(SECRETS)
     assert {"GH_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"} <= set(tokens)
     for name in tokens:
         monkeypatch.setenv(name, f"secret_{name.lower()}_must_not_reach_the_agent")
@@ -95,7 +95,8 @@ def test_detection_reads_only_the_signed_in_flag(tmp_path: Path, signed: str) ->
 
 
 def test_a_missing_binary_is_not_installed_with_guidance(tmp_path: Path) -> None:
-    from maple_adapters.agents import ClaudeProvider, CodexProvider
+    from maple_adapters.agents.claude import ClaudeProvider
+    from maple_adapters.agents.codex import CodexProvider
 
     for provider in (CodexProvider(str(tmp_path / "nope")), ClaudeProvider(str(tmp_path / "nope"))):
         info = provider.detect()
@@ -124,7 +125,7 @@ def test_the_pool_starts_at_most_four_inside_the_project(tmp_path: Path) -> None
 
 
 def test_an_agent_whose_process_never_started_does_not_count(tmp_path: Path) -> None:
-    from maple_adapters.agents import CodexProvider
+    from maple_adapters.agents.codex import CodexProvider
 
     pool = AgentPool({"codex": CodexProvider(str(tmp_path / "missing"))}, tmp_path)
     for _ in range(5):
@@ -432,7 +433,7 @@ def _try(pool: AgentPool) -> str:
 
 
 def test_a_claude_that_never_started_does_not_count(tmp_path: Path) -> None:
-    from maple_adapters.agents import ClaudeProvider
+    from maple_adapters.agents.claude import ClaudeProvider
 
     pool = AgentPool({"claude": ClaudeProvider(str(tmp_path / "missing"))}, tmp_path)
     for _ in range(5):

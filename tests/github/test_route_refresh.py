@@ -23,8 +23,9 @@ from maple_adapters.log import ServerLog
 from maple_core.comments import Anchor, NewComment
 from maple_core.paging import ListQuery
 from maple_core.statuses import CommentStatus
-from maple_entrypoints.bootstrap.route import RouteStoreKind, route_options
-from maple_entrypoints.settings import load_settings
+from maple_entrypoints.bootstrap.route import route_server
+from maple_entrypoints.route.serve import server_options
+from maple_entrypoints.settings import RouteStoreKind, load_settings
 from tests.github.fake_github import FakeGitHub, Fault, Served, serve
 from tests.route_support import LiveRoute, Recorder, eventually, live_route
 
@@ -103,7 +104,9 @@ def route(
     tmp_path: Path,
 ) -> Iterator[LiveRoute]:
     settings = load_settings(environment(github, app_key))
-    options = route_options(settings, RouteStoreKind.GITHUB, tmp_path, clock=clock)
+    options = server_options(
+        route_server(RouteStoreKind.GITHUB, tmp_path, settings=settings, clock=clock)
+    )
     options = type(options)(**{**options.__dict__, "log": ServerLog("maple-route", stream=sink)})
     with live_route(options) as live:
         yield live
@@ -273,7 +276,9 @@ def test_the_verdict_is_read_with_a_store_built_from_the_callers_token(
 
     seed(github, clock, ["one"])
     settings = load_settings(environment(github, app_key))
-    options = route_options(settings, RouteStoreKind.GITHUB, tmp_path, clock=clock)
+    options = server_options(
+        route_server(RouteStoreKind.GITHUB, tmp_path, settings=settings, clock=clock)
+    )
     nobody = dataclasses.replace(options, store=lambda request: None)  # the fallback is empty
     with live_route(nobody) as route:
         fake.requests_by_token.clear()
@@ -319,7 +324,9 @@ def test_without_a_gate_app_the_refresh_answers_404(
     env = environment(github, app_key)
     for name in ("MAPLE_GATE_APP_ID", "MAPLE_GATE_INSTALLATION_ID", "MAPLE_GATE_PRIVATE_KEY"):
         env.pop(name)
-    options = route_options(load_settings(env), RouteStoreKind.GITHUB, tmp_path)
+    options = server_options(
+        route_server(RouteStoreKind.GITHUB, tmp_path, settings=load_settings(env))
+    )
     with live_route(options) as route:
         answer = refresh(route, PUSHER)
     assert (answer.status_code, answer.json()) == (
@@ -336,7 +343,9 @@ def recorded(
     fake: FakeGitHub, github: Served, app_key: tuple[str, str], clock: FakeClock, tmp_path: Path
 ) -> Iterator[tuple[LiveRoute, Recorder]]:
     settings = load_settings(environment(github, app_key))
-    options = route_options(settings, RouteStoreKind.GITHUB, tmp_path, clock=clock)
+    options = server_options(
+        route_server(RouteStoreKind.GITHUB, tmp_path, settings=settings, clock=clock)
+    )
     recorders: list[Recorder] = []
 
     def wrap(app: Any) -> Recorder:
@@ -352,17 +361,20 @@ async def resolve_through_mcp(
 ) -> tuple[Any, str]:
     from mcp.client import Client
 
-    from maple_adapters.route import RouteGateRefresher, RouteHttp
+    from maple_adapters.route.http import RouteHttp
+    from maple_adapters.route.refresh import RouteGateRefresher
+    from maple_core.reporting import GateTarget
     from maple_entrypoints.mcp_server import build_server
     from tests.mcp_support import structured
 
     sink = io.StringIO()
+    log = ServerLog("maple-mcp", secrets=[token], stream=sink)
     http = RouteHttp(url, token)
     store = GitHubLedgerStore(api_transport(github, token), "acme", "web", clock)
     server = build_server(
         store,  # the agent's own store; only the refresh goes through the route
-        refresher=RouteGateRefresher(http),
-        log=ServerLog("maple-mcp", secrets=[token], stream=sink),
+        target=GateTarget(log, RouteGateRefresher(http)),
+        log=log,
     )
     try:
         async with Client(server) as client:

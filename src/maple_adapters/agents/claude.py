@@ -13,11 +13,11 @@ from __future__ import annotations
 import json
 import threading
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from maple_adapters.agents.process import Child, CliProvider, scoped_environment
+from maple_adapters.agents.process import Child, CliProvider
 from maple_adapters.agents.session import GENERIC_FAILURE, UNATTENDED, AgentStartError, SessionState
 from maple_core.agents import AgentQuestion, AgentRun, AgentState, ProviderInfo
 
@@ -63,7 +63,7 @@ class ClaudeSession:
         self._generation = 0
 
     def _transcript(self) -> Path:
-        home = Path(scoped_environment(self._provider.env).get("HOME", "~")).expanduser()
+        home = Path(self._provider.child_environment().get("HOME", "~")).expanduser()
         folder = str(Path(self._cwd).resolve()).replace("/", "-")
         return home / ".claude" / "projects" / folder / f"{self._session_id}.jsonl"
 
@@ -95,7 +95,7 @@ class ClaudeSession:
         with self._lock:
             self._stopping = False
             self._state.begin_turn()
-            env = scoped_environment(self._provider.env)
+            env = self._provider.child_environment()
             self._generation += 1
             generation = self._generation
 
@@ -307,14 +307,7 @@ class ClaudeSession:
 class ClaudeProvider(CliProvider[ClaudeSession]):
     """Claude Code, found as ``binary`` on the ``PATH`` (``claude`` by default)."""
 
-    def __init__(
-        self,
-        binary: str = "claude",
-        env: Mapping[str, str] | None = None,
-        *,
-        approve: bool = True,
-    ) -> None:
-        super().__init__(binary, env, approve=approve)
+    default_binary = "claude"
 
     @property
     def name(self) -> str:

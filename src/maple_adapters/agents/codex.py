@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from maple_adapters.agents.process import Child, CliProvider, scoped_environment
+from maple_adapters.agents.process import Child, CliProvider
 from maple_adapters.agents.session import GENERIC_FAILURE, AgentStartError, SessionState
 from maple_core.agents import AgentQuestion, AgentRun, AgentState, ProviderInfo
 
@@ -77,7 +77,7 @@ class CodexSession:
     # -- the child and JSON-RPC ----------------------------------------------------------
 
     def _spawn(self) -> None:
-        env = scoped_environment(self._provider.env)
+        env = self._provider.child_environment()
         argv = [self._provider.binary, "app-server", "-c", _FEATURE]
         home = _codex_home(env)
         with _guard:
@@ -329,14 +329,7 @@ class CodexProvider(CliProvider[CodexSession]):
         env: extra environment for the child (tests point ``CODEX_HOME`` at a private folder).
     """
 
-    def __init__(
-        self,
-        binary: str = "codex",
-        env: Mapping[str, str] | None = None,
-        *,
-        approve: bool = True,
-    ) -> None:
-        super().__init__(binary, env, approve=approve)
+    default_binary = "codex"
 
     @property
     def name(self) -> str:

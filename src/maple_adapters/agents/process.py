@@ -17,12 +17,11 @@ import subprocess
 import sys
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
-from typing import IO, Any, Generic, Protocol, TypeVar
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import IO, Any, ClassVar, Generic, Protocol, TypeVar
 
 from maple_adapters.agents.session import AgentStartError
 from maple_core.agents import AgentRun
-from maple_core.environment import SECRET_VARIABLES
 
 __all__ = [
     "Child",
@@ -119,9 +118,11 @@ def _spawn(argv: Sequence[str], cwd: str, env: Mapping[str, str]) -> subprocess.
     return process
 
 
-def scoped_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment of this process without maple's own secrets, plus ``extra``."""
-    env = {k: v for k, v in os.environ.items() if k not in SECRET_VARIABLES}
+def scoped_environment(
+    extra: Mapping[str, str] | None = None, hidden: Collection[str] = ()
+) -> dict[str, str]:
+    """The environment of this process without the ``hidden`` variables, plus ``extra``."""
+    env = {k: v for k, v in os.environ.items() if k not in hidden}
     env.update(extra or {})
     return env
 
@@ -304,20 +305,34 @@ class CliProvider(ABC, Generic[_SessionT]):
     are the same for every provider.
 
     Args:
-        binary: the executable to run (found on ``PATH`` when it is a bare name).
+        binary: the executable to run (found on ``PATH`` when it is a bare name); by default
+            the provider's own name.
         env: extra environment for every child (tests point ``HOME`` or ``CODEX_HOME`` at a
             private folder).
         approve: answer the agent's permission requests yes (someone handed it the task and
             watches it); ``False`` answers every one no, so only what the client's own settings
             allow runs (an agent nobody watches, driven by reviewers' words).
+        hidden: the variables of this process no child gets (maple's secrets).
     """
 
+    default_binary: ClassVar[str]
+
     def __init__(
-        self, binary: str, env: Mapping[str, str] | None = None, *, approve: bool = True
+        self,
+        binary: str | None = None,
+        env: Mapping[str, str] | None = None,
+        *,
+        approve: bool = True,
+        hidden: Collection[str] = (),
     ) -> None:
-        self.binary = binary
+        self.binary = binary or self.default_binary
         self.env = dict(env or {})
         self.approve = approve
+        self.hidden = frozenset(hidden)
+
+    def child_environment(self) -> dict[str, str]:
+        """What a child starts with: this process's environment, less ``hidden``, plus ``env``."""
+        return scoped_environment(self.env, self.hidden)
 
     @abstractmethod
     def _session(
@@ -364,7 +379,7 @@ class CliProvider(ABC, Generic[_SessionT]):
                 capture_output=True,
                 text=True,
                 timeout=10,
-                env=scoped_environment(self.env),
+                env=self.child_environment(),
                 check=False,
             )
         except (OSError, subprocess.TimeoutExpired):

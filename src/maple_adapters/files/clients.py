@@ -15,7 +15,7 @@ from maple_adapters.files.folders import MAPLE, make_folder, open_folder
 from maple_adapters.files.git import find_checkout
 from maple_core.errors import MapleError
 
-__all__ = ["CLIENTS_FILE", "ClientSeen", "read_clients", "record_client"]
+__all__ = ["CLIENTS_FILE", "ClientNotes", "ClientSeen", "read_clients", "record_client"]
 
 CLIENTS_FILE = "clients.json"
 """The file under ``.maple/`` the notes are kept in."""
@@ -93,3 +93,22 @@ def record_client(cwd: str | os.PathLike[str], client: ClientSeen) -> None:
     root = find_checkout(cwd).root
     with make_folder(root, (MAPLE,), operation="clients") as folder:
         folder.replace(CLIENTS_FILE, (json.dumps(document, indent=2) + "\n").encode())
+
+
+class ClientNotes:
+    """``.maple/clients.json`` at ``cwd``'s main checkout: what ``maple-mcp`` saw, for doctor."""
+
+    def __init__(self, cwd: str | os.PathLike[str]) -> None:
+        self._cwd = cwd
+
+    def note(self, name: str, version: str, protocol: str, tasks: bool, at: str) -> None:
+        """Note how a client waits; ``tasks``: it declared the MCP tasks extension, so it wakes.
+
+        Raises:
+            OSError, UnsafePathError: the folder cannot be written (the caller ignores it).
+        """
+        record_client(self._cwd, ClientSeen(name, version, protocol, tasks, at))
+
+    def seen(self) -> list[ClientSeen]:
+        """The clients noted, most recent first; none when the notes cannot be read."""
+        return read_clients(self._cwd)

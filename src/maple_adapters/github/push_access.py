@@ -6,28 +6,21 @@ import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from enum import StrEnum
 from urllib.parse import quote
 
 from maple_adapters.github.transport import GitHubError, GitHubTransport
-from maple_core.ports import Clock
+from maple_core.ports import Clock, PushAnswer
 
-__all__ = ["PushAccess", "PushAnswer"]
+__all__ = ["PushAccess"]
 
 CACHE_S = 60.0
 CACHE_SIZE = 500
 
 
-class PushAnswer(StrEnum):
-    """What GitHub said about a token and the repository."""
-
-    PUSH = "push"
-    DENIED = "denied"
-    BAD_TOKEN = "bad-token"
-
-
 class PushAccess:
     """Asks ``GET /repos/{owner}/{repo}`` with the caller's token, and keeps the answer a minute.
+
+    The :class:`~maple_core.ports.PushAccess` port over GitHub.
 
     ``401`` is a bad token; ``403`` or ``404`` is denied; ``permissions.push`` decides a ``2xx``.
     Answers are kept per SHA-256 of the token (never the token itself), at most 500, the oldest

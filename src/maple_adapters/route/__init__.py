@@ -1,16 +1,6 @@
-"""A deployed Maple route as a store (``MAPLE_STORE=route``) and as the gate's refresher."""
+"""A deployed Maple route as a store (``MAPLE_STORE=route``) and as the gate's refresher.
 
-from __future__ import annotations
+Each name lives in, and is listed by, its own module; importing this package loads nothing.
+"""
 
-from maple_adapters.route.http import RouteHttp, RouteUnreachableError
-from maple_adapters.route.refresh import GateRefreshError, RouteGateRefresher
-from maple_adapters.route.store import RouteChangeSignal, RouteCommentStore
-
-__all__ = [
-    "GateRefreshError",
-    "RouteChangeSignal",
-    "RouteCommentStore",
-    "RouteGateRefresher",
-    "RouteHttp",
-    "RouteUnreachableError",
-]
+__all__: list[str] = []

@@ -1,16 +1,17 @@
-"""The composition root: the only code that builds adapters, one module per kind of profile.
+"""The composition root: the only code that builds adapters, as a few named setups.
 
-- :mod:`~maple_entrypoints.bootstrap.server`: the agent's MCP server, the CLI and the Stop
-  hook's forge path: the store, gate and refresher the settings name.
-- :mod:`~maple_entrypoints.bootstrap.github`: GitHub's transports (every one wrapped alike),
-  the ledger store, the check-run publisher, and the CI gate publisher from the GitHub event.
-- :mod:`~maple_entrypoints.bootstrap.route`: the route server (a store per caller token) and
-  the local route behind the solo bridge and the review proxy.
-- :mod:`~maple_entrypoints.bootstrap.agents`: external agents.
-- :mod:`~maple_entrypoints.bootstrap.local`: the clock, git discovery, the file store and media.
+Each setup returns one ready, frozen object:
 
-Entrypoints ask these for their parts and never import ``maple_adapters`` themselves (an
-import-linter contract holds it).
+- :func:`~maple_entrypoints.bootstrap.agent_loop.agent_loop`: what ``maple-mcp``, the CLI and
+  the Stop hook's forge path work with (the store, the gate target, the log, the clock, media,
+  commits);
+- :func:`~maple_entrypoints.bootstrap.route.route_server`: ``maple route serve``;
+- :func:`~maple_entrypoints.bootstrap.local.local_checkout`: this machine's ``.maple/`` folder,
+  what the local route (the solo bridge, the review proxy) serves;
+- :func:`~maple_entrypoints.bootstrap.ci.ci_gate`: ``maple gate publish`` in CI.
+
+The setups read the settings (``maple_entrypoints.settings``) and import no other entrypoint
+module; entrypoints never import ``maple_adapters`` themselves (import-linter holds both).
 """
 
 __all__: list[str] = []

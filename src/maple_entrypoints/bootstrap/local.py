@@ -1,79 +1,74 @@
-"""The local parts: the clock, git discovery, and the ``.maple/`` folder's store and media."""
+"""The local checkout: the ``.maple/`` folder's store and media, its commits, clients and agents.
+
+Nothing here reads the configuration: it is what every command working on this machine shares
+(``maple demo``, ``maple review``, ``maple agents``, ``maple watch``, ``maple doctor``), and what
+the local route serves (the solo bridge and the review proxy).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
-from maple_adapters.files import find_checkout
+from maple_adapters.agents.providers import Agents
+from maple_adapters.files.clients import ClientNotes
+from maple_adapters.files.commits import GitCommits
+from maple_adapters.files.folders import MAPLE, Folder, make_folder, open_folder
+from maple_adapters.files.git import GitCheckout, find_checkout
+from maple_adapters.files.media import FileMedia
+from maple_adapters.files.store import FileCommentStore
 from maple_adapters.system import SystemClock
-from maple_core.ports import Clock, CommentStore, Commits, MediaStore
+from maple_core.ports import Clock, CommentStore, Commits
+from maple_entrypoints.configuration import SECRETS
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from maple_adapters.files.clients import ClientSeen
-
-__all__ = [
-    "clients_seen",
-    "find_checkout",
-    "local_commits",
-    "local_media",
-    "local_media_file",
-    "local_store",
-    "note_client",
-    "system_clock",
-]
+__all__ = ["LocalCheckout", "local_checkout"]
 
 
-def system_clock() -> Clock:
-    """The wall and monotonic clocks, and sleeps, of this process."""
-    return SystemClock()
+@dataclass(frozen=True, slots=True)
+class LocalCheckout:
+    """What this machine keeps for one working directory's main checkout.
 
-
-def local_store(cwd: Path, clock: Clock | None = None) -> CommentStore:
-    """The file store in the ``.maple/`` folder of ``cwd``'s main checkout."""
-    from maple_adapters.files import FileCommentStore
-
-    return FileCommentStore(clock or SystemClock(), cwd)
-
-
-def local_commits(cwd: Path) -> Commits:
-    """The commits of ``cwd``'s git checkout, which a resolution's sha is checked against."""
-    from maple_adapters.files import GitCommits
-
-    return GitCommits(cwd)
-
-
-def note_client(cwd: Path, *, name: str, version: str, protocol: str, tasks: bool, at: str) -> None:
-    """Note in ``.maple/clients.json`` how a client waits (``maple doctor`` reads it).
-
-    ``tasks`` is whether it declared the MCP tasks extension, so that it wakes by itself.
+    Attributes:
+        checkout: where the directory sits in git (the main checkout, the branch).
+        store: the file store in ``<main checkout>/.maple/``.
+        media: the screenshots beside it.
+        commits: the commits a resolution's sha is checked against.
+        clock: the system's clock.
+        clients: ``maple-mcp``'s notes of how each client waits (``maple doctor`` reads them).
+        agents: the external agents, each child started without maple's secrets.
+        agents_folder: ``.maple/agents/``, made if missing, following no link.
+        recorded_agents: ``.maple/agents/``, or ``None`` when nothing was recorded.
     """
-    from maple_adapters.files.clients import ClientSeen, record_client
 
-    record_client(cwd, ClientSeen(name, version, protocol, tasks, at))
-
-
-def clients_seen(cwd: Path) -> list[ClientSeen]:
-    """The MCP clients ``maple-mcp`` noted at ``cwd``'s checkout, most recent first."""
-    from maple_adapters.files.clients import read_clients
-
-    return read_clients(cwd)
-
-
-def local_media(cwd: Path) -> MediaStore:
-    """The screenshots kept beside the file store of ``cwd``'s main checkout."""
-    from maple_adapters.files import FileMedia
-
-    return FileMedia(cwd)
+    checkout: GitCheckout
+    store: CommentStore
+    media: FileMedia
+    commits: Commits
+    clock: Clock
+    clients: ClientNotes
+    agents: Agents
+    agents_folder: Callable[[], Folder]
+    recorded_agents: Callable[[], Folder | None]
 
 
-def local_media_file(cwd: Path, key: str) -> Path:
-    """The file of the image ``key`` among ``cwd``'s ``.maple/`` media, for a person to open.
-
-    Raises:
-        InvalidMediaKeyError: the key is malformed.
-        NotFoundError: nothing is held under the key.
-    """
-    from maple_adapters.files import FileMedia
-
-    return FileMedia(cwd).location(key)
+def local_checkout(cwd: Path, clock: Clock | None = None) -> LocalCheckout:
+    """The local checkout of ``cwd``: its store, media, commits, clients and agents."""
+    clock = clock or SystemClock()
+    checkout = find_checkout(cwd)
+    root = checkout.root
+    return LocalCheckout(
+        checkout=checkout,
+        store=FileCommentStore(clock, cwd),
+        media=FileMedia(cwd),
+        commits=GitCommits(cwd),
+        clock=clock,
+        clients=ClientNotes(cwd),
+        agents=Agents(SECRETS),
+        agents_folder=lambda: make_folder(
+            root, (MAPLE, "agents"), store="agents", operation="record"
+        ),
+        recorded_agents=lambda: open_folder(
+            root, (MAPLE, "agents"), store="agents", operation="read"
+        ),
+    )

@@ -1,189 +1,117 @@
-"""The route's profiles: the server per caller token, and the local route behind a guard.
+"""The route server: ``maple route serve``, keeping comments in ``.maple/`` or on GitHub.
 
-``maple route serve --store file`` keeps comments in the ``.maple/`` folder of the directory it
-runs in, with screenshots beside them. ``--store github`` keeps them on the pull request and
-holds no GitHub token of its own: each request acts with the caller's bearer token. With the
-gate App's id, installation id and private key set, the route publishes ``maple/visual-review``
-itself and ``POST /gate/refresh`` is on. The solo bridge and the review proxy serve the local
-route: the file store and its media, guest authors, no gate.
+``--store file`` keeps comments in the ``.maple/`` folder of the directory it runs in, with
+screenshots beside them. ``--store github`` keeps them on the pull request and holds no GitHub
+token of its own: each request acts with the caller's bearer token (:class:`TokenStores`). With
+the gate App's id, installation id and private key set, the route publishes
+``maple/visual-review`` itself and ``POST /gate/refresh`` is on.
 """
 
 from __future__ import annotations
 
-import hashlib
-import threading
-from collections import OrderedDict
-from collections.abc import Callable
-from enum import StrEnum
+from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import SecretStr
-from starlette.requests import Request
-
+from maple_adapters.github.connect import app_transport, token_transport
+from maple_adapters.github.gate import GitHubCheckRunPublisher
+from maple_adapters.github.push_access import PushAccess
+from maple_adapters.github.store import GitHubLedgerStore
+from maple_adapters.github.tokens import TokenStores
+from maple_adapters.github.transport import PyGithubTransport
 from maple_adapters.log import ServerLog
-from maple_core.authors import Reviewer
-from maple_core.environment import describe_variable
-from maple_core.errors import ConfigurationError
-from maple_core.gate import check_review_url
-from maple_core.ports import Clock, CommentStore, GatePublisher
-from maple_entrypoints.bootstrap.github import (
-    app_transport,
-    check_run_publisher,
-    ledger_store,
-    push_access,
-    token_transport,
-)
-from maple_entrypoints.bootstrap.local import local_media, local_store, system_clock
-from maple_entrypoints.route.answers import bearer_token
-from maple_entrypoints.route.app import RouteOptions
-from maple_entrypoints.route.refresh import GateRefreshOptions
+from maple_core.gate import GateRules
+from maple_core.ports import Clock, CommentStore, GatePublisher, MediaStore
+from maple_entrypoints.bootstrap.local import local_checkout
+from maple_entrypoints.configuration import Settings
+from maple_entrypoints.settings import RouteConfig, RouteStoreKind, route_config
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # the settings load pydantic, which the local route never needs
-    from maple_entrypoints.settings import Settings
-
-__all__ = ["RouteStoreKind", "TokenStores", "local_route_options", "route_options"]
+__all__ = ["RouteServer", "route_server"]
 
 SERVICE = "maple-route"
 
 
-class RouteStoreKind(StrEnum):
-    """The stores ``maple route serve --store`` can keep comments in."""
+@dataclass(frozen=True, slots=True)
+class RouteServer:
+    """What ``maple route serve`` serves, built and checked once.
 
-    FILE = "file"
-    GITHUB = "github"
-
-
-class TokenStores:
-    """One GitHub store per caller token, kept for the next request (at most ``size``).
-
-    Keyed by the token's SHA-256, so the token itself is held only inside its store's transport.
+    Attributes:
+        store: the file store (one for every request); ``None`` on GitHub.
+        stores: on GitHub, one ledger store per caller token.
+        media: the screenshots beside the file store; ``None`` on GitHub.
+        gate: the check run published as the gate App, or ``None`` without one.
+        push_access: whether a caller's token can push (``/gate/refresh`` and republishing), or
+            ``None`` without a repository.
+        rules: the gate's rules, its review link included.
+        clock: the system's clock.
+        log: one-line records on stderr, every secret scrubbed.
     """
 
-    def __init__(self, build: Callable[[str], CommentStore], size: int = 128) -> None:
-        self._build = build
-        self._size = size
-        self._stores: OrderedDict[str, CommentStore] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def for_token(self, token: str) -> CommentStore:
-        """The store acting with ``token``."""
-        key = hashlib.sha256(token.encode()).hexdigest()
-        with self._lock:
-            store = self._stores.get(key)
-            if store is None:
-                store = self._stores[key] = self._build(token)
-            self._stores.move_to_end(key)
-            while len(self._stores) > self._size:
-                self._stores.popitem(last=False)
-        return store
-
-    def __call__(self, request: Request) -> CommentStore | None:
-        """The store for the request's bearer token; ``None`` (401) without one."""
-        token = bearer_token(request)
-        return self.for_token(token) if token else None
+    store: CommentStore | None
+    stores: TokenStores | None
+    media: MediaStore | None
+    gate: GatePublisher | None
+    push_access: PushAccess | None
+    rules: GateRules
+    clock: Clock
+    log: ServerLog
 
 
-def _needed(value: str | SecretStr | None, name: str, why: str) -> str:
-    if isinstance(value, SecretStr):
-        value = value.get_secret_value()
-    if not value:
-        raise ConfigurationError(
-            f"{name} is not set; {why}. It is: {describe_variable(name) or name}"
-        )
-    return value
-
-
-def _gate(settings: Settings, owner: str, repo: str, clock: Clock) -> GatePublisher | None:
-    """The check-run publisher acting as the gate App, or ``None`` when no App is configured."""
-    given = {
-        "MAPLE_GATE_APP_ID": settings.MAPLE_GATE_APP_ID,
-        "MAPLE_GATE_INSTALLATION_ID": settings.MAPLE_GATE_INSTALLATION_ID,
-        "MAPLE_GATE_PRIVATE_KEY": settings.MAPLE_GATE_PRIVATE_KEY,
-    }
-    if not any(given.values()):
-        return None
-    why = "the route needs the gate App's id, installation id and private key together"
-    app_id, installation, key = (_needed(v, n, why) for n, v in given.items())
-    if not installation.isdigit():
-        raise ConfigurationError(
-            f"MAPLE_GATE_INSTALLATION_ID must be a number, not {installation!r}; it is in the "
-            "App installation's settings URL."
-        )
-    transport = app_transport(app_id, key, int(installation), settings.MAPLE_GITHUB_API)
-    return check_run_publisher(transport, owner, repo, clock, app_id)
-
-
-def route_options(
-    settings: Settings,
+def route_server(
     store: RouteStoreKind,
     cwd: Path,
     *,
-    clock: Clock | None = None,
-    identity: Callable[[Request], Reviewer | None] | None = None,
     review_url: str | None = None,
-) -> RouteOptions:
-    """The route server's wiring from the environment.
+    settings: Settings | None = None,
+    clock: Clock | None = None,
+) -> RouteServer:
+    """The route server the settings (default: the process environment's) configure.
 
     ``review_url`` (``maple route serve --review-url``) overrides ``MAPLE_REVIEW_URL``.
 
     Raises:
         ConfigurationError: a variable the chosen store or gate needs is unset or malformed.
     """
-    clock = clock or system_clock()
-    if review_url is not None:
-        review_url = check_review_url(review_url, "--review-url")
-    elif (configured := settings.MAPLE_REVIEW_URL) is not None:
-        review_url = check_review_url(configured, "MAPLE_REVIEW_URL")
-    log = ServerLog(SERVICE, settings.secrets())
-    api = settings.MAPLE_GITHUB_API
-    owner, repo = settings.MAPLE_GITHUB_OWNER, settings.MAPLE_GITHUB_REPO
+    config = route_config(settings or Settings(), store, review_url)
+    local = local_checkout(cwd, clock)
+    clock = local.clock
     on_github = store is RouteStoreKind.GITHUB
-    if on_github:
-        why = "the route keeps comments on that repository's pull requests"
-        owner = _needed(owner, "MAPLE_GITHUB_OWNER", why)
-        repo = _needed(repo, "MAPLE_GITHUB_REPO", why)
-    gate = _gate(settings, owner, repo, clock) if owner and repo else None
-    app_id = settings.MAPLE_GATE_APP_ID
+    return RouteServer(
+        store=None if on_github else local.store,
+        stores=_token_stores(config, clock) if on_github else None,
+        media=None if on_github else local.media,
+        gate=_gate(config, clock),
+        push_access=_push_access(config, clock),
+        rules=config.rules,
+        clock=clock,
+        log=ServerLog(SERVICE, config.secrets),
+    )
+
+
+def _token_stores(config: RouteConfig, clock: Clock) -> TokenStores:
+    owner, repo, api = config.owner or "", config.repo or "", config.api_url
+    app_id = config.app.app_id if config.app is not None else None
 
     def github_store(token: str) -> CommentStore:
-        return ledger_store(token_transport(token, api), owner or "", repo or "", clock, app_id)
+        return GitHubLedgerStore(token_transport(token, api), owner, repo, clock, app_id=app_id)
 
-    per_token = TokenStores(github_store)  # one cache for the route and its refresh
-    refresh = None
-    if owner and repo:
-        refresh = GateRefreshOptions(
-            push_access=push_access(owner, repo, api, clock),
-            store_for_token=per_token.for_token if on_github else None,
-        )
-    return RouteOptions(
-        store=per_token if on_github else local_store(cwd, clock),
-        media=None if on_github else local_media(cwd),
-        identity=identity,
-        gate=gate,
-        refresh=refresh,
-        require_approval=settings.MAPLE_REQUIRE_APPROVAL == "true",
-        require_confirmation=settings.require_confirmation,
-        review_url=review_url,
-        clock=clock,
-        log=log,
+    return TokenStores(github_store)
+
+
+def _gate(config: RouteConfig, clock: Clock) -> GatePublisher | None:
+    """The check-run publisher acting as the gate App, or ``None`` when no App is configured."""
+    app = config.app
+    if app is None or not config.owner or not config.repo:
+        return None
+    key = app.private_key.get_secret_value()
+    transport = app_transport(app.app_id, key, app.installation_id, config.api_url)
+    return GitHubCheckRunPublisher(
+        transport, config.owner, config.repo, now=clock.now, app_id=app.app_id
     )
 
 
-def local_route_options(
-    cwd: Path, clock: Clock | None, log: ServerLog, *, client_authors: bool = False
-) -> RouteOptions:
-    """The route over ``cwd``'s ``.maple/`` and its media, with no gate.
-
-    What the solo bridge and the review proxy serve behind their guards. Authors are guests,
-    unless ``client_authors`` lets the browser name its reviewer (the review proxy's one
-    reviewer at this machine).
-    """
-    clock = clock or system_clock()
-    return RouteOptions(
-        store=local_store(cwd, clock),
-        media=local_media(cwd),
-        client_authors=client_authors,
-        clock=clock,
-        log=log,
-    )
+def _push_access(config: RouteConfig, clock: Clock) -> PushAccess | None:
+    """Whether a caller's token can push, each answer kept a minute (the bare transport)."""
+    if not config.owner or not config.repo:
+        return None
+    api = config.api_url
+    return PushAccess(lambda token: PyGithubTransport(token, api), config.owner, config.repo, clock)

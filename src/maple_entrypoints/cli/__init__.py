@@ -55,7 +55,7 @@ def main() -> None:
     import sys
 
     from maple_core.text import scrub
-    from maple_entrypoints.settings import secret_values
+    from maple_entrypoints.configuration import Settings
 
     try:
         app()
@@ -64,7 +64,7 @@ def main() -> None:
     except KeyboardInterrupt:
         raise SystemExit(130) from None
     except Exception as exc:
-        secrets = secret_values()
+        secrets = Settings().secrets()
         text = scrub(f"{type(exc).__name__}: {exc}", secrets).replace("\n", " ")
         sys.stderr.write(f"maple: unexpected error ({text}); please report it.\n")
         raise SystemExit(EXIT_ERROR) from None

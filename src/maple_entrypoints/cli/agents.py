@@ -22,16 +22,12 @@ from maple_core.agents import PROVIDERS, AgentRun, AgentState, render_run
 from maple_core.errors import MapleError
 from maple_core.ports import AgentProvider, AgentSession
 from maple_core.text import one_line
-from maple_entrypoints.bootstrap.agents import (
-    agent_provider,
-    make_agents_folder,
-    open_agents_folder,
-)
 from maple_entrypoints.cli.common import (
     EXIT_CONFIG,
     EXIT_ERROR,
     JsonOption,
     fail,
+    local_here,
     print_json,
     terminal_text,
 )
@@ -48,7 +44,7 @@ ProviderArg = Annotated[str, typer.Argument(help="codex or claude.", metavar="PR
 
 def _provider(name: str) -> AgentProvider:
     try:
-        return agent_provider(name)
+        return local_here(Path.cwd()).agents.provider(name)
     except MapleError as exc:
         raise fail(str(exc), EXIT_CONFIG) from None
 
@@ -58,7 +54,7 @@ _AGENT_ID = re.compile(r"(codex|claude)-[0-9]{1,10}")
 
 def _record(run: AgentRun, cwd: str) -> None:
     data = {"pid": os.getpid(), "cwd": cwd, "run": run.to_json(), "text": render_run(run)}
-    with make_agents_folder(Path.cwd()) as folder:
+    with local_here(Path.cwd()).agents_folder() as folder:
         folder.replace(f"{run.agent_id}.json", json.dumps(data, indent=2).encode())
 
 
@@ -162,7 +158,7 @@ def _recorded(agent_id: str) -> dict[str, Any]:
             EXIT_ERROR,
         )
     try:
-        folder = open_agents_folder(Path.cwd())
+        folder = local_here(Path.cwd()).recorded_agents()
         if folder is None:
             raise FileNotFoundError(agent_id)
         with folder:

@@ -23,12 +23,10 @@ from maple_core.cursor import parse_cursor
 from maple_core.display import shown, shown_one
 from maple_core.errors import MapleError
 from maple_core.json_types import JsonObject
-from maple_core.ports import CommentStore
-from maple_core.reporting import converse_and_report, resolve_and_report
+from maple_core.reporting import Fix, converse_and_report, resolve_and_report
 from maple_core.services import list_all, wait_for_comments
 from maple_core.statuses import CommentStatus
 from maple_core.text import one_line
-from maple_entrypoints.bootstrap.local import local_commits, system_clock
 from maple_entrypoints.cli.common import (
     EXIT_CONFIG,
     BranchOption,
@@ -37,6 +35,8 @@ from maple_entrypoints.cli.common import (
     fail,
     git_author,
     head_commit,
+    local_here,
+    loop_here,
     print_comments,
     print_json,
     store_here,
@@ -97,13 +97,13 @@ def wait(
     finds nothing is not an error: it prints the timeout (JSON) or nothing, and exits 0.
     """
     cwd = Path.cwd()
-    store = store_here(cwd)
+    loop = loop_here(cwd)
     name = branch_of(branch, cwd)
     try:
         if cursor:
             parse_cursor(cursor)
         while True:
-            found = wait_for_comments(store, name, cursor, timeout_ms, system_clock(), report=warn)
+            found = wait_for_comments(loop.store, name, cursor, timeout_ms, loop.clock, report=warn)
             cursor = found.cursor
             if as_json:
                 data = {
@@ -179,10 +179,8 @@ def _image_file(image: Attachment, cwd: Path) -> str:
     how = f" ({image.source})" if image.source else ""
     if image.ref.connector != "file":
         return f"{image.ref.key}{how}, held by the {image.ref.connector} media store"
-    from maple_entrypoints.bootstrap.local import local_media_file
-
     try:
-        path = local_media_file(cwd, image.ref.key)
+        path = local_here(cwd).media.location(image.ref.key)
     except MapleError:
         return f"{image.ref.key}{how}, not in .maple/ on this machine"
     shown_path = path.relative_to(cwd) if path.is_relative_to(cwd) else path
@@ -238,23 +236,13 @@ def resolve(
     already resolved keeps its first resolution, and this one is recorded in its thread.
     """
     cwd = Path.cwd()
-    wired = _Wired(cwd)
+    loop = loop_here(cwd)
     commit = sha or head_commit(cwd)
     if not commit:
         raise fail("no commit is checked out here; pass --sha COMMIT.", EXIT_CONFIG)
+    fix = Fix(commit, note, agent_author())
     resolved = resolve_and_report(
-        wired.store,
-        comment_id,
-        commit,
-        note,
-        system_clock(),
-        wired.log,
-        commits=local_commits(cwd),
-        author=agent_author(),
-        gate=wired.gate,
-        refresher=wired.refresher,
-        require_approval=wired.config.require_approval,
-        require_confirmation=wired.config.require_confirmation,
+        loop.store, comment_id, fix, loop.clock, loop.target, loop.commits
     )
     if as_json:
         print_json(shown_one(resolved, warn))
@@ -263,33 +251,10 @@ def resolve(
         print(f"{resolved.id} resolved at {one_line(recorded[:12])}")
 
 
-class _Wired:
-    """The configured store and the gate paths a change is reported to, as the MCP server has."""
-
-    def __init__(self, cwd: Path) -> None:
-        from maple_adapters.log import ServerLog
-        from maple_entrypoints.bootstrap.server import build_gate, build_refresher, build_store
-        from maple_entrypoints.settings import load_settings, resolve_config
-
-        settings = load_settings()
-        self.config = resolve_config(settings, "maple")
-        self.store: CommentStore = build_store(self.config, cwd)
-        self.log = ServerLog("maple", settings.secrets())
-        self.gate = build_gate(self.config)
-        self.refresher = build_refresher(self.config)
-
-    def converse(self, comment_id: str, event: ThreadEvent) -> JsonObject:
-        changed = converse_and_report(
-            self.store,
-            comment_id,
-            event,
-            self.log,
-            gate=self.gate,
-            refresher=self.refresher,
-            require_approval=self.config.require_approval,
-            require_confirmation=self.config.require_confirmation,
-        )
-        return shown_one(changed, warn)
+def _converse(cwd: Path, comment_id: str, event: ThreadEvent) -> JsonObject:
+    """Apply ``event`` to the comment's thread and report it, as the MCP server does."""
+    loop = loop_here(cwd)
+    return shown_one(converse_and_report(loop.store, comment_id, event, loop.target), warn)
 
 
 RoleOption = Annotated[
@@ -325,8 +290,8 @@ def reply(
     """
     cwd = Path.cwd()
     author = agent_author() if role is Role.AGENT else git_author(cwd)
-    data = _Wired(cwd).converse(
-        comment_id, ThreadEvent.reply(role, body, question=question, author=author)
+    data = _converse(
+        cwd, comment_id, ThreadEvent.reply(role, body, question=question, author=author)
     )
     _said(data, as_json, "asked" if question else "replied")
 
@@ -341,7 +306,7 @@ def reopen(
 ) -> None:
     """Reopen a resolved comment as a reviewer, saying why; the agent's next wait returns it."""
     cwd = Path.cwd()
-    data = _Wired(cwd).converse(comment_id, ThreadEvent.reopen(reason, git_author(cwd)))
+    data = _converse(cwd, comment_id, ThreadEvent.reopen(reason, git_author(cwd)))
     _said(data, as_json, "reopened")
 
 
@@ -353,7 +318,7 @@ def confirm(
 ) -> None:
     """Confirm a comment's resolution as a reviewer (MAPLE_REQUIRE_CONFIRMATION waits for it)."""
     cwd = Path.cwd()
-    data = _Wired(cwd).converse(comment_id, ThreadEvent.confirm(note, git_author(cwd)))
+    data = _converse(cwd, comment_id, ThreadEvent.confirm(note, git_author(cwd)))
     _said(data, as_json, "confirmed")
 
 

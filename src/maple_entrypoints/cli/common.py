@@ -18,10 +18,14 @@ from typer.core import TyperGroup
 from maple_core.authors import client_author
 from maple_core.comments import Comment
 from maple_core.errors import ConfigurationError, MapleError
-from maple_core.json_types import JsonObject
+from maple_core.json_types import JsonObject, JsonValue
 from maple_core.ports import CommentStore
 from maple_core.text import one_line, without_lone_surrogates
-from maple_entrypoints.bootstrap.local import find_checkout
+from maple_entrypoints.bootstrap.agent_loop import AgentLoop, agent_loop
+from maple_entrypoints.bootstrap.ci import CiGate, ci_gate
+from maple_entrypoints.bootstrap.local import LocalCheckout, local_checkout
+from maple_entrypoints.bootstrap.route import RouteServer, route_server
+from maple_entrypoints.settings import RouteStoreKind
 
 __all__ = [
     "BranchOption",
@@ -31,12 +35,16 @@ __all__ = [
     "JsonOption",
     "MapleCommands",
     "branch_of",
+    "ci_gate_here",
     "exit_code_for",
     "fail",
     "git_author",
     "head_commit",
+    "local_here",
+    "loop_here",
     "print_comments",
     "print_json",
+    "route_server_here",
     "store_here",
     "terminal_text",
     "warn",
@@ -103,7 +111,7 @@ def branch_of(explicit: str | None, cwd: Path) -> str:
     """``explicit``, else the branch checked out in ``cwd``."""
     if explicit:
         return explicit
-    branch = find_checkout(cwd).branch
+    branch = local_here(cwd).checkout.branch
     if branch is None:
         raise fail("no branch is checked out here; pass --branch NAME.", EXIT_CONFIG)
     return branch
@@ -141,15 +149,46 @@ def git_author(cwd: Path) -> JsonObject | None:
     return client_author(f"git:{email or name}", name)
 
 
-def store_here(cwd: Path) -> CommentStore:
-    """The store the environment configures.
+def loop_here(cwd: Path) -> AgentLoop:
+    """The agent loop the environment configures, as ``maple-mcp`` has it (the CLI's setup).
 
     Raises:
         ConfigurationError: the environment is incomplete or names something unknown (exit 2).
     """
-    from maple_entrypoints.bootstrap.server import store_from_environment
+    return agent_loop(cwd, program="maple", service="maple")
 
-    return store_from_environment(cwd=cwd, program="maple")
+
+def store_here(cwd: Path) -> CommentStore:
+    """The store the environment configures (:func:`loop_here`'s).
+
+    Raises:
+        ConfigurationError: the environment is incomplete or names something unknown (exit 2).
+    """
+    return loop_here(cwd).store
+
+
+def ci_gate_here(event_name: str, payload: JsonValue, review_url: str | None) -> CiGate:
+    """The CI gate for the GitHub Actions event ``event_name`` (``maple gate publish``).
+
+    Raises:
+        InvalidInputError: the event's payload lacks what the event needs.
+        ConfigurationError: no repository or token, or a bad review URL (exit 2).
+    """
+    return ci_gate(event_name, payload, review_url=review_url)
+
+
+def route_server_here(kind: RouteStoreKind, cwd: Path, review_url: str | None) -> RouteServer:
+    """``maple route serve``'s setup; ``review_url`` (``--review-url``) wins over the variable.
+
+    Raises:
+        ConfigurationError: a variable the store or the gate needs is unset or malformed (exit 2).
+    """
+    return route_server(kind, cwd, review_url=review_url)
+
+
+def local_here(cwd: Path) -> LocalCheckout:
+    """``cwd``'s local checkout: its ``.maple/`` store and media, commits, clients and agents."""
+    return local_checkout(cwd)
 
 
 def print_json(value: Any) -> None:

@@ -21,6 +21,7 @@ from typing import Annotated, Any
 import typer
 
 from maple_entrypoints.cli.common import EXIT_ERROR, fail
+from maple_entrypoints.configuration import MAPLE_STORE
 
 __all__ = ["demo"]
 
@@ -39,7 +40,7 @@ class DemoError(Exception):
 
 def _clean_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MAPLE_", "GITHUB_"))}
-    return {**env, "MAPLE_STORE": "file", **extra}
+    return {**env, MAPLE_STORE.name: "file", **extra}
 
 
 def _git(repo: Path, *args: str) -> str:
@@ -84,9 +85,9 @@ def _stop_hook(repo: Path, session: str, active: bool, temp: Path) -> dict[str, 
 
 def _gate(repo: Path) -> str:
     from maple_core.reporting import decide_branch_gate
-    from maple_entrypoints.bootstrap.local import local_store
+    from maple_entrypoints.cli.common import local_here
 
-    verdict = decide_branch_gate(local_store(repo), BRANCH, None, require_approval=False)
+    verdict = decide_branch_gate(local_here(repo).store, BRANCH, None)
     return f"{verdict.conclusion.value} ({verdict.reason.value}): {verdict.title}"
 
 

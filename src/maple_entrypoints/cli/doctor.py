@@ -15,8 +15,13 @@ import typer
 from maple_core.errors import ConfigurationError, MapleError
 from maple_core.paging import ListQuery
 from maple_core.services import list_all
-from maple_entrypoints.bootstrap.local import find_checkout
-from maple_entrypoints.cli.common import EXIT_ERROR, BranchOption, JsonOption
+from maple_entrypoints.cli.common import (
+    EXIT_ERROR,
+    BranchOption,
+    JsonOption,
+    local_here,
+    loop_here,
+)
 from maple_entrypoints.cli.install import (
     Client,
     UnreadableFileError,
@@ -30,6 +35,8 @@ from maple_entrypoints.cli.install import (
     tasks_disabled_by,
     toml_string,
 )
+from maple_entrypoints.configuration import MAPLE_GATE_TOKEN, MAPLE_URL, Settings
+from maple_entrypoints.settings import ServerConfig, StoreKind, resolve_config
 
 __all__ = ["Finding", "doctor", "examine"]
 
@@ -44,15 +51,17 @@ class Finding:
     fix: str = ""
 
 
-def _config_findings(findings: list[Finding]) -> object | None:
-    from maple_entrypoints.settings import load_settings, resolve_config
-
+def _config_findings(findings: list[Finding]) -> ServerConfig | None:
     try:
-        config = resolve_config(load_settings(), "maple")
+        config = resolve_config(Settings(), "maple")
     except ConfigurationError as exc:
         findings.append(Finding("configuration", False, str(exc), "see docs/configuration.md"))
         return None
-    gate = {"none": "no gate", "direct": "MAPLE_GATE_TOKEN", "route": "MAPLE_URL refresh"}
+    gate = {
+        "none": "no gate",
+        "direct": MAPLE_GATE_TOKEN.name,
+        "route": f"{MAPLE_URL.name} refresh",
+    }
     findings.append(
         Finding(
             "configuration",
@@ -63,18 +72,15 @@ def _config_findings(findings: list[Finding]) -> object | None:
     return config
 
 
-def _github_findings(config: object, branch: str | None, findings: list[Finding]) -> None:
-    from maple_entrypoints.bootstrap.github import build_transport, ledger_store
-    from maple_entrypoints.bootstrap.local import system_clock
-    from maple_entrypoints.settings import ServerConfig
-
-    assert isinstance(config, ServerConfig)
+def _github_findings(config: ServerConfig, branch: str | None, findings: list[Finding]) -> None:
     github = config.github
     try:
-        transport = build_transport(github, config.transport)
+        store = loop_here(Path.cwd()).github
     except ConfigurationError as exc:
         findings.append(Finding("github transport", False, str(exc)))
         return
+    assert store is not None  # MAPLE_STORE=github
+    transport = store.transport
     findings.append(Finding("github transport", True, f"{transport.name} ({config.transport})"))
     path = f"/repos/{github.owner}/{github.repo}"
     try:
@@ -98,9 +104,6 @@ def _github_findings(config: object, branch: str | None, findings: list[Finding]
     )
     if branch is None:
         return
-    store = ledger_store(
-        transport, github.owner or "", github.repo or "", system_clock(), github.gate_app_id
-    )
     try:
         pull = store.find_pull(branch)
         comments = list_all(store, branch)
@@ -122,16 +125,14 @@ def _github_findings(config: object, branch: str | None, findings: list[Finding]
         )
 
 
-def _store_findings(config: object, cwd: Path, branch: str | None, findings: list[Finding]) -> None:
-    from maple_entrypoints.bootstrap.server import build_store
-    from maple_entrypoints.settings import ServerConfig, StoreKind
-
-    assert isinstance(config, ServerConfig)
+def _store_findings(
+    config: ServerConfig, cwd: Path, branch: str | None, findings: list[Finding]
+) -> None:
     if config.store is StoreKind.GITHUB:
         _github_findings(config, branch, findings)
         return
     if config.store is StoreKind.FILE:
-        checkout = find_checkout(cwd)
+        checkout = local_here(cwd).checkout
         in_git = checkout.git_dir is not None
         findings.append(
             Finding(
@@ -143,7 +144,7 @@ def _store_findings(config: object, cwd: Path, branch: str | None, findings: lis
             )
         )
     try:
-        store = build_store(config, cwd)
+        store = loop_here(cwd).store
         if branch:
             count: int | None = len(list_all(store, branch))
         else:  # no branch here: still ask the store once, so an unreachable one shows
@@ -361,9 +362,7 @@ def _connected_findings(cwd: Path, findings: list[Finding]) -> None:
 
     A client waiting as an MCP task wakes by itself; any other needs ``maple watch``.
     """
-    from maple_entrypoints.bootstrap.local import clients_seen
-
-    for seen in clients_seen(cwd):
+    for seen in local_here(cwd).clients.seen():
         who = " ".join(part for part in (seen.name, seen.version) if part) or "a client"
         when = f" (last {seen.at})" if seen.at else ""
         if seen.tasks:
@@ -414,7 +413,7 @@ def examine(cwd: Path, branch: str | None) -> list[Finding]:
     findings: list[Finding] = []
     config = _config_findings(findings)
     if branch is None:
-        branch = find_checkout(cwd).branch
+        branch = local_here(cwd).checkout.branch
     if config is not None:
         _store_findings(config, cwd, branch, findings)
     _registration_findings(cwd, findings)

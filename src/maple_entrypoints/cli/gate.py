@@ -8,13 +8,12 @@ from typing import Annotated, Any
 
 import typer
 
-from maple_core.errors import ConfigurationError, MapleError
+from maple_core.errors import InvalidInputError, MapleError
 from maple_core.gate import (
     GateConclusion,
     GatePolicy,
     GateReport,
     GateVerdict,
-    check_review_url,
     decide_gate,
     merge_queue_verdict,
     unreadable_ledger_verdict,
@@ -28,11 +27,12 @@ from maple_entrypoints.cli.common import (
     BranchOption,
     JsonOption,
     branch_of,
+    ci_gate_here,
     fail,
+    loop_here,
     print_json,
-    store_here,
 )
-from maple_entrypoints.settings import load_settings
+from maple_entrypoints.configuration import GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, Settings
 
 __all__ = ["gate_app"]
 
@@ -77,17 +77,11 @@ def decide(branch: BranchOption = None, as_json: JsonOption = False) -> None:
     Exit codes: 0 clear or neutral, 3 blocked, 1 the store failed, 2 a configuration error.
     """
     cwd = Path.cwd()
-    store = store_here(cwd)
+    loop = loop_here(cwd)
+    store = loop.store
     name = branch_of(branch, cwd)
     sha = store.head(name) if Capability.HEAD in store.capabilities else None
-    settings = load_settings()
-    verdict = decide_branch_gate(
-        store,
-        name,
-        sha,
-        require_approval=settings.require_approval,
-        require_confirmation=settings.require_confirmation,
-    )
+    verdict = decide_branch_gate(store, name, sha, loop.target.rules)
     _show(name, sha, verdict, as_json)
     if verdict.conclusion is GateConclusion.BLOCKED:
         raise typer.Exit(EXIT_BLOCKED)
@@ -128,12 +122,9 @@ def publish(
     App) count. The check run is written with
     MAPLE_GATE_TOKEN (a gate App's token) or else GITHUB_TOKEN (needs `checks: write`).
     """
-    from maple_entrypoints.bootstrap.github import ci_gate, read_event
-    from maple_entrypoints.bootstrap.local import system_clock
-
-    settings = load_settings()
-    name = event_name or settings.GITHUB_EVENT_NAME or ""
-    path = event_path or (Path(p) if (p := settings.GITHUB_EVENT_PATH) else None)
+    settings = Settings()
+    name = event_name or settings[GITHUB_EVENT_NAME] or ""
+    path = event_path or (Path(p) if (p := settings[GITHUB_EVENT_PATH]) else None)
     if path is None:
         raise fail(
             "no event to publish for: run in GitHub Actions, or pass --event-name and "
@@ -141,61 +132,26 @@ def publish(
             EXIT_CONFIG,
         )
     try:
-        event = read_event(name, json.loads(path.read_text(encoding="utf-8")))
+        payload = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise fail(f"cannot read the event at {path}: {exc}", EXIT_CONFIG) from None
-    except MapleError as exc:
+    try:
+        ci = ci_gate_here(name, payload, review_url)
+    except InvalidInputError as exc:
         raise fail(str(exc), EXIT_CONFIG) from None
-    repository = (
-        f"{o}/{r}"
-        if (o := settings.MAPLE_GITHUB_OWNER) and (r := settings.MAPLE_GITHUB_REPO)
-        else event.repository or settings.GITHUB_REPOSITORY
-    )
-    token = settings.GITHUB_TOKEN.get_secret_value() if settings.GITHUB_TOKEN else None
-    gate = settings.MAPLE_GATE_TOKEN
-    gate_token = (gate.get_secret_value() if gate else None) or token
-    if not repository or "/" not in repository:
-        raise ConfigurationError(
-            "no repository: set MAPLE_GITHUB_OWNER and MAPLE_GITHUB_REPO (GitHub Actions "
-            "sets GITHUB_REPOSITORY)."
-        )
-    if not gate_token:
-        raise ConfigurationError(
-            "GITHUB_TOKEN is not set; give the job `permissions: checks: write, "
-            "pull-requests: read` and `env: GITHUB_TOKEN: ${{ github.token }}`, or set "
-            "MAPLE_GATE_TOKEN to a gate App's token."
-        )
-    if review_url is not None:
-        review_url = check_review_url(review_url, "--review-url")
-    elif configured := settings.MAPLE_REVIEW_URL:
-        review_url = check_review_url(configured, "MAPLE_REVIEW_URL")
-    owner, repo = repository.split("/", 1)
-    parts = ci_gate(
-        owner,
-        repo,
-        token=token,
-        gate_token=gate_token,
-        api_url=settings.MAPLE_GITHUB_API or settings.GITHUB_API_URL,
-        app_id=settings.MAPLE_GATE_APP_ID,
-        clock=system_clock(),
-    )
+    event = ci.event
     if event.merge_queue:
         verdict = merge_queue_verdict()
     elif event.no_review or no_review:
         verdict = decide_gate([], GatePolicy(has_review=False))
     else:
         try:
-            verdict = decide_branch_gate(
-                parts.store,
-                event.branch,
-                event.sha,
-                require_approval=settings.require_approval,
-                require_confirmation=settings.require_confirmation,
-            )
+            verdict = decide_branch_gate(ci.store, event.branch, event.sha, ci.rules)
         except MapleError as exc:  # fail closed: a neutral required check lets the merge through
             verdict = unreadable_ledger_verdict(str(exc))
+    report = GateReport(event.branch, event.sha, verdict, ci.rules.review_url)
     try:
-        parts.publisher.publish(GateReport(event.branch, event.sha, verdict, review_url))
+        ci.publisher.publish(report)
     except MapleError as exc:
         raise fail(f"could not publish maple/visual-review: {exc}", EXIT_ERROR) from None
     _show(event.branch, event.sha, verdict, as_json)

@@ -36,9 +36,13 @@ import tomlkit
 import tomlkit.exceptions
 import typer
 
-from maple_entrypoints.bootstrap.local import find_checkout
-from maple_entrypoints.cli.common import EXIT_ERROR, fail
-from maple_entrypoints.settings import InstallSettings
+from maple_entrypoints.cli.common import EXIT_ERROR, fail, local_here
+from maple_entrypoints.configuration import (
+    CLAUDE_CODE_DISABLE_MCP_TASKS,
+    CODEX_HOME,
+    VIRTUAL_ENV,
+    Settings,
+)
 
 __all__ = [
     "Client",
@@ -81,7 +85,7 @@ def bare_names_work() -> bool:
     only because its virtualenv is activated (``VIRTUAL_ENV``): a client started from elsewhere
     (a desktop app, another shell) does not have that.
     """
-    venv = InstallSettings.load().VIRTUAL_ENV
+    venv = Settings()[VIRTUAL_ENV]
     if venv and Path(venv).resolve() == Path(sys.executable).parent.parent.resolve():
         return False
     for name in (SERVER, HOOK):
@@ -124,14 +128,14 @@ def project_root(client: Client, directory: Path) -> Path:
     """
     start = Path(os.path.realpath(directory))
     if client is Client.CODEX:
-        return Path(find_checkout(start).root)
+        return Path(local_here(start).checkout.root)
     for candidate in (start, *start.parents):
         if (candidate / ".git").exists():
             return candidate
     return start
 
 
-TASKS_OFF = "CLAUDE_CODE_DISABLE_MCP_TASKS"
+TASKS_OFF = CLAUDE_CODE_DISABLE_MCP_TASKS.name
 """Claude Code's switch that turns MCP tasks off, and with them waking when a comment arrives."""
 
 
@@ -153,7 +157,7 @@ def tasks_disabled_by(root: Path) -> str | None:
     ``~/.claude/settings.json``. A file that cannot be read is skipped (``maple doctor`` reports
     it on its own line).
     """
-    if _set(InstallSettings.load().CLAUDE_CODE_DISABLE_MCP_TASKS):
+    if _set(Settings()[CLAUDE_CODE_DISABLE_MCP_TASKS]):
         return "the environment"
     for path in (
         root / ".claude" / "settings.local.json",
@@ -506,7 +510,7 @@ def _codex_tables(
 
 def codex_config_path() -> Path:
     """``$CODEX_HOME/config.toml``, else ``~/.codex/config.toml``."""
-    home = InstallSettings.load().CODEX_HOME
+    home = Settings()[CODEX_HOME]
     return (Path(home) if home else Path.home() / ".codex") / "config.toml"
 
 

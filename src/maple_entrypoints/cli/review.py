@@ -14,8 +14,7 @@ from typing import Annotated
 import typer
 
 from maple_core.text import capped, one_line
-from maple_entrypoints.bootstrap.local import find_checkout
-from maple_entrypoints.cli.common import EXIT_CONFIG, EXIT_ERROR, fail
+from maple_entrypoints.cli.common import EXIT_CONFIG, EXIT_ERROR, fail, local_here
 
 __all__ = ["review"]
 
@@ -156,7 +155,6 @@ def _serve(url: str | None, port: int | None, listen: int, no_open: bool) -> Non
     import uvicorn
 
     from maple_adapters.log import ServerLog
-    from maple_entrypoints.bootstrap.local import local_store
     from maple_entrypoints.loopback import bounded_http, listen_on_loopback
     from maple_entrypoints.review import review_app
     from maple_entrypoints.review.feed import CommentFeed
@@ -166,7 +164,8 @@ def _serve(url: str | None, port: int | None, listen: int, no_open: bool) -> Non
     if not re.match(r"https?://", url):
         raise fail(f"--url must start with http:// or https://; got {url}.", EXIT_ERROR)
     cwd = Path.cwd()
-    branch = find_checkout(cwd).branch or "default"
+    local = local_here(cwd)
+    branch = local.checkout.branch or "default"
     try:
         sock = listen_on_loopback(listen)
     except (OSError, OverflowError) as exc:
@@ -195,7 +194,7 @@ def _serve(url: str | None, port: int | None, listen: int, no_open: bool) -> Non
         date_header=False,  # the app's own Date and Server headers pass through, once
         server_header=False,
     )
-    feed = CommentFeed(local_store(cwd), branch, _print_line)
+    feed = CommentFeed(local.store, branch, _print_line)
     feed.start()
     try:
         uvicorn.Server(config).run(sockets=[sock])

@@ -72,9 +72,9 @@ def route_serve(
     ] = None,
 ) -> None:
     """Serve Maple's route (comments, media, approvals, gate refresh) with uvicorn."""
-    from maple_entrypoints.bootstrap.route import RouteStoreKind, route_options
-    from maple_entrypoints.route.serve import serve_route
-    from maple_entrypoints.settings import load_settings
+    from maple_entrypoints.cli.common import route_server_here
+    from maple_entrypoints.route.serve import serve_route, server_options
+    from maple_entrypoints.settings import RouteStoreKind
 
     try:
         kind = RouteStoreKind(store)
@@ -82,7 +82,7 @@ def route_serve(
         raise fail(f'unknown --store {store}; "file" and "github" exist.', EXIT_CONFIG) from None
     if not prefix.startswith("/"):
         raise fail(f"--prefix must start with /, such as /api/maple; got {prefix}.", EXIT_CONFIG)
-    options = route_options(load_settings(), kind, Path.cwd(), review_url=review_url)
+    options = server_options(route_server_here(kind, Path.cwd(), review_url))
     cannot_listen = f"the route cannot listen on {host}:{port}"
     fix = "choose another --port or --host, or stop what listens there."
     try:

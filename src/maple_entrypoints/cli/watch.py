@@ -17,7 +17,7 @@ import shutil
 import signal
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
@@ -30,19 +30,17 @@ from maple_core.comments import Comment
 from maple_core.cursor import FreshComments, parse_cursor, select_fresh
 from maple_core.display import shown
 from maple_core.errors import ConfigurationError, MapleError
-from maple_core.ports import AgentProvider, AgentSession, CommentStore
+from maple_core.ports import AgentProvider, AgentSession, Clock, CommentStore
 from maple_core.services import list_all, wait_for_comments
 from maple_core.statuses import CommentStatus
 from maple_core.stop import inert_field
 from maple_core.text import framed_json, one_line
-from maple_entrypoints.bootstrap.agents import agent_provider, kill_all_agents
-from maple_entrypoints.bootstrap.local import system_clock
 from maple_entrypoints.cli.common import (
     EXIT_CONFIG,
     BranchOption,
     branch_of,
     fail,
-    store_here,
+    loop_here,
     terminal_text,
     warn,
 )
@@ -135,12 +133,20 @@ class Watcher:
         cwd: the agent's working folder.
         session: the thread (Codex) or session (Claude Code) to resume; ``None`` starts one on
             the first batch.
+        kill_all: ends every process the agents started, when the watcher stops.
     """
 
     def __init__(
-        self, provider: AgentProvider, agent: str, cwd: str, session: str | None = None
+        self,
+        provider: AgentProvider,
+        agent: str,
+        cwd: str,
+        session: str | None = None,
+        *,
+        kill_all: Callable[[], None] = lambda: None,
     ) -> None:
         self.provider = provider
+        self._kill_all = kill_all
         self.agent = agent
         self.cwd = cwd
         self.thread_id = session
@@ -183,7 +189,7 @@ class Watcher:
                     session.cancel()
                 session.close()
         finally:
-            kill_all_agents()
+            self._kill_all()
 
 
 def turn_line(agent: str, thread_id: str | None, count: int, run: AgentRun) -> str:
@@ -212,14 +218,14 @@ def _later(a: str | None, b: str) -> str:
     return b if a is None or parse_cursor(b) >= parse_cursor(a) else a
 
 
-def _loop(watcher: Watcher, store: CommentStore, branch: str) -> None:
+def _loop(watcher: Watcher, store: CommentStore, branch: str, clock: Clock) -> None:
     sent: str | None = None  # every comment up to here reached the agent
     seen: str | None = None  # every comment up to here was read (a failed batch lies between)
     failed = 0  # turns the unsent batch has failed in a row
     errors = 0
     while True:
         try:
-            found = wait_for_comments(store, branch, seen, WAIT_MS, system_clock(), report=warn)
+            found = wait_for_comments(store, branch, seen, WAIT_MS, clock, report=warn)
             if found.comments and failed:  # the unsent batch goes again, with everything since
                 found = select_fresh(list_all(store, branch, report=warn), sent)
         except ConfigurationError:
@@ -301,13 +307,14 @@ def watch(
             EXIT_CONFIG,
         )
     cwd = Path.cwd()
-    store = store_here(cwd)
+    loop = loop_here(cwd)
     name = branch_of(branch, cwd)
+    agents = loop.local.agents
     try:
-        provider = agent_provider(agent.value, approve=approve_all)
+        provider = agents.provider(agent.value, approve=approve_all)
     except MapleError as exc:
         raise fail(str(exc), EXIT_CONFIG) from None
-    watcher = Watcher(provider, agent.value, str(cwd.resolve()), session)
+    watcher = Watcher(provider, agent.value, str(cwd.resolve()), session, kill_all=agents.kill_all)
     previous = {sig: signal.signal(sig, _raise_stopped) for sig in (signal.SIGTERM, signal.SIGINT)}
     sys.stderr.write(
         f"maple: watching {terminal_text(one_line(name))} for comments; each batch wakes "
@@ -315,7 +322,7 @@ def watch(
     )
     sys.stderr.flush()
     try:
-        _loop(watcher, store, name)
+        _loop(watcher, loop.store, name, loop.clock)
     except (_StopRequestedError, KeyboardInterrupt):
         pass
     finally:

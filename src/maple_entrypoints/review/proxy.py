@@ -33,7 +33,7 @@ from starlette.routing import Mount, Route, Router
 
 from maple_adapters.log import ServerLog
 from maple_core.ports import Clock
-from maple_entrypoints.bootstrap.route import local_route_options
+from maple_entrypoints.bootstrap.local import local_checkout
 from maple_entrypoints.review.page import (
     OverlayNeeds,
     allows_capture,
@@ -45,6 +45,7 @@ from maple_entrypoints.review.page import (
 )
 from maple_entrypoints.route.answers import json_answer
 from maple_entrypoints.route.app import create_route_app
+from maple_entrypoints.route.serve import local_options
 
 __all__ = ["API_PATH", "OVERLAY_PATH", "review_app"]
 
@@ -329,7 +330,8 @@ def review_app(
 ) -> Any:
     """The proxy in front of the app at ``upstream``, with the route over ``cwd``'s ``.maple/``."""
     # the one reviewer at this machine names themselves in the overlay
-    options = local_route_options(cwd, clock, log or ServerLog("maple-review"), client_authors=True)
+    local = local_checkout(cwd, clock)
+    options = local_options(local, log or ServerLog("maple-review"), client_authors=True)
     forwarder = _Forwarder(upstream, branch)
 
     @contextlib.asynccontextmanager

@@ -1,21 +1,6 @@
-"""Maple's route as an ASGI app (``create_route_app``), and ``maple route serve``."""
+"""Maple's route as an ASGI app (``route.app``), and ``maple route serve`` (``route.serve``).
 
-from __future__ import annotations
+Each name lives in, and is listed by, its own module; :mod:`maple` re-exports the app.
+"""
 
-from maple_entrypoints.route.app import (
-    DEFAULT_BASE_PATH,
-    IdentityResolver,
-    RouteOptions,
-    StoreResolver,
-    create_route_app,
-)
-from maple_entrypoints.route.refresh import GateRefreshOptions
-
-__all__ = [
-    "DEFAULT_BASE_PATH",
-    "GateRefreshOptions",
-    "IdentityResolver",
-    "RouteOptions",
-    "StoreResolver",
-    "create_route_app",
-]
+__all__: list[str] = []

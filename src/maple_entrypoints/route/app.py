@@ -3,7 +3,7 @@
 ::
 
     from fastapi import FastAPI
-    from maple_entrypoints.route import RouteOptions, create_route_app
+    from maple import RouteOptions, create_route_app
 
     app = FastAPI()
     app.mount("/api/maple", create_route_app(RouteOptions(store=my_store)))
@@ -36,13 +36,14 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from maple_adapters.log import ServerLog
+from maple_adapters.system import SystemClock
 from maple_core.approvals import NewApproval
 from maple_core.authors import Reviewer
 from maple_core.comments import Comment
 from maple_core.conversation import ConversationError, Role, ThreadEvent
 from maple_core.cursor import format_js_timestamp
 from maple_core.errors import MapleError, NotFoundError
-from maple_core.gate import check_review_url
+from maple_core.gate import DEFAULT_RULES, GateRules
 from maple_core.json_types import JsonObject, JsonValue
 from maple_core.media import RASTER_TYPES, is_raster, raster_type, sniff_raster
 from maple_core.ports import (
@@ -53,14 +54,13 @@ from maple_core.ports import (
     CommentStore,
     GatePublisher,
     MediaStore,
+    PushAnswer,
 )
-from maple_core.reporting import publish_gate
+from maple_core.reporting import GateTarget, report_to_gate
 from maple_core.services import resolve_comment, stamped_resolution
 from maple_core.statuses import CommentStatus
 from maple_core.submissions import MAX_BODY_CHARS, read_drafts, read_status_change
 from maple_core.text import scrub
-from maple_entrypoints.bootstrap.github import PushAnswer
-from maple_entrypoints.bootstrap.local import system_clock
 from maple_entrypoints.route.answers import (
     RouteRefusalError,
     bearer_token,
@@ -120,11 +120,10 @@ class RouteOptions:
         gate: where the verdict is published after a new comment, a status change or an
             approval, and what ``/gate/refresh`` publishes with.
         refresh: turns ``POST /gate/refresh`` on for one repository.
-        require_approval: hold the gate until somebody approves the commit.
-        require_confirmation: hold the gate until a reviewer confirms every resolution
-            (``MAPLE_REQUIRE_CONFIRMATION``; only a store that keeps threads records one).
-        review_url: where reviewers look at the preview; the check run's details link. Without
-            it the check run has no link (never one built from a request's ``Host``).
+        rules: what the gate holds a pull request to: approval, confirmation (only a store that
+            keeps threads records one), and where reviewers look at the preview, the check
+            run's details link (without it the check run has no link, never one built from a
+            request's ``Host``).
         client_authors: a caller without an identity may name itself as a comment's author,
             and edit or delete its own open comments (see ``route.authorship``); for a route
             serving one person, as ``maple review``'s does.
@@ -139,18 +138,12 @@ class RouteOptions:
     identity: IdentityResolver | None = None
     gate: GatePublisher | None = None
     refresh: GateRefreshOptions | None = None
-    require_approval: bool = False
-    require_confirmation: bool = False
-    review_url: str | None = None
+    rules: GateRules = DEFAULT_RULES
     client_authors: bool = False
-    clock: Clock = field(default_factory=system_clock)
+    clock: Clock = field(default_factory=SystemClock)
     log: ServerLog = field(default_factory=lambda: ServerLog("maple-route"))
     max_json_bytes: int = 2 * 1024 * 1024
     max_media_bytes: int = 10 * 1024 * 1024
-
-    def __post_init__(self) -> None:
-        if self.review_url is not None:
-            check_review_url(self.review_url)
 
 
 async def _off_loop(fn: Callable[..., T], *args: Any) -> T:
@@ -228,25 +221,10 @@ class _Route:
                 "the next push or gate refresh publishes it."
             )
             return
-        try:
-            outcome = await _off_loop(
-                lambda: publish_gate(
-                    store,
-                    gate,
-                    branch,
-                    require_approval=self.options.require_approval,
-                    require_confirmation=self.options.require_confirmation,
-                    review_url=self.options.review_url,
-                )
-            )
-        except Exception as exc:
-            self.options.log.error(
-                "Maple could not publish the merge gate; the change was saved.",
-                failure=_described(exc, request),
-            )
-            return
-        if outcome.skipped:
-            self.options.log.warn(outcome.skipped)
+        token = bearer_token(request)
+        log = self.options.log.scrubbing(token) if token else self.options.log
+        target = GateTarget(log, gate, self.options.rules)
+        await _off_loop(report_to_gate, store, branch, target)
 
     # -- comments ----------------------------------------------------------------------------
 
@@ -520,8 +498,8 @@ class _Route:
             {
                 "user": reviewer.to_json() if reviewer is not None else None,
                 "media": self.options.media is not None,
-                "approval": {"required": self.options.require_approval},
-                "confirmation": {"required": self.options.require_confirmation},
+                "approval": {"required": self.options.rules.require_approval},
+                "confirmation": {"required": self.options.rules.require_confirmation},
             }
         )
 
@@ -536,9 +514,7 @@ class _Route:
             request,
             gate=self.options.gate,
             fallback_store=self.store_for,
-            require_approval=self.options.require_approval,
-            require_confirmation=self.options.require_confirmation,
-            review_url=self.options.review_url,
+            rules=self.options.rules,
             limit=self.options.max_json_bytes,
         )
 

@@ -15,9 +15,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from maple_core.errors import InvalidRecordError
-from maple_core.ports import CommentStore, GatePublisher
-from maple_core.reporting import publish_gate
-from maple_entrypoints.bootstrap.github import PushAnswer
+from maple_core.gate import GateRules
+from maple_core.ports import CommentStore, GatePublisher, PushAccess, PushAnswer
+from maple_core.reporting import NotPublished, publish_gate
 from maple_entrypoints.route.answers import RouteRefusalError, bearer_token, json_answer, read_json
 from maple_entrypoints.route.params import read_branch
 
@@ -34,7 +34,7 @@ class GateRefreshOptions:
             token; without it the route's own store is used.
     """
 
-    push_access: Callable[[str], PushAnswer]
+    push_access: PushAccess
     store_for_token: Callable[[str], CommentStore] | None = None
 
 
@@ -44,14 +44,12 @@ async def refresh_gate(
     *,
     gate: GatePublisher | None,
     fallback_store: Callable[[Request], CommentStore],
-    require_approval: bool,
-    require_confirmation: bool = False,
-    review_url: str | None,
+    rules: GateRules,
     limit: int,
 ) -> Response:
     """Check the caller, then decide and publish the gate; Maple's checks in Maple's order.
 
-    The check run links to ``review_url`` (configured), never to the request's own origin.
+    The check run links to the rules' review URL (configured), never to the request's origin.
     """
     token = bearer_token(request)
     if token is None:
@@ -74,17 +72,8 @@ async def refresh_gate(
         store = build(token) if build is not None else fallback_store(request)
     except RouteRefusalError:
         raise RouteRefusalError(401, "There is no store to read the verdict from") from None
-    outcome = await anyio.to_thread.run_sync(
-        lambda: publish_gate(
-            store,
-            gate,
-            branch,
-            require_approval=require_approval,
-            require_confirmation=require_confirmation,
-            review_url=review_url,
-        )
-    )
-    if outcome.report is None:
+    outcome = await anyio.to_thread.run_sync(publish_gate, store, gate, branch, rules)
+    if isinstance(outcome, NotPublished):
         raise RouteRefusalError(409, f'No head commit for "{branch}"')
     verdict = outcome.report.verdict
     return json_answer(

@@ -1,23 +1,93 @@
-"""``maple route serve``: the route mounted under its prefix, on uvicorn.
+"""``maple route serve``: the route mounted under its prefix, on uvicorn; and the local route.
 
-Its options come from :func:`maple_entrypoints.bootstrap.route.route_options`.
+The route's options come from the bootstrap's setups: :func:`server_options` from the route
+server's (:func:`~maple_entrypoints.bootstrap.route.route_server`), :func:`local_options` from
+the local checkout's, for the solo bridge and the review proxy.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.requests import Request
 from starlette.routing import Mount
 from starlette.types import ASGIApp
 
+from maple_adapters.log import ServerLog
+from maple_core.ports import CommentStore
+from maple_entrypoints.route.answers import bearer_token
 from maple_entrypoints.route.app import (
     DEFAULT_BASE_PATH,
     RouteOptions,
+    StoreResolver,
     create_route_app,
     json_http_error,
 )
+from maple_entrypoints.route.refresh import GateRefreshOptions
 
-__all__ = ["serve_route", "served_app"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from maple_entrypoints.bootstrap.local import LocalCheckout
+    from maple_entrypoints.bootstrap.route import RouteServer
+
+__all__ = ["by_bearer_token", "local_options", "serve_route", "served_app", "server_options"]
+
+
+def by_bearer_token(for_token: Callable[[str], CommentStore]) -> StoreResolver:
+    """The store acting with a request's bearer token; ``None`` (401) without one."""
+
+    def resolve(request: Request) -> CommentStore | None:
+        token = bearer_token(request)
+        return for_token(token) if token else None
+
+    return resolve
+
+
+def server_options(server: RouteServer) -> RouteOptions:
+    """The route's options on the route server's setup."""
+    stores = server.stores
+    store: CommentStore | StoreResolver
+    if stores is not None:
+        store = by_bearer_token(stores.for_token)
+    elif server.store is not None:
+        store = server.store
+    else:
+        raise ValueError("a route server keeps comments in one store or in one per token")
+    refresh = None
+    if server.push_access is not None:
+        refresh = GateRefreshOptions(
+            push_access=server.push_access,
+            store_for_token=stores.for_token if stores is not None else None,
+        )
+    return RouteOptions(
+        store=store,
+        media=server.media,
+        gate=server.gate,
+        refresh=refresh,
+        rules=server.rules,
+        clock=server.clock,
+        log=server.log,
+    )
+
+
+def local_options(
+    local: LocalCheckout, log: ServerLog, *, client_authors: bool = False
+) -> RouteOptions:
+    """The route over the local checkout's ``.maple/`` and its media, with no gate.
+
+    What the solo bridge and the review proxy serve behind their guards. Authors are guests,
+    unless ``client_authors`` lets the browser name its reviewer (the review proxy's one
+    reviewer at this machine).
+    """
+    return RouteOptions(
+        store=local.store,
+        media=local.media,
+        client_authors=client_authors,
+        clock=local.clock,
+        log=log,
+    )
 
 
 def served_app(options: RouteOptions, prefix: str = DEFAULT_BASE_PATH) -> Starlette:

@@ -1,0 +1,171 @@
+"""maple as a library: the values, decisions, ports and use cases, the stores, and the setup.
+
+Everything a library user needs is here, imported at once and listed once (``__all__``); each
+name also stays in its home module (``maple_core.comments``, ``maple_adapters.files.store``…).
+See ``docs/library.md``.
+"""
+
+from __future__ import annotations
+
+from maple_adapters.files.media import FileMedia
+from maple_adapters.files.store import FileCommentStore
+from maple_adapters.log import ServerLog
+from maple_adapters.memory import InMemoryCommentStore
+from maple_adapters.memory_gate import InMemoryGatePublisher
+from maple_adapters.system import SystemClock
+from maple_core.approvals import Approval, NewApproval
+from maple_core.comments import Anchor, Comment, Context, NewComment, RegionMember, Resolution
+from maple_core.context import CommentContext, comment_context
+from maple_core.conversation import ConversationError, Reply, ReplyKind, Role, ThreadEvent
+from maple_core.cursor import EPOCH_CURSOR, FreshComments, newest_first, select_fresh
+from maple_core.errors import (
+    ConfigurationError,
+    CorruptLedgerError,
+    InvalidCursorError,
+    InvalidInputError,
+    InvalidMediaKeyError,
+    InvalidQueryError,
+    InvalidRecordError,
+    MapleError,
+    MissingCapabilityError,
+    NotFoundError,
+    StoreError,
+    StoreRejectedError,
+    StoreUnavailableError,
+)
+from maple_core.gate import (
+    GateConclusion,
+    GatePolicy,
+    GateReason,
+    GateReport,
+    GateRules,
+    GateVerdict,
+    decide_gate,
+)
+from maple_core.media import MediaRef
+from maple_core.paging import CommentPage, ListQuery
+from maple_core.ports import (
+    Capability,
+    ChangeSignal,
+    Clock,
+    CommentConversation,
+    CommentStore,
+    GatePublisher,
+    GateRefresher,
+)
+from maple_core.reporting import (
+    Fix,
+    GateTarget,
+    NotPublished,
+    Published,
+    PublishOutcome,
+    converse_and_report,
+    decide_branch_gate,
+    publish_gate,
+    report_to_gate,
+    resolve_and_report,
+)
+from maple_core.services import converse, list_all, resolve_comment, wait_for_comments
+from maple_core.statuses import BLOCKING_STATUSES, CommentStatus
+from maple_core.stop import (
+    MAX_BLOCKS,
+    StopDecision,
+    StopPayload,
+    decide_loop_count_stop,
+    decide_session_stop,
+    decide_stop,
+    parse_stop_payload,
+    worklist,
+)
+from maple_core.wait import clamp_wait_ms
+from maple_entrypoints.bootstrap.agent_loop import AgentLoop, agent_loop
+from maple_entrypoints.configuration import Settings
+from maple_entrypoints.route.app import RouteOptions, create_route_app
+
+__all__ = [
+    "AgentLoop",
+    "Anchor",
+    "Approval",
+    "BLOCKING_STATUSES",
+    "Capability",
+    "ChangeSignal",
+    "Clock",
+    "Comment",
+    "CommentContext",
+    "CommentConversation",
+    "CommentPage",
+    "CommentStatus",
+    "CommentStore",
+    "ConfigurationError",
+    "Context",
+    "ConversationError",
+    "CorruptLedgerError",
+    "EPOCH_CURSOR",
+    "FileCommentStore",
+    "FileMedia",
+    "Fix",
+    "FreshComments",
+    "GateConclusion",
+    "GatePolicy",
+    "GatePublisher",
+    "GateReason",
+    "GateRefresher",
+    "GateReport",
+    "GateRules",
+    "GateTarget",
+    "GateVerdict",
+    "InMemoryCommentStore",
+    "InMemoryGatePublisher",
+    "InvalidCursorError",
+    "InvalidInputError",
+    "InvalidMediaKeyError",
+    "InvalidQueryError",
+    "InvalidRecordError",
+    "ListQuery",
+    "MAX_BLOCKS",
+    "MapleError",
+    "MediaRef",
+    "MissingCapabilityError",
+    "NewApproval",
+    "NewComment",
+    "NotFoundError",
+    "NotPublished",
+    "PublishOutcome",
+    "Published",
+    "RegionMember",
+    "Reply",
+    "ReplyKind",
+    "Resolution",
+    "Role",
+    "RouteOptions",
+    "ServerLog",
+    "Settings",
+    "StopDecision",
+    "StopPayload",
+    "StoreError",
+    "StoreRejectedError",
+    "StoreUnavailableError",
+    "SystemClock",
+    "ThreadEvent",
+    "agent_loop",
+    "clamp_wait_ms",
+    "comment_context",
+    "converse",
+    "converse_and_report",
+    "create_route_app",
+    "decide_branch_gate",
+    "decide_gate",
+    "decide_loop_count_stop",
+    "decide_session_stop",
+    "decide_stop",
+    "list_all",
+    "newest_first",
+    "parse_stop_payload",
+    "publish_gate",
+    "report_to_gate",
+    "resolve_and_report",
+    "resolve_comment",
+    "select_fresh",
+    "wait_for_comments",
+    "worklist",
+]

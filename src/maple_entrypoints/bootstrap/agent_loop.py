@@ -1,0 +1,145 @@
+"""The agent loop: what ``maple-mcp``, the CLI and the Stop hook's forge path work with.
+
+Built from the settings (:func:`~maple_entrypoints.settings.resolve_config`): the store
+``MAPLE_STORE`` names, and the one target a change is reported to, the check run published
+directly (``MAPLE_GATE_TOKEN``) or the route asked to refresh it (``MAPLE_URL``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from maple_adapters.agents.pool import AgentPool
+from maple_adapters.files.media import FileMedia
+from maple_adapters.files.store import FileCommentStore
+from maple_adapters.github.connect import chosen_transport
+from maple_adapters.github.gate import GitHubCheckRunPublisher
+from maple_adapters.github.store import GitHubLedgerStore
+from maple_adapters.log import ServerLog
+from maple_adapters.route.http import RouteHttp
+from maple_adapters.route.refresh import RouteGateRefresher
+from maple_adapters.route.store import RouteCommentStore
+from maple_core.errors import ConfigurationError
+from maple_core.ports import Capability, Clock, CommentStore, Commits, GatePublisher, GateRefresher
+from maple_core.reporting import GateTarget
+from maple_entrypoints.bootstrap.local import LocalCheckout, local_checkout
+from maple_entrypoints.configuration import Settings
+from maple_entrypoints.settings import GateMode, ServerConfig, StoreKind, Transport, resolve_config
+
+__all__ = ["AgentLoop", "agent_loop"]
+
+
+@dataclass(frozen=True, slots=True)
+class AgentLoop:
+    """Everything the agent's loop works with, built and checked once.
+
+    Attributes:
+        store: where comments live (``MAPLE_STORE``).
+        target: what a resolve or a reply is reported to, with the gate's rules and the log.
+        log: one-line records on stderr, every secret scrubbed.
+        clock: the system's clock.
+        media: the screenshots in the local ``.maple/`` folder.
+        commits: the checkout a resolution's sha must be reachable in.
+        config: the checked configuration.
+        local: the local checkout the loop runs in.
+        agents: the external agents ``MAPLE_AGENTS`` offers, or ``None``.
+        github: the store itself when it is a pull request's ledger, for ``maple doctor`` to
+            probe its transport and pull request; else ``None``.
+    """
+
+    store: CommentStore
+    target: GateTarget
+    log: ServerLog
+    clock: Clock
+    media: FileMedia
+    commits: Commits
+    config: ServerConfig
+    local: LocalCheckout
+    agents: AgentPool | None
+    github: GitHubLedgerStore | None
+
+    def check_capabilities(self) -> None:
+        """Refuse a loop whose store cannot do what the agent's tools and gate need.
+
+        Raises:
+            ConfigurationError: naming the operation, the store and the fixes.
+        """
+        store = self.store
+        if Capability.SET_STATUS not in store.capabilities:
+            raise ConfigurationError(
+                f"resolve_comment needs a store that can change a status, and the {store.name} "
+                "store cannot; use MAPLE_STORE=file, github or route."
+            )
+        gate = self.target.gate
+        publishes = gate is not None and not isinstance(gate, GateRefresher)
+        if publishes and Capability.HEAD not in store.capabilities:
+            raise ConfigurationError(
+                "Publishing the merge gate needs the commit the pull request's head is at, and "
+                f"the {store.name} store cannot name it; use MAPLE_STORE=github with "
+                "MAPLE_GATE_TOKEN, or unset MAPLE_GATE_TOKEN."
+            )
+
+
+def agent_loop(
+    cwd: Path,
+    *,
+    program: str = "Maple's MCP server",
+    service: str = "maple",
+    settings: Settings | None = None,
+) -> AgentLoop:
+    """The agent loop the settings (default: the process environment's) configure in ``cwd``.
+
+    ``program`` names the program in a refusal; ``service`` names it in the log.
+
+    Raises:
+        ConfigurationError: the settings are incomplete, name something unknown, or choose a
+            GitHub transport that cannot work here.
+    """
+    config = resolve_config(settings or Settings(), program)
+    local = local_checkout(cwd)
+    gate = _gate(config, local.clock)
+    store = _store(config, cwd, local.clock)
+    log = ServerLog(service, config.secrets)
+    return AgentLoop(
+        store=store,
+        target=GateTarget(log, gate, config.rules),
+        log=log,
+        clock=local.clock,
+        media=local.media,
+        commits=local.commits,
+        config=config,
+        local=local,
+        agents=local.agents.pool(config.agents, cwd),
+        github=store if isinstance(store, GitHubLedgerStore) else None,
+    )
+
+
+def _store(config: ServerConfig, cwd: Path, clock: Clock) -> CommentStore:
+    if config.store is StoreKind.FILE:
+        return FileCommentStore(clock, cwd)
+    github = config.github
+    if config.store is StoreKind.GITHUB:
+        token = github.token.get_secret_value() if github.token else None
+        transport = chosen_transport(token, github.api_url, config.transport)
+        owner, repo = github.owner or "", github.repo or ""
+        return GitHubLedgerStore(transport, owner, repo, clock, app_id=github.gate_app_id)
+    return RouteCommentStore(_route_http(config))
+
+
+def _route_http(config: ServerConfig) -> RouteHttp:
+    token = config.github.token
+    return RouteHttp(config.route_url or "", token.get_secret_value() if token else None)
+
+
+def _gate(config: ServerConfig, clock: Clock) -> GatePublisher | GateRefresher | None:
+    """The check run published directly (``MAPLE_GATE_TOKEN``), or the route's refresh."""
+    if config.gate is GateMode.ROUTE:
+        return RouteGateRefresher(_route_http(config))
+    if config.gate is not GateMode.DIRECT:
+        return None
+    github = config.github
+    token = github.gate_token.get_secret_value() if github.gate_token else None
+    transport = chosen_transport(token, github.api_url, Transport.API)
+    owner, repo = github.owner or "", github.repo or ""
+    return GitHubCheckRunPublisher(transport, owner, repo, now=clock.now, app_id=github.gate_app_id)

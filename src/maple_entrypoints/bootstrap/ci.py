@@ -1,0 +1,60 @@
+"""The CI gate: what ``maple gate publish`` reads and writes in a GitHub Actions job."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from maple_adapters.github.connect import wrapped
+from maple_adapters.github.events import GitHubEvent, read_event
+from maple_adapters.github.gate import GitHubCheckRunPublisher
+from maple_adapters.github.store import GitHubLedgerStore
+from maple_adapters.github.transport import PyGithubTransport
+from maple_adapters.system import SystemClock
+from maple_core.gate import GateRules
+from maple_core.json_types import JsonValue
+from maple_core.ports import CommentStore, GatePublisher
+from maple_entrypoints.configuration import Settings
+from maple_entrypoints.settings import ci_config
+
+__all__ = ["CiGate", "ci_gate"]
+
+
+@dataclass(frozen=True, slots=True)
+class CiGate:
+    """The event a job runs for, the ledger it reads, the check run it writes, the rules."""
+
+    event: GitHubEvent
+    store: CommentStore
+    publisher: GatePublisher
+    rules: GateRules
+
+
+def ci_gate(
+    event_name: str,
+    payload: JsonValue,
+    *,
+    review_url: str | None = None,
+    settings: Settings | None = None,
+) -> CiGate:
+    """The CI gate for the GitHub Actions event ``event_name`` (its JSON, ``payload``).
+
+    The ledger is read with ``GITHUB_TOKEN``, else the gate's token; the check run is written
+    with ``MAPLE_GATE_TOKEN``, else ``GITHUB_TOKEN``. Both transports are scrubbed of both.
+
+    Raises:
+        InvalidInputError: the payload lacks what the event needs, or names another event.
+        ConfigurationError: no repository or token, or a review URL that is not plain http(s).
+    """
+    event = read_event(event_name, payload)
+    config = ci_config(settings or Settings(), event.repository, review_url)
+    secrets = [t for t in (config.token, config.gate_token) if t]
+    reader = wrapped(PyGithubTransport(config.token or config.gate_token, config.api_url), secrets)
+    writer = wrapped(PyGithubTransport(config.gate_token, config.api_url), secrets)
+    clock = SystemClock()
+    owner, repo, app_id = config.owner, config.repo, config.app_id
+    return CiGate(
+        event=event,
+        store=GitHubLedgerStore(reader, owner, repo, clock, app_id=app_id),
+        publisher=GitHubCheckRunPublisher(writer, owner, repo, now=clock.now, app_id=app_id),
+        rules=config.rules,
+    )
