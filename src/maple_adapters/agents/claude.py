@@ -17,7 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from maple_adapters.agents.process import Child, CliProvider
+from maple_adapters.agents.cli import CliProvider
+from maple_adapters.agents.process import Child
 from maple_adapters.agents.session import GENERIC_FAILURE, UNATTENDED, AgentStartError, SessionState
 from maple_core.agents import AgentQuestion, AgentRun, AgentState, ProviderInfo
 

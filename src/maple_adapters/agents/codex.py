@@ -14,7 +14,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from maple_adapters.agents.process import Child, CliProvider
+from maple_adapters.agents.cli import CliProvider
+from maple_adapters.agents.process import Child
 from maple_adapters.agents.session import GENERIC_FAILURE, AgentStartError, SessionState
 from maple_core.agents import AgentQuestion, AgentRun, AgentState, ProviderInfo
 
