@@ -11,20 +11,16 @@ kept the session.
 from __future__ import annotations
 
 import json
-import threading
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from maple_adapters.agents.cli import CliProvider
+from maple_adapters.agents.cli import CliProvider, CliSession, SessionStart
 from maple_adapters.agents.process import Child
-from maple_adapters.agents.session import GENERIC_FAILURE, UNATTENDED, AgentStartError, SessionState
-from maple_core.agents import AgentQuestion, AgentRun, AgentState, ProviderInfo
+from maple_adapters.agents.session import GENERIC_FAILURE, UNATTENDED
+from maple_core.agents import AgentQuestion, AgentState, ProviderInfo
 
 __all__ = ["ClaudeProvider", "ClaudeSession"]
-
-_INTERRUPT_WAIT_S = 2.0
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -34,34 +30,18 @@ def _dict(value: Any) -> dict[str, Any]:
 _FILE_TOOLS = frozenset({"Edit", "Write", "NotebookEdit", "MultiEdit"})
 
 
-class ClaudeSession:
+class ClaudeSession(CliSession):
     """One Claude Code session; each turn is a contained ``claude`` process."""
 
-    def __init__(
-        self,
-        provider: ClaudeProvider,
-        agent_id: str,
-        cwd: str,
-        model: str | None,
-        effort: str | None,
-        on_turn_end: Callable[[AgentRun], None] | None,
-        thread_id: str | None = None,
-    ) -> None:
-        self._provider = provider
-        self.agent_id = agent_id
-        self._cwd = cwd
-        self._model = model
-        self._effort = effort
-        self._state = SessionState("claude", agent_id, on_turn_end)
-        self._session_id = thread_id or str(uuid.uuid4())
-        self._confirmed = thread_id is not None  # a saved session is resumed
-        self._child: Child | None = None
-        self._lock = threading.RLock()
-        self._stopping = False
+    name = "claude"
+
+    def __init__(self, provider: ClaudeProvider, start: SessionStart) -> None:
+        super().__init__(provider, start)
+        self._session_id = start.thread_id or str(uuid.uuid4())
+        self._confirmed = start.thread_id is not None  # a saved session is resumed
         self._tools: dict[str, tuple[str, dict[str, Any]]] = {}
         self._question: tuple[str, dict[str, Any], list[AgentQuestion]] | None = None
         self._control_ids = 0
-        self._generation = 0
 
     def _transcript(self) -> Path:
         home = Path(self._provider.child_environment().get("HOME", "~")).expanduser()
@@ -249,60 +229,30 @@ class ClaudeSession:
         if finished is not None:
             finished.close_stdin()  # the turn is over; its process exits
 
-    def snapshot(self) -> AgentRun:
-        """The agent as it stands."""
-        return self._state.snapshot()
-
-    def send(self, text: str) -> None:
-        """Answer a pending question, or start the next turn (resuming the session)."""
+    def _answer(self, text: str) -> bool:
         pending = self._question
-        if pending is not None and self._state.snapshot().state is AgentState.WAITING:
-            request_id, tool_input, questions = pending
-            self._question = None
-            self._state.update(state=AgentState.RUNNING, questions=())
-            answers = {q.question: text for q in questions}
-            self._control_reply(
-                request_id,
-                {"behavior": "allow", "updatedInput": {**tool_input, "answers": answers}},
-            )
-            return
-        if self._state.snapshot().state is AgentState.RUNNING:
-            raise AgentStartError(
-                f"{self.agent_id} is still working; wait with agent_status or stop it with "
-                "agent_cancel first."
-            )
-        self.begin(text)
+        if pending is None:
+            return False
+        request_id, tool_input, questions = pending
+        self._question = None
+        self._state.update(state=AgentState.RUNNING, questions=())
+        answers = {q.question: text for q in questions}
+        self._control_reply(
+            request_id,
+            {"behavior": "allow", "updatedInput": {**tool_input, "answers": answers}},
+        )
+        return True
 
-    def wait(self, timeout: float | None = None) -> AgentRun:
-        """Block until the turn ends or asks a question."""
-        return self._state.wait(timeout)
-
-    def cancel(self) -> AgentRun:
-        """Interrupt the turn, wait briefly, then kill the process group."""
-        with self._lock:
-            self._stopping = True
-            child = self._child
-            if child is not None and child.alive():
-                self._control_ids += 1
-                child.send(
-                    {
-                        "type": "control_request",
-                        "request_id": f"maple-interrupt-{self._control_ids}",
-                        "request": {"subtype": "interrupt"},
-                    }
-                )
-                self._state.wait(_INTERRUPT_WAIT_S)
-                child.kill()
-            self._child = None
-            self._state.end_turn(AgentState.CANCELLED)
-            return self._state.snapshot()
-
-    def close(self) -> None:
-        """Kill the turn's process and everything it started."""
-        self._stopping = True
-        if self._child is not None:
-            self._child.kill(grace=0.5)
-            self._child = None
+    def _interrupt(self, child: Child) -> bool:
+        self._control_ids += 1
+        child.send(
+            {
+                "type": "control_request",
+                "request_id": f"maple-interrupt-{self._control_ids}",
+                "request": {"subtype": "interrupt"},
+            }
+        )
+        return True
 
 
 class ClaudeProvider(CliProvider[ClaudeSession]):
@@ -342,13 +292,5 @@ class ClaudeProvider(CliProvider[ClaudeSession]):
         }[signed_in]
         return ProviderInfo("claude", True, words[0] if words else None, signed_in, guidance)
 
-    def _session(
-        self,
-        agent_id: str,
-        cwd: str,
-        model: str | None,
-        effort: str | None,
-        on_turn_end: Callable[[AgentRun], None] | None,
-        thread_id: str | None,
-    ) -> ClaudeSession:
-        return ClaudeSession(self, agent_id, cwd, model, effort, on_turn_end, thread_id)
+    def _session(self, start: SessionStart) -> ClaudeSession:
+        return ClaudeSession(self, start)

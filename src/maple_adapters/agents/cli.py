@@ -1,25 +1,118 @@
-"""What Codex and Claude Code share as providers: the executable, its environment, a bounded run."""
+"""What Codex and Claude Code share: a session's life (turns, questions, cancel), the provider.
+
+A session drives one agent through its CLI child; a provider starts and resumes sessions and
+runs its executable for a quick answer, each child started without maple's secrets.
+"""
 
 from __future__ import annotations
 
 import os
 import subprocess
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Mapping
-from typing import ClassVar, Generic, Protocol, TypeVar
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, TypeVar
 
-from maple_adapters.agents.process import scoped_environment
-from maple_adapters.agents.session import AgentStartError
-from maple_core.agents import AgentRun
+from maple_adapters.agents.process import Child, scoped_environment
+from maple_adapters.agents.session import AgentStartError, SessionState
+from maple_core.agents import AgentRun, AgentState
 
-__all__ = ["CliProvider"]
+__all__ = ["CliProvider", "CliSession", "SessionStart"]
 
-
-class _Session(Protocol):
-    def begin(self, text: str) -> None: ...
+_INTERRUPT_WAIT_S = 2.0
 
 
-_SessionT = TypeVar("_SessionT", bound=_Session)
+@dataclass(frozen=True, slots=True)
+class SessionStart:
+    """What a session is started with: its id, folder, model, effort, listener and thread.
+
+    ``thread_id`` is the saved thread (Codex) or session (Claude Code) to resume, or ``None``
+    for a new one.
+    """
+
+    agent_id: str
+    cwd: str
+    model: str | None = None
+    effort: str | None = None
+    on_turn_end: Callable[[AgentRun], None] | None = None
+    thread_id: str | None = None
+
+
+class CliSession(ABC):
+    """One agent driven through its CLI child: what both providers' sessions share.
+
+    A session says how a turn begins (:meth:`begin`), how a pending question is answered
+    (:meth:`_answer`) and how a running turn is interrupted (:meth:`_interrupt`).
+    """
+
+    name: ClassVar[str]
+
+    def __init__(self, provider: CliProvider[Any], start: SessionStart) -> None:
+        self._provider = provider
+        self.agent_id = start.agent_id
+        self._cwd = start.cwd
+        self._model = start.model
+        self._effort = start.effort
+        self._state = SessionState(self.name, start.agent_id, start.on_turn_end)
+        self._child: Child | None = None
+        self._lock = threading.RLock()
+        self._stopping = False
+        self._generation = 0
+
+    @abstractmethod
+    def begin(self, text: str) -> None:
+        """Start a turn on ``text``."""
+
+    @abstractmethod
+    def _answer(self, text: str) -> bool:
+        """Answer the question the agent is waiting on with ``text``; ``False`` when none."""
+
+    @abstractmethod
+    def _interrupt(self, child: Child) -> bool:
+        """Ask the running turn to stop; ``True`` when asked, so it is given a moment to."""
+
+    def snapshot(self) -> AgentRun:
+        """The agent as it stands."""
+        return self._state.snapshot()
+
+    def send(self, text: str) -> None:
+        """Answer a pending question, or start the next turn in the same thread."""
+        if self._state.snapshot().state is AgentState.WAITING and self._answer(text):
+            return
+        if self._state.snapshot().state is AgentState.RUNNING:
+            raise AgentStartError(
+                f"{self.agent_id} is still working; wait with agent_status or stop it with "
+                "agent_cancel first."
+            )
+        self.begin(text)
+
+    def wait(self, timeout: float | None = None) -> AgentRun:
+        """Block until the turn ends or asks a question."""
+        return self._state.wait(timeout)
+
+    def cancel(self) -> AgentRun:
+        """Interrupt the turn, wait briefly, then kill the child's process group."""
+        with self._lock:
+            self._stopping = True
+            child = self._child
+            if child is not None and child.alive():
+                if self._interrupt(child):
+                    self._state.wait(_INTERRUPT_WAIT_S)
+                child.kill()
+            self._child = None
+            self._state.end_turn(AgentState.CANCELLED)
+            return self._state.snapshot()
+
+    def close(self) -> None:
+        """Kill the child and everything it started."""
+        self._stopping = True
+        if self._child is not None:
+            self._child.kill(grace=0.5)
+            self._child = None
+
+
+_SessionT = TypeVar("_SessionT", bound=CliSession)
 
 
 class CliProvider(ABC, Generic[_SessionT]):
@@ -59,15 +152,7 @@ class CliProvider(ABC, Generic[_SessionT]):
         return scoped_environment(self.env, self.hidden)
 
     @abstractmethod
-    def _session(
-        self,
-        agent_id: str,
-        cwd: str,
-        model: str | None,
-        effort: str | None,
-        on_turn_end: Callable[[AgentRun], None] | None,
-        thread_id: str | None,
-    ) -> _SessionT:
+    def _session(self, start: SessionStart) -> _SessionT:
         """A new session object for this provider (not started)."""
 
     def start(
@@ -83,7 +168,7 @@ class CliProvider(ABC, Generic[_SessionT]):
         """Start an agent on a new thread, its first turn on ``briefing``."""
         if not os.path.isdir(cwd):
             raise AgentStartError(f"{cwd} is not a directory.")
-        session = self._session(agent_id, cwd, model, effort, on_turn_end, None)
+        session = self._session(SessionStart(agent_id, cwd, model, effort, on_turn_end))
         session.begin(briefing)
         return session
 
@@ -91,7 +176,7 @@ class CliProvider(ABC, Generic[_SessionT]):
         """Resume a saved thread in a fresh process, with a new turn on ``text``."""
         if not os.path.isdir(cwd):
             raise AgentStartError(f"{cwd} is not a directory.")
-        session = self._session(agent_id, cwd, None, None, None, thread_id)
+        session = self._session(SessionStart(agent_id, cwd, thread_id=thread_id))
         session.begin(text)
         return session
 

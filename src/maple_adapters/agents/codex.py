@@ -10,21 +10,20 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from maple_adapters.agents.cli import CliProvider
+from maple_adapters.agents.cli import CliProvider, CliSession, SessionStart
 from maple_adapters.agents.process import Child
-from maple_adapters.agents.session import GENERIC_FAILURE, AgentStartError, SessionState
-from maple_core.agents import AgentQuestion, AgentRun, AgentState, ProviderInfo
+from maple_adapters.agents.session import GENERIC_FAILURE, AgentStartError
+from maple_core.agents import AgentQuestion, AgentState, ProviderInfo
 
 __all__ = ["CodexProvider", "CodexSession"]
 
 _CLIENT_NAME = "codex_app_server_daemon"  # non-originating: the user's originator is kept
 _FEATURE = "features.default_mode_request_user_input=true"
 _REQUEST_TIMEOUT_S = 30.0
-_INTERRUPT_WAIT_S = 2.0
 _APPROVALS = frozenset(
     {
         "item/commandExecution/requestApproval",
@@ -46,34 +45,18 @@ def _codex_home(env: Mapping[str, str]) -> str:
     return str(Path(home).expanduser().resolve())
 
 
-class CodexSession:
+class CodexSession(CliSession):
     """One Codex thread, driven through its own ``codex app-server`` child."""
 
-    def __init__(
-        self,
-        provider: CodexProvider,
-        agent_id: str,
-        cwd: str,
-        model: str | None,
-        effort: str | None,
-        on_turn_end: Callable[[AgentRun], None] | None,
-        thread_id: str | None = None,
-    ) -> None:
-        self._provider = provider
-        self.agent_id = agent_id
-        self._cwd = cwd
-        self._model = model
-        self._effort = effort
-        self._state = SessionState("codex", agent_id, on_turn_end)
-        self._lock = threading.RLock()
+    name = "codex"
+
+    def __init__(self, provider: CodexProvider, start: SessionStart) -> None:
+        super().__init__(provider, start)
         self._ids = itertools.count(1)
         self._pending: dict[int, tuple[threading.Event, list[dict[str, Any]]]] = {}
-        self._child: Child | None = None
-        self._thread_id = thread_id  # a saved thread is resumed
+        self._thread_id = start.thread_id  # a saved thread is resumed
         self._turn_id: str | None = None
         self._question_request: Any = None
-        self._stopping = False
-        self._generation = 0
 
     # -- the child and JSON-RPC ----------------------------------------------------------
 
@@ -270,56 +253,27 @@ class CodexSession:
                 if self._child is not None:
                     self._child.kill(grace=0.2)
 
-    def snapshot(self) -> AgentRun:
-        """The agent as it stands."""
-        return self._state.snapshot()
-
-    def send(self, text: str) -> None:
-        """Answer a pending question, or start another turn in the same thread."""
+    def _answer(self, text: str) -> bool:
         pending = self._question_request
-        if pending is not None and self._state.snapshot().state is AgentState.WAITING:
-            request_id, ids = pending
-            self._question_request = None
-            self._state.update(state=AgentState.RUNNING, questions=())
-            self._reply(request_id, {"answers": {qid: {"answers": [text]} for qid in ids}})
-            return
-        if self._state.snapshot().state is AgentState.RUNNING:
-            raise AgentStartError(
-                f"{self.agent_id} is still working; wait with agent_status or stop it with "
-                "agent_cancel first."
-            )
-        self.begin(text)
+        if pending is None:
+            return False
+        request_id, ids = pending
+        self._question_request = None
+        self._state.update(state=AgentState.RUNNING, questions=())
+        self._reply(request_id, {"answers": {qid: {"answers": [text]} for qid in ids}})
+        return True
 
-    def wait(self, timeout: float | None = None) -> AgentRun:
-        """Block until the turn ends or asks a question."""
-        return self._state.wait(timeout)
-
-    def cancel(self) -> AgentRun:
-        """Interrupt the turn, wait briefly, then kill the app-server's process group."""
-        with self._lock:
-            self._stopping = True
-            child = self._child
-            if child is not None and child.alive():
-                if self._thread_id and self._turn_id:
-                    child.send(
-                        {
-                            "id": next(self._ids),
-                            "method": "turn/interrupt",
-                            "params": {"threadId": self._thread_id, "turnId": self._turn_id},
-                        }
-                    )
-                    self._state.wait(_INTERRUPT_WAIT_S)
-                child.kill()
-            self._child = None
-            self._state.end_turn(AgentState.CANCELLED)
-            return self._state.snapshot()
-
-    def close(self) -> None:
-        """Kill the app-server and everything it started."""
-        self._stopping = True
-        if self._child is not None:
-            self._child.kill(grace=0.5)
-            self._child = None
+    def _interrupt(self, child: Child) -> bool:
+        if not (self._thread_id and self._turn_id):
+            return False
+        child.send(
+            {
+                "id": next(self._ids),
+                "method": "turn/interrupt",
+                "params": {"threadId": self._thread_id, "turnId": self._turn_id},
+            }
+        )
+        return True
 
 
 class CodexProvider(CliProvider[CodexSession]):
@@ -357,13 +311,5 @@ class CodexProvider(CliProvider[CodexSession]):
             guidance = "Could not tell whether Codex is signed in; run `codex login status`."
         return ProviderInfo("codex", True, number, signed_in, guidance)
 
-    def _session(
-        self,
-        agent_id: str,
-        cwd: str,
-        model: str | None,
-        effort: str | None,
-        on_turn_end: Callable[[AgentRun], None] | None,
-        thread_id: str | None,
-    ) -> CodexSession:
-        return CodexSession(self, agent_id, cwd, model, effort, on_turn_end, thread_id)
+    def _session(self, start: SessionStart) -> CodexSession:
+        return CodexSession(self, start)
