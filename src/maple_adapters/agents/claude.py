@@ -17,7 +17,7 @@ from typing import Any
 
 from maple_adapters.agents.cli import CliProvider, CliSession, SessionStart
 from maple_adapters.agents.process import Child
-from maple_adapters.agents.session import GENERIC_FAILURE, UNATTENDED
+from maple_adapters.agents.session import UNATTENDED
 from maple_core.agents import AgentQuestion, AgentState, ProviderInfo
 
 __all__ = ["ClaudeProvider", "ClaudeSession"]
@@ -114,12 +114,6 @@ class ClaudeSession(CliSession):
                     "response": {"subtype": "success", "request_id": request_id, "response": body},
                 }
             )
-
-    def _on_exit(self, code: int | None) -> None:
-        if self._stopping:
-            self._state.end_turn(AgentState.CANCELLED)
-        else:
-            self._state.end_turn(AgentState.FAILED, GENERIC_FAILURE)
 
     def _on_message(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
@@ -260,22 +254,13 @@ class ClaudeProvider(CliProvider[ClaudeSession]):
 
     default_binary = "claude"
 
-    @property
-    def name(self) -> str:
-        """``claude``."""
-        return "claude"
-
     def detect(self) -> ProviderInfo:
         """``claude --version`` and ``claude auth status --json`` (only the signed-in flag)."""
-        version = self.run_quietly("--version")
-        if version is None or version.returncode != 0:
-            return ProviderInfo(
-                "claude",
-                installed=False,
-                guidance="Install Claude Code (npm install -g @anthropic-ai/claude-code), then "
-                "run `claude auth login`.",
-            )
-        words = version.stdout.strip().split()
+        words = self.version_words()
+        if words is None:
+            install = "npm install -g @anthropic-ai/claude-code"
+            guidance = f"Install Claude Code ({install}), then run `claude auth login`."
+            return ProviderInfo("claude", installed=False, guidance=guidance)
         status = self.run_quietly("auth", "status", "--json")
         signed_in: bool | None = None
         if status is not None:

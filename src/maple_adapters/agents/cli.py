@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
 from maple_adapters.agents.process import Child, scoped_environment
-from maple_adapters.agents.session import AgentStartError, SessionState
+from maple_adapters.agents.session import GENERIC_FAILURE, AgentStartError, SessionState
 from maple_core.agents import AgentRun, AgentState
 
 __all__ = ["CliProvider", "CliSession", "SessionStart"]
@@ -71,6 +71,13 @@ class CliSession(ABC):
     @abstractmethod
     def _interrupt(self, child: Child) -> bool:
         """Ask the running turn to stop; ``True`` when asked, so it is given a moment to."""
+
+    def _on_exit(self, code: int | None) -> None:
+        """The child ended: the turn was cancelled when it was stopped, else it failed."""
+        if self._stopping:
+            self._state.end_turn(AgentState.CANCELLED)
+        else:
+            self._state.end_turn(AgentState.FAILED, GENERIC_FAILURE)
 
     def snapshot(self) -> AgentRun:
         """The agent as it stands."""
@@ -147,6 +154,11 @@ class CliProvider(ABC, Generic[_SessionT]):
         self.approve = approve
         self.hidden = frozenset(hidden)
 
+    @property
+    def name(self) -> str:
+        """The provider's name, which is also its executable's (``codex``, ``claude``)."""
+        return self.default_binary
+
     def child_environment(self) -> dict[str, str]:
         """What a child starts with: this process's environment, less ``hidden``, plus ``env``."""
         return scoped_environment(self.env, self.hidden)
@@ -179,6 +191,13 @@ class CliProvider(ABC, Generic[_SessionT]):
         session = self._session(SessionStart(agent_id, cwd, thread_id=thread_id))
         session.begin(text)
         return session
+
+    def version_words(self) -> list[str] | None:
+        """``binary --version``'s words, or ``None`` when it is not installed (or hung)."""
+        version = self.run_quietly("--version")
+        if version is None or version.returncode != 0:
+            return None
+        return version.stdout.strip().split()
 
     def run_quietly(self, *args: str) -> subprocess.CompletedProcess[str] | None:
         """``binary args…`` with a 10 s bound; ``None`` when it could not run or hung."""

@@ -16,7 +16,7 @@ from typing import Any
 
 from maple_adapters.agents.cli import CliProvider, CliSession, SessionStart
 from maple_adapters.agents.process import Child
-from maple_adapters.agents.session import GENERIC_FAILURE, AgentStartError
+from maple_adapters.agents.session import AgentStartError
 from maple_core.agents import AgentQuestion, AgentState, ProviderInfo
 
 __all__ = ["CodexProvider", "CodexSession"]
@@ -137,10 +137,7 @@ class CodexSession(CliSession):
         for done, _ in list(self._pending.values()):
             done.set()
         self._pending.clear()
-        if self._stopping:
-            self._state.end_turn(AgentState.CANCELLED)
-        else:
-            self._state.end_turn(AgentState.FAILED, GENERIC_FAILURE)
+        super()._on_exit(code)
 
     def _on_message(self, message: dict[str, Any]) -> None:
         method = message.get("method")
@@ -286,22 +283,13 @@ class CodexProvider(CliProvider[CodexSession]):
 
     default_binary = "codex"
 
-    @property
-    def name(self) -> str:
-        """``codex``."""
-        return "codex"
-
     def detect(self) -> ProviderInfo:
         """``codex --version`` and ``codex login status``."""
-        version = self.run_quietly("--version")
-        if version is None or version.returncode != 0:
-            return ProviderInfo(
-                "codex",
-                installed=False,
-                guidance="Install Codex (npm install -g @openai/codex), then run `codex login`.",
-            )
-        text = version.stdout.strip().split()
-        number = text[-1] if text else None
+        words = self.version_words()
+        if words is None:
+            guidance = "Install Codex (npm install -g @openai/codex), then run `codex login`."
+            return ProviderInfo("codex", installed=False, guidance=guidance)
+        number = words[-1] if words else None
         status = self.run_quietly("login", "status")
         signed_in = None if status is None else status.returncode == 0
         guidance = (
