@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict, Unpack
 from urllib.parse import urlencode, urlsplit
 
 from maple_core.errors import MapleError
@@ -31,6 +31,7 @@ __all__ = [
     "GitHubTransport",
     "GitHubUnavailableError",
     "PyGithubTransport",
+    "RequestOptions",
     "ResilientTransport",
     "host_of",
 ]
@@ -71,6 +72,17 @@ class GitHubResponse:
     data: JsonValue = None
 
 
+class RequestOptions(TypedDict, total=False):
+    """What a request may carry besides its method and path."""
+
+    params: Mapping[str, str | int] | None
+    """The query string."""
+    body: JsonObject | None
+    """The JSON body."""
+    etag: str | None
+    """An ``ETag`` the answer is asked for only if it changed (``If-None-Match``)."""
+
+
 class GitHubTransport(Protocol):
     """Sends one REST request to GitHub. Implemented by the ``api`` and ``cli`` transports."""
 
@@ -79,15 +91,7 @@ class GitHubTransport(Protocol):
         """``api`` or ``cli``."""
         ...
 
-    def request(
-        self,
-        method: str,
-        path: str,
-        *,
-        params: Mapping[str, str | int] | None = None,
-        body: JsonObject | None = None,
-        etag: str | None = None,
-    ) -> GitHubResponse:
+    def request(self, method: str, path: str, **options: Unpack[RequestOptions]) -> GitHubResponse:
         """Send ``method path`` (a path such as ``/repos/o/r/pulls``) and return the answer."""
         ...
 
@@ -196,22 +200,15 @@ class PyGithubTransport:
     def __repr__(self) -> str:
         return "PyGithubTransport(token=***)"
 
-    def request(
-        self,
-        method: str,
-        path: str,
-        *,
-        params: Mapping[str, str | int] | None = None,
-        body: JsonObject | None = None,
-        etag: str | None = None,
-    ) -> GitHubResponse:
+    def request(self, method: str, path: str, **options: Unpack[RequestOptions]) -> GitHubResponse:
         """Send the request through PyGithub; network failures raise ``GitHubUnavailableError``."""
         headers = {"Accept": ACCEPT, "X-GitHub-Api-Version": API_VERSION}
-        if etag:
+        if etag := options.get("etag"):
             headers["If-None-Match"] = etag
+        parameters = dict(options.get("params") or {})
         with _reaching(method, path):
             status, answer_headers, text = self._github.requester.requestJson(
-                method, path, parameters=dict(params or {}), headers=headers, input=body
+                method, path, parameters=parameters, headers=headers, input=options.get("body")
             )
         lowered = {k.lower(): v for k, v in answer_headers.items()}
         return GitHubResponse(status, lowered, _parse_body(text))
@@ -257,25 +254,18 @@ class GhCliTransport:
             command += ["--input", "-"]
         return command
 
-    def request(
-        self,
-        method: str,
-        path: str,
-        *,
-        params: Mapping[str, str | int] | None = None,
-        body: JsonObject | None = None,
-        etag: str | None = None,
-    ) -> GitHubResponse:
+    def request(self, method: str, path: str, **options: Unpack[RequestOptions]) -> GitHubResponse:
         """Run ``gh api -i`` and read its status line, headers and body.
 
         ``gh`` exits non-zero for any status of 300 and above (304 included), so the status
         line, not the exit code, says how the request went.
         """
+        params, body = options.get("params"), options.get("body")
         url = path.lstrip("/") + (f"?{urlencode(dict(params))}" if params else "")
         payload = json.dumps(body).encode() if body is not None else None
         with _reaching(method, path, gh=self._executable):
             done = self._runner(
-                self._command(method, url, etag, payload is not None),
+                self._command(method, url, options.get("etag"), payload is not None),
                 input=payload,
                 capture_output=True,
                 env=self._env,
@@ -376,15 +366,7 @@ class ResilientTransport:
                 return 3600.0
         return None
 
-    def request(
-        self,
-        method: str,
-        path: str,
-        *,
-        params: Mapping[str, str | int] | None = None,
-        body: JsonObject | None = None,
-        etag: str | None = None,
-    ) -> GitHubResponse:
+    def request(self, method: str, path: str, **options: Unpack[RequestOptions]) -> GitHubResponse:
         """Send the request, retrying what is worth retrying; raise on what is not.
 
         Raises:
@@ -394,7 +376,7 @@ class ResilientTransport:
         waited = False
         for attempt in range(1, self._attempts + 1):
             try:
-                response = self.inner.request(method, path, params=params, body=body, etag=etag)
+                response = self.inner.request(method, path, **options)
             except GitHubUnavailableError as exc:
                 if attempt == self._attempts:
                     raise GitHubUnavailableError(self._scrub(str(exc))) from None
@@ -449,23 +431,15 @@ class ConditionalTransport:
         """The inner transport's name."""
         return self.inner.name
 
-    def request(
-        self,
-        method: str,
-        path: str,
-        *,
-        params: Mapping[str, str | int] | None = None,
-        body: JsonObject | None = None,
-        etag: str | None = None,
-    ) -> GitHubResponse:
+    def request(self, method: str, path: str, **options: Unpack[RequestOptions]) -> GitHubResponse:
         """Send the request; a GET answered ``304`` returns the remembered answer."""
         if method != "GET":
-            return self.inner.request(method, path, params=params, body=body, etag=etag)
+            return self.inner.request(method, path, **options)
+        params = options.get("params")
         key = (path, urlencode(sorted((params or {}).items())))
         cached = self._cache.get(key)
-        response = self.inner.request(
-            method, path, params=params, etag=etag or (cached[0] if cached else None)
-        )
+        etag = options.get("etag") or (cached[0] if cached else None)
+        response = self.inner.request(method, path, params=params, etag=etag)
         if response.status == 304 and cached is not None:
             # The 304's own headers (a fresh Link, rate-limit counts) win over the remembered ones.
             return replace(cached[1], headers={**cached[1].headers, **response.headers})
