@@ -24,7 +24,8 @@ from mcp.client.stdio import StdioServerParameters
 from contract_tests.github_peers import api_transport
 from contract_tests.support import FakeClock, git, make_repo
 from maple_adapters.github.store import GitHubLedgerStore
-from maple_adapters.github.transport import PyGithubTransport, ResilientTransport
+from maple_adapters.github.transport import PyGithubTransport
+from maple_adapters.github.wrappers import ResilientTransport
 from maple_adapters.system import SystemClock
 from maple_core.comments import NewComment
 from maple_core.paging import ListQuery

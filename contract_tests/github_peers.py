@@ -10,13 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from maple_adapters.github.transport import (
-    ConditionalTransport,
-    GhCliTransport,
-    GitHubTransport,
-    PyGithubTransport,
-    ResilientTransport,
-)
+from maple_adapters.github.transport import GhCliTransport, GitHubTransport, PyGithubTransport
+from maple_adapters.github.wrappers import ConditionalTransport, ResilientTransport
 from tests.github.fake_github import Served
 
 TOKEN = "ghp_fake_token"

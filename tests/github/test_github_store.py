@@ -212,11 +212,8 @@ def test_a_rejected_token_names_the_fix_and_never_the_token(
 
 
 def test_an_unreachable_github_is_unavailable_without_the_token(tmp_path: Path) -> None:
-    from maple_adapters.github.transport import (
-        ConditionalTransport,
-        PyGithubTransport,
-        ResilientTransport,
-    )
+    from maple_adapters.github.transport import PyGithubTransport
+    from maple_adapters.github.wrappers import ConditionalTransport, ResilientTransport
 
     inner = PyGithubTransport(SECRET, base_url="https://127.0.0.1:9/api/v3")
     transport = ConditionalTransport(

@@ -13,13 +13,12 @@ import subprocess
 from collections.abc import Sequence
 
 from maple_adapters.github.transport import (
-    ConditionalTransport,
     GhCliTransport,
     GitHubTransport,
     PyGithubTransport,
-    ResilientTransport,
     host_of,
 )
+from maple_adapters.github.wrappers import ConditionalTransport, ResilientTransport
 from maple_core.errors import ConfigurationError
 
 __all__ = ["app_transport", "chosen_transport", "token_transport", "wrapped"]

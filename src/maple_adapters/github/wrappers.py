@@ -1,0 +1,183 @@
+"""The wrappers every GitHub transport is used through: retries and clear errors, and ETags.
+
+``ResilientTransport`` bounds retries, waits out a short rate limit and names the fix in every
+error, scrubbed of the tokens it was given; ``ConditionalTransport`` asks again with
+``If-None-Match``, so an unchanged page costs no rate limit.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Unpack
+from urllib.parse import urlencode
+
+from maple_adapters.github.transport import (
+    GitHubError,
+    GitHubResponse,
+    GitHubTransport,
+    GitHubUnavailableError,
+    RequestOptions,
+)
+from maple_core.text import capped, one_line, scrub
+
+__all__ = ["ConditionalTransport", "ResilientTransport"]
+
+
+def _message(response: GitHubResponse) -> str:
+    """GitHub's (or a proxy's) message as it came; show it through :func:`_shown`."""
+    data = response.data
+    if isinstance(data, dict) and isinstance(data.get("message"), str):
+        return str(data["message"])
+    if isinstance(data, str) and data.strip():
+        return data
+    return "no message"
+
+
+def _shown(text: str) -> str:
+    """Another server's words as one capped line (scrub secrets first: a cut can split one)."""
+    return capped(one_line(text), 300)
+
+
+_HINTS = {
+    401: "GitHub did not accept the credentials: check GITHUB_TOKEN, or run `gh auth login`.",
+    404: "Check MAPLE_GITHUB_OWNER, MAPLE_GITHUB_REPO and that the token can see the repository.",
+}
+
+
+class ResilientTransport:
+    """Wraps a transport with bounded retries, rate-limit handling and clear errors.
+
+    5xx answers and network failures are retried (3 attempts in all, backoff 0.25 s then
+    0.5 s, jittered). A 403 or 429 rate limit waits out ``Retry-After`` or the reset time when
+    that is at most ``max_wait_s`` away, once; otherwise it fails naming the reset time. Other
+    4xx answers fail at once with GitHub's message and a hint.
+    """
+
+    def __init__(
+        self,
+        inner: GitHubTransport,
+        *,
+        attempts: int = 3,
+        max_wait_s: float = 10.0,
+        secrets: Sequence[str] = (),
+        sleep: Callable[[float], None] = time.sleep,
+        now: Callable[[], float] = time.time,
+    ) -> None:
+        self.inner = inner
+        self._attempts = attempts
+        self._max_wait_s = max_wait_s
+        self._secrets = [s for s in secrets if s]
+        self._sleep = sleep
+        self._now = now
+
+    @property
+    def name(self) -> str:
+        """The inner transport's name."""
+        return self.inner.name
+
+    def _scrub(self, text: str) -> str:
+        return scrub(text, self._secrets)
+
+    def _rate_wait(self, response: GitHubResponse) -> float | None:
+        """Seconds to wait for a rate limit, or ``None`` when this is not one."""
+        headers = response.headers
+        if response.status not in (403, 429):
+            return None
+        if "retry-after" in headers:
+            try:
+                return max(float(headers["retry-after"]), 0.0)
+            except ValueError:
+                return 60.0
+        if headers.get("x-ratelimit-remaining") == "0":
+            try:
+                return max(float(headers.get("x-ratelimit-reset", "0")) - self._now(), 0.0)
+            except ValueError:
+                return 3600.0
+        return None
+
+    def request(self, method: str, path: str, **options: Unpack[RequestOptions]) -> GitHubResponse:
+        """Send the request, retrying what is worth retrying; raise on what is not.
+
+        Raises:
+            GitHubError: GitHub refused the request (4xx), or kept failing (5xx).
+            GitHubUnavailableError: GitHub could not be reached.
+        """
+        waited = False
+        for attempt in range(1, self._attempts + 1):
+            try:
+                response = self.inner.request(method, path, **options)
+            except GitHubUnavailableError as exc:
+                if attempt == self._attempts:
+                    raise GitHubUnavailableError(self._scrub(str(exc))) from None
+                self._backoff(attempt)
+                continue
+            if response.status < 400:
+                return response
+            wait = self._rate_wait(response)
+            if wait is not None:
+                if waited or wait > self._max_wait_s or attempt == self._attempts:
+                    reset = time.strftime("%H:%M:%S UTC", time.gmtime(self._now() + wait))
+                    raise GitHubError(
+                        response.status,
+                        path,
+                        _shown(self._scrub(_message(response))),
+                        f"GitHub's rate limit resets at {reset}; try again then.",
+                        rate_limited=True,
+                    )
+                waited = True
+                self._sleep(wait)
+                continue
+            if response.status >= 500 and attempt < self._attempts:
+                self._backoff(attempt)
+                continue
+            raise GitHubError(
+                response.status,
+                path,
+                _shown(self._scrub(_message(response))),
+                _HINTS.get(response.status, ""),
+            )
+        raise GitHubUnavailableError(f"GitHub kept failing on {method} {path}.")
+
+    def _backoff(self, attempt: int) -> None:
+        self._sleep(0.25 * 2 ** (attempt - 1) * (0.5 + random.random()))
+
+
+class ConditionalTransport:
+    """Remembers each GET's ``ETag`` and asks again with ``If-None-Match``.
+
+    GitHub answers an unchanged resource with ``304``, which does not count against the primary
+    rate limit; the remembered answer is returned instead. So a wait that polls, or a listing
+    repeated while nothing changed, costs no rate limit after its first request.
+    """
+
+    def __init__(self, inner: GitHubTransport, max_entries: int = 256) -> None:
+        self.inner = inner
+        self._cache: dict[tuple[str, str], tuple[str, GitHubResponse]] = {}
+        self._max = max_entries
+
+    @property
+    def name(self) -> str:
+        """The inner transport's name."""
+        return self.inner.name
+
+    def request(self, method: str, path: str, **options: Unpack[RequestOptions]) -> GitHubResponse:
+        """Send the request; a GET answered ``304`` returns the remembered answer."""
+        if method != "GET":
+            return self.inner.request(method, path, **options)
+        params = options.get("params")
+        key = (path, urlencode(sorted((params or {}).items())))
+        cached = self._cache.get(key)
+        etag = options.get("etag") or (cached[0] if cached else None)
+        response = self.inner.request(method, path, params=params, etag=etag)
+        if response.status == 304 and cached is not None:
+            # The 304's own headers (a fresh Link, rate-limit counts) win over the remembered ones.
+            return replace(cached[1], headers={**cached[1].headers, **response.headers})
+        tag = response.headers.get("etag")
+        if response.status == 200 and tag:
+            if len(self._cache) >= self._max:
+                self._cache.clear()
+            self._cache[key] = (tag, response)
+        return response
