@@ -19,8 +19,8 @@ from contract_tests.support import make_repo
 from maple_adapters.files.store import FileCommentStore
 from maple_adapters.system import SystemClock
 from maple_core.comments import Anchor, NewComment
+from tests.support import HOOK
 
-HOOK = Path(sys.executable).with_name("maple-stop-hook")
 RUNS = 41
 NODE = shutil.which("node") or "/usr/bin/node"
 NODE_BUDGET = 0.5

@@ -28,9 +28,9 @@ from contract_tests.support import make_repo
 from maple_adapters.files.store import FileCommentStore
 from maple_adapters.system import SystemClock
 from maple_core.services import wait_for_comments
-from tests.mcp_support import OutputLines, clean_env
+from tests.mcp_support import OutputLines
+from tests.support import MAPLE, clean_env
 
-MAPLE = Path(sys.executable).with_name("maple")
 BRANCH = "feat/wake"
 TRIALS = 5
 BUDGET_S = 3.0

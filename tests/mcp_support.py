@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
 import queue
 import signal
 import subprocess
-import sys
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -18,18 +16,11 @@ from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 
 from maple_core.text import REVIEW_DATA_NOTE, REVIEW_DATA_NOTICE
-
-MAPLE_MCP = Path(sys.executable).with_name("maple-mcp")
+from tests.support import MAPLE_MCP, clean_env
 
 EVENT_S = 60.0
 """How long a test waits for an event (a line printed, a server answering, a process exiting):
 generous, so that a busy machine is slow but never a failure."""
-
-
-def clean_env(**extra: str) -> dict[str, str]:
-    """The test's environment without any MAPLE_ or GITHUB_ variable, plus ``extra``."""
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("MAPLE_", "GITHUB_"))}
-    return {**base, **extra}
 
 
 @asynccontextmanager

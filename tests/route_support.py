@@ -3,16 +3,33 @@
 from __future__ import annotations
 
 import gc
+import subprocess
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx2 as httpx
 
 from maple_entrypoints.route.app import RouteOptions
 from maple_entrypoints.route.serve import served_app
-from tests.loopback import serve_asgi
+from tests.loopback import free_port, serve_asgi
+from tests.support import MAPLE, clean_env
+
+ROUTE_BRANCH = "feat/route"
+
+
+def draft(body: str = "The header wraps at 375px.", **fields: Any) -> dict[str, Any]:
+    """A comment on ``feat/route`` as the overlay posts it, with ``fields`` added or replaced."""
+    return {
+        "branch": ROUTE_BRANCH,
+        "body": body,
+        "anchor": {"selector": "h1"},
+        "createdAt": "2026-01-01T12:00:00.000Z",
+        **fields,
+    }
 
 
 @dataclass
@@ -75,3 +92,40 @@ def eventually(check: Callable[[], Any], timeout: float = 5.0) -> Any:
         if answer or time.monotonic() > deadline:
             return answer
         time.sleep(0.01)
+
+
+@contextmanager
+def route_serve(cwd: Path, *args: str, env: dict[str, str] | None = None) -> Iterator[str]:
+    """A real ``maple route serve args…`` on a free port, up until the block ends: its mount URL.
+
+    ``env`` is the process's environment (default: the test's, without maple's variables).
+
+    Raises:
+        RuntimeError: it did not answer ``GET /me`` within 20 s (its stderr is in the message).
+    """
+    port = free_port()
+    process = subprocess.Popen(
+        [str(MAPLE), "route", "serve", *args, "--port", str(port)],
+        cwd=cwd,
+        env=env if env is not None else clean_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}/api/maple"
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                if httpx.get(url + "/me", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                raise RuntimeError(f"maple route serve did not start: {process.communicate()}")
+            time.sleep(0.05)
+        yield url
+    finally:
+        process.terminate()
+        process.communicate(timeout=10)

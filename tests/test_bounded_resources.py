@@ -13,8 +13,6 @@ import json
 import os
 import signal
 import socket
-import subprocess
-import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
@@ -23,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import httpx2 as httpx
 import pytest
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
@@ -42,17 +39,12 @@ from maple_entrypoints.loopback import (
 )
 from maple_entrypoints.solo import start_bridge
 from maple_entrypoints.solo_bridges import MAX_BRIDGES
-from tests.loopback import free_port
-from tests.mcp_support import MAPLE_MCP, clean_env, error_text, structured
+from tests.mcp_support import error_text, structured
+from tests.route_support import route_serve
+from tests.support import MAPLE_MCP, clean_env
 
-MAPLE = Path(sys.executable).with_name("maple")
 BRANCH = "feat/bounds"
 PARTIAL = b"GET /api/maple/me HTTP/1.1\r\n"
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", BRANCH)
 
 
 def wait_until(check: Callable[[], bool], timeout: float, step: float = 0.05) -> bool:
@@ -66,31 +58,10 @@ def wait_until(check: Callable[[], bool], timeout: float, step: float = 0.05) ->
 
 
 @contextlib.contextmanager
-def route_serve(repo: Path) -> Iterator[int]:
-    """A real ``maple route serve`` process on a free port, until the block ends."""
-    port = free_port()
-    process = subprocess.Popen(
-        [str(MAPLE), "route", "serve", "--store", "file", "--port", str(port)],
-        cwd=repo,
-        env=clean_env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-    def up() -> bool:
-        try:
-            return httpx.get(f"http://127.0.0.1:{port}/api/maple/me", timeout=1).status_code == 200
-        except httpx.HTTPError:
-            return process.poll() is not None
-
-    try:
-        assert wait_until(up, 20)
-        assert process.poll() is None, process.stderr
-        yield port
-    finally:
-        process.terminate()
-        process.communicate(timeout=10)
+def route_serve_port(repo: Path) -> Iterator[int]:
+    """A real ``maple route serve`` process on a free port, until the block ends: the port."""
+    with route_serve(repo, "--store", "file") as url:
+        yield int(url.split(":")[2].split("/")[0])
 
 
 def connect(port: int) -> socket.socket:
@@ -202,7 +173,7 @@ def test_a_slow_header_connection_is_closed_within_the_deadline(repo: Path) -> N
     bridge = start_bridge("https://feat-x.preview.example", cwd=repo)
     bridge_port = int(bridge.url.rsplit(":", 1)[1])
     try:
-        with route_serve(repo) as port:
+        with route_serve_port(repo) as port:
             attacks = [*slow_attacks(port)]
             bridge_attack = Attack("bridge", connect(bridge_port), time.monotonic(), True)
             bridge_attack.sock.sendall(b"GET / HTTP/1.1\r\n")
@@ -223,7 +194,7 @@ def test_a_slow_header_connection_is_closed_within_the_deadline(repo: Path) -> N
 
 
 def test_maple_route_serve_caps_concurrent_connections(repo: Path) -> None:
-    with route_serve(repo) as port:
+    with route_serve_port(repo) as port:
         held = [connect(port) for _ in range(MAX_CONNECTIONS)]
         try:
             for sock in held:

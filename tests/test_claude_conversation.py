@@ -44,7 +44,8 @@ from maple_entrypoints.route.app import RouteOptions
 from maple_entrypoints.route.serve import served_app
 from tests.agents.model_server import ScriptedModel, exchanges
 from tests.loopback import serve_asgi
-from tests.mcp_support import clean_env, text_json
+from tests.mcp_support import text_json
+from tests.support import clean_env
 
 BRANCH = "feat/button"
 COMMENT = "Make the button pop."

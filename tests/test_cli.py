@@ -5,28 +5,15 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from contract_tests.support import git, make_repo
+from tests.support import MAPLE, maple
 
-MAPLE = Path(sys.executable).with_name("maple")
 SECRET = "ghp_cli_secret_token_do_not_print_123"
-
-
-def run(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("MAPLE_", "GITHUB_"))}
-    return subprocess.run(
-        [str(MAPLE), *args],
-        cwd=cwd,
-        env={**base, **env},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 @pytest.fixture
@@ -35,11 +22,11 @@ def repo(tmp_path: Path) -> Path:
 
 
 def test_add_then_list_on_the_checked_out_branch(repo: Path) -> None:
-    added = run(repo, "comments", "add", "--body", "Tighten the header.")
+    added = maple(repo, "comments", "add", "--body", "Tighten the header.")
     assert added.returncode == 0, added.stderr
     comment_id = added.stdout.strip()
     assert comment_id.startswith("loc_")
-    listed = run(repo, "comments", "list")
+    listed = maple(repo, "comments", "list")
     assert listed.returncode == 0
     [line] = listed.stdout.splitlines()
     fields = line.split("\t")
@@ -48,38 +35,38 @@ def test_add_then_list_on_the_checked_out_branch(repo: Path) -> None:
 
 
 def test_json_output_is_the_stored_comments_newest_first(repo: Path) -> None:
-    run(repo, "comments", "add", "--body", "first")
-    run(repo, "comments", "add", "--body", "second", "--branch", "feat/other")
-    out = run(repo, "comments", "list", "--json")
+    maple(repo, "comments", "add", "--body", "first")
+    maple(repo, "comments", "add", "--body", "second", "--branch", "feat/other")
+    out = maple(repo, "comments", "list", "--json")
     data = json.loads(out.stdout)
     assert [c["body"] for c in data] == ["first"]
     assert data[0]["status"] == "open"
     assert data[0]["branch"] == "feat/x"
-    other = json.loads(run(repo, "comments", "list", "--json", "--branch", "feat/other").stdout)
+    other = json.loads(maple(repo, "comments", "list", "--json", "--branch", "feat/other").stdout)
     assert [c["body"] for c in other] == ["second"]
 
 
 def test_status_filters(repo: Path) -> None:
-    run(repo, "comments", "add", "--body", "one")
-    opened = json.loads(run(repo, "comments", "list", "--json", "--status", "open").stdout)
+    maple(repo, "comments", "add", "--body", "one")
+    opened = json.loads(maple(repo, "comments", "list", "--json", "--status", "open").stdout)
     assert len(opened) == 1
-    resolved = run(repo, "comments", "list", "--json", "-s", "resolved", "-s", "orphaned")
+    resolved = maple(repo, "comments", "list", "--json", "-s", "resolved", "-s", "orphaned")
     assert json.loads(resolved.stdout) == []
-    bad = run(repo, "comments", "list", "--status", "done")
+    bad = maple(repo, "comments", "list", "--status", "done")
     assert bad.returncode == 2
     assert "done" in bad.stderr
 
 
 def test_no_branch_checked_out_asks_for_one(repo: Path) -> None:
     git(repo, "checkout", "-q", "--detach")
-    out = run(repo, "comments", "list")
+    out = maple(repo, "comments", "list")
     assert out.returncode == 2
     assert out.stderr.strip() == "maple: no branch is checked out here; pass --branch NAME."
-    assert run(repo, "comments", "list", "--branch", "feat/x").returncode == 0
+    assert maple(repo, "comments", "list", "--branch", "feat/x").returncode == 0
 
 
 def test_an_unknown_store_is_one_line_naming_the_variable(repo: Path) -> None:
-    out = run(repo, "comments", "list", MAPLE_STORE="sqlite")
+    out = maple(repo, "comments", "list", MAPLE_STORE="sqlite")
     assert out.returncode == 2
     assert out.stderr.strip() == (
         'maple: Unknown MAPLE_STORE sqlite; "github" and "file" exist, and "route" for a '
@@ -89,10 +76,10 @@ def test_an_unknown_store_is_one_line_naming_the_variable(repo: Path) -> None:
 
 
 def test_a_github_configuration_is_refused_without_printing_the_token(repo: Path) -> None:
-    half = run(repo, "comments", "list", GITHUB_TOKEN=SECRET)
+    half = maple(repo, "comments", "list", GITHUB_TOKEN=SECRET)
     assert half.returncode == 2
     assert half.stderr.startswith("maple: MAPLE_GITHUB_OWNER is not set; maple cannot start")
-    out = run(
+    out = maple(
         repo,
         "comments",
         "list",
@@ -111,7 +98,7 @@ def test_a_corrupt_ledger_is_reported_and_left_alone(repo: Path) -> None:
     path = repo / ".maple" / "feat-x" / "comments.json"
     path.parent.mkdir(parents=True)
     path.write_text("not json")
-    out = run(repo, "comments", "add", "--body", "x")
+    out = maple(repo, "comments", "add", "--body", "x")
     assert out.returncode == 1
     assert "is not a Maple comments file" in out.stderr
     assert "Traceback" not in out.stderr
@@ -145,7 +132,7 @@ EXIT_CODES = [
 def test_every_command_exits_with_the_code_docs_cli_documents(
     repo: Path, args: list[str], code: int, says: str
 ) -> None:
-    done = run(repo, *args)
+    done = maple(repo, *args)
     assert done.returncode == code, done.stderr
     assert says in done.stderr
     assert "Traceback" not in done.stderr
@@ -173,7 +160,7 @@ def held_port() -> Iterator[int]:
 def test_a_port_that_cannot_be_listened_on_is_exit_1_in_one_line(
     repo: Path, held_port: int, args: list[str]
 ) -> None:
-    done = run(repo, *args, str(held_port))
+    done = maple(repo, *args, str(held_port))
     assert done.returncode == 1, done.stderr
     [line] = done.stderr.strip().splitlines()
     assert line.startswith("maple: ")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +14,9 @@ from typer.testing import CliRunner
 
 from contract_tests.support import git, make_repo
 from maple_entrypoints.cli import app
-from tests.mcp_support import OutputLines, clean_env, interrupt, stdio_server, structured
+from tests.mcp_support import OutputLines, interrupt, stdio_server, structured
+from tests.support import MAPLE, clean_env, maple
 
-MAPLE = Path(sys.executable).with_name("maple")
 BRANCH = "feat/cli"
 runner = CliRunner()
 
@@ -41,18 +40,6 @@ def add(body: str) -> str:
     result = invoke("comments", "add", "--body", body, "--selector", "main > h1")
     assert result.exit_code == 0, result.output
     return str(result.stdout.strip())
-
-
-def run(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(MAPLE), *args],
-        cwd=cwd,
-        env=clean_env(**env),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
 
 
 class TestComments:
@@ -126,9 +113,9 @@ class TestComments:
     @pytest.mark.anyio
     async def test_json_is_exactly_what_the_mcp_tools_return(self, repo: Path) -> None:
         comment_id = add("Tighten the spacing.")
-        listed = json.loads(run(repo, "comments", "list", "--json").stdout)
-        shown = json.loads(run(repo, "comments", "show", comment_id, "--json").stdout)
-        waited = json.loads(run(repo, "comments", "wait", "--json").stdout)
+        listed = json.loads(maple(repo, "comments", "list", "--json").stdout)
+        shown = json.loads(maple(repo, "comments", "show", comment_id, "--json").stdout)
+        waited = json.loads(maple(repo, "comments", "wait", "--json").stdout)
         async with stdio_server(repo) as client:
             assert listed == structured(await client.call_tool("list_comments", {"branch": BRANCH}))
             assert shown == structured(
@@ -309,7 +296,7 @@ def test_every_command_has_help_with_an_example(command: list[str]) -> None:
 
 
 def test_an_error_is_one_line_without_a_traceback(repo: Path) -> None:
-    done = run(repo, "comments", "list", MAPLE_STORE="github", GITHUB_TOKEN="ghp_secret_12345")
+    done = maple(repo, "comments", "list", MAPLE_STORE="github", GITHUB_TOKEN="ghp_secret_12345")
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1
     assert "Traceback" not in done.stderr
@@ -317,7 +304,7 @@ def test_an_error_is_one_line_without_a_traceback(repo: Path) -> None:
 
 
 def test_the_demo_runs_the_whole_loop(tmp_path: Path) -> None:
-    done = run(tmp_path, "demo")
+    done = maple(tmp_path, "demo")
     assert done.returncode == 0, done.stdout + done.stderr
     out = done.stdout
     steps = [
@@ -338,7 +325,7 @@ def test_the_demo_runs_the_whole_loop(tmp_path: Path) -> None:
 
 
 def test_a_port_out_of_range_is_a_usage_error(repo: Path) -> None:
-    done = run(repo, "solo", "https://x.example/", "--port", "70000")
+    done = maple(repo, "solo", "https://x.example/", "--port", "70000")
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
 
@@ -352,7 +339,7 @@ def test_half_an_emoji_from_a_browser_prints_without_a_traceback(repo: Path) -> 
         '"createdAt": "2026-01-01T12:00:00.000Z"}]}\n'
     )
     for args in (["comments", "list"], ["comments", "list", "--json"]):
-        done = run(repo, *args)
+        done = maple(repo, *args)
         assert done.returncode == 0, done.stderr
         assert "half \ufffd here" in done.stdout
 
@@ -361,7 +348,7 @@ def test_doctor_contacts_a_route_even_without_a_branch(tmp_path: Path) -> None:
     from tests.loopback import free_port
 
     url = f"http://127.0.0.1:{free_port()}/api/maple"
-    done = run(tmp_path, "doctor", MAPLE_STORE="route", MAPLE_URL=url)
+    done = maple(tmp_path, "doctor", MAPLE_STORE="route", MAPLE_URL=url)
     assert done.returncode == 1
     assert "FAIL store:" in done.stdout
     assert "could not be reached" in done.stdout

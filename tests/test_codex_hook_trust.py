@@ -27,7 +27,7 @@ import pytest
 
 from contract_tests.agent_peers import CODEX_CONFIG
 from contract_tests.support import make_repo
-from tests.mcp_support import clean_env
+from tests.support import clean_env
 
 BIN = Path(sys.executable).parent
 BRANCH = "feat/pay"

@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 
-from contract_tests.support import make_repo
 from maple_adapters.files.media import FileMedia
 from maple_adapters.files.store import FileCommentStore
 from maple_adapters.system import SystemClock
 from maple_core.attachments import MAX_IMAGE_BYTES, MAX_IMAGES, images_of
 from maple_core.comments import Comment, Context, NewComment
 from maple_entrypoints.review.page import allows_capture
-from tests.mcp_support import MAPLE_MCP, clean_env, stdio_server, structured
+from tests.mcp_support import stdio_server, structured
+from tests.support import MAPLE_MCP, clean_env
 
 pytestmark = pytest.mark.anyio
 BRANCH = "feat/shots"
@@ -28,11 +28,6 @@ MAPLE = MAPLE_MCP.with_name("maple")
 PIXEL = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 )
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", BRANCH)
 
 
 def add(repo: Path, attachments: list[dict[str, Any]]) -> str:

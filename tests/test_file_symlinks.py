@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from contract_tests.support import FakeClock, make_repo
+from contract_tests.support import FakeClock
 from maple_adapters.files.media import FileMedia
 from maple_adapters.files.store import FileCommentStore
 from maple_core.approvals import NewApproval
@@ -24,12 +24,10 @@ from maple_core.comments import NewComment, Resolution
 from maple_core.errors import UnsafePathError
 from maple_core.statuses import CommentStatus
 from maple_entrypoints.route.app import RouteOptions
-from tests.mcp_support import clean_env
 from tests.route_support import live_route
+from tests.support import HOOK, clean_env, maple
 from tests.test_stop_decision import RECORDED_CLAUDE_CODE_STOP
 
-MAPLE = Path(sys.executable).with_name("maple")
-HOOK = Path(sys.executable).with_name("maple-stop-hook")
 BRANCH = "feat/x"
 SLUG = "feat-x"
 PAST_NS = 1_600_000_000 * 10**9
@@ -75,11 +73,6 @@ def aged(path: Path, data: bytes = VICTIM) -> Path:
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", BRANCH)
-
-
-@pytest.fixture
 def elsewhere(tmp_path: Path) -> Iterator[Path]:
     """The victim: a folder outside the repository holding a file, all dated in the past."""
     victim = tmp_path / "elsewhere"
@@ -92,18 +85,6 @@ def elsewhere(tmp_path: Path) -> Iterator[Path]:
 
 def branch_folder(repo: Path) -> Path:
     return Path(os.path.realpath(repo)) / ".maple" / SLUG
-
-
-def run(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(MAPLE), *args],
-        cwd=cwd,
-        env=clean_env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
 
 
 def assert_names_the_link(message: str, link: Path) -> None:
@@ -130,8 +111,8 @@ class TestFolders:
     ) -> None:
         link = Path(os.path.realpath(repo)) / ".maple"
         link.symlink_to(elsewhere, target_is_directory=True)
-        assert_refused(run(repo, "comments", "add", "--body", "through the link"), link)
-        assert_refused(run(repo, "comments", "list"), link)
+        assert_refused(maple(repo, "comments", "add", "--body", "through the link"), link)
+        assert_refused(maple(repo, "comments", "list"), link)
         assert link.is_symlink()
 
     def test_a_linked_branch_folder_is_refused_and_its_target_untouched(
@@ -141,15 +122,15 @@ class TestFolders:
         link.parent.mkdir()
         link.symlink_to(Path("..") / ".." / "elsewhere", target_is_directory=True)
         assert link.resolve() == elsewhere.resolve()
-        assert_refused(run(repo, "comments", "add", "--body", "through the link"), link)
-        assert_refused(run(repo, "comments", "list"), link)
+        assert_refused(maple(repo, "comments", "add", "--body", "through the link"), link)
+        assert_refused(maple(repo, "comments", "list"), link)
 
     def test_a_linked_folder_is_refused_even_when_its_target_is_missing(
         self, repo: Path, tmp_path: Path
     ) -> None:
         link = Path(os.path.realpath(repo)) / ".maple"
         link.symlink_to(tmp_path / "not-yet")
-        assert_refused(run(repo, "comments", "add", "--body", "through the link"), link)
+        assert_refused(maple(repo, "comments", "add", "--body", "through the link"), link)
         assert not (tmp_path / "not-yet").exists()
 
     def test_comments_beyond_a_linked_folder_are_not_read(
@@ -158,7 +139,7 @@ class TestFolders:
         aged(tmp_path / "shared" / SLUG / "comments.json", ledger_text("a secret"))
         link = Path(os.path.realpath(repo)) / ".maple"
         link.symlink_to(tmp_path / "shared", target_is_directory=True)
-        listed = run(repo, "comments", "list")
+        listed = maple(repo, "comments", "list")
         assert_refused(listed, link)
         assert "a secret" not in listed.stdout
 
@@ -170,10 +151,10 @@ class TestFiles:
         link = branch_folder(repo) / "comments.json"
         link.parent.mkdir(parents=True)
         link.symlink_to(victim)
-        listed = run(repo, "comments", "list")
+        listed = maple(repo, "comments", "list")
         assert_refused(listed, link)
         assert "a secret" not in listed.stdout
-        assert_refused(run(repo, "comments", "add", "--body", "over the link"), link)
+        assert_refused(maple(repo, "comments", "add", "--body", "over the link"), link)
         assert link.is_symlink()
         assert snapshot(victim.parent) == before
 
@@ -260,15 +241,15 @@ def test_the_stop_hook_reports_a_link_in_one_line_and_lets_the_stop_go_ahead(
 ) -> None:
     shared = tmp_path / "shared"
     aged(shared / SLUG / "comments.json", ledger_text("a secret that would block"))
-    maple = Path(os.path.realpath(repo)) / ".maple"
+    folder = Path(os.path.realpath(repo)) / ".maple"
     if linked == ".maple":
-        link, target = maple, shared
+        link, target = folder, shared
     elif linked == SLUG:
-        maple.mkdir()
-        link, target = maple / SLUG, shared / SLUG
+        folder.mkdir()
+        link, target = folder / SLUG, shared / SLUG
     else:
-        (maple / SLUG).mkdir(parents=True)
-        link, target = maple / SLUG / "comments.json", shared / SLUG / "comments.json"
+        (folder / SLUG).mkdir(parents=True)
+        link, target = folder / SLUG / "comments.json", shared / SLUG / "comments.json"
     link.symlink_to(target)
     before = snapshot(shared)
     payload = {**RECORDED_CLAUDE_CODE_STOP, "cwd": str(repo), "stop_hook_active": False}
@@ -354,11 +335,11 @@ class TestAgentRecords:
         agents = Path(os.path.realpath(repo)) / ".maple" / "agents"
         agents.parent.mkdir()
         agents.symlink_to(elsewhere, target_is_directory=True)
-        assert_refused(run(repo, "agents", "status", "codex-41237"), agents)
+        assert_refused(maple(repo, "agents", "status", "codex-41237"), agents)
 
     @pytest.mark.parametrize("agent_id", ["../../elsewhere/victim", "codex-1/../x", "x" * 300])
     def test_an_agent_id_is_never_a_path(self, repo: Path, elsewhere: Path, agent_id: str) -> None:
-        done = run(repo, "agents", "status", agent_id)
+        done = maple(repo, "agents", "status", agent_id)
         assert done.returncode == 1, done.stderr  # an input error
         assert "is not an agent id" in done.stderr
         assert done.stderr.count("\n") == 1
@@ -371,11 +352,11 @@ class TestAgentRecords:
             run_json = {"status": "running", "agentId": f"codex-{bystander.pid}"}
             planted = {"pid": bystander.pid, "run": run_json, "text": "\x1b]0;pwned\x07 running"}
             (agents / f"codex-{bystander.pid}.json").write_text(json.dumps(planted))
-            done = run(repo, "agents", "cancel", f"codex-{bystander.pid}")
+            done = maple(repo, "agents", "cancel", f"codex-{bystander.pid}")
             assert done.returncode == 1, done.stderr
             assert "not a maple agent run" in done.stderr
             assert bystander.poll() is None  # still alive
-            shown = run(repo, "agents", "status", f"codex-{bystander.pid}")
+            shown = maple(repo, "agents", "status", f"codex-{bystander.pid}")
             assert shown.returncode == 0, shown.stderr
             assert "\x1b" not in shown.stdout
         finally:

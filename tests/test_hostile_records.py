@@ -12,16 +12,14 @@ import json
 import os
 import pty
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from contract_tests.support import make_repo
-from tests.mcp_support import clean_env
+from tests.support import MAPLE, clean_env, maple
 
-MAPLE = Path(sys.executable).with_name("maple")
 BRANCH = "feat/hostile"
 
 GOOD = {
@@ -57,18 +55,6 @@ def repo(tmp_path: Path) -> Path:
     doc = {"version": 1, "comments": [GOOD, *BAD_RECORDS], "approvals": []}
     ledger.write_text(json.dumps(doc, indent=2))
     return made
-
-
-def maple(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(MAPLE), *args],
-        cwd=cwd,
-        env=clean_env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
 
 
 def stored(repo: Path) -> list[dict[str, Any]]:

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from contract_tests.support import make_repo
 from maple_entrypoints.cli import app
 from maple_entrypoints.cli.install import command_for
-from tests.mcp_support import clean_env
+from tests.support import clean_env
 
 runner = CliRunner()
 PLUGIN = Path(__file__).resolve().parents[1] / "plugins" / "claude-code"

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,23 +22,10 @@ from maple_core.comments import NewComment
 from maple_core.paging import ListQuery
 from maple_core.statuses import CommentStatus
 from tests.github.fake_github import FakeGitHub, Served, serve
-from tests.mcp_support import clean_env
+from tests.support import maple
 
-MAPLE = Path(sys.executable).with_name("maple")
 BRANCH = "feat/records"
 LEGACY = {"id": "loc_legacy00001", "branch": BRANCH, "body": "Written before", "status": "open"}
-
-
-def maple(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(MAPLE), *args],
-        cwd=cwd,
-        env=clean_env(**env),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
 
 
 def assert_maple_can_write(record: dict[str, object]) -> None:

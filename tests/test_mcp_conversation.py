@@ -11,7 +11,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from contract_tests.support import git, make_repo
+from contract_tests.support import git
 from maple_adapters.files.store import FileCommentStore
 from maple_adapters.system import SystemClock
 from maple_core.comments import NewComment
@@ -22,11 +22,6 @@ from tests.mcp_support import error_text, stdio_server, structured
 
 pytestmark = pytest.mark.anyio
 BRANCH = "feat/x"
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", BRANCH)
 
 
 def files(repo: Path) -> FileCommentStore:

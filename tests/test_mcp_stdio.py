@@ -13,20 +13,16 @@ from typing import Any
 import anyio
 import pytest
 
-from contract_tests.support import git, make_repo
+from contract_tests.support import git
 from maple_adapters.files.store import FileCommentStore
 from maple_adapters.system import SystemClock
 from maple_core.comments import Anchor, NewComment
-from tests.mcp_support import MAPLE_MCP, clean_env, error_text, stdio_server, structured
+from tests.mcp_support import error_text, stdio_server, structured
+from tests.support import MAPLE_MCP, clean_env
 
 pytestmark = pytest.mark.anyio
 SNAPSHOT = Path(__file__).with_name("snapshots") / "tools_list.json"
 BRANCH = "feat/x"
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", BRANCH)
 
 
 def add(repo: Path, body: str, branch: str = BRANCH, **kw: Any) -> str:

@@ -8,7 +8,6 @@ The client declares ``io.modelcontextprotocol/tasks`` and reads tasks with ``tas
 from __future__ import annotations
 
 import json
-import subprocess
 import threading
 import time
 from collections.abc import AsyncIterator, Hashable
@@ -22,7 +21,7 @@ from mcp.client import Client
 from mcp.server import MCPServer
 from mcp.shared.exceptions import MCPError
 
-from contract_tests.support import FakeClock, make_repo
+from contract_tests.support import FakeClock
 from maple_adapters.files.store import FileCommentStore
 from maple_adapters.memory import InMemoryCommentStore, MemoryChangeSignal
 from maple_adapters.system import SystemClock
@@ -236,15 +235,10 @@ async def test_a_client_without_the_extension_gets_the_plain_long_poll() -> None
         assert [c["id"] for c in structured(waited[0])["comments"]] == [new]
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", BRANCH)
-
-
 async def test_over_stdio_a_file_comment_completes_the_task(repo: Path) -> None:
     from mcp.client.stdio import StdioServerParameters
 
-    from tests.mcp_support import MAPLE_MCP, clean_env
+    from tests.support import MAPLE_MCP, clean_env
 
     params = StdioServerParameters(command=str(MAPLE_MCP), cwd=repo, env=clean_env())
     async with Client(params, extensions=[TasksClient()]) as client:
@@ -330,7 +324,8 @@ async def test_maple_doctor_says_how_each_connected_client_waits(repo: Path) -> 
     itself) or by polling, and ``maple doctor`` says so, with ``maple watch`` as the fix."""
     from mcp.client.stdio import StdioServerParameters
 
-    from tests.mcp_support import MAPLE_MCP, clean_env, stdio_server
+    from tests.mcp_support import stdio_server
+    from tests.support import MAPLE_MCP, clean_env, maple
 
     params = StdioServerParameters(command=str(MAPLE_MCP), cwd=repo, env=clean_env())
     async with Client(params, extensions=[TasksClient()]) as client:
@@ -341,15 +336,7 @@ async def test_maple_doctor_says_how_each_connected_client_waits(repo: Path) -> 
             "wait_for_comments",
             {"branch": BRANCH, "cursor": "2020-01-01T00:00:00.000Z", "timeoutMs": 1},
         )
-    doctor = subprocess.run(
-        [str(MAPLE_MCP.with_name("maple")), "doctor"],
-        cwd=repo,
-        env=clean_env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    doctor = maple(repo, "doctor")
     lines = [line for line in doctor.stdout.splitlines() if "connected client wake" in line]
     assert len(lines) == 2, doctor.stdout
     tasked = [line for line in lines if "as an MCP task" in line]

@@ -34,7 +34,7 @@ from tests.claude_interactive import (
     needed_peers,
 )
 from tests.loopback import serve_asgi
-from tests.mcp_support import MAPLE_MCP
+from tests.support import MAPLE_MCP
 
 BRANCH = "feat/wake"
 TURN_S = 90.0

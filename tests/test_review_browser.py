@@ -24,7 +24,8 @@ from starlette.websockets import WebSocket
 from contract_tests.support import git, make_repo
 from maple_entrypoints.review import review_app
 from tests.loopback import Running, serve_asgi
-from tests.mcp_support import clean_env, stdio_server, structured
+from tests.mcp_support import stdio_server, structured
+from tests.support import clean_env, maple
 
 CHROMIUM = "/usr/bin/chromium"
 BRANCH = "feat/review"
@@ -135,15 +136,8 @@ def browser() -> Iterator[Any]:
 
 
 def comments_json(repo: Path) -> list[dict[str, Any]]:
-    done = subprocess.run(
-        [str(Path(sys.executable).with_name("maple")), "comments", "list", "--json"],
-        cwd=repo,
-        env=clean_env(),
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=True,
-    )
+    done = maple(repo, "comments", "list", "--json", timeout=30)
+    assert done.returncode == 0, done.stderr
     return list(json.loads(done.stdout))
 
 

@@ -19,7 +19,7 @@ from contract_tests.support import make_repo
 from maple_core.comments import Comment
 from maple_entrypoints.review.feed import comment_line
 from tests.loopback import free_port
-from tests.mcp_support import clean_env
+from tests.support import clean_env
 
 BRANCH = "feat/cli"
 MAPLE = str(Path(sys.executable).with_name("maple"))

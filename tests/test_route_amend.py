@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from starlette.requests import Request
 
-from contract_tests.support import FakeClock, make_repo
+from contract_tests.support import FakeClock
 from maple_adapters.files.store import FileCommentStore
 from maple_adapters.memory import InMemoryCommentStore
 from maple_core.authors import Reviewer, color_slot
@@ -28,11 +28,6 @@ def draft(body: str, author: dict[str, str] | None = None) -> dict[str, Any]:
     if author is not None:
         posted["author"] = author
     return posted
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", BRANCH)
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.requests import Request
 
-from contract_tests.support import FakeClock, make_repo
+from contract_tests.support import FakeClock
 from maple_adapters.files.media import FileMedia
 from maple_adapters.files.store import FileCommentStore
 from maple_adapters.log import ServerLog
@@ -24,31 +24,11 @@ from maple_core.gate import GateRules
 from maple_core.paging import ListQuery
 from maple_core.services import list_all
 from maple_entrypoints.route.app import RouteOptions
-from tests.route_support import LiveRoute, eventually, live_route
+from tests.route_support import LiveRoute, draft, eventually, live_route
 
 BRANCH = "feat/route"
 HEAD = "9ab1c2d"
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
-
-
-def draft(body: str = "The header wraps at 375px.", **kw: Any) -> dict[str, Any]:
-    return {
-        "branch": BRANCH,
-        "body": body,
-        "anchor": {"selector": "h1"},
-        "createdAt": "2026-01-01T12:00:00.000Z",
-        **kw,
-    }
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", BRANCH)
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,11 +12,11 @@ import anyio
 import httpx2 as httpx
 import pytest
 
-from contract_tests.support import make_repo
 from tests.loopback import free_port
-from tests.mcp_support import clean_env, stdio_server, structured
+from tests.mcp_support import stdio_server, structured
+from tests.route_support import route_serve
+from tests.support import MAPLE, clean_env, maple
 
-MAPLE = Path(sys.executable).with_name("maple")
 BRANCH = "feat/e2e"
 SECRET = "ghp_route_e2e_secret_0000000000"
 
@@ -27,38 +26,9 @@ def draft(body: str) -> dict[str, object]:
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", BRANCH)
-
-
-@pytest.fixture
 def served(repo: Path) -> Iterator[str]:
-    port = free_port()
-    process = subprocess.Popen(
-        [str(MAPLE), "route", "serve", "--store", "file", "--port", str(port)],
-        cwd=repo,
-        env=clean_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    url = f"http://127.0.0.1:{port}/api/maple"
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            if httpx.get(url + "/me", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            raise RuntimeError(f"maple route serve did not start: {process.stderr.read()}")
-        time.sleep(0.05)
-    try:
+    with route_serve(repo, "--store", "file") as url:
         yield url
-    finally:
-        process.terminate()
-        process.communicate(timeout=10)
 
 
 @pytest.mark.anyio
@@ -151,15 +121,7 @@ def test_an_unreachable_route_is_a_clear_error(tmp_path: Path) -> None:
 def test_route_serve_refuses_a_bad_configuration_in_one_line(
     repo: Path, args: list[str], env: dict[str, str], says: str
 ) -> None:
-    done = subprocess.run(
-        [str(MAPLE), "route", "serve", *args, "--port", str(free_port())],
-        cwd=repo,
-        env=clean_env(**env),
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
-    )
+    done = maple(repo, "route", "serve", *args, "--port", str(free_port()), timeout=30, **env)
     assert done.returncode == 2
     assert says in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,11 +19,9 @@ from typing import Any
 
 import httpx2 as httpx
 import pytest
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
 
 from contract_tests.github_peers import api_transport
-from contract_tests.support import FakeClock, make_repo
+from contract_tests.support import FakeClock
 from maple_adapters.files.media import FileMedia
 from maple_adapters.files.store import FileCommentStore
 from maple_adapters.github.store import GitHubLedgerStore
@@ -37,10 +34,9 @@ from maple_entrypoints.settings import RouteStoreKind, load_settings
 from maple_entrypoints.solo import start_bridge
 from tests.github.fake_github import FakeGitHub, Served, serve
 from tests.loopback import free_port
-from tests.mcp_support import clean_env
-from tests.route_support import LiveRoute, eventually, live_route
+from tests.route_support import LiveRoute, draft, eventually, live_route, route_serve
+from tests.support import APP_ID, INSTALLATION, MAPLE, clean_env, gate_app_environment
 
-MAPLE = Path(sys.executable).with_name("maple")
 BRANCH = "feat/route"
 FOLDER = "feat-route"
 
@@ -53,21 +49,6 @@ SVG = b'<svg xmlns="http://www.w3.org/2000/svg"><script>alert(document.domain)</
 HTML = b"<!doctype html><script>alert(document.cookie)</script>"
 RASTERS = {"image/png": PNG, "image/jpeg": JPEG, "image/gif": GIF, "image/webp": WEBP}
 RASTERS["image/avif"] = AVIF
-
-
-def draft(body: str = "The header wraps at 375px.", **kw: Any) -> dict[str, Any]:
-    return {
-        "branch": BRANCH,
-        "body": body,
-        "anchor": {"selector": "h1"},
-        "createdAt": "2026-01-01T12:00:00.000Z",
-        **kw,
-    }
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", BRANCH)
 
 
 @pytest.fixture
@@ -88,29 +69,11 @@ def media_folder(repo: Path) -> Path:
 
 # -- 4. the check run's link comes from configuration ------------------------------------------
 
-APP_ID = 4242
-INSTALLATION = 77
 PUSHER = "ghp_pusher_0000000000000000000001"
 PR_BRANCH = "feat/leaf"
 HEAD = "f00dfeed" * 5
 REVIEW_URL = "https://feat-leaf.preview.example/"
 EVIL = "evil.example"
-
-
-@pytest.fixture(scope="module")
-def app_key() -> tuple[str, str]:
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    private = key.private_bytes(
-        serialization.Encoding.PEM,
-        serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption(),
-    ).decode()
-    public = (
-        key.public_key()
-        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
-        .decode()
-    )
-    return private, public
 
 
 @pytest.fixture(scope="module")
@@ -127,18 +90,6 @@ def fake(github: Served, app_key: tuple[str, str], monkeypatch: pytest.MonkeyPat
     github.fake.open_pull(PR_BRANCH, head_sha=HEAD)
     monkeypatch.setenv("REQUESTS_CA_BUNDLE", github.ca_file)
     return github.fake
-
-
-def environment(github: Served, app_key: tuple[str, str], **extra: str) -> dict[str, str]:
-    return {
-        "MAPLE_GITHUB_OWNER": "acme",
-        "MAPLE_GITHUB_REPO": "web",
-        "MAPLE_GITHUB_API": github.base_url,
-        "MAPLE_GATE_APP_ID": str(APP_ID),
-        "MAPLE_GATE_INSTALLATION_ID": str(INSTALLATION),
-        "MAPLE_GATE_PRIVATE_KEY": app_key[0],
-        **extra,
-    }
 
 
 def seed(github: Served) -> str:
@@ -159,7 +110,9 @@ def test_the_check_run_links_only_to_the_configured_review_url(
     fake: FakeGitHub, github: Served, app_key: tuple[str, str], tmp_path: Path
 ) -> None:
     comment_id = seed(github)
-    settings = load_settings(environment(github, app_key, MAPLE_REVIEW_URL=REVIEW_URL))
+    settings = load_settings(
+        gate_app_environment(github.base_url, app_key[0], MAPLE_REVIEW_URL=REVIEW_URL)
+    )
     options = server_options(route_server(RouteStoreKind.GITHUB, tmp_path, settings=settings))
     with live_route(options) as route:
         refreshed = route.client.post(
@@ -182,7 +135,7 @@ def test_without_a_review_url_the_check_run_has_no_link(
     fake: FakeGitHub, github: Served, app_key: tuple[str, str], tmp_path: Path
 ) -> None:
     comment_id = seed(github)
-    settings = load_settings(environment(github, app_key))
+    settings = load_settings(gate_app_environment(github.base_url, app_key[0]))
     options = server_options(route_server(RouteStoreKind.GITHUB, tmp_path, settings=settings))
     with live_route(options) as route:
         refreshed = route.client.post(
@@ -242,42 +195,13 @@ def test_maple_route_serve_refuses_a_bad_review_url_with_one_line(repo: Path) ->
 def test_maple_route_serve_links_the_check_run_to_its_review_url_option(
     fake: FakeGitHub, github: Served, app_key: tuple[str, str], tmp_path: Path
 ) -> None:
-    port = free_port()
     env = clean_env(
-        **environment(github, app_key, MAPLE_REVIEW_URL="https://elsewhere.example/"),
+        **gate_app_environment(
+            github.base_url, app_key[0], MAPLE_REVIEW_URL="https://elsewhere.example/"
+        ),
         REQUESTS_CA_BUNDLE=github.ca_file,
     )
-    process = subprocess.Popen(
-        [
-            MAPLE,
-            "route",
-            "serve",
-            "--store",
-            "github",
-            "--port",
-            str(port),
-            "--review-url",
-            REVIEW_URL,
-        ],
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    url = f"http://127.0.0.1:{port}/api/maple"
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                if httpx.get(url + "/me", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                raise RuntimeError(f"maple route serve did not start: {process.communicate()}")
-            time.sleep(0.05)
+    with route_serve(tmp_path, "--store", "github", "--review-url", REVIEW_URL, env=env) as url:
         seed(github)
         forged = httpx.post(
             url + "/gate/refresh", json={"branch": PR_BRANCH}, headers=forged_host(), timeout=30
@@ -290,9 +214,6 @@ def test_maple_route_serve_links_the_check_run_to_its_review_url_option(
             timeout=30,
         )
         assert answer.status_code == 200, answer.text
-    finally:
-        process.terminate()
-        process.communicate(timeout=10)
     [run] = check_runs(fake)
     assert run["details_url"] == REVIEW_URL  # the option wins over the variable
 

@@ -34,8 +34,8 @@ from maple_core.services import converse, list_all, resolve_comment
 from maple_entrypoints.route.app import RouteOptions
 from maple_entrypoints.route.serve import served_app
 from tests.loopback import serve_asgi
-from tests.mcp_support import clean_env
 from tests.route_support import LiveRoute, eventually, live_route
+from tests.support import clean_env
 
 BRANCH = "feat/thread"
 HEAD = "9ab1c2d"
@@ -45,16 +45,6 @@ BROWSER = {"id": "browser-0001abcd", "name": "Ana Lima"}
 
 def draft(body: str = "The header wraps at 375px.") -> dict[str, Any]:
     return {"branch": BRANCH, "body": body, "anchor": {"selector": "h1"}}
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", BRANCH)
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,10 +15,10 @@ from starlette.routing import Route
 
 from contract_tests.support import git, make_repo
 from tests.loopback import Running, serve_asgi
-from tests.mcp_support import clean_env, error_text, stdio_server
+from tests.mcp_support import error_text, stdio_server
+from tests.support import MAPLE, clean_env
 
 pytestmark = pytest.mark.anyio
-MAPLE = Path(sys.executable).with_name("maple")
 TOKEN = "ghp_recognisable_caller_token_0123456789abcd"
 
 

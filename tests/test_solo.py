@@ -32,7 +32,8 @@ from maple_entrypoints.solo_pairing import (
     solo_link,
     solo_refusal,
 )
-from tests.mcp_support import EVENT_S, OutputLines, clean_env, error_text, interrupt, structured
+from tests.mcp_support import EVENT_S, OutputLines, error_text, interrupt, structured
+from tests.support import clean_env, maple
 
 ORIGIN = "https://feat-x.preview.example"
 TOKEN = "t" * 43
@@ -452,15 +453,7 @@ def test_maple_solo_prints_the_link_and_serves_until_interrupted(repo: Path) -> 
 def test_an_address_that_cannot_be_paired_is_an_input_error_in_one_line(
     repo: Path, address: str
 ) -> None:
-    done = subprocess.run(
-        [str(Path(sys.executable).with_name("maple")), "solo", address],
-        cwd=repo,
-        env=clean_env(),
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=False,
-    )
+    done = maple(repo, "solo", address, timeout=30)
     assert done.returncode == 1
     assert done.stderr.strip().splitlines() == [
         f"maple: {address} is not an http or https address; give the preview's URL, such "

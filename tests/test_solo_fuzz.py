@@ -14,7 +14,6 @@ import anyio
 import httpx2 as httpx
 import pytest
 
-from contract_tests.support import make_repo
 from maple_entrypoints.solo import start_bridge
 from maple_entrypoints.solo_bridges import SoloBridge
 from maple_entrypoints.solo_pairing import pairing_of
@@ -24,11 +23,6 @@ ORIGIN = "https://feat-fuzz.preview.example"
 BRANCH = "feat/fuzz"
 REQUESTS = 10_000
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(32)
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", BRANCH)
 
 
 @pytest.fixture

@@ -20,11 +20,10 @@ from maple_core.comments import Anchor, NewComment
 from maple_core.conversation import Role, ThreadEvent
 from maple_core.statuses import CommentStatus
 from maple_entrypoints.stop_hook import BlockCounter
+from tests.support import HOOK, MAPLE
 from tests.test_stop_decision import RECORDED_CLAUDE_CODE_STOP
 
-HOOK = Path(sys.executable).with_name("maple-stop-hook")
 SRC = Path(__file__).resolve().parents[1] / "src"
-MAPLE = Path(sys.executable).with_name("maple")
 
 
 class Hook:

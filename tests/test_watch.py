@@ -13,7 +13,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import replace
@@ -31,9 +30,9 @@ from maple_core.comments import Anchor, Comment, NewComment
 from maple_core.stop import DATA_CLOSE, DATA_OPEN
 from maple_core.text import REVIEW_DATA_NOTE
 from maple_entrypoints.cli.watch import MAX_PROMPT_CHARS, watch_prompt
-from tests.mcp_support import OutputLines, clean_env
+from tests.mcp_support import OutputLines
+from tests.support import MAPLE, clean_env, maple
 
-MAPLE = Path(sys.executable).with_name("maple")
 BRANCH = "feat/watch"
 TURN_S = 90.0
 
@@ -300,15 +299,7 @@ def test_what_cannot_be_watched_is_a_usage_error(
     tmp_path: Path, args: list[str], env: dict[str, str], said: str
 ) -> None:
     repo = make_repo(tmp_path / "repo", BRANCH)
-    done = subprocess.run(
-        [str(MAPLE), "watch", *args],
-        cwd=repo,
-        env=clean_env(**env),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = maple(repo, "watch", *args, **env)
     assert done.returncode == 2, done.stderr
     assert said in done.stderr
 

@@ -262,7 +262,7 @@ async def test_a_background_agent_reports_by_notification_and_status(tmp_path: P
     from mcp.client import Client
     from mcp.client.stdio import StdioServerParameters
 
-    from tests.mcp_support import MAPLE_MCP, clean_env
+    from tests.support import MAPLE_MCP, clean_env
 
     env = fake_path(tmp_path)
     (tmp_path / "script.json").write_text(
@@ -336,7 +336,7 @@ def maple(tmp: Path, *args: str, env: dict[str, str]) -> Any:
     import subprocess
     import sys
 
-    from tests.mcp_support import clean_env
+    from tests.support import clean_env
 
     return subprocess.run(
         [str(Path(sys.executable).with_name("maple")), "agents", *args],
@@ -354,7 +354,7 @@ def test_the_cli_starts_resumes_reads_and_stops_agents(tmp_path: Path) -> None:
     import sys
 
     from contract_tests.support import make_repo
-    from tests.mcp_support import clean_env
+    from tests.support import clean_env
 
     make_repo(tmp_path / "project", "feat/agents")
     env = fake_path(tmp_path)

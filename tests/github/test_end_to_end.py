@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,10 +23,10 @@ from maple_core.comments import NewComment
 from maple_core.services import wait_for_comments
 from tests.github.fake_github import FakeGitHub, Served, serve
 from tests.mcp_support import stdio_server, structured
+from tests.support import HOOK
 
 pytestmark = pytest.mark.anyio
 GATE_TOKEN = "ghs_gate_installation_token_42"
-HOOK = Path(sys.executable).with_name("maple-stop-hook")
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,9 +17,8 @@ from maple_adapters.github.store import GitHubLedgerStore
 from maple_core.comments import Anchor, NewComment, Resolution
 from maple_core.statuses import CommentStatus
 from tests.github.fake_github import FakeGitHub, Served, serve
-from tests.mcp_support import clean_env
+from tests.support import MAPLE, clean_env
 
-MAPLE = Path(sys.executable).with_name("maple")
 EVENTS = Path(__file__).with_name("events")
 HEAD = "c0ffee1" + "a" * 33
 

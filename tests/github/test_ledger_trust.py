@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,9 +27,8 @@ from maple_core.paging import ListQuery
 from maple_core.services import list_all
 from maple_core.statuses import CommentStatus
 from tests.github.fake_github import FakeGitHub, Served, serve
-from tests.mcp_support import clean_env
+from tests.support import MAPLE, clean_env
 
-MAPLE = Path(sys.executable).with_name("maple")
 EVENTS = Path(__file__).with_name("events")
 HEAD = "c0ffee1" + "a" * 33
 READER = "ghp_read_only_reviewer_token"

@@ -13,8 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
 
 from contract_tests.github_peers import api_transport
 from contract_tests.support import FakeClock
@@ -28,30 +26,13 @@ from maple_entrypoints.route.serve import server_options
 from maple_entrypoints.settings import RouteStoreKind, load_settings
 from tests.github.fake_github import FakeGitHub, Fault, Served, serve
 from tests.route_support import LiveRoute, Recorder, eventually, live_route
+from tests.support import APP_ID, INSTALLATION, gate_app_environment
 
-APP_ID = 4242
-INSTALLATION = 77
 PUSHER = "ghp_pusher_0000000000000000000001"
 READER = "ghp_reader_0000000000000000000002"
 HIDDEN = "ghp_hidden_0000000000000000000003"
 BRANCH = "feat/leaf"
 HEAD = "f00dfeed" * 5
-
-
-@pytest.fixture(scope="module")
-def app_key() -> tuple[str, str]:
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    private = key.private_bytes(
-        serialization.Encoding.PEM,
-        serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption(),
-    ).decode()
-    public = (
-        key.public_key()
-        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
-        .decode()
-    )
-    return private, public
 
 
 @pytest.fixture(scope="module")
@@ -72,23 +53,6 @@ def fake(github: Served, app_key: tuple[str, str], monkeypatch: pytest.MonkeyPat
     return github.fake
 
 
-def environment(github: Served, app_key: tuple[str, str], **extra: str) -> dict[str, str]:
-    return {
-        "MAPLE_GITHUB_OWNER": "acme",
-        "MAPLE_GITHUB_REPO": "web",
-        "MAPLE_GITHUB_API": github.base_url,
-        "MAPLE_GATE_APP_ID": str(APP_ID),
-        "MAPLE_GATE_INSTALLATION_ID": str(INSTALLATION),
-        "MAPLE_GATE_PRIVATE_KEY": app_key[0],
-        **extra,
-    }
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
 @pytest.fixture
 def sink() -> io.StringIO:
     return io.StringIO()
@@ -103,7 +67,7 @@ def route(
     sink: io.StringIO,
     tmp_path: Path,
 ) -> Iterator[LiveRoute]:
-    settings = load_settings(environment(github, app_key))
+    settings = load_settings(gate_app_environment(github.base_url, app_key[0]))
     options = server_options(
         route_server(RouteStoreKind.GITHUB, tmp_path, settings=settings, clock=clock)
     )
@@ -275,7 +239,7 @@ def test_the_verdict_is_read_with_a_store_built_from_the_callers_token(
     import dataclasses
 
     seed(github, clock, ["one"])
-    settings = load_settings(environment(github, app_key))
+    settings = load_settings(gate_app_environment(github.base_url, app_key[0]))
     options = server_options(
         route_server(RouteStoreKind.GITHUB, tmp_path, settings=settings, clock=clock)
     )
@@ -321,7 +285,7 @@ def test_a_missing_branch_is_400_and_a_get_is_405(
 def test_without_a_gate_app_the_refresh_answers_404(
     fake: FakeGitHub, github: Served, app_key: tuple[str, str], tmp_path: Path
 ) -> None:
-    env = environment(github, app_key)
+    env = gate_app_environment(github.base_url, app_key[0])
     for name in ("MAPLE_GATE_APP_ID", "MAPLE_GATE_INSTALLATION_ID", "MAPLE_GATE_PRIVATE_KEY"):
         env.pop(name)
     options = server_options(
@@ -342,7 +306,7 @@ def test_without_a_gate_app_the_refresh_answers_404(
 def recorded(
     fake: FakeGitHub, github: Served, app_key: tuple[str, str], clock: FakeClock, tmp_path: Path
 ) -> Iterator[tuple[LiveRoute, Recorder]]:
-    settings = load_settings(environment(github, app_key))
+    settings = load_settings(gate_app_environment(github.base_url, app_key[0]))
     options = server_options(
         route_server(RouteStoreKind.GITHUB, tmp_path, settings=settings, clock=clock)
     )
