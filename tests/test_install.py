@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from contract_tests.support import make_repo
 from maple_entrypoints.cli import app
-from maple_entrypoints.cli.install import command_for
+from maple_entrypoints.cli.clients import command_for
 from tests.support import clean_env
 
 runner = CliRunner()

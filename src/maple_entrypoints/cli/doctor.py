@@ -15,25 +15,20 @@ import typer
 from maple_core.errors import ConfigurationError, MapleError
 from maple_core.paging import ListQuery
 from maple_core.services import list_all
+from maple_entrypoints.cli.client_files import (
+    UnreadableFileError,
+    read_json,
+    read_toml,
+    toml_string,
+)
+from maple_entrypoints.cli.clients import Client, is_maple_hook, project_root, tasks_disabled_by
+from maple_entrypoints.cli.codex_trust import codex_config_path, codex_hook, codex_project_trust
 from maple_entrypoints.cli.common import (
     EXIT_ERROR,
     BranchOption,
     JsonOption,
     local_here,
     loop_here,
-)
-from maple_entrypoints.cli.install import (
-    Client,
-    UnreadableFileError,
-    codex_config_path,
-    codex_hook,
-    codex_project_trust,
-    is_maple_hook,
-    project_root,
-    read_json,
-    read_toml,
-    tasks_disabled_by,
-    toml_string,
 )
 from maple_entrypoints.configuration import MAPLE_GATE_TOKEN, MAPLE_URL, Settings
 from maple_entrypoints.settings import ServerConfig, StoreKind, resolve_config
