@@ -18,7 +18,8 @@ from pathlib import Path
 from contract_tests.support import make_repo
 from maple_adapters.files.store import FileCommentStore
 from maple_adapters.system import SystemClock
-from maple_core.comments import Anchor, NewComment
+from maple_core.anchors import Anchor
+from maple_core.comments import NewComment
 from tests.support import HOOK
 
 RUNS = 41

@@ -11,8 +11,9 @@ import pytest
 
 from contract_tests.support import FakeClock
 from maple_adapters.system import SystemClock
+from maple_core.anchors import Anchor, Context
 from maple_core.approvals import NewApproval
-from maple_core.comments import Anchor, Context, NewComment, Resolution
+from maple_core.comments import NewComment, Resolution
 from maple_core.cursor import parse_stamp
 from maple_core.errors import (
     InvalidCursorError,

@@ -18,8 +18,9 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from contract_tests.support import FakeClock, git
 from maple_adapters.files.store import FileCommentStore
 from maple_adapters.memory import InMemoryCommentStore
+from maple_core.anchors import Anchor
 from maple_core.approvals import NewApproval
-from maple_core.comments import Anchor, NewComment, Resolution
+from maple_core.comments import NewComment, Resolution
 from maple_core.cursor import select_fresh
 from maple_core.errors import MapleError
 from maple_core.paging import ListQuery

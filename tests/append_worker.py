@@ -11,7 +11,8 @@ from pathlib import Path
 
 from maple_adapters.files.store import FileCommentStore
 from maple_adapters.system import SystemClock
-from maple_core.comments import Anchor, Context, NewComment
+from maple_core.anchors import Anchor, Context
+from maple_core.comments import NewComment
 
 
 def main() -> None:

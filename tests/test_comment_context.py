@@ -8,7 +8,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from maple_core.comments import Anchor, Comment, Context, RegionMember
+from maple_core.anchors import Anchor, Context, RegionMember
+from maple_core.comments import Comment
 from maple_core.context import comment_context, describe_anchors, describe_conditions, replay_url
 from maple_core.errors import InvalidInputError, InvalidRecordError, NotFoundError
 from maple_core.statuses import CommentStatus

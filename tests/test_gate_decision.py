@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from maple_core.anchors import Anchor, RegionMember
 from maple_core.approvals import Approval
-from maple_core.comments import Anchor, Comment, RegionMember, Resolution
+from maple_core.comments import Comment, Resolution
 from maple_core.gate import GateConclusion, GatePolicy, GateReason, decide_gate
 from maple_core.statuses import BLOCKING_STATUSES, CommentStatus
 

@@ -16,7 +16,8 @@ import pytest
 from contract_tests.support import git
 from maple_adapters.files.store import FileCommentStore
 from maple_adapters.system import SystemClock
-from maple_core.comments import Anchor, NewComment
+from maple_core.anchors import Anchor
+from maple_core.comments import NewComment
 from tests.mcp_support import error_text, stdio_server, structured
 from tests.support import MAPLE_MCP, clean_env
 

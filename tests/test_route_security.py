@@ -25,7 +25,8 @@ from contract_tests.support import FakeClock
 from maple_adapters.files.media import FileMedia
 from maple_adapters.files.store import FileCommentStore
 from maple_adapters.github.store import GitHubLedgerStore
-from maple_core.comments import Anchor, NewComment
+from maple_core.anchors import Anchor
+from maple_core.comments import NewComment
 from maple_core.errors import ConfigurationError
 from maple_entrypoints.bootstrap.route import route_server
 from maple_entrypoints.route.app import RouteOptions

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from maple_core.comments import Anchor, Comment, RegionMember
+from maple_core.anchors import Anchor, RegionMember
+from maple_core.comments import Comment
 from maple_core.statuses import CommentStatus
 from maple_core.stop import (
     LAST_BLOCK,

@@ -16,7 +16,8 @@ from contract_tests.support import git, make_repo
 from maple_adapters.files.git import find_checkout
 from maple_adapters.files.store import FileCommentStore
 from maple_adapters.system import SystemClock
-from maple_core.comments import Anchor, NewComment
+from maple_core.anchors import Anchor
+from maple_core.comments import NewComment
 from maple_core.conversation import Role, ThreadEvent
 from maple_core.statuses import CommentStatus
 from maple_entrypoints.stop_hook import BlockCounter

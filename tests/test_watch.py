@@ -26,7 +26,8 @@ from contract_tests.support import make_repo
 from maple_adapters.files.store import FileCommentStore
 from maple_adapters.system import SystemClock
 from maple_core.agents import AgentState
-from maple_core.comments import Anchor, Comment, NewComment
+from maple_core.anchors import Anchor
+from maple_core.comments import Comment, NewComment
 from maple_core.stop import DATA_CLOSE, DATA_OPEN
 from maple_core.text import REVIEW_DATA_NOTE
 from maple_entrypoints.cli.watch import MAX_PROMPT_CHARS, watch_prompt

@@ -13,8 +13,9 @@ from maple_adapters.log import ServerLog
 from maple_adapters.memory import InMemoryCommentStore
 from maple_adapters.memory_gate import InMemoryGatePublisher
 from maple_adapters.system import SystemClock
+from maple_core.anchors import Anchor, Context, RegionMember
 from maple_core.approvals import Approval, NewApproval
-from maple_core.comments import Anchor, Comment, Context, NewComment, RegionMember, Resolution
+from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.context import CommentContext, comment_context
 from maple_core.conversation import ConversationError, Reply, ReplyKind, Role, ThreadEvent
 from maple_core.cursor import EPOCH_CURSOR, FreshComments, newest_first, select_fresh

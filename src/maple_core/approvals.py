@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from maple_core.comments import object_of, optional_str, required_str
+from maple_core.fields import object_of, optional_str, required_str
 from maple_core.json_types import JsonObject, JsonValue
 
 __all__ = ["Approval", "NewApproval"]

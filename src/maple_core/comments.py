@@ -8,281 +8,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from maple_core.anchors import Anchor, Context
 from maple_core.authors import guest_author
 from maple_core.errors import InvalidRecordError
+from maple_core.fields import kind_of, object_of, optional_str, put_field, required_str
 from maple_core.json_types import JsonObject, JsonValue
 from maple_core.statuses import CommentStatus
 
 _STATUSES = {s.value: s for s in CommentStatus}
 
-__all__ = [
-    "Anchor",
-    "Comment",
-    "Context",
-    "NewComment",
-    "Number",
-    "RegionMember",
-    "Resolution",
-    "kind_of",
-    "object_of",
-    "optional_str",
-    "required_str",
-]
-
-Number = int | float
-"""A JSON number as Python reads it."""
-
-
-def object_of(value: JsonValue, what: str) -> JsonObject:
-    """Return ``value`` as a JSON object, or raise naming ``what`` it should have been."""
-    if not isinstance(value, dict):
-        raise InvalidRecordError(f"{what} must be a JSON object, not {kind_of(value)}")
-    return value
-
-
-def optional_str(obj: JsonObject, key: str, what: str) -> str | None:
-    """Return ``obj[key]`` when it is a string, ``None`` when absent; raise on another type."""
-    value = obj.get(key)
-    if value is None or isinstance(value, str):
-        return value
-    raise InvalidRecordError(f"{what}.{key} must be a string, not {kind_of(value)}")
-
-
-def required_str(obj: JsonObject, key: str, what: str) -> str:
-    """Return ``obj[key]`` as a string, or raise naming the missing key."""
-    value = obj.get(key)
-    if isinstance(value, str):
-        return value
-    raise InvalidRecordError(f"{what} needs a string {key!r}; it has {kind_of(value)}")
-
-
-def kind_of(value: object) -> str:
-    """How an error message names a JSON value's type (``a string``, ``nothing``…)."""
-    if value is None:
-        return "nothing"
-    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}.get(
-        type(value), "a number"
-    )
-
-
-def _put(out: JsonObject, key: str, value: JsonValue) -> None:
-    if value is not None:
-        out[key] = value
-
-
-_ANCHOR_KEYS = frozenset({"source", "component", "selector", "locatedBy", "quote", "members"})
-
-
-@dataclass(frozen=True, slots=True)
-class RegionMember:
-    """One element a region comment's rectangle covers (Maple ``RegionMember``)."""
-
-    anchor: Anchor
-    overlap: Number | None = None
-    extra: JsonObject = field(default_factory=dict)
-
-    @classmethod
-    def from_json(cls, value: JsonValue) -> RegionMember:
-        """Read a member from its JSON object."""
-        obj = object_of(value, "a region member")
-        inner = obj.get("anchor")
-        return cls(
-            anchor=Anchor.from_json(inner) if inner is not None else Anchor(),
-            overlap=_number_or_none(obj.get("overlap")),
-            extra={k: v for k, v in obj.items() if k not in ("anchor", "overlap")},
-        )
-
-    def to_json(self) -> JsonObject:
-        """Return the member's JSON object."""
-        out: JsonObject = {"anchor": self.anchor.to_json()}
-        _put(out, "overlap", self.overlap)
-        out.update(self.extra)
-        return out
-
-
-def _str_or_none(value: JsonValue) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _number_or_none(value: JsonValue) -> Number | None:
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return value
-    return None
-
-
-def _object_or_none(value: JsonValue) -> JsonObject | None:
-    return value if isinstance(value, dict) else None
-
-
-@dataclass(frozen=True, slots=True, init=False)
-class Anchor:
-    """Where a comment points (Maple ``CommentAnchor``), as a view over its JSON object.
-
-    Reading a stored anchor wraps its object without copying, so listing thousands of comments
-    stays cheap; each field is read (and type-checked, a mistyped one reading as absent) when
-    asked for. ``key``, ``region`` and unknown keys are in ``extra``.
-    """
-
-    data: JsonObject
-
-    def __init__(
-        self,
-        *,
-        source: str | None = None,
-        component: str | None = None,
-        selector: str | None = None,
-        located_by: str | None = None,
-        quote: JsonObject | None = None,
-        members: tuple[RegionMember, ...] = (),
-        extra: JsonObject | None = None,
-    ) -> None:
-        data: JsonObject = {}
-        _put(data, "source", source)
-        _put(data, "component", component)
-        _put(data, "selector", selector)
-        _put(data, "locatedBy", located_by)
-        _put(data, "quote", quote)
-        if members:
-            data["members"] = [m.to_json() for m in members]
-        data.update(extra or {})
-        object.__setattr__(self, "data", data)
-
-    @classmethod
-    def from_json(cls, value: JsonValue) -> Anchor:
-        """Wrap an anchor's JSON object (it must be an object)."""
-        anchor = cls.__new__(cls)
-        object.__setattr__(anchor, "data", object_of(value, "a comment's anchor"))
-        return anchor
-
-    @property
-    def source(self) -> str | None:
-        """``path/to/file.tsx:line:col``, when known."""
-        return _str_or_none(self.data.get("source"))
-
-    @property
-    def component(self) -> str | None:
-        """The component's display name, when known."""
-        return _str_or_none(self.data.get("component"))
-
-    @property
-    def selector(self) -> str | None:
-        """A CSS selector for the element, when known."""
-        return _str_or_none(self.data.get("selector"))
-
-    @property
-    def located_by(self) -> str | None:
-        """How ``source`` was found: ``tagger`` or ``owner-stack``."""
-        return _str_or_none(self.data.get("locatedBy"))
-
-    @property
-    def quote(self) -> JsonObject | None:
-        """The quoted text and its surroundings (``exact``, ``prefix``, ``suffix``, ``offset``)."""
-        return _object_or_none(self.data.get("quote"))
-
-    @property
-    def quote_exact(self) -> str | None:
-        """The quoted text, when the anchor quotes some."""
-        quote = self.quote
-        return _str_or_none(quote.get("exact")) if quote else None
-
-    @property
-    def members(self) -> tuple[RegionMember, ...]:
-        """The elements a region comment covers."""
-        members = self.data.get("members")
-        if not isinstance(members, list):
-            return ()
-        return tuple(RegionMember.from_json(m) for m in members if isinstance(m, dict))
-
-    @property
-    def extra(self) -> JsonObject:
-        """Every key but the ones above."""
-        return {k: v for k, v in self.data.items() if k not in _ANCHOR_KEYS}
-
-    def to_json(self) -> JsonObject:
-        """Return the anchor's JSON object (a copy)."""
-        return dict(self.data)
-
-
-_CONTEXT_KEYS = frozenset(
-    {"url", "viewportWidth", "viewportHeight", "devicePixelRatio", "colorScheme", "mock"}
-)
-
-
-@dataclass(frozen=True, slots=True, init=False)
-class Context:
-    """The reviewer's environment when writing (Maple ``CommentContext``), as a view over JSON.
-
-    Like :class:`Anchor`, a stored context is wrapped without copying and read field by field.
-    """
-
-    data: JsonObject
-
-    def __init__(
-        self,
-        *,
-        url: str | None = None,
-        viewport_width: Number | None = None,
-        viewport_height: Number | None = None,
-        device_pixel_ratio: Number | None = None,
-        color_scheme: str | None = None,
-        mock: JsonObject | None = None,
-        extra: JsonObject | None = None,
-    ) -> None:
-        data: JsonObject = {}
-        _put(data, "url", url)
-        _put(data, "viewportWidth", viewport_width)
-        _put(data, "viewportHeight", viewport_height)
-        _put(data, "devicePixelRatio", device_pixel_ratio)
-        _put(data, "colorScheme", color_scheme)
-        _put(data, "mock", mock)
-        data.update(extra or {})
-        object.__setattr__(self, "data", data)
-
-    @classmethod
-    def from_json(cls, value: JsonValue) -> Context:
-        """Wrap a context's JSON object (it must be an object)."""
-        context = cls.__new__(cls)
-        object.__setattr__(context, "data", object_of(value, "a comment's context"))
-        return context
-
-    @property
-    def url(self) -> str | None:
-        """The page the reviewer was on."""
-        return _str_or_none(self.data.get("url"))
-
-    @property
-    def viewport_width(self) -> Number | None:
-        """The viewport's width in CSS pixels."""
-        return _number_or_none(self.data.get("viewportWidth"))
-
-    @property
-    def viewport_height(self) -> Number | None:
-        """The viewport's height in CSS pixels."""
-        return _number_or_none(self.data.get("viewportHeight"))
-
-    @property
-    def device_pixel_ratio(self) -> Number | None:
-        """The screen's device pixel ratio."""
-        return _number_or_none(self.data.get("devicePixelRatio"))
-
-    @property
-    def color_scheme(self) -> str | None:
-        """``light`` or ``dark``."""
-        return _str_or_none(self.data.get("colorScheme"))
-
-    @property
-    def mock(self) -> JsonObject | None:
-        """The Maple Mock recipe the page was rendered under, when there was one."""
-        return _object_or_none(self.data.get("mock"))
-
-    @property
-    def extra(self) -> JsonObject:
-        """Every key but the ones above."""
-        return {k: v for k, v in self.data.items() if k not in _CONTEXT_KEYS}
-
-    def to_json(self) -> JsonObject:
-        """Return the context's JSON object (a copy)."""
-        return dict(self.data)
+__all__ = ["Comment", "NewComment", "Resolution"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,7 +43,7 @@ class Resolution:
     def to_json(self) -> JsonObject:
         """Return the resolution's JSON object; ``note`` is absent when there is none."""
         out: JsonObject = {"sha": self.sha}
-        _put(out, "note", self.note)
+        put_field(out, "note", self.note)
         out["at"] = self.at
         out.update(self.extra)
         return out
@@ -470,8 +205,8 @@ class Comment:
         """Return the comment's JSON object in Maple's shape."""
         out: JsonObject = {"id": self.id, "branch": self.branch, "body": self.body}
         out["status"] = self.status.value
-        _put(out, "createdAt", self.created_at)
-        _put(out, "receivedAt", self.received_at)
+        put_field(out, "createdAt", self.created_at)
+        put_field(out, "receivedAt", self.received_at)
         out["anchor"] = self.anchor.to_json()
         if self.context is not None:
             out["context"] = self.context.to_json()

@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, quote_plus, urlsplit, urlunsplit
 
-from maple_core.comments import Anchor, Comment
+from maple_core.anchors import Anchor
+from maple_core.comments import Comment
 from maple_core.display import shown_one
 from maple_core.errors import InvalidInputError, NotFoundError
 from maple_core.json_types import JsonObject

@@ -25,9 +25,10 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
 
-from maple_core.comments import Comment, Resolution, kind_of, object_of
+from maple_core.comments import Comment, Resolution
 from maple_core.cursor import latest_stamp, parse_stamp, wakes_agent
 from maple_core.errors import InvalidInputError
+from maple_core.fields import kind_of, object_of
 from maple_core.json_types import JsonObject, JsonValue
 from maple_core.statuses import CommentStatus
 from maple_core.stop import waiting_for_reviewer

@@ -6,7 +6,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import datetime
 
-from maple_core.comments import Anchor, Comment
+from maple_core.anchors import Anchor
+from maple_core.comments import Comment
 from maple_core.conversation import REPLIES, awaiting_reviewer, reviewer_replies_after, thread_of
 from maple_core.json_types import MAX_DEPTH, JsonObject, nests_deeper_than
 

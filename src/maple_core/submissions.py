@@ -9,9 +9,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from maple_core.comments import NewComment, kind_of
+from maple_core.comments import NewComment
 from maple_core.cursor import parse_stamp
 from maple_core.errors import InvalidRecordError
+from maple_core.fields import kind_of
 from maple_core.json_types import JsonObject, JsonValue
 from maple_core.statuses import CommentStatus
 

@@ -6,7 +6,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-from maple_core.comments import Anchor
+from maple_core.anchors import Anchor
 from maple_core.stop import DATA_CLOSE, DATA_OPEN
 
 __all__ = [

@@ -14,7 +14,8 @@ import pytest
 from contract_tests.github_peers import TOKEN, api_transport
 from contract_tests.support import FakeClock, make_repo
 from maple_adapters.github.store import GitHubLedgerStore
-from maple_core.comments import Anchor, NewComment, Resolution
+from maple_core.anchors import Anchor
+from maple_core.comments import NewComment, Resolution
 from maple_core.statuses import CommentStatus
 from tests.github.fake_github import FakeGitHub, Served, serve
 from tests.support import MAPLE, clean_env

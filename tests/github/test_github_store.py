@@ -17,7 +17,8 @@ from contract_tests.support import FakeClock
 from maple_adapters.github.ledger import parse_ledger_body
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.github.transport import GitHubTransport
-from maple_core.comments import Anchor, NewComment
+from maple_core.anchors import Anchor
+from maple_core.comments import NewComment
 from maple_core.errors import (
     MapleError,
     NotFoundError,

@@ -18,8 +18,9 @@ from maple_adapters.github.ledger import (
     parse_ledger_body,
     render_ledger_body,
 )
+from maple_core.anchors import Anchor, Context
 from maple_core.approvals import Approval
-from maple_core.comments import Anchor, Comment, Context, Resolution
+from maple_core.comments import Comment, Resolution
 from maple_core.conversation import (
     ReplyKind,
     Role,

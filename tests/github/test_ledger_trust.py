@@ -21,7 +21,8 @@ from contract_tests.support import FakeClock, make_repo
 from maple_adapters.github.ledger import GitHubLedger, parse_ledger_body, render_ledger_body
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.github.transport import GitHubTransport
-from maple_core.comments import Anchor, NewComment, Resolution
+from maple_core.anchors import Anchor
+from maple_core.comments import NewComment, Resolution
 from maple_core.errors import UnreadableLedgerError
 from maple_core.paging import ListQuery
 from maple_core.services import list_all

@@ -18,7 +18,8 @@ from contract_tests.github_peers import api_transport
 from contract_tests.support import FakeClock
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.log import ServerLog
-from maple_core.comments import Anchor, NewComment
+from maple_core.anchors import Anchor
+from maple_core.comments import NewComment
 from maple_core.paging import ListQuery
 from maple_core.statuses import CommentStatus
 from maple_entrypoints.bootstrap.route import route_server

@@ -14,8 +14,9 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
+from maple_core.anchors import Anchor, Context
 from maple_core.approvals import Approval
-from maple_core.comments import Anchor, Comment, Context
+from maple_core.comments import Comment
 from maple_core.conversation import (
     REPLIES,
     Reply,

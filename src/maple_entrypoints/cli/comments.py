@@ -8,8 +8,9 @@ from typing import Annotated
 
 import typer
 
+from maple_core.anchors import Anchor
 from maple_core.attachments import Attachment, images_of
-from maple_core.comments import Anchor, Comment, NewComment
+from maple_core.comments import Comment, NewComment
 from maple_core.context import comment_context
 from maple_core.conversation import (
     ReplyKind,
