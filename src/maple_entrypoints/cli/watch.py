@@ -35,7 +35,11 @@ from maple_core.services import list_all, wait_for_comments
 from maple_core.statuses import CommentStatus
 from maple_core.stop import inert_field
 from maple_core.text import framed_json, one_line
-from maple_entrypoints.bootstrap.agents import agent_provider, kill_all_agents
+from maple_entrypoints.bootstrap.agents import (
+    agent_provider,
+    kill_all_agents,
+    running_unattended,
+)
 from maple_entrypoints.bootstrap.local import system_clock
 from maple_entrypoints.cli.common import (
     EXIT_CONFIG,
@@ -288,6 +292,12 @@ def watch(
     is refused unless --approve-all: allow what the agent needs in the client's own settings
     (Claude Code's permissions.allow, Codex's approval policy and sandbox).
     """
+    if approve_all and running_unattended():
+        raise fail(
+            "--approve-all cannot be used here: MAPLE_UNATTENDED says this runs in a turn nobody "
+            "watches, which cannot approve more for the agents it starts than it has itself.",
+            EXIT_CONFIG,
+        )
     if session is not None and not _SESSION_ID.fullmatch(session):
         raise fail(
             f"{one_line(session)[:80]!r} is not a thread or session id; pass the id Codex or "
@@ -304,7 +314,7 @@ def watch(
     store = store_here(cwd)
     name = branch_of(branch, cwd)
     try:
-        provider = agent_provider(agent.value, approve=approve_all)
+        provider = agent_provider(agent.value, approve=approve_all, unattended=True)
     except MapleError as exc:
         raise fail(str(exc), EXIT_CONFIG) from None
     watcher = Watcher(provider, agent.value, str(cwd.resolve()), session)
