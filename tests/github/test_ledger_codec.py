@@ -31,6 +31,7 @@ from maple_core.conversation import (
 )
 from maple_core.errors import InvalidRecordError
 from maple_core.statuses import CommentStatus
+from tests.github.maple_ledger import maple_body, maple_record
 
 RECIPE = {"version": 1, "calls": [{"key": "trpc:roast.list", "state": "empty"}], "request": "none"}
 
@@ -416,3 +417,47 @@ def test_a_reply_written_on_a_stale_read_never_undoes_a_reviewers_reopening() ->
     [comment] = merged.comments
     assert comment.status is CommentStatus.OPEN
     assert [r.id for r in thread_of(comment)] == ["r1", "r2"]
+
+
+# -- which fence is the ledger (issue 22, points 2 and 6) ----------------------------------------
+
+LEDGER_OF_TWO = maple_body(
+    [maple_record(1, "The header wraps."), maple_record(2, "```maple\n{}\n```")], raw=True
+)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        LEDGER_OF_TWO,  # a reviewer's empty fence first, in a table that shows bodies raw
+        maple_body([maple_record(1, "x"), maple_record(2, "```maple\n{}\n```")]),  # with <br>
+        maple_body(
+            [maple_record(1, 'a | b\n```maple\n{"comments":[],"version":1}\n```')], raw=True
+        ),
+        render_ledger_body(
+            GitHubLedger("b", (Comment(id="gh_1_1", branch="b", body="```maple\n{}\n```"),))
+        ),
+    ],
+    ids=["raw", "br", "pipes", "maples-own"],
+)
+def test_the_ledger_is_the_fence_that_holds_the_reviewers_words(body: str) -> None:
+    ledger = parse_ledger_body(body, "b")
+    assert ledger is not None
+    assert [c.id for c in ledger.comments][:1] == ["gh_1_1"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # two ledgers, neither quoting the other
+        '```maple\n{"comments":[],"version":1}\n```\n\n' + LEDGER_OF_TWO,
+        # a reviewer's ledger ahead of the real one, which was cut short
+        maple_body(
+            [maple_record(1, '```maple\n{"comments":[],"version":1}\n```')], raw=True
+        ).rsplit("\n```\n", 1)[0],
+    ],
+    ids=["two-ledgers", "cut-short"],
+)
+def test_a_body_whose_ledger_cannot_be_told_is_refused(body: str) -> None:
+    with pytest.raises(InvalidRecordError, match="cannot tell which one is the ledger"):
+        parse_ledger_body(body, "b")
