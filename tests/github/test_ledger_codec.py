@@ -11,9 +11,11 @@ import pytest
 from maple_adapters.github.ledger import (
     BODY_LIMIT,
     GitHubLedger,
+    LedgerTooLargeError,
     UnsupportedFenceError,
     fit_fence,
     fit_ledger,
+    github_length,
     merge_ledgers,
     parse_ledger_body,
     render_ledger_body,
@@ -350,7 +352,7 @@ def test_a_thread_stays_within_githubs_body_limit() -> None:
         replied(c(i, "b" * 300), 1, Role.REVIEWER, "w" * 9_000 + " @everyone") for i in range(1, 61)
     )
     body = render_ledger_body(GitHubLedger("feat/x", many))
-    assert len(body) <= BODY_LIMIT
+    assert github_length(body) <= BODY_LIMIT
     assert re.search(r"\n\d+ older replies were left out", body)
     assert len(fence_text(body).encode()) <= 40_000
     rows = [line for line in body.splitlines() if line.startswith("| ") and "#" not in line]
@@ -461,3 +463,29 @@ def test_the_ledger_is_the_fence_that_holds_the_reviewers_words(body: str) -> No
 def test_a_body_whose_ledger_cannot_be_told_is_refused(body: str) -> None:
     with pytest.raises(InvalidRecordError, match="cannot tell which one is the ledger"):
         parse_ledger_body(body, "b")
+
+
+@pytest.mark.parametrize(
+    ("text", "cost"),
+    [("abc", 3), ('"', 2), ("\n", 2), ("\\", 2), ("\x01", 6), ("é", 1), ("\ud83d", 6)],
+)
+def test_a_body_is_counted_as_github_counts_it(text: str, cost: int) -> None:
+    assert github_length(text) == cost
+
+
+def test_detail_and_replies_are_shed_until_the_body_fits_as_github_counts_it() -> None:
+    """Quotes and line breaks cost two characters each on GitHub: a fence within its byte
+    budget can still make a body GitHub refuses, so shedding goes on until the body fits."""
+    talky = tuple(replied(c(i, '"' * 2_500), 4, Role.REVIEWER, '"\n' * 1_000) for i in range(1, 6))
+    body = render_ledger_body(GitHubLedger("feat/x", talky))
+    assert github_length(body) <= BODY_LIMIT
+    assert len(fence_text(body).encode()) <= 40_000
+    assert "left out" in body
+
+
+def test_a_ledger_that_cannot_fit_is_refused_naming_the_limit_and_the_longest() -> None:
+    huge = tuple(c(i, "\x01" * 9_000) for i in range(1, 3))  # each 54,000 once escaped
+    with pytest.raises(LedgerTooLargeError, match="65,536") as refused:
+        render_ledger_body(GitHubLedger("feat/x", huge))
+    assert "gh_7_1 (" in str(refused.value)
+    assert "nothing was written" in str(refused.value)

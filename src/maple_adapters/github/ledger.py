@@ -36,10 +36,12 @@ __all__ = [
     "FENCE_BUDGET",
     "FittedLedger",
     "GitHubLedger",
+    "LedgerTooLargeError",
     "UnsupportedFenceError",
     "comment_identity",
     "fit_fence",
     "fit_ledger",
+    "github_length",
     "merge_ledgers",
     "parse_ledger_body",
     "record_number",
@@ -177,8 +179,13 @@ class FittedLedger:
     replies_shed: int = 0
 
 
-def fit_ledger(ledger: GitHubLedger, budget: int = FENCE_BUDGET) -> FittedLedger:
+def fit_ledger(
+    ledger: GitHubLedger, budget: int = FENCE_BUDGET, room: int | None = None
+) -> FittedLedger:
     """The ledger's fence within ``budget`` bytes, shedding what it must.
+
+    With ``room``, it must also fit ``room`` characters as GitHub counts them
+    (:func:`github_length`): quotes and line breaks cost two there, control characters six.
 
     Thread replies go first, oldest first across the whole ledger, before any of a comment's
     own fields: plain ``reply`` and ``resolve`` entries before any ``reopen`` or ``confirm``
@@ -186,18 +193,23 @@ def fit_ledger(ledger: GitHubLedger, budget: int = FENCE_BUDGET) -> FittedLedger
     last thing a thread loses). A shed reply is gone from the ledger: the next write starts from
     the fence, and the body says how many were left out. Then detail is shed from every comment
     at once, in Maple's order: mock, quote context, regions, selector, context, quote.
-    Approvals are never shed. Still over budget, it is written anyway.
+    Approvals are never shed. Still over, it is returned as it is (the caller decides).
     """
+
+    def excess(text: str) -> int:
+        over = len(text.encode()) - budget
+        return max(over, github_length(text) - room) if room is not None else over
+
     comments = list(ledger.comments)
     text = _fence_json(ledger, comments)
     shed: list[str] = []
     dropped = 0
-    if len(text.encode()) > budget:
-        comments, text, dropped = _shed_replies(ledger, comments, text, budget)
+    if excess(text) > 0:
+        comments, text, dropped = _shed_replies(ledger, comments, text, excess)
         if dropped:
             shed.append("replies")
     for name, step in _SHEDDING:
-        if len(text.encode()) <= budget:
+        if excess(text) <= 0:
             break
         if name == "mock" and not any(c.context and c.context.mock for c in comments):
             continue
@@ -211,7 +223,7 @@ _KEPT_LONGEST = (ReplyKind.REOPEN.value, ReplyKind.CONFIRM.value)
 
 
 def _shed_replies(
-    ledger: GitHubLedger, comments: list[Comment], text: str, budget: int
+    ledger: GitHubLedger, comments: list[Comment], text: str, excess_of: Callable[[str], int]
 ) -> tuple[list[Comment], str, int]:
     """Leave thread entries out, oldest first (``reopen`` and ``confirm`` last), until it fits.
 
@@ -228,13 +240,14 @@ def _shed_replies(
                 continue
             received = entry.get("receivedAt")
             stamp = _canonical(received) if isinstance(received, str) else ""
-            size = len(_stable(entry).encode()) + 1  # and its comma
+            entry_text = _stable(entry)
+            size = max(len(entry_text.encode()), github_length(entry_text)) + 1  # and its comma
             entries.append((entry.get("kind") in _KEPT_LONGEST, stamp, at, index, size))
     entries.sort(key=lambda e: e[:4])
     gone: set[tuple[int, int]] = set()
     taken = 0
-    while taken < len(entries) and len(text.encode()) > budget:
-        excess = len(text.encode()) - budget
+    while taken < len(entries) and excess_of(text) > 0:
+        excess = excess_of(text)
         while taken < len(entries) and excess > 0:
             _, _, at, index, size = entries[taken]
             gone.add((at, index))
@@ -268,7 +281,24 @@ def _viewport(c: Comment) -> str:
 
 
 BODY_LIMIT = 65_536
-"""GitHub's limit on an issue comment's body, in characters."""
+"""GitHub's limit on an issue comment's body, in characters counted after JSON escaping."""
+
+_ESCAPED_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def github_length(text: str) -> int:
+    """``text``'s length as GitHub counts it against :data:`BODY_LIMIT`: after JSON escaping.
+
+    A quote, a backslash or a line break costs two characters, a control character (and half an
+    emoji, which travels escaped) six.
+    """
+    escaped = len(json.dumps(text, ensure_ascii=False)) - 2
+    return escaped + 5 * len(_ESCAPED_SURROGATE.findall(text))
+
+
+class LedgerTooLargeError(InvalidRecordError):
+    """Raised when a ledger cannot be written within :data:`BODY_LIMIT`, whatever is shed."""
+
 
 _ROW_TEXT_LIMIT = 300  # a table row shows the start of a comment; the fence below holds all of it
 
@@ -290,31 +320,48 @@ def _thread_cell(comment: Comment) -> str:
     return " · ".join(parts)
 
 
-def render_ledger_body(ledger: GitHubLedger, budget: int = FENCE_BUDGET) -> str:
+_SHED_NOTE_ROOM = 120  # the note saying how many replies were left out
+_TABLE_FLOOR = 400  # the table's header and its "…and N more" line, at the least
+
+
+def _lines_length(lines: Sequence[str]) -> int:
+    return sum(github_length(line) + 1 for line in lines)
+
+
+def render_ledger_body(
+    ledger: GitHubLedger, budget: int = FENCE_BUDGET, limit: int = BODY_LIMIT
+) -> str:
     """The ledger comment's markdown: intro, table, approvals, the ```` ```maple ```` fence.
 
-    The fence keeps its own 40,000-byte budget; the table gets what is left of GitHub's 65,536
-    characters, and rows that do not fit are counted instead of shown (the fence has them all).
-    Once any comment has a thread, a ``Conversation`` column shows each thread as the fence
-    holds it (how many replies, whether the agent waits for the reviewer, the reviewer's latest
-    words); replies shed to fit the fence are counted in a note under the intro.
+    The whole body stays within ``limit`` characters as GitHub counts them
+    (:func:`github_length`; GitHub's own limit by default). The fence keeps its own
+    40,000-byte budget and sheds (see :func:`fit_ledger`) until it also fits what the rest of
+    the body leaves; the table gets what is left after that, and rows that do not fit are
+    counted instead of shown (the fence has them all). Once any comment has a thread, a
+    ``Conversation`` column shows each thread as the fence holds it (how many replies, whether
+    the agent waits for the reviewer, the reviewer's latest words); replies shed to fit the
+    fence are counted in a note under the intro.
+
+    Raises:
+        LedgerTooLargeError: even with everything shed the body would pass ``limit``: the
+            comments' own words are too long. The message names the longest of them.
     """
     comments = ledger.comments
-    fitted = fit_ledger(ledger, budget)
-    tail = [
-        "The full comment details in markdown, to copy into an agent:",
-        "",
-        "```maple",
-        fitted.text,
-        "```",
-        "",
-        "---",
-        "<sub>Kept by maple, powered by Maple</sub>",
-    ]
     head = [
         f"**Maple** keeps this pull request's visual review here: {len(comments)} comment(s).",
         "",
     ]
+    approvals: list[str] = []
+    if ledger.approvals:
+        approvals.append("Approved:")
+        approvals += [f"- {_cell(a.author_name)} on {_cell(a.commit)}" for a in ledger.approvals]
+        approvals.append("")
+    around = _tail("")
+    fixed = _lines_length(head + approvals + around) + _SHED_NOTE_ROOM + _TABLE_FLOOR
+    fitted = fit_ledger(ledger, budget, limit - fixed)
+    if github_length(fitted.text) > limit - fixed:
+        raise LedgerTooLargeError(_too_large(fitted, fixed, limit))
+    tail = _tail(fitted.text)
     if fitted.replies_shed:
         n = fitted.replies_shed
         head += [
@@ -322,12 +369,7 @@ def render_ledger_body(ledger: GitHubLedger, budget: int = FENCE_BUDGET) -> str:
             "under GitHub's size limit.",
             "",
         ]
-    approvals: list[str] = []
-    if ledger.approvals:
-        approvals.append("Approved:")
-        approvals += [f"- {_cell(a.author_name)} on {_cell(a.commit)}" for a in ledger.approvals]
-        approvals.append("")
-    room = BODY_LIMIT - sum(len(line) + 1 for line in head + approvals + tail) - 200
+    room = limit - _lines_length(head + approvals + tail) - 200
     table: list[str] = []
     if comments:
         with_status = any(c.status is not CommentStatus.OPEN for c in comments)
@@ -342,7 +384,7 @@ def render_ledger_body(ledger: GitHubLedger, budget: int = FENCE_BUDGET) -> str:
         ]
         table.append("| " + " | ".join(header) + " |")
         table.append("|" + "---|" * len(header))
-        used = sum(len(line) + 1 for line in table)
+        used = _lines_length(table)
         for i, (c, kept) in enumerate(zip(comments, fitted.comments, strict=True), start=1):
             row = [str(i), _cell(where_of(c.anchor) or ""), _cell(c.body, _ROW_TEXT_LIMIT)]
             if with_status:
@@ -351,14 +393,48 @@ def render_ledger_body(ledger: GitHubLedger, budget: int = FENCE_BUDGET) -> str:
                 row.append(_thread_cell(kept))
             row.append(_viewport(c))
             line = "| " + " | ".join(row) + " |"
-            if used + len(line) + 1 > room:
+            if used + github_length(line) + 1 > room:
                 table.append("")
                 table.append(f"…and {len(comments) - i + 1} more comment(s), in the block below.")
                 break
             table.append(line)
-            used += len(line) + 1
+            used += github_length(line) + 1
         table.append("")
     return "\n".join(head + table + approvals + tail)
+
+
+def _tail(fence: str) -> list[str]:
+    return [
+        "The full comment details in markdown, to copy into an agent:",
+        "",
+        "```maple",
+        fence,
+        "```",
+        "",
+        "---",
+        "<sub>Kept by maple, powered by Maple</sub>",
+    ]
+
+
+def _too_large(fitted: FittedLedger, fixed: int, limit: int) -> str:
+    """What to say when a ledger cannot fit: its size, the limit, and the longest comments."""
+    size = github_length(fitted.text) + fixed
+    sizes = sorted(
+        (-github_length(_stable(c.to_json())), record_number(c.id), c.id) for c in fitted.comments
+    )
+    longest = ", ".join(f"{cid} ({-n:,})" for n, _, cid in sizes[:3])
+    kept = (
+        f"GitHub's limit of {BODY_LIMIT:,} for one comment"
+        if limit >= BODY_LIMIT
+        else f"the {limit:,} a write that adds words may fill of GitHub's limit of "
+        f"{BODY_LIMIT:,} for one comment (the rest stays free, so every comment can be resolved)"
+    )
+    return (
+        f"The pull request's ledger would be {size:,} characters as GitHub counts them, over "
+        f"{kept}, even with every thread reply and every detail that can be shed left out; "
+        "nothing was written. Shorten what this write adds, or remove the longest comments "
+        f"({longest}) from the ledger's ```maple block by hand."
+    )
 
 
 def _readable_mock(c: Comment) -> Comment:
