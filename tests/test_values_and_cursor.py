@@ -15,6 +15,7 @@ from maple_core.conversation import (
     Role,
     ThreadEvent,
     apply_event,
+    thread_of,
 )
 from maple_core.cursor import (
     EPOCH_CURSOR,
@@ -260,6 +261,10 @@ def test_a_full_thread_refuses_replies_but_never_a_resolve_a_reopening_or_a_conf
     assert apply_event(confirmed, ThreadEvent.confirm(), "c", "s", "t") == confirmed  # once
     reopened = apply_event(confirmed, ThreadEvent.reopen("No."), "d", "s", "t")
     assert reopened.status is CommentStatus.OPEN
+    # ...and still holds at most 200 entries: the oldest plain replies made way (issue 22)
+    thread = thread_of(reopened)
+    assert len(thread) == MAX_REPLIES
+    assert [r.id for r in thread[:1]] + [r.id for r in thread[-2:]] == ["r2", "b", "d"]
 
 
 def test_a_long_thread_is_shown_by_its_newest_entries_and_a_count() -> None:

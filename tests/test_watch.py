@@ -467,6 +467,30 @@ def test_a_batch_that_keeps_failing_is_set_aside_so_later_comments_still_go(
     assert kilo in aside
 
 
+def test_a_flood_of_comments_reaches_the_agent_in_one_prompt_within_its_bound(
+    peer: Peer, tmp_path: Path, watching: list[subprocess.Popen[str]]
+) -> None:
+    """3,000 comments arrive at once, their text full of characters the frame escapes: the
+    turn's prompt stays within 200,000 characters, ids included, and says where the rest is
+    (issue 22, point 3)."""
+    store = FileCommentStore(SystemClock(), peer.workspace)
+    process = start_watch(peer, tmp_path, watching, "-b", BRANCH)
+    lines = OutputLines(process.stdout)  # type: ignore[arg-type]
+    store.append_many(
+        [NewComment(branch=BRANCH, body=f"FLOOD {i} " + "<&>" * 600) for i in range(3_000)]
+    )
+    line = lines.next(TURN_S).split()
+    assert line[3:5] == ["3000", "comment(s)"], line
+    [prompt] = prompts(peer.extra["model"], "FLOOD")
+    assert len(prompt) <= MAX_PROMPT_CHARS
+    head = prompt.split("\n\n", 1)[0]
+    assert "list_comments gives the other ones" in head
+    assert len(head) < 5_000  # the ids are named up to a point, then counted
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=20) == 0
+    lines.close()
+
+
 def test_a_prompt_of_long_comments_is_cut_to_its_bound_and_says_where_the_rest_is() -> None:
     long = Comment(
         id="loc_long0000001",
@@ -479,7 +503,7 @@ def test_a_prompt_of_long_comments_is_cut_to_its_bound_and_says_where_the_rest_i
         },
     )
     prompt = watch_prompt([replace(long, id=f"loc_long{i:07d}") for i in range(4)], BRANCH, None)
-    assert len(prompt) < MAX_PROMPT_CHARS + 2_000
+    assert len(prompt) <= MAX_PROMPT_CHARS
     assert "cut to 2,000 characters" in prompt
     assert "loc_long0000003" in prompt.split("\n\n", 1)[0]
     assert prompt.rstrip().endswith(DATA_CLOSE)
