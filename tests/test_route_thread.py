@@ -340,7 +340,11 @@ def test_maple_route_serve_on_loopback_refuses_a_rebound_host_name(tmp_path: Pat
             time.sleep(0.05)
         rebound = httpx.get(url, headers={"host": f"attacker.example:{port}"}, timeout=5)
         assert rebound.status_code == 400
-        assert httpx.get(url, headers={"host": f"localhost:{port}"}, timeout=5).status_code == 200
+        # every loopback form docs/route.md names is answered (issue 22, point 6)
+        for host in (f"localhost:{port}", f"127.0.0.1:{port}", f"[::1]:{port}", "[::1]"):
+            assert httpx.get(url, headers={"host": host}, timeout=5).status_code == 200, host
+        for host in ("::1", "[", f"[::2]:{port}"):
+            assert httpx.get(url, headers={"host": host}, timeout=5).status_code == 400, host
     finally:
         process.terminate()
         process.communicate(timeout=10)

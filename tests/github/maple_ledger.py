@@ -38,6 +38,13 @@ def maple_record(number: int, body: str, *, status: str = "open", **extra: Any) 
     }
 
 
+def _js(value: Any) -> str:
+    """A value as a JavaScript template string prints it (an absent one is ``undefined``)."""
+    if value is None:
+        return "undefined"
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+
+
 def _cell(text: str, raw: bool) -> str:
     escaped = text.replace("|", "\\|")
     return escaped.strip() if raw else escaped.replace("\r\n", "<br>").replace("\n", "<br>").strip()
@@ -49,7 +56,7 @@ def maple_body(
     """The issue comment Maple's GitHub store writes for ``comments``."""
     rows = [
         f"| {i} | `{_cell(c['anchor'].get('selector', ''), raw)}` | {_cell(c['body'], raw)} | "
-        f"{c['context']['viewportWidth']}×{c['context']['viewportHeight']} |"
+        f"{_js(c['context'].get('viewportWidth'))}×{_js(c['context'].get('viewportHeight'))} |"
         for i, c in enumerate(comments, start=1)
     ]
     fence = json.dumps(
