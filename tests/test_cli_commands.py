@@ -159,8 +159,10 @@ class TestConversation:
                 "comments", "reply", comment_id, "Brighter.", "--as", "reviewer", "--json"
             ).stdout
         )
-        assert [r["role"] for r in answered["replies"]] == ["reviewer", "agent"]
-        assert answered["replies"][0]["author"]["name"] == "Rev Iewer"  # the git identity
+        assert [r["role"] for r in answered["replies"]] == ["agent", "reviewer"]  # stored order
+        assert answered["replies"][1]["author"]["name"] == "Rev Iewer"  # the git identity
+        shown = invoke("comments", "show", comment_id).stdout  # the answer below its question
+        assert shown.index("Bigger or brighter?") < shown.index("Rev Iewer said: Brighter.")
         refused = invoke("comments", "resolve", comment_id, "--sha", "acknowledged")
         assert refused.exit_code == 1
         assert "names no commit in this checkout" in refused.stderr

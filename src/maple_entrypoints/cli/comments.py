@@ -163,10 +163,13 @@ def show(
 
 
 def _print_thread(comment: Comment) -> None:
-    """The thread, newest first, one plain line per entry; a waiting question said first."""
+    """The thread in the order it happened, one plain line per entry.
+
+    A question still waiting for the reviewer is said first.
+    """
     if awaiting_reviewer(comment):
         print("  waiting for the reviewer to answer the agent's question")
-    for reply in reversed(thread_of(comment)):
+    for reply in thread_of(comment):
         verb = {
             ReplyKind.REPLY: "asked" if reply.question else "said",
             ReplyKind.REOPEN: "reopened it",
