@@ -301,11 +301,19 @@ def serve_maple_to(peer: Peer) -> dict[str, str]:
                 {"permissions": {"allow": ["mcp__maple"]}, "enableAllProjectMcpServers": True}
             )
         )
-        # Claude Code hands its environment to the servers it starts.
-        return {"MAPLE_AGENTS": "claude", "ENABLE_TOOL_SEARCH": "false"}
+        # Claude Code hands its environment to the servers it starts; by default its first
+        # request does not wait for a server still starting (maple-mcp takes a second or two).
+        return {
+            "MAPLE_AGENTS": "claude",
+            "ENABLE_TOOL_SEARCH": "false",
+            "MCP_CONNECTION_NONBLOCKING": "false",
+        }
     home = Path(peer.provider.env["CODEX_HOME"])  # type: ignore[attr-defined]
-    with (home / "config.toml").open("a") as config:  # Codex hands a server only its `env`
-        config.write(
+    config = home / "config.toml"
+    # Codex's first turn waits this long for a server still starting (its grace is short).
+    config.write_text("mcp_optional_startup_grace_ms = 60000\n" + config.read_text())
+    with config.open("a") as appended:  # Codex hands a server only its `env`
+        appended.write(
             f'\n[mcp_servers.maple]\ncommand = "{MAPLE_MCP}"\n'
             'default_tools_approval_mode = "approve"\n'
             f'[mcp_servers.maple.env]\nMAPLE_AGENTS = "codex"\nMAPLE_STORE = "file"\n'

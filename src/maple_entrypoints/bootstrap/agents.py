@@ -16,8 +16,8 @@ if TYPE_CHECKING:
     from maple_adapters.files.folders import Folder
 
 __all__ = [
-    "UNATTENDED",
     "AgentPool",
+    "UNATTENDED",
     "agent_provider",
     "build_agents",
     "kill_all_agents",
