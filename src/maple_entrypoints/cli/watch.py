@@ -67,7 +67,8 @@ MAX_FAILED_TURNS = 3
 """Turns a batch may fail in a row before it is set aside (named on stderr) so later comments
 still reach the agent."""
 MAX_PROMPT_CHARS = 200_000
-"""The longest prompt a turn is given; beyond it each text in the comments is shortened."""
+"""The longest prompt a turn is given; beyond it each text in the comments is shortened, then
+the last comments are left out (the prompt says where they are)."""
 _SHORT_TEXT = 2_000
 
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
@@ -98,18 +99,18 @@ def watch_prompt(comments: Sequence[Comment], branch: str, since: str | None) ->
     names at most :data:`_NAMED_IDS` of them.
     """
     data = shown(comments, warn, since=parse_cursor(since) if since else None)
-    prompt = _prompt(data, len(comments), branch, cut=False)
+    prompt = _prompt(data, len(data), branch, cut=False)
     if len(prompt) <= MAX_PROMPT_CHARS:
         return prompt
     short = [_shortened(item) for item in data]
     fits, too_many = 0, len(short) + 1  # the most comments that fit, found by halving
     while too_many - fits > 1:
         middle = (fits + too_many) // 2
-        if len(_prompt(short[:middle], len(comments), branch, cut=True)) <= MAX_PROMPT_CHARS:
+        if len(_prompt(short[:middle], len(data), branch, cut=True)) <= MAX_PROMPT_CHARS:
             fits = middle
         else:
             too_many = middle
-    return _prompt(short[:fits], len(comments), branch, cut=True)
+    return _prompt(short[:fits], len(data), branch, cut=True)
 
 
 _NAMED_IDS = 50
