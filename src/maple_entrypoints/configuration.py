@@ -63,6 +63,7 @@ __all__ = [
     "MAPLE_REQUIRE_CONFIRMATION",
     "MAPLE_REVIEW_URL",
     "MAPLE_STORE",
+    "MAPLE_UNATTENDED",
     "MAPLE_URL",
     "SECRETS",
     "Settings",
@@ -162,6 +163,14 @@ MAPLE_AGENTS = Variable(
     "MAPLE_AGENTS",
     NAMES,
     "Comma-separated external agents maple-mcp offers tools for: codex, claude; unset means none.",
+)
+MAPLE_UNATTENDED = Variable(
+    "MAPLE_UNATTENDED",
+    Kind("any value", str),
+    "Set when nobody watches the agent's turns (maple watch sets it for the agent it wakes, "
+    "its commands and its MCP servers; set it yourself for CI or a scheduled run): "
+    "maple-mcp then offers no external-agent tools whatever MAPLE_AGENTS says, and every "
+    "agent maple starts there approves nothing; unset means a person watches.",
 )
 GH_TOKEN = Variable(
     "GH_TOKEN",

@@ -37,6 +37,7 @@ from maple_entrypoints.configuration import (
     MAPLE_REQUIRE_CONFIRMATION,
     MAPLE_REVIEW_URL,
     MAPLE_STORE,
+    MAPLE_UNATTENDED,
     MAPLE_URL,
     Settings,
 )
@@ -239,6 +240,16 @@ def resolve_config(settings: Settings, program: str = "Maple's MCP server") -> S
 
 
 def _agents(settings: Settings) -> tuple[str, ...]:
+    """The external agents offered: none in a turn nobody watches (``MAPLE_UNATTENDED``).
+
+    There a reviewer's words could otherwise have an agent started that runs what nobody
+    approved.
+    """
+    named = _named_agents(settings)  # checked even when unused, so a mistake is still said
+    return () if settings.text(MAPLE_UNATTENDED) is not None else named
+
+
+def _named_agents(settings: Settings) -> tuple[str, ...]:
     named = settings[MAPLE_AGENTS] or ()
     unknown = [a for a in named if a not in PROVIDERS]
     if unknown:

@@ -6,6 +6,8 @@ every ``can_use_tool`` with allow, except after a stop, when it denies. ``AskUse
 to the caller, and the answer comes back through ``updatedInput``. The first turn uses
 ``--session-id``; later turns ``--resume``, once a ``result`` (or the transcript) shows the CLI
 kept the session.
+Claude Code hands its environment to the MCP servers it starts, so a provider's ``marks`` reach
+them as they reach its commands.
 """
 
 from __future__ import annotations

@@ -137,6 +137,9 @@ class CliProvider(ABC, Generic[_SessionT]):
             watches it); ``False`` answers every one no, so only what the client's own settings
             allow runs (an agent nobody watches, driven by reviewers' words).
         hidden: the variables of this process no child gets (maple's secrets).
+        marks: variables set for the agent and for everything it starts: its commands and its
+            MCP servers, even where the client hands a server only the variables its
+            configuration names (Codex).
     """
 
     default_binary: ClassVar[str]
@@ -148,9 +151,11 @@ class CliProvider(ABC, Generic[_SessionT]):
         *,
         approve: bool = True,
         hidden: Collection[str] = (),
+        marks: Mapping[str, str] | None = None,
     ) -> None:
         self.binary = binary or self.default_binary
-        self.env = dict(env or {})
+        self.marks = dict(marks or {})
+        self.env = {**dict(env or {}), **self.marks}
         self.approve = approve
         self.hidden = frozenset(hidden)
 
@@ -199,7 +204,9 @@ class CliProvider(ABC, Generic[_SessionT]):
             return None
         return version.stdout.strip().split()
 
-    def run_quietly(self, *args: str) -> subprocess.CompletedProcess[str] | None:
+    def run_quietly(
+        self, *args: str, cwd: str | None = None
+    ) -> subprocess.CompletedProcess[str] | None:
         """``binary args…`` with a 10 s bound; ``None`` when it could not run or hung."""
         try:
             return subprocess.run(
@@ -208,6 +215,7 @@ class CliProvider(ABC, Generic[_SessionT]):
                 text=True,
                 timeout=10,
                 env=self.child_environment(),
+                cwd=cwd,
                 check=False,
             )
         except (OSError, subprocess.TimeoutExpired):

@@ -17,24 +17,47 @@ __all__ = ["Agents"]
 
 
 class Agents:
-    """Codex and Claude Code, each child started without the ``hidden`` variables (secrets)."""
+    """Codex and Claude Code, each child started without the ``hidden`` variables (secrets).
 
-    def __init__(self, hidden: Collection[str]) -> None:
+    Args:
+        hidden: the variables of this process no agent gets.
+        unattended_mark: the variable that marks a turn nobody watches, and all it starts.
+        unattended: this process itself runs in a turn nobody watches.
+    """
+
+    def __init__(
+        self, hidden: Collection[str], unattended_mark: str, *, unattended: bool = False
+    ) -> None:
         self._hidden = frozenset(hidden)
+        self._mark = unattended_mark
+        self._inherited = unattended
 
-    def provider(self, name: str, *, approve: bool = True) -> AgentProvider:
+    @property
+    def unattended(self) -> bool:
+        """Whether this process runs in a turn nobody watches, so it approves nothing for agents."""
+        return self._inherited
+
+    def provider(
+        self, name: str, *, approve: bool = True, unattended: bool = False
+    ) -> AgentProvider:
         """The provider called ``name`` (``codex`` or ``claude``).
 
-        ``approve`` answers the agent's permission requests yes; ``False`` (an agent nobody
-        watches) answers them no, so only what the client's own settings allow runs.
+        ``approve`` answers the agent's permission requests yes; ``False`` answers them no, so
+        only what the client's own settings allow runs. ``unattended`` says nobody watches the
+        agent (``maple watch``): it, its commands and its MCP servers carry the mark, so a
+        ``maple-mcp`` there offers no external-agent tools and any agent started there approves
+        nothing. A process that itself runs unattended only starts agents that are unattended
+        and approve nothing: an agent cannot be given more than the turn that started it.
 
         Raises:
             InvalidInputError: no provider has that name.
         """
         if name not in PROVIDERS:
             raise InvalidInputError(f'unknown provider {name}; "codex" and "claude" exist.')
+        marks = {self._mark: "1"} if unattended or self._inherited else None
+        approve = approve and not self._inherited
         kind = CodexProvider if name == "codex" else ClaudeProvider
-        return kind(approve=approve, hidden=self._hidden)
+        return kind(approve=approve, hidden=self._hidden, marks=marks)
 
     def pool(self, names: Sequence[str], root: Path) -> AgentPool | None:
         """The agents a server offers (``names``) in ``root``; ``None`` when it names none."""

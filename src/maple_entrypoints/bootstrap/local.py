@@ -20,7 +20,7 @@ from maple_adapters.files.media import FileMedia
 from maple_adapters.files.store import FileCommentStore
 from maple_adapters.system import SystemClock
 from maple_core.ports import Clock, CommentStore, Commits
-from maple_entrypoints.configuration import SECRETS
+from maple_entrypoints.configuration import MAPLE_UNATTENDED, SECRETS, Settings
 
 __all__ = ["LocalCheckout", "local_checkout"]
 
@@ -36,7 +36,8 @@ class LocalCheckout:
         commits: the commits a resolution's sha is checked against.
         clock: the system's clock.
         clients: ``maple-mcp``'s notes of how each client waits (``maple doctor`` reads them).
-        agents: the external agents, each child started without maple's secrets.
+        agents: the external agents, each child started without maple's secrets, and
+            unattended when this process runs in a turn nobody watches (``MAPLE_UNATTENDED``).
         agents_folder: ``.maple/agents/``, made if missing, following no link.
         recorded_agents: ``.maple/agents/``, or ``None`` when nothing was recorded.
     """
@@ -64,7 +65,11 @@ def local_checkout(cwd: Path, clock: Clock | None = None) -> LocalCheckout:
         commits=GitCommits(cwd),
         clock=clock,
         clients=ClientNotes(cwd),
-        agents=Agents(SECRETS),
+        agents=Agents(
+            SECRETS,
+            MAPLE_UNATTENDED.name,
+            unattended=Settings().text(MAPLE_UNATTENDED) is not None,
+        ),
         agents_folder=lambda: make_folder(
             root, (MAPLE, "agents"), store="agents", operation="record"
         ),
