@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 from maple_adapters.log import ServerLog
 from maple_core.agents import AgentRun, AgentState, render_run
 from maple_core.ports import AgentPool, AgentSession
-from maple_entrypoints.mcp_server import tool_errors
+from maple_entrypoints.mcp_results import tool_errors
 
 __all__ = ["AGENT_TOOLS", "register_agent_tools"]
 

@@ -7,37 +7,31 @@ same JSON, two-space indented, as text.
 from __future__ import annotations
 
 import contextlib
-import functools
-import inspect
-import json
 import sys
-from collections.abc import AsyncIterator, Callable, Hashable, Sequence
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Annotated, Any, Literal, ParamSpec, TypeVar, cast
+from typing import Annotated, Any, Literal
 
 import anyio
 import anyio.to_thread
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from maple_adapters.log import ServerLog
 from maple_adapters.system import SystemClock
-from maple_core.comments import Comment
 from maple_core.context import comment_context
 from maple_core.conversation import MAX_REPLY_CHARS, Role, ThreadEvent, agent_author
-from maple_core.cursor import FreshComments, parse_cursor
+from maple_core.cursor import parse_cursor
 from maple_core.display import shown, shown_one
-from maple_core.errors import ConfigurationError, MapleError
+from maple_core.errors import ConfigurationError
 from maple_core.ports import (
     AgentPool,
-    ChangeSignal,
     Clock,
     CommentStore,
     Commits,
@@ -45,31 +39,28 @@ from maple_core.ports import (
 )
 from maple_core.reporting import Fix, GateTarget, converse_and_report, resolve_and_report
 from maple_core.services import (
-    Look,
-    Sleep,
-    advance,
     list_all,
-    look,
-    wait_plan,
 )
 from maple_core.statuses import CommentStatus
-from maple_core.text import REVIEW_DATA_NOTICE, framed_json, without_lone_surrogates
-from maple_core.wait import PROGRESS_INTERVAL_MS, clamp_wait_ms
+from maple_core.text import REVIEW_DATA_NOTICE
+from maple_core.wait import clamp_wait_ms
 from maple_entrypoints.mcp_images import comment_images
 from maple_entrypoints.mcp_models import CommentList, ContextModel, SoloModel, WaitModel
 from maple_entrypoints.mcp_models import CommentModel as CommentOut
+from maple_entrypoints.mcp_results import tool_errors, tool_result
 from maple_entrypoints.mcp_tasks import (
     MAX_LIVE_TASKS,
     MAX_TASK_WAIT_S,
     TasksExtension,
     task_budget_s,
 )
+from maple_entrypoints.mcp_watches import Watches, wait_for_fresh
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from maple_entrypoints.solo_bridges import SoloBridges
 
-__all__ = ["SERVICE", "TOOL_NAMES", "build_server", "main", "package_version", "tool_errors"]
+__all__ = ["SERVICE", "TOOL_NAMES", "build_server", "main", "package_version"]
 
 SERVICE = "maple-mcp"
 TOOL_NAMES = (
@@ -82,9 +73,6 @@ TOOL_NAMES = (
 )
 """The tools in the order they are advertised (Maple's five and maple's ``reply_to_comment``)."""
 
-_SIGNAL_SLICE_S = 0.25
-_RELIST_S = 5.0  # a safety net under the change signal
-_WATCH_THREADS = 16  # signal slices running at once, across every branch waited on
 _STOP_S = 5.0
 _MAX_TEXT = 65_536
 
@@ -100,9 +88,6 @@ Branch = Annotated[
 CommentId = Annotated[str, Field(min_length=1, max_length=256, description="The comment's id.")]
 StatusName = Literal["open", "resolved", "needs_reverify", "orphaned"]
 
-P = ParamSpec("P")
-R = TypeVar("R")
-
 
 def package_version() -> str:
     """The installed package's version."""
@@ -110,55 +95,6 @@ def package_version() -> str:
         return version("maple-review")
     except PackageNotFoundError:
         return "0.0.0"
-
-
-def tool_errors(fn: Callable[P, R]) -> Callable[P, R]:
-    """The tools' one error boundary: maple's errors become tool errors the model can read.
-
-    Their messages name the fix. Wraps a plain or an ``async`` tool; anything other than a
-    ``MapleError`` is left to the SDK.
-    """
-    if inspect.iscoroutinefunction(fn):
-
-        @functools.wraps(fn)
-        async def awaited(*args: P.args, **kwargs: P.kwargs) -> Any:
-            try:
-                return await fn(*args, **kwargs)
-            except MapleError as exc:
-                raise ToolError(str(exc)) from exc
-
-        return cast(Callable[P, R], awaited)
-
-    @functools.wraps(fn)
-    def called(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return fn(*args, **kwargs)
-        except MapleError as exc:
-            raise ToolError(str(exc)) from exc
-
-    return called
-
-
-def _result(
-    text_value: object, structured: dict[str, Any], *, reviewers: bool = True
-) -> CallToolResult:
-    """Structured content, and the same JSON as text.
-
-    When the result holds ``reviewers``' words, the text frames the JSON as their data (see
-    :func:`~maple_core.text.framed_json`), which no comment can step outside of.
-    """
-    text = json.dumps(text_value, indent=2, ensure_ascii=False)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        # JavaScript can store half an emoji; the wire must be valid UTF-8 or the client drops us.
-        text_value = without_lone_surrogates(text_value)
-        structured = cast(dict[str, Any], without_lone_surrogates(structured))
-        text = json.dumps(text_value, indent=2, ensure_ascii=False)
-    return CallToolResult(
-        content=[TextContent(type="text", text=framed_json(text) if reviewers else text)],
-        structured_content=structured,
-    )
 
 
 def build_server(
@@ -199,7 +135,7 @@ def build_server(
             reported.add(problem)
             log.warn(problem)
 
-    watches = _Watches(store)
+    watches = Watches(store)
     noted: set[tuple[str, bool]] = set()
     tasks = TasksExtension(["wait_for_comments"], max_live=max_tasks, max_wait_s=max_task_wait_s)
 
@@ -243,7 +179,7 @@ def build_server(
     ) -> Annotated[CallToolResult, CommentList]:
         wanted = [CommentStatus(s) for s in statuses] if statuses else None
         comments = shown(list_all(store, branch, wanted, report=report), report)
-        return _result(comments, {"notice": REVIEW_DATA_NOTICE, "result": comments})
+        return tool_result(comments, {"notice": REVIEW_DATA_NOTICE, "result": comments})
 
     @server.tool(
         title="Wait for review comments",
@@ -283,7 +219,7 @@ def build_server(
         long_budget = task_budget_s()  # running as an MCP task: wait far longer, silently
         await _note_client(ctx, long_budget is not None, on_client, noted)
         budget_ms = clamp_wait_ms(timeoutMs) if long_budget is None else int(long_budget * 1000)
-        found = await _wait_for_fresh(
+        found = await wait_for_fresh(
             watches, store, branch, since, budget_ms, ctx if long_budget is None else None, report
         )
         data: dict[str, Any] = {
@@ -291,7 +227,7 @@ def build_server(
             "cursor": found.cursor,
             "comments": shown(found.comments, report, since=parse_cursor(since) if since else None),
         }
-        return _result(data, {"notice": REVIEW_DATA_NOTICE, **data})
+        return tool_result(data, {"notice": REVIEW_DATA_NOTICE, **data})
 
     @server.tool(
         name="resolve_comment",
@@ -327,7 +263,7 @@ def build_server(
         fix = Fix(sha, note, agent_author())
         resolved = resolve_and_report(store, id, fix, clock, target, commits)
         data = shown_one(resolved, report)
-        return _result(data, {"notice": REVIEW_DATA_NOTICE, **data})
+        return tool_result(data, {"notice": REVIEW_DATA_NOTICE, **data})
 
     @server.tool(
         name="reply_to_comment",
@@ -359,7 +295,7 @@ def build_server(
         event = ThreadEvent.reply(Role.AGENT, body, question=question, author=agent_author())
         changed = converse_and_report(store, id, event, target)
         data = shown_one(changed, report)
-        return _result(data, {"notice": REVIEW_DATA_NOTICE, **data})
+        return tool_result(data, {"notice": REVIEW_DATA_NOTICE, **data})
 
     @server.tool(
         title="Get a comment's context",
@@ -378,7 +314,7 @@ def build_server(
     ) -> Annotated[CallToolResult, ContextModel]:
         context = comment_context(list_all(store, branch, report=report), id, branch)
         data = context.to_json()
-        result = _result(data, {"notice": REVIEW_DATA_NOTICE, **data})
+        result = tool_result(data, {"notice": REVIEW_DATA_NOTICE, **data})
         result.content.extend(comment_images(context.comment, media))
         return result
 
@@ -419,108 +355,13 @@ def build_server(
             )
         link, bridge = await anyio.to_thread.run_sync(solo.pair, previewUrl)
         data = {"link": link, "bridge": bridge}
-        return _result(data, data, reviewers=False)
+        return tool_result(data, data, reviewers=False)
 
     if agents is not None:
         from maple_entrypoints.mcp_agents import register_agent_tools
 
         register_agent_tools(server, agents, log)
     return server
-
-
-@dataclass(eq=False)
-class _Watch:
-    """One branch's change signal, shared by every wait on the branch."""
-
-    signal: ChangeSignal
-    token: Hashable = None  # the change token of a wait's read of the branch (see ``note``)
-    seeded: bool = False
-    waits: int = 0
-    generation: int = 0  # how many changes the signal has seen
-    running: bool = False  # one wait is running the signal's slices
-    poke: anyio.Event = field(default_factory=anyio.Event)
-
-    def wake(self) -> None:
-        """Wake every wait sleeping on this branch."""
-        self.poke.set()
-        self.poke = anyio.Event()
-
-    def note(self, token: Hashable) -> None:
-        """A wait read the branch, and that read's change token was ``token``.
-
-        The first read seeds the watch, so a wait's first look is one read of the store (the
-        token comes with it). A later read whose token differs saw a change: every wait on the
-        branch looks again, so none can sleep past it.
-        """
-        if not self.seeded:
-            self.token, self.seeded = token, True
-        elif token != self.token:
-            self.token, self.generation = token, self.generation + 1
-            self.wake()
-
-
-class _Watches:
-    """Pending waits share one change signal per branch, and one of them at a time waits on it.
-
-    Were every wait to wait on the signal itself, each would hold a worker thread slice after
-    slice: 120 of them would take all 40 of anyio's threads, and the other tools (and the stdio
-    transport, which reads and writes on those threads) would queue behind them for seconds. Here
-    the one wait running a branch's signal does so on threads of its own limiter; the others
-    sleep on an event, holding no thread, until it reports a change or steps down (its own wait
-    ended), when another takes over.
-    """
-
-    def __init__(self, store: CommentStore) -> None:
-        self._store = store
-        self._watches: dict[str, _Watch] = {}
-        self._limiter: anyio.CapacityLimiter | None = None
-
-    async def join(self, branch: str) -> _Watch:
-        """The branch's watch, counting one more wait on it (:meth:`leave` when it ends)."""
-        watch = self._watches.get(branch)
-        if watch is None:
-            watch = self._watches[branch] = _Watch(self._store.changes(branch))
-        watch.waits += 1
-        return watch
-
-    def leave(self, branch: str, watch: _Watch) -> None:
-        """One wait on the branch ended; the last one forgets the watch."""
-        watch.waits -= 1
-        if watch.waits == 0 and self._watches.get(branch) is watch:
-            del self._watches[branch]
-
-    async def changed(self, watch: _Watch, seen: int, timeout: float) -> None:
-        """Return once the branch changed after generation ``seen``, or after ``timeout`` s."""
-        if self._limiter is None:
-            self._limiter = anyio.CapacityLimiter(_WATCH_THREADS)
-        deadline = anyio.current_time() + timeout
-        with anyio.move_on_after(timeout):
-            while watch.generation == seen and anyio.current_time() < deadline:
-                if watch.running:
-                    await watch.poke.wait()
-                    continue
-                watch.running = True
-                try:
-                    await self._run(watch, seen, deadline, self._limiter)
-                finally:
-                    watch.running = False
-                    watch.wake()  # a change to read, or the signal to take over
-
-    @staticmethod
-    async def _run(
-        watch: _Watch, seen: int, deadline: float, limiter: anyio.CapacityLimiter
-    ) -> None:
-        """Wait on the signal in short slices until it changes or ``deadline`` passes."""
-        while watch.generation == seen:
-            step = min(_SIGNAL_SLICE_S, deadline - anyio.current_time())
-            if step <= 0:
-                return
-            changed = await anyio.to_thread.run_sync(
-                watch.signal.wait, watch.token, step, abandon_on_cancel=True, limiter=limiter
-            )
-            if changed:
-                token = await anyio.to_thread.run_sync(watch.signal.token, limiter=limiter)
-                watch.token, watch.generation = token, watch.generation + 1
 
 
 ClientNote = Callable[[str, str, str, bool], None]
@@ -547,51 +388,6 @@ async def _note_client(
     noted.add((name, tasks))
     with contextlib.suppress(Exception):  # a note for maple doctor never fails a wait
         await anyio.to_thread.run_sync(on_client, name, version, protocol, tasks)
-
-
-async def _wait_for_fresh(
-    watches: _Watches,
-    store: CommentStore,
-    branch: str,
-    cursor: str | None,
-    budget_ms: int,
-    ctx: Context | None,
-    report: Callable[[str], None],
-) -> FreshComments:
-    """Drive :func:`~maple_core.services.wait_plan` on the branch's shared watch.
-
-    The wait lists on a worker thread, holds no thread while it sleeps, looks again when the
-    watch says the branch changed (or every few seconds), stops at once when cancelled, and
-    reports progress to ``ctx`` every 15 s (without ``ctx``, as in a task, it reports none).
-    """
-    plan = wait_plan(
-        cursor,
-        budget_ms,
-        anyio.current_time,
-        relist_s=_RELIST_S,
-        progress_s=PROGRESS_INTERVAL_MS / 1000 if ctx is not None else None,
-    )
-    watch = await watches.join(branch)
-    read_all = functools.partial(look, store, branch, report=report)
-    seen = watch.generation
-    reply: Sequence[Comment] | bool | None = None
-    try:
-        while not isinstance(step := advance(plan, reply), FreshComments):
-            if isinstance(step, Look):
-                seen = watch.generation
-                reply, token = await anyio.to_thread.run_sync(read_all)
-                watch.note(token)
-            elif isinstance(step, Sleep):
-                await watches.changed(watch, seen, step.seconds)
-                reply = watch.generation != seen
-            else:
-                if ctx is not None:
-                    message = f"Waiting for comments on {branch}"
-                    await ctx.report_progress(step.elapsed, step.total, message)
-                reply = None
-    finally:
-        watches.leave(branch, watch)
-    return step
 
 
 def _exit_on_signals(kill_all: Callable[[], None]) -> None:

@@ -1,0 +1,78 @@
+"""What every ``maple-mcp`` tool answers with: one error boundary, and results in two forms.
+
+A result carries structured content and the same JSON, two-space indented, as text; maple's
+errors become tool errors whose messages name the fix.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar, cast
+
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent
+
+from maple_core.errors import MapleError
+from maple_core.text import framed_json, without_lone_surrogates
+
+__all__ = [
+    "tool_errors",
+    "tool_result",
+]
+
+P = ParamSpec("P")
+
+
+R = TypeVar("R")
+
+
+def tool_errors(fn: Callable[P, R]) -> Callable[P, R]:
+    """The tools' one error boundary: maple's errors become tool errors the model can read.
+
+    Their messages name the fix. Wraps a plain or an ``async`` tool; anything other than a
+    ``MapleError`` is left to the SDK.
+    """
+    if inspect.iscoroutinefunction(fn):
+
+        @functools.wraps(fn)
+        async def awaited(*args: P.args, **kwargs: P.kwargs) -> Any:
+            try:
+                return await fn(*args, **kwargs)
+            except MapleError as exc:
+                raise ToolError(str(exc)) from exc
+
+        return cast(Callable[P, R], awaited)
+
+    @functools.wraps(fn)
+    def called(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return fn(*args, **kwargs)
+        except MapleError as exc:
+            raise ToolError(str(exc)) from exc
+
+    return called
+
+
+def tool_result(
+    text_value: object, structured: dict[str, Any], *, reviewers: bool = True
+) -> CallToolResult:
+    """Structured content, and the same JSON as text.
+
+    When the result holds ``reviewers``' words, the text frames the JSON as their data (see
+    :func:`~maple_core.text.framed_json`), which no comment can step outside of.
+    """
+    text = json.dumps(text_value, indent=2, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        # JavaScript can store half an emoji; the wire must be valid UTF-8 or the client drops us.
+        text_value = without_lone_surrogates(text_value)
+        structured = cast(dict[str, Any], without_lone_surrogates(structured))
+        text = json.dumps(text_value, indent=2, ensure_ascii=False)
+    return CallToolResult(
+        content=[TextContent(type="text", text=framed_json(text) if reviewers else text)],
+        structured_content=structured,
+    )

@@ -1,0 +1,175 @@
+"""How ``wait_for_comments`` waits: one watch per branch, shared by every wait on it.
+
+A wait drives :func:`~maple_core.services.wait_plan` on the branch's watch: it lists on a
+worker thread and holds no thread while it sleeps.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
+
+import anyio
+import anyio.to_thread
+from mcp.server.mcpserver import Context
+
+from maple_core.comments import Comment
+from maple_core.cursor import FreshComments
+from maple_core.ports import ChangeSignal, CommentStore
+from maple_core.services import Look, Sleep, advance, look, wait_plan
+from maple_core.wait import PROGRESS_INTERVAL_MS
+
+__all__ = [
+    "Watch",
+    "Watches",
+    "wait_for_fresh",
+]
+
+_SIGNAL_SLICE_S = 0.25
+
+
+_RELIST_S = 5.0  # a safety net under the change signal
+
+
+_WATCH_THREADS = 16  # signal slices running at once, across every branch waited on
+
+
+@dataclass(eq=False)
+class Watch:
+    """One branch's change signal, shared by every wait on the branch."""
+
+    signal: ChangeSignal
+    token: Hashable = None  # the change token of a wait's read of the branch (see ``note``)
+    seeded: bool = False
+    waits: int = 0
+    generation: int = 0  # how many changes the signal has seen
+    running: bool = False  # one wait is running the signal's slices
+    poke: anyio.Event = field(default_factory=anyio.Event)
+
+    def wake(self) -> None:
+        """Wake every wait sleeping on this branch."""
+        self.poke.set()
+        self.poke = anyio.Event()
+
+    def note(self, token: Hashable) -> None:
+        """A wait read the branch, and that read's change token was ``token``.
+
+        The first read seeds the watch, so a wait's first look is one read of the store (the
+        token comes with it). A later read whose token differs saw a change: every wait on the
+        branch looks again, so none can sleep past it.
+        """
+        if not self.seeded:
+            self.token, self.seeded = token, True
+        elif token != self.token:
+            self.token, self.generation = token, self.generation + 1
+            self.wake()
+
+
+class Watches:
+    """Pending waits share one change signal per branch, and one of them at a time waits on it.
+
+    Were every wait to wait on the signal itself, each would hold a worker thread slice after
+    slice: 120 of them would take all 40 of anyio's threads, and the other tools (and the stdio
+    transport, which reads and writes on those threads) would queue behind them for seconds. Here
+    the one wait running a branch's signal does so on threads of its own limiter; the others
+    sleep on an event, holding no thread, until it reports a change or steps down (its own wait
+    ended), when another takes over.
+    """
+
+    def __init__(self, store: CommentStore) -> None:
+        self._store = store
+        self._watches: dict[str, Watch] = {}
+        self._limiter: anyio.CapacityLimiter | None = None
+
+    async def join(self, branch: str) -> Watch:
+        """The branch's watch, counting one more wait on it (:meth:`leave` when it ends)."""
+        watch = self._watches.get(branch)
+        if watch is None:
+            watch = self._watches[branch] = Watch(self._store.changes(branch))
+        watch.waits += 1
+        return watch
+
+    def leave(self, branch: str, watch: Watch) -> None:
+        """One wait on the branch ended; the last one forgets the watch."""
+        watch.waits -= 1
+        if watch.waits == 0 and self._watches.get(branch) is watch:
+            del self._watches[branch]
+
+    async def changed(self, watch: Watch, seen: int, timeout: float) -> None:
+        """Return once the branch changed after generation ``seen``, or after ``timeout`` s."""
+        if self._limiter is None:
+            self._limiter = anyio.CapacityLimiter(_WATCH_THREADS)
+        deadline = anyio.current_time() + timeout
+        with anyio.move_on_after(timeout):
+            while watch.generation == seen and anyio.current_time() < deadline:
+                if watch.running:
+                    await watch.poke.wait()
+                    continue
+                watch.running = True
+                try:
+                    await self._run(watch, seen, deadline, self._limiter)
+                finally:
+                    watch.running = False
+                    watch.wake()  # a change to read, or the signal to take over
+
+    @staticmethod
+    async def _run(
+        watch: Watch, seen: int, deadline: float, limiter: anyio.CapacityLimiter
+    ) -> None:
+        """Wait on the signal in short slices until it changes or ``deadline`` passes."""
+        while watch.generation == seen:
+            step = min(_SIGNAL_SLICE_S, deadline - anyio.current_time())
+            if step <= 0:
+                return
+            changed = await anyio.to_thread.run_sync(
+                watch.signal.wait, watch.token, step, abandon_on_cancel=True, limiter=limiter
+            )
+            if changed:
+                token = await anyio.to_thread.run_sync(watch.signal.token, limiter=limiter)
+                watch.token, watch.generation = token, watch.generation + 1
+
+
+async def wait_for_fresh(
+    watches: Watches,
+    store: CommentStore,
+    branch: str,
+    cursor: str | None,
+    budget_ms: int,
+    ctx: Context | None,
+    report: Callable[[str], None],
+) -> FreshComments:
+    """Drive :func:`~maple_core.services.wait_plan` on the branch's shared watch.
+
+    The wait lists on a worker thread, holds no thread while it sleeps, looks again when the
+    watch says the branch changed (or every few seconds), stops at once when cancelled, and
+    reports progress to ``ctx`` every 15 s (without ``ctx``, as in a task, it reports none).
+    """
+    plan = wait_plan(
+        cursor,
+        budget_ms,
+        anyio.current_time,
+        relist_s=_RELIST_S,
+        progress_s=PROGRESS_INTERVAL_MS / 1000 if ctx is not None else None,
+    )
+    watch = await watches.join(branch)
+    read_all = functools.partial(look, store, branch, report=report)
+    seen = watch.generation
+    reply: Sequence[Comment] | bool | None = None
+    try:
+        while not isinstance(step := advance(plan, reply), FreshComments):
+            if isinstance(step, Look):
+                seen = watch.generation
+                reply, token = await anyio.to_thread.run_sync(read_all)
+                watch.note(token)
+            elif isinstance(step, Sleep):
+                await watches.changed(watch, seen, step.seconds)
+                reply = watch.generation != seen
+            else:
+                if ctx is not None:
+                    message = f"Waiting for comments on {branch}"
+                    await ctx.report_progress(step.elapsed, step.total, message)
+                reply = None
+    finally:
+        watches.leave(branch, watch)
+    return step
