@@ -1,0 +1,348 @@
+"""``maple-mcp``'s six tools, each added by one function, over what they share (a Toolkit).
+
+Tools, arguments and result shapes are Maple's; each result carries structured content and the
+same JSON as text (:func:`~maple_entrypoints.mcp_results.tool_result`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Literal
+
+import anyio
+import anyio.to_thread
+from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, ToolAnnotations
+from pydantic import Field
+
+from maple_adapters.log import ServerLog
+from maple_core.context import comment_context
+from maple_core.conversation import MAX_REPLY_CHARS, Role, ThreadEvent, agent_author
+from maple_core.cursor import parse_cursor
+from maple_core.display import shown, shown_one
+from maple_core.ports import Clock, CommentStore, Commits, MediaStore
+from maple_core.reporting import Fix, GateTarget, converse_and_report, resolve_and_report
+from maple_core.services import list_all
+from maple_core.statuses import CommentStatus
+from maple_core.text import REVIEW_DATA_NOTICE
+from maple_core.wait import clamp_wait_ms
+from maple_entrypoints.mcp_images import comment_images
+from maple_entrypoints.mcp_models import CommentList, ContextModel, SoloModel, WaitModel
+from maple_entrypoints.mcp_models import CommentModel as CommentOut
+from maple_entrypoints.mcp_results import tool_errors, tool_result
+from maple_entrypoints.mcp_tasks import task_budget_s
+from maple_entrypoints.mcp_watches import Watches, wait_for_fresh
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from maple_entrypoints.solo_bridges import SoloBridges
+
+__all__ = ["ClientNote", "Toolkit", "add_tools"]
+
+_MAX_TEXT = 65_536
+
+Branch = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=1_024,
+        description="Head branch of the pull request the comments are on, such as `feat/login`. "
+        "Not a pull request number.",
+    ),
+]
+CommentId = Annotated[str, Field(min_length=1, max_length=256, description="The comment's id.")]
+StatusName = Literal["open", "resolved", "needs_reverify", "orphaned"]
+READER = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+
+ClientNote = Callable[[str, str, str, bool], None]
+"""Told a client's name, version, protocol and whether it waits as a task (it can wake)."""
+
+
+@dataclass(eq=False)
+class Toolkit:
+    """What the tools work with: the agent loop's parts, and what the server keeps between calls.
+
+    Attributes:
+        store: where comments live.
+        target: what a resolve or a reply is reported to.
+        clock: stamps resolutions.
+        log: where a stored record maple cannot fully read is reported (once).
+        media: where a comment's images are read from, if anywhere.
+        commits: the checkout a resolution's sha must be reachable in, if any.
+        solo: pairs previews with bridges (``start_solo``), if available.
+        on_client: told how each client waits, once per client and way.
+        watches: the branches' change signals, shared by every wait.
+    """
+
+    store: CommentStore
+    target: GateTarget
+    clock: Clock
+    log: ServerLog
+    media: MediaStore | None = None
+    commits: Commits | None = None
+    solo: SoloBridges | None = None
+    on_client: ClientNote | None = None
+    watches: Watches = field(init=False)
+    _reported: set[str] = field(default_factory=set, init=False)
+    _noted: set[tuple[str, bool]] = field(default_factory=set, init=False)
+
+    def __post_init__(self) -> None:
+        self.watches = Watches(self.store)
+
+    def report(self, problem: str) -> None:
+        """Log a stored record maple cannot fully read, once per server."""
+        if problem not in self._reported:
+            self._reported.add(problem)
+            self.log.warn(problem)
+
+    async def note_client(self, ctx: Context, tasks: bool) -> None:
+        """Tell :attr:`on_client` how this client waits, once per client and way.
+
+        ``tasks``: the client runs the wait as an MCP task. A failure is ignored.
+        """
+        if self.on_client is None:
+            return
+        try:
+            session = ctx.session
+            params = session.client_params
+            info = params.client_info if params is not None else None
+            name = info.name if info is not None else "an unnamed client"
+            version = info.version if info is not None else ""
+            protocol = str(session.protocol_version or "")
+        except (AttributeError, ValueError):
+            return
+        if (name, tasks) in self._noted:
+            return
+        self._noted.add((name, tasks))
+        with contextlib.suppress(Exception):  # a note for maple doctor never fails a wait
+            await anyio.to_thread.run_sync(self.on_client, name, version, protocol, tasks)
+
+
+def add_tools(server: MCPServer, kit: Toolkit) -> None:
+    """Register the six tools on ``server``, in the order they are advertised."""
+    for add in (
+        _list_comments,
+        _wait_for_comments,
+        _resolve_comment,
+        _reply_to_comment,
+        _get_comment_context,
+        _start_solo,
+    ):
+        add(server, kit)
+
+
+def _list_comments(server: MCPServer, kit: Toolkit) -> None:
+    @server.tool(
+        title="List review comments",
+        description="Return the review comments on a branch, newest first.",
+        annotations=READER,
+    )
+    @tool_errors
+    def list_comments(
+        branch: Branch,
+        statuses: Annotated[
+            list[StatusName] | None,
+            Field(max_length=4, description="Only these states. Omit for all of them."),
+        ] = None,
+    ) -> Annotated[CallToolResult, CommentList]:
+        wanted = [CommentStatus(s) for s in statuses] if statuses else None
+        comments = shown(list_all(kit.store, branch, wanted, report=kit.report), kit.report)
+        return tool_result(comments, {"notice": REVIEW_DATA_NOTICE, "result": comments})
+
+
+def _wait_for_comments(server: MCPServer, kit: Toolkit) -> None:
+    @server.tool(
+        title="Wait for review comments",
+        description=(
+            "Block until a new comment (or a reviewer's reply to one) arrives or the wait "
+            'elapses. Returns status "timeout" rather than failing when nothing arrives. Pass '
+            "the returned cursor to the next call; omit it to drain every comment already "
+            'there. Replies that arrived after the cursor are marked "new": true. Where the '
+            "client runs it as a background task, the wait lasts up to an hour: leave it "
+            "running and end your turn; the wait continues in the background and you'll be "
+            "woken when a reviewer comments."
+        ),
+        annotations=READER,
+    )
+    @tool_errors
+    async def wait_for_comments(
+        branch: Branch,
+        ctx: Context,
+        cursor: Annotated[
+            str | None,
+            Field(
+                max_length=64,
+                description="Timestamp from a previous call. Only comments newer than this "
+                "are returned; omit it to drain everything already there.",
+            ),
+        ] = None,
+        timeoutMs: Annotated[  # noqa: N803 - Maple's argument name
+            float | None,
+            Field(
+                description="How long to wait. Clamped to 55 seconds, under every client's ceiling."
+            ),
+        ] = None,
+    ) -> Annotated[CallToolResult, WaitModel]:
+        since = cursor or None  # Maple treats an empty cursor as none: drain
+        if since is not None:
+            parse_cursor(since)
+        long_budget = task_budget_s()  # running as an MCP task: wait far longer, silently
+        await kit.note_client(ctx, long_budget is not None)
+        budget_ms = clamp_wait_ms(timeoutMs) if long_budget is None else int(long_budget * 1000)
+        found = await wait_for_fresh(
+            kit.watches,
+            kit.store,
+            branch,
+            since,
+            budget_ms,
+            ctx if long_budget is None else None,
+            kit.report,
+        )
+        data: dict[str, Any] = {
+            "status": "comments" if found.comments else "timeout",
+            "cursor": found.cursor,
+            "comments": shown(
+                found.comments, kit.report, since=parse_cursor(since) if since else None
+            ),
+        }
+        return tool_result(data, {"notice": REVIEW_DATA_NOTICE, **data})
+
+
+def _resolve_comment(server: MCPServer, kit: Toolkit) -> None:
+    @server.tool(
+        name="resolve_comment",
+        title="Resolve a review comment",
+        description=(
+            "Mark a comment resolved, recording the commit that addressed it. Commit first: "
+            "in a git checkout the sha must be a commit HEAD reaches. Resolving a resolved "
+            "comment again keeps the first resolution and records this one in its thread."
+        ),
+        annotations=ToolAnnotations(
+            read_only_hint=False,
+            destructive_hint=False,
+            idempotent_hint=True,
+            open_world_hint=False,
+        ),
+    )
+    @tool_errors
+    def resolve_comment_tool(
+        id: CommentId,
+        sha: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=256,
+                description="The commit that addresses it (git rev-parse HEAD after committing).",
+            ),
+        ],
+        note: Annotated[
+            str | None,
+            Field(max_length=_MAX_TEXT, description="What you changed, for the reviewer."),
+        ] = None,
+    ) -> Annotated[CallToolResult, CommentOut]:
+        fix = Fix(sha, note, agent_author())
+        resolved = resolve_and_report(kit.store, id, fix, kit.clock, kit.target, kit.commits)
+        data = shown_one(resolved, kit.report)
+        return tool_result(data, {"notice": REVIEW_DATA_NOTICE, **data})
+
+
+def _reply_to_comment(server: MCPServer, kit: Toolkit) -> None:
+    @server.tool(
+        name="reply_to_comment",
+        title="Reply to a review comment",
+        description=(
+            "Answer a reviewer inside the comment's thread, or ask them a question "
+            "(question: true) instead of guessing. A question leaves the comment open and "
+            "waiting for the reviewer: the Stop hook does not hold you for it, and "
+            "wait_for_comments returns the comment when the reviewer answers."
+        ),
+        annotations=ToolAnnotations(
+            read_only_hint=False,
+            destructive_hint=False,
+            idempotent_hint=False,
+            open_world_hint=False,
+        ),
+    )
+    @tool_errors
+    def reply_to_comment(
+        id: CommentId,
+        body: Annotated[
+            str,
+            Field(min_length=1, max_length=MAX_REPLY_CHARS, description="What you say."),
+        ],
+        question: Annotated[
+            bool, Field(description="True to ask the reviewer and wait for their answer.")
+        ] = False,
+    ) -> Annotated[CallToolResult, CommentOut]:
+        event = ThreadEvent.reply(Role.AGENT, body, question=question, author=agent_author())
+        changed = converse_and_report(kit.store, id, event, kit.target)
+        data = shown_one(changed, kit.report)
+        return tool_result(data, {"notice": REVIEW_DATA_NOTICE, **data})
+
+
+def _get_comment_context(server: MCPServer, kit: Toolkit) -> None:
+    @server.tool(
+        title="Get a comment's context",
+        description=(
+            "Return everything needed to act on one comment: anchor, viewport, surrounding "
+            "markup and any replay link. A comment written under a Maple Mock carries "
+            "`mock.recipe` and `mock.replay`, a link to the page in that state. Images the "
+            "reviewer attached (the overlay's capture of what they saw, with `elementBox` and "
+            "`clickPoint` in the context) follow as image content."
+        ),
+        annotations=READER,
+    )
+    @tool_errors
+    def get_comment_context(
+        id: CommentId, branch: Branch
+    ) -> Annotated[CallToolResult, ContextModel]:
+        context = comment_context(list_all(kit.store, branch, report=kit.report), id, branch)
+        data = context.to_json()
+        result = tool_result(data, {"notice": REVIEW_DATA_NOTICE, **data})
+        result.content.extend(comment_images(context.comment, kit.media))
+        return result
+
+
+def _start_solo(server: MCPServer, kit: Toolkit) -> None:
+    @server.tool(
+        name="start_solo",
+        title="Keep a preview's comments on this machine",
+        description=(
+            "Start a bridge on localhost and return the link that pairs a deployed preview with "
+            "it. The reviewer opens the link in their browser and the comments they write there "
+            "land in .maple/ for list_comments and wait_for_comments to read. They never count "
+            "toward the merge gate."
+        ),
+        annotations=ToolAnnotations(
+            read_only_hint=False,
+            destructive_hint=False,
+            idempotent_hint=True,
+            open_world_hint=False,
+        ),
+    )
+    @tool_errors
+    async def start_solo(
+        previewUrl: Annotated[  # noqa: N803 - Maple's argument name
+            str,
+            Field(
+                min_length=1,
+                max_length=2_048,
+                description="The deployed preview's URL, such as "
+                "`https://feat-login.preview.example`. Only that origin is paired with the bridge.",
+            ),
+        ],
+    ) -> Annotated[CallToolResult, SoloModel]:
+        if kit.solo is None:
+            raise ToolError("Solo mode is not available in this server.")
+        if kit.store.name != "file":
+            raise ToolError(
+                f"This server reads the {kit.store.name} store, but solo comments are written "
+                "under .maple/. Set MAPLE_STORE=file to read them."
+            )
+        link, bridge = await anyio.to_thread.run_sync(kit.solo.pair, previewUrl)
+        data = {"link": link, "bridge": bridge}
+        return tool_result(data, data, reviewers=False)
