@@ -29,6 +29,8 @@ __all__ = ["AGENT_TOOLS", "register_agent_tools"]
 
 AGENT_TOOLS = ("list_agent_providers", "agent_start", "agent_send", "agent_status", "agent_cancel")
 _PROGRESS_S = 15.0
+_CHANGER = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=True)
+_READER = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
 Provider = Annotated[
     Literal["codex", "claude"], Field(description="The external agent: codex or claude.")
@@ -107,22 +109,25 @@ async def _until_settled(session: AgentSession, ctx: Context) -> AgentRun:
         await ctx.report_progress(waited, None, f"{session.agent_id} is still working")
 
 
-def register_agent_tools(server: MCPServer, pool: AgentPool, log: ServerLog) -> None:
-    """Add the five tools to ``server``, over the agents in ``pool``."""
-    changer = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=True)
-    reader = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+class _AgentTools:
+    """What the five tools share: the pool, the log, and each background turn's listener."""
 
-    listeners: dict[str, Callable[[AgentRun], None]] = {}  # agent id -> this turn's listener
+    def __init__(self, pool: AgentPool, log: ServerLog) -> None:
+        self.pool = pool
+        self.log = log
+        self.listeners: dict[str, Callable[[AgentRun], None]] = {}  # agent id -> its listener
 
-    def dispatch(run: AgentRun) -> None:
+    def dispatch(self, run: AgentRun) -> None:
         """Every agent reports here; a turn started in the background is delivered."""
-        deliver = listeners.pop(run.agent_id, None)
+        deliver = self.listeners.pop(run.agent_id, None)
         if deliver is not None:
             deliver(run)
 
-    def notifier(ctx: Context) -> Callable[[AgentRun], None]:
+    def notifier(self, ctx: Context) -> Callable[[AgentRun], None]:
+        """What delivers a background turn's result to ``ctx``'s client, as a notification."""
         token = anyio.lowlevel.current_token()
         session = ctx.session
+        log = self.log
 
         def deliver(run: AgentRun) -> None:
             async def send() -> None:
@@ -144,15 +149,31 @@ def register_agent_tools(server: MCPServer, pool: AgentPool, log: ServerLog) -> 
 
         return deliver
 
+
+def register_agent_tools(server: MCPServer, pool: AgentPool, log: ServerLog) -> None:
+    """Add the five tools to ``server``, over the agents in ``pool``."""
+    agents = _AgentTools(pool, log)
+    for add in (
+        _list_agent_providers,
+        _agent_start,
+        _agent_send,
+        _agent_status,
+        _agent_cancel,
+    ):
+        add(server, agents)
+
+
+def _list_agent_providers(server: MCPServer, agents: _AgentTools) -> None:
     @server.tool(
         title="List external agents",
         description="The external agents this server offers: installed or not, version, "
         "sign-in status, and setup or sign-in guidance.",
-        annotations=reader,
+        annotations=_READER,
     )
     async def list_agent_providers() -> Annotated[CallToolResult, ProvidersModel]:
         infos = [
-            await anyio.to_thread.run_sync(provider.detect) for provider in pool.providers.values()
+            await anyio.to_thread.run_sync(provider.detect)
+            for provider in agents.pool.providers.values()
         ]
         lines = [
             f"{i.provider}: {'installed ' + (i.version or '') if i.installed else 'not installed'}"
@@ -165,12 +186,14 @@ def register_agent_tools(server: MCPServer, pool: AgentPool, log: ServerLog) -> 
             structured_content={"providers": [i.to_json() for i in infos]},
         )
 
+
+def _agent_start(server: MCPServer, agents: _AgentTools) -> None:
     @server.tool(
         title="Start an external agent",
         description="Start an agent (codex or claude) on a self-contained briefing. Blocking by "
         "default; background: true returns at once. The agent's own sandbox and approval "
         "settings decide what it may do; this server accepts the approvals it asks for.",
-        annotations=changer,
+        annotations=_CHANGER,
     )
     @tool_errors
     async def agent_start(
@@ -190,26 +213,28 @@ def register_agent_tools(server: MCPServer, pool: AgentPool, log: ServerLog) -> 
             Field(max_length=4_096, description="Working folder, inside the project root."),
         ] = None,
     ) -> Annotated[CallToolResult, AgentRunModel]:
-        deliver = notifier(ctx)
+        deliver = agents.notifier(ctx)
 
         def start() -> AgentSession:
-            return pool.start(
-                provider, prompt, cwd=cwd, model=model, effort=effort, on_turn_end=dispatch
+            return agents.pool.start(
+                provider, prompt, cwd=cwd, model=model, effort=effort, on_turn_end=agents.dispatch
             )
 
         session = await anyio.to_thread.run_sync(start)
         if background:
-            listeners[session.agent_id] = deliver
+            agents.listeners[session.agent_id] = deliver
             if session.snapshot().state is not AgentState.RUNNING:  # ended before we listened
-                dispatch(session.snapshot())
+                agents.dispatch(session.snapshot())
             return _run_result(session.snapshot())
         return _run_result(await _until_settled(session, ctx))
 
+
+def _agent_send(server: MCPServer, agents: _AgentTools) -> None:
     @server.tool(
         title="Instruct an external agent",
         description="Give a started agent more instructions in the same thread, or answer the "
         "question it asked. Blocking by default; background: true returns at once.",
-        annotations=changer,
+        annotations=_CHANGER,
     )
     @tool_errors
     async def agent_send(
@@ -219,28 +244,32 @@ def register_agent_tools(server: MCPServer, pool: AgentPool, log: ServerLog) -> 
         ctx: Context,
         background: Background = False,
     ) -> Annotated[CallToolResult, AgentRunModel]:
-        session = pool.get(provider, agentId)
+        session = agents.pool.get(provider, agentId)
         if background:
-            listeners[agentId] = notifier(ctx)
+            agents.listeners[agentId] = agents.notifier(ctx)
         else:
-            listeners.pop(agentId, None)
+            agents.listeners.pop(agentId, None)
         await anyio.to_thread.run_sync(session.send, message)
         if background:
             return _run_result(session.snapshot())
         return _run_result(await _until_settled(session, ctx))
 
+
+def _agent_status(server: MCPServer, agents: _AgentTools) -> None:
     @server.tool(
         title="Read an external agent's status",
         description="An agent's status, last message, changed files and commands.",
-        annotations=reader,
+        annotations=_READER,
     )
     @tool_errors
     async def agent_status(
         provider: Provider,
         agentId: AgentId,  # noqa: N803
     ) -> Annotated[CallToolResult, AgentRunModel]:
-        return _run_result(pool.get(provider, agentId).snapshot())
+        return _run_result(agents.pool.get(provider, agentId).snapshot())
 
+
+def _agent_cancel(server: MCPServer, agents: _AgentTools) -> None:
     @server.tool(
         title="Stop an external agent",
         description="Stop an agent's current turn and its process. The thread stays on disk; "
@@ -252,5 +281,5 @@ def register_agent_tools(server: MCPServer, pool: AgentPool, log: ServerLog) -> 
         provider: Provider,
         agentId: AgentId,  # noqa: N803
     ) -> Annotated[CallToolResult, AgentRunModel]:
-        session = pool.get(provider, agentId)
+        session = agents.pool.get(provider, agentId)
         return _run_result(await anyio.to_thread.run_sync(session.cancel))
