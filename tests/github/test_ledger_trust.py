@@ -327,11 +327,11 @@ def test_a_stamp_written_inside_a_ledger_cannot_outrank_a_later_change(
 def test_more_comments_than_maple_reads_fail_closed(
     served: Served, fake: FakeGitHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import maple_adapters.github.store as github_store
+    import maple_adapters.github.pulls as github_pulls
 
     ours = store(served, "api", tmp_path)
     ours.append(new("Open before the spam"))
-    monkeypatch.setattr(github_store, "_MAX_PAGES", 2)
+    monkeypatch.setattr(github_pulls, "_MAX_PAGES", 2)
     for i in range(210):
         fake.add_comment(1, f"spam {i}", login="drive-by")
     with pytest.raises(UnreadableLedgerError, match="more than 200 comments"):

@@ -1,0 +1,180 @@
+"""Whose ledger counts: the identities a store writes as, and who else may write its ledger.
+
+Only a ledger its writers wrote is read: one whose author is the identity the store writes as
+(the token's user, or the App ``app_id``'s bot), or has push access by association (``OWNER``,
+``MEMBER``, ``COLLABORATOR``). Anyone else who can comment on the pull request may post
+ledger-looking text; it is ignored and never deleted. A trusted ledger that cannot be read is
+refused (:class:`~maple_core.errors.UnreadableLedgerError`), never skipped or overwritten.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from urllib.parse import quote
+
+from maple_adapters.github.ledger import GitHubLedger, merge_ledgers, parse_ledger_body
+from maple_adapters.github.transport import GitHubError, GitHubTransport
+from maple_core.authors import guest_author, server_author
+from maple_core.errors import InvalidRecordError, UnreadableLedgerError
+from maple_core.json_types import JsonObject, JsonValue
+
+__all__ = ["Ledgers", "WriterTrust"]
+
+_TRUSTED_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
+
+
+@dataclass(frozen=True, slots=True)
+class Ledgers:
+    """Every trusted ledger comment on a pull request (oldest update first) and their union."""
+
+    pull: int
+    ids: tuple[int, ...]
+    merged: GitHubLedger
+    updated: tuple[str, ...] = ()
+
+
+class WriterTrust:
+    """Who writes ``owner/repo``'s ledgers, learnt once per store; which ledgers are read.
+
+    Args:
+        app_id: the GitHub App whose bot writes ledgers too (``MAPLE_GATE_APP_ID``), if any.
+        store: the store's name, for the errors it raises.
+    """
+
+    def __init__(
+        self,
+        transport: GitHubTransport,
+        owner: str,
+        repo: str,
+        app_id: str | int | None,
+        store: str,
+    ) -> None:
+        self._transport = transport
+        self._base = f"/repos/{owner}/{repo}"
+        self._app_id = str(app_id) if app_id is not None else None
+        self._store = store
+        self._own_logins: set[str] = set()
+        self._user_login: str | None = None
+        self._asked_who = False
+        self._can_push: dict[str, bool] = {}
+
+    def writer_logins(self) -> frozenset[str]:
+        """The logins this store writes as: the token's user (asked once), and what it posted as."""
+        if not self._asked_who:
+            self._asked_who = True
+            try:
+                me = self._transport.request("GET", "/user").data
+            except GitHubError as exc:
+                if not exc.rejected:
+                    raise
+                me = None  # an App installation token has no user: its bot is learnt on write
+            login = me.get("login") if isinstance(me, dict) else None
+            if isinstance(login, str) and login:
+                self._own_logins.add(login)
+                self._user_login = login
+        return frozenset(self._own_logins)
+
+    def author(self) -> JsonObject:
+        """Who a comment appended without an author is by: the token's user, else the guest."""
+        self.writer_logins()
+        login = self._user_login
+        return server_author(login, login) if login else guest_author()
+
+    def learn(self, created: JsonValue) -> None:
+        """The store posted ``created`` (an issue comment): its author is a writer too."""
+        user = created.get("user") if isinstance(created, dict) else None
+        login = user.get("login") if isinstance(user, dict) else None
+        if isinstance(login, str) and login:
+            self._own_logins.add(login)
+
+    def trusted(self, comment: JsonObject) -> bool:
+        """True when the comment's author may write the ledger (see the module docstring)."""
+        association = comment.get("author_association")
+        if association == "OWNER":
+            return True
+        app = comment.get("performed_via_github_app")
+        if (
+            self._app_id is not None
+            and isinstance(app, dict)
+            and str(app.get("id")) == self._app_id
+        ):
+            return True
+        user = comment.get("user")
+        login = user.get("login") if isinstance(user, dict) else None
+        if not isinstance(login, str) or not login:
+            return False
+        if login in self.writer_logins():
+            return True
+        return association in _TRUSTED_ASSOCIATIONS and self._pushes(login)
+
+    def _pushes(self, login: str) -> bool:
+        """Whether ``login`` can push, asked once per store.
+
+        ``MEMBER`` and ``COLLABORATOR`` include people whose role on the repository is read or
+        triage, so their permission is asked; where the token may not ask, the association,
+        as GitHub reports it, is taken.
+        """
+        known = self._can_push.get(login)
+        if known is not None:
+            return known
+        try:
+            answer = self._transport.request(
+                "GET", f"{self._base}/collaborators/{quote(login, safe='')}/permission"
+            ).data
+        except GitHubError as exc:
+            if not exc.rejected:
+                raise
+            can = exc.status != 404  # 403: this token may not ask; 404: not a collaborator
+        else:
+            permission = answer.get("permission") if isinstance(answer, dict) else None
+            can = permission in ("admin", "write")
+        self._can_push[login] = can
+        return can
+
+    def ledgers_in(
+        self,
+        pull: int,
+        comments: Sequence[JsonObject],
+        branch: str | None,
+        operation: str,
+    ) -> Ledgers | None:
+        """The trusted ledgers among a pull request's issue comments, merged.
+
+        Raises:
+            UnreadableLedgerError: a trusted ledger cannot be read.
+        """
+        ledgers: list[tuple[str, int, GitHubLedger]] = []
+        for comment in comments:
+            body, comment_id = comment.get("body"), comment.get("id")
+            if not isinstance(body, str) or not isinstance(comment_id, int):
+                continue
+            if "```maple" not in body or not self.trusted(comment):
+                continue
+            try:
+                ledger = parse_ledger_body(body, branch)
+            except InvalidRecordError as exc:
+                where = comment.get("html_url")
+                location = where if isinstance(where, str) else f"issue comment {comment_id}"
+                raise UnreadableLedgerError(
+                    f"The maple ledger at {location} cannot be read: {exc} Fix its ```maple "
+                    "block by hand, or delete that comment (its records are then lost); maple "
+                    "will not overwrite it.",
+                    store=self._store,
+                    operation=operation,
+                    location=location,
+                ) from None
+            if ledger is not None:
+                updated = comment.get("updated_at")
+                ledgers.append((updated if isinstance(updated, str) else "", comment_id, ledger))
+        if not ledgers:
+            return None
+        ledgers.sort(key=lambda item: (item[0], item[1]))
+        # A record cannot have changed after GitHub last saw its ledger change: the comment's
+        # server time caps the stamps written inside it.
+        merged = merge_ledgers(
+            [ledger for _, _, ledger in ledgers], ceilings=[u for u, _, _ in ledgers]
+        )
+        return Ledgers(
+            pull, tuple(i for _, i, _ in ledgers), merged, tuple(u for u, _, _ in ledgers)
+        )
