@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from contract_tests.github_peers import TOKEN, api_transport, cli_transport
 from contract_tests.support import FakeClock
-from maple_adapters.github.ledger import github_length, parse_ledger_body
+from maple_adapters.github.ledger import github_length
+from maple_adapters.github.parsing import parse_ledger_body
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.github.transport import GitHubTransport
 from maple_core.anchors import Anchor

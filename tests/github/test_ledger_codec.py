@@ -8,18 +8,11 @@ from dataclasses import replace
 
 import pytest
 
-from maple_adapters.github.ledger import (
-    BODY_LIMIT,
-    GitHubLedger,
-    LedgerTooLargeError,
-    UnsupportedFenceError,
-    fit_fence,
-    fit_ledger,
-    github_length,
-    merge_ledgers,
-    parse_ledger_body,
-    render_ledger_body,
-)
+from maple_adapters.github.fitting import fit_fence, fit_ledger
+from maple_adapters.github.ledger import BODY_LIMIT, GitHubLedger, github_length
+from maple_adapters.github.merging import merge_ledgers
+from maple_adapters.github.parsing import UnsupportedFenceError, parse_ledger_body
+from maple_adapters.github.rendering import LedgerTooLargeError, render_ledger_body
 from maple_core.anchors import Anchor, Context
 from maple_core.approvals import Approval
 from maple_core.comments import Comment, Resolution

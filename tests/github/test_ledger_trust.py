@@ -18,7 +18,9 @@ import pytest
 
 from contract_tests.github_peers import TOKEN, api_transport, cli_transport
 from contract_tests.support import FakeClock, make_repo
-from maple_adapters.github.ledger import GitHubLedger, parse_ledger_body, render_ledger_body
+from maple_adapters.github.ledger import GitHubLedger
+from maple_adapters.github.parsing import parse_ledger_body
+from maple_adapters.github.rendering import render_ledger_body
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.github.transport import GitHubTransport
 from maple_core.anchors import Anchor

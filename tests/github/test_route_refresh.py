@@ -16,7 +16,7 @@ import pytest
 
 from contract_tests.github_peers import api_transport
 from contract_tests.support import FakeClock
-from maple_adapters.github.ledger import parse_ledger_body
+from maple_adapters.github.parsing import parse_ledger_body
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.log import ServerLog
 from maple_core.anchors import Anchor

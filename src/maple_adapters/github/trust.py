@@ -13,7 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from maple_adapters.github.ledger import GitHubLedger, merge_ledgers, parse_ledger_body
+from maple_adapters.github.ledger import GitHubLedger
+from maple_adapters.github.merging import merge_ledgers
+from maple_adapters.github.parsing import parse_ledger_body
 from maple_adapters.github.transport import GitHubError, GitHubTransport
 from maple_core.authors import guest_author, server_author
 from maple_core.errors import InvalidRecordError, UnreadableLedgerError

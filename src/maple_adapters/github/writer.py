@@ -16,13 +16,9 @@ from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from maple_adapters.github.edits import LedgerEdit
-from maple_adapters.github.ledger import (
-    BODY_LIMIT,
-    GitHubLedger,
-    LedgerTooLargeError,
-    render_ledger_body,
-)
+from maple_adapters.github.ledger import BODY_LIMIT, GitHubLedger
 from maple_adapters.github.pulls import PullRequests
+from maple_adapters.github.rendering import LedgerTooLargeError, render_ledger_body
 from maple_adapters.github.transport import GitHubError, GitHubTransport
 from maple_adapters.github.trust import Ledgers, WriterTrust
 from maple_core.authors import guest_author
