@@ -23,8 +23,8 @@ from maple_entrypoints.route.app import (
     RouteOptions,
     StoreResolver,
     create_route_app,
-    json_http_error,
 )
+from maple_entrypoints.route.failures import json_http_error
 from maple_entrypoints.route.refresh import GateRefreshOptions
 
 TYPE_CHECKING = False
