@@ -1,0 +1,132 @@
+"""``maple doctor``'s checks of the configuration, the store and GitHub access."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from maple_core.errors import ConfigurationError, MapleError
+from maple_core.paging import ListQuery
+from maple_core.services import list_all
+from maple_entrypoints.cli.common import (
+    local_here,
+    loop_here,
+)
+from maple_entrypoints.cli.findings import Finding
+from maple_entrypoints.configuration import MAPLE_GATE_TOKEN, MAPLE_URL, Settings
+from maple_entrypoints.settings import ServerConfig, StoreKind, resolve_config
+
+__all__ = [
+    "config_findings",
+    "store_findings",
+]
+
+
+def config_findings(findings: list[Finding]) -> ServerConfig | None:
+    """Whether the configuration can be used; the checked configuration, or ``None`` when not."""
+    try:
+        config = resolve_config(Settings(), "maple")
+    except ConfigurationError as exc:
+        findings.append(Finding("configuration", False, str(exc), "see docs/configuration.md"))
+        return None
+    gate = {
+        "none": "no gate",
+        "direct": MAPLE_GATE_TOKEN.name,
+        "route": f"{MAPLE_URL.name} refresh",
+    }
+    findings.append(
+        Finding(
+            "configuration",
+            True,
+            f"store {config.store.value}, gate: {gate[config.gate.value]}",
+        )
+    )
+    return config
+
+
+def _github_findings(config: ServerConfig, branch: str | None, findings: list[Finding]) -> None:
+    github = config.github
+    try:
+        store = loop_here(Path.cwd()).github
+    except ConfigurationError as exc:
+        findings.append(Finding("github transport", False, str(exc)))
+        return
+    assert store is not None  # MAPLE_STORE=github
+    transport = store.transport
+    findings.append(Finding("github transport", True, f"{transport.name} ({config.transport})"))
+    path = f"/repos/{github.owner}/{github.repo}"
+    try:
+        answer = transport.request("GET", path)
+    except MapleError as exc:
+        status = getattr(exc, "status", None)
+        fixes = {
+            401: "GITHUB_TOKEN (or gh's sign-in) was refused: make a new token.",
+            404: "Check MAPLE_GITHUB_OWNER/MAPLE_GITHUB_REPO, and that the token can see it.",
+        }
+        findings.append(Finding("repository access", False, str(exc), fixes.get(status or 0, "")))
+        return
+    permissions = answer.data.get("permissions") if isinstance(answer.data, dict) else None
+    granted = (
+        ", ".join(k for k, v in sorted(permissions.items()) if v)
+        if isinstance(permissions, dict)
+        else "not reported"
+    )
+    findings.append(
+        Finding("repository access", True, f"{github.owner}/{github.repo}: role {granted}")
+    )
+    if branch is None:
+        return
+    try:
+        pull = store.find_pull(branch)
+        comments = list_all(store, branch)
+    except MapleError as exc:
+        findings.append(Finding("store", False, str(exc)))
+        return
+    if pull is None:
+        findings.append(
+            Finding(
+                "store",
+                None,
+                f"no pull request for {branch} yet, so nowhere to keep comments",
+                "open a pull request for the branch",
+            )
+        )
+    else:
+        findings.append(
+            Finding("store", True, f"pull request #{pull}: {len(comments)} comment(s) on {branch}")
+        )
+
+
+def store_findings(
+    config: ServerConfig, cwd: Path, branch: str | None, findings: list[Finding]
+) -> None:
+    """Whether the configured store answers: the checkout, GitHub access, a listing."""
+    if config.store is StoreKind.GITHUB:
+        _github_findings(config, branch, findings)
+        return
+    if config.store is StoreKind.FILE:
+        checkout = local_here(cwd).checkout
+        in_git = checkout.git_dir is not None
+        findings.append(
+            Finding(
+                "checkout",
+                True if in_git else None,
+                f"main checkout {checkout.root}, branch {checkout.branch or '(detached)'}"
+                if in_git
+                else f"not in a git repository: comments go to {checkout.root}/.maple/",
+            )
+        )
+    try:
+        store = loop_here(cwd).store
+        if branch:
+            count: int | None = len(list_all(store, branch))
+        else:  # no branch here: still ask the store once, so an unreachable one shows
+            store.list(ListQuery(branch="maple-doctor", limit=1))
+            count = None
+    except MapleError as exc:
+        findings.append(Finding("store", False, str(exc)))
+        return
+    label = config.store.value
+    if config.store is StoreKind.ROUTE:
+        label = f"route at {config.route_url}"
+    detail = f"{label}: {count} comment(s) on {branch}" if branch else f"{label}: reachable"
+    findings.append(Finding("store", True, detail))
