@@ -31,7 +31,8 @@ from maple_core.errors import ConfigurationError
 from maple_entrypoints.bootstrap.route import route_server
 from maple_entrypoints.route.app import RouteOptions
 from maple_entrypoints.route.serve import server_options
-from maple_entrypoints.settings import RouteStoreKind, load_settings
+from maple_entrypoints.route_settings import RouteStoreKind
+from maple_entrypoints.settings import load_settings
 from maple_entrypoints.solo import start_bridge
 from tests.github.fake_github import FakeGitHub, Served, serve
 from tests.loopback import free_port

@@ -2,8 +2,9 @@
 
 The variables are declared in :mod:`maple_entrypoints.configuration`; this module reads them
 (:class:`~maple_entrypoints.configuration.Settings`) and checks what each program needs:
-:func:`resolve_config` for the agent's server, the CLI and the Stop hook's forge path,
-:func:`route_config` for ``maple route serve``, :func:`ci_config` for ``maple gate publish``.
+:func:`resolve_config` for the agent's server, the CLI and the Stop hook's forge path;
+``route_settings.py`` and ``ci_settings.py`` check ``maple route serve``'s and ``maple gate
+publish``'s with the helpers here.
 The gate's rules (:class:`~maple_core.gate.GateRules`) are built and checked here, once.
 
 The checks follow Maple's order and wording (gate, then refresh, then store), so a
@@ -21,13 +22,9 @@ from maple_core.agents import PROVIDERS
 from maple_core.errors import ConfigurationError
 from maple_core.gate import DEFAULT_RULES, GateRules, check_review_url
 from maple_entrypoints.configuration import (
-    GITHUB_API_URL,
-    GITHUB_REPOSITORY,
     GITHUB_TOKEN,
     MAPLE_AGENTS,
     MAPLE_GATE_APP_ID,
-    MAPLE_GATE_INSTALLATION_ID,
-    MAPLE_GATE_PRIVATE_KEY,
     MAPLE_GATE_TOKEN,
     MAPLE_GITHUB_API,
     MAPLE_GITHUB_OWNER,
@@ -46,20 +43,18 @@ from maple_entrypoints.variables import Secret, Variable
 T = TypeVar("T")
 
 __all__ = [
-    "CiConfig",
-    "GateApp",
     "GateMode",
     "GitHubConfig",
-    "RouteConfig",
-    "RouteStoreKind",
     "ServerConfig",
     "StoreKind",
     "Transport",
-    "ci_config",
+    "gate_rules",
     "load_settings",
+    "missing",
+    "present",
     "required",
     "resolve_config",
-    "route_config",
+    "review_url_of",
     "store_kind",
 ]
 
@@ -86,13 +81,6 @@ class GateMode(StrEnum):
     NONE = "none"
     DIRECT = "direct"
     ROUTE = "route"
-
-
-class RouteStoreKind(StrEnum):
-    """The stores ``maple route serve --store`` can keep comments in."""
-
-    FILE = "file"
-    GITHUB = "github"
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,14 +114,16 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     return Settings(environ)
 
 
-def _missing(variable: Variable[object], why: str) -> NoReturn:
+def missing(variable: Variable[object], why: str) -> NoReturn:
+    """Refuse: ``variable`` is unset and ``why`` needs it (naming what it is)."""
     raise ConfigurationError(f"{variable.name} is not set; {why}. It is: {variable.description}")
 
 
-def _present(settings: Settings, variable: Variable[T], why: str) -> T:
+def present(settings: Settings, variable: Variable[T], why: str) -> T:
+    """``variable``'s value, which ``why`` needs."""
     value = settings[variable]
     if value is None:
-        _missing(variable, why)
+        missing(variable, why)
     return value
 
 
@@ -146,7 +136,7 @@ def required(settings: Settings, variable: Variable[str | Secret], why: str) -> 
     value = settings[variable]
     text = value.get_secret_value() if isinstance(value, Secret) else value
     if not text:
-        _missing(variable, why)
+        missing(variable, why)
     return text
 
 
@@ -185,7 +175,8 @@ def _transport(settings: Settings) -> Transport:
     return Transport(settings[MAPLE_GITHUB_TRANSPORT] or Transport.AUTO)
 
 
-def _rules(settings: Settings, review_url: str | None = None) -> GateRules:
+def gate_rules(settings: Settings, review_url: str | None = None) -> GateRules:
+    """The gate's rules from the settings, with the review link given (already checked)."""
     return GateRules(
         require_approval=bool(settings[MAPLE_REQUIRE_APPROVAL]),
         require_confirmation=bool(settings[MAPLE_REQUIRE_CONFIRMATION]),
@@ -231,7 +222,7 @@ def resolve_config(settings: Settings, program: str = "Maple's MCP server") -> S
         store=store,
         gate=gate,
         transport=_transport(settings),
-        rules=_rules(settings),
+        rules=gate_rules(settings),
         github=_github(settings),
         route_url=settings[MAPLE_URL],
         agents=_agents(settings),
@@ -260,139 +251,9 @@ def _named_agents(settings: Settings) -> tuple[str, ...]:
     return named
 
 
-@dataclass(frozen=True, slots=True)
-class GateApp:
-    """The gate App the route publishes as: its id, installation and private key."""
-
-    app_id: int
-    installation_id: int
-    private_key: Secret
-
-
-@dataclass(frozen=True, slots=True)
-class RouteConfig:
-    """``maple route serve``'s checked configuration.
-
-    ``owner`` and ``repo`` name the repository (both, or neither on a file store); ``app`` is
-    the gate App, when configured.
-    """
-
-    store: RouteStoreKind
-    owner: str | None
-    repo: str | None
-    api_url: str | None
-    app: GateApp | None
-    rules: GateRules
-    secrets: tuple[str, ...]
-
-
-def _review_url(settings: Settings, given: str | None, option: str) -> str | None:
+def review_url_of(settings: Settings, given: str | None, option: str) -> str | None:
     """``given`` (a command's option), else ``MAPLE_REVIEW_URL``, checked under its own name."""
     if given is not None:
         return check_review_url(given, option)
     configured = settings[MAPLE_REVIEW_URL]
     return check_review_url(configured, MAPLE_REVIEW_URL.name) if configured else None
-
-
-def _gate_app(settings: Settings) -> GateApp | None:
-    """The gate App's three variables, all set, or ``None`` when none is."""
-    given = (MAPLE_GATE_APP_ID, MAPLE_GATE_INSTALLATION_ID, MAPLE_GATE_PRIVATE_KEY)
-    if not any(settings.text(v) for v in given):
-        return None
-    why = "the route needs the gate App's id, installation id and private key together"
-    for variable in given:
-        if not settings.text(variable):
-            _missing(variable, why)
-    return GateApp(
-        _present(settings, MAPLE_GATE_APP_ID, why),
-        _present(settings, MAPLE_GATE_INSTALLATION_ID, why),
-        _present(settings, MAPLE_GATE_PRIVATE_KEY, why),
-    )
-
-
-def route_config(
-    settings: Settings, store: RouteStoreKind, review_url: str | None = None
-) -> RouteConfig:
-    """The route server's configuration; ``review_url`` (``--review-url``) wins over the variable.
-
-    Raises:
-        ConfigurationError: a variable the chosen store or gate needs is unset or malformed.
-    """
-    rules = _rules(settings, _review_url(settings, review_url, "--review-url"))
-    owner, repo = settings[MAPLE_GITHUB_OWNER], settings[MAPLE_GITHUB_REPO]
-    if store is RouteStoreKind.GITHUB:
-        why = "the route keeps comments on that repository's pull requests"
-        owner = required(settings, MAPLE_GITHUB_OWNER, why)
-        repo = required(settings, MAPLE_GITHUB_REPO, why)
-    app = _gate_app(settings) if owner and repo else None
-    return RouteConfig(
-        store=store,
-        owner=owner,
-        repo=repo,
-        api_url=settings[MAPLE_GITHUB_API],
-        app=app,
-        rules=rules,
-        secrets=tuple(settings.secrets()),
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class CiConfig:
-    """``maple gate publish``'s checked configuration.
-
-    The ledger is read with ``token`` (``GITHUB_TOKEN``), else ``gate_token``; the check run is
-    written with ``gate_token`` (``MAPLE_GATE_TOKEN``, else ``GITHUB_TOKEN``).
-    """
-
-    owner: str
-    repo: str
-    token: str | None
-    gate_token: str
-    api_url: str | None
-    app_id: int | None
-    rules: GateRules
-
-
-def ci_config(
-    settings: Settings, event_repository: str | None, review_url: str | None = None
-) -> CiConfig:
-    """The CI gate's configuration, once the event (naming ``event_repository``) was read.
-
-    The repository is ``MAPLE_GITHUB_OWNER``/``MAPLE_GITHUB_REPO`` when both are set, else the
-    event's, else ``GITHUB_REPOSITORY``; ``review_url`` (``--review-url``) wins over the
-    variable.
-
-    Raises:
-        ConfigurationError: no repository, no token to write the check run with, or a review URL
-            that is not a plain http(s) URL.
-    """
-    owner, repo = settings[MAPLE_GITHUB_OWNER], settings[MAPLE_GITHUB_REPO]
-    repository = (
-        f"{owner}/{repo}" if owner and repo else event_repository or settings[GITHUB_REPOSITORY]
-    )
-    secret = settings[GITHUB_TOKEN]
-    token = secret.get_secret_value() if secret else None
-    gate = settings[MAPLE_GATE_TOKEN]
-    gate_token = (gate.get_secret_value() if gate else None) or token
-    if not repository or "/" not in repository:
-        raise ConfigurationError(
-            f"no repository: set {MAPLE_GITHUB_OWNER.name} and {MAPLE_GITHUB_REPO.name} (GitHub "
-            f"Actions sets {GITHUB_REPOSITORY.name})."
-        )
-    if not gate_token:
-        raise ConfigurationError(
-            f"{GITHUB_TOKEN.name} is not set; give the job `permissions: checks: write, "
-            "pull-requests: read` and `env: GITHUB_TOKEN: ${{ github.token }}`, or set "
-            f"{MAPLE_GATE_TOKEN.name} to a gate App's token."
-        )
-    rules = _rules(settings, _review_url(settings, review_url, "--review-url"))
-    owner, repo = repository.split("/", 1)
-    return CiConfig(
-        owner=owner,
-        repo=repo,
-        token=token,
-        gate_token=gate_token,
-        api_url=settings[MAPLE_GITHUB_API] or settings[GITHUB_API_URL],
-        app_id=settings[MAPLE_GATE_APP_ID],
-        rules=rules,
-    )

@@ -25,7 +25,8 @@ from maple_core.paging import ListQuery
 from maple_core.statuses import CommentStatus
 from maple_entrypoints.bootstrap.route import route_server
 from maple_entrypoints.route.serve import server_options
-from maple_entrypoints.settings import RouteStoreKind, load_settings
+from maple_entrypoints.route_settings import RouteStoreKind
+from maple_entrypoints.settings import load_settings
 from tests.github.fake_github import FakeGitHub, Fault, Served, serve
 from tests.route_support import LiveRoute, Recorder, eventually, live_route
 from tests.support import APP_ID, INSTALLATION, gate_app_environment

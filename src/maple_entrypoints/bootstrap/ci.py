@@ -13,8 +13,8 @@ from maple_adapters.system import SystemClock
 from maple_core.gate import GateRules
 from maple_core.json_types import JsonValue
 from maple_core.ports import CommentStore, GatePublisher
+from maple_entrypoints.ci_settings import ci_config
 from maple_entrypoints.configuration import Settings
-from maple_entrypoints.settings import ci_config
 
 __all__ = ["CiGate", "ci_gate"]
 

@@ -23,7 +23,7 @@ from maple_core.gate import GateRules
 from maple_core.ports import Clock, CommentStore, GatePublisher, MediaStore
 from maple_entrypoints.bootstrap.local import local_checkout
 from maple_entrypoints.configuration import Settings
-from maple_entrypoints.settings import RouteConfig, RouteStoreKind, route_config
+from maple_entrypoints.route_settings import RouteConfig, RouteStoreKind, route_config
 
 __all__ = ["RouteServer", "route_server"]
 

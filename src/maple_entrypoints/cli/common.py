@@ -26,7 +26,7 @@ from maple_entrypoints.bootstrap.agent_loop import AgentLoop, agent_loop
 from maple_entrypoints.bootstrap.ci import CiGate, ci_gate
 from maple_entrypoints.bootstrap.local import LocalCheckout, local_checkout
 from maple_entrypoints.bootstrap.route import RouteServer, route_server
-from maple_entrypoints.settings import RouteStoreKind
+from maple_entrypoints.route_settings import RouteStoreKind
 
 __all__ = [
     "BranchOption",

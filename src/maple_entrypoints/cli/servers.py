@@ -74,7 +74,7 @@ def route_serve(
     """Serve Maple's route (comments, media, approvals, gate refresh) with uvicorn."""
     from maple_entrypoints.cli.common import route_server_here
     from maple_entrypoints.route.serve import serve_route, server_options
-    from maple_entrypoints.settings import RouteStoreKind
+    from maple_entrypoints.route_settings import RouteStoreKind
 
     try:
         kind = RouteStoreKind(store)
