@@ -20,7 +20,7 @@ from maple_core.anchors import Anchor
 from maple_core.comments import NewComment
 from maple_core.conversation import Role, ThreadEvent
 from maple_core.statuses import CommentStatus
-from maple_entrypoints.stop_hook import BlockCounter
+from maple_entrypoints.block_counter import BlockCounter
 from tests.support import HOOK, MAPLE
 from tests.test_stop_decision import RECORDED_CLAUDE_CODE_STOP
 
