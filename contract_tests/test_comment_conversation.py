@@ -23,7 +23,8 @@ from maple_core.conversation import (
 from maple_core.cursor import parse_stamp, select_fresh
 from maple_core.errors import NotFoundError
 from maple_core.ports import Capability, CommentStore
-from maple_core.services import converse, list_all, resolve_comment
+from maple_core.resolving import converse, resolve_comment
+from maple_core.services import list_all
 from maple_core.statuses import CommentStatus
 
 SHA = "0123456789abcdef0123456789abcdef01234567"

@@ -23,7 +23,8 @@ from maple_core.errors import (
 )
 from maple_core.paging import ListQuery
 from maple_core.ports import Capability, CommentStore
-from maple_core.services import list_all, resolve_comment, wait_for_comments
+from maple_core.resolving import resolve_comment
+from maple_core.services import list_all, wait_for_comments
 from maple_core.statuses import CommentStatus
 
 BRANCH = "feat/contract"

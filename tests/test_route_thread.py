@@ -31,7 +31,8 @@ from maple_core.cursor import select_fresh
 from maple_core.errors import MissingCapabilityError, NotFoundError
 from maple_core.gate import GateRules
 from maple_core.ports import Capability
-from maple_core.services import converse, list_all, resolve_comment
+from maple_core.resolving import converse, resolve_comment
+from maple_core.services import list_all
 from maple_entrypoints.route.app import RouteOptions
 from maple_entrypoints.route.serve import served_app
 from tests.loopback import serve_asgi

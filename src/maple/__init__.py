@@ -67,7 +67,8 @@ from maple_core.reporting import (
     report_to_gate,
     resolve_and_report,
 )
-from maple_core.services import converse, list_all, resolve_comment, wait_for_comments
+from maple_core.resolving import converse, resolve_comment
+from maple_core.services import list_all, wait_for_comments
 from maple_core.statuses import BLOCKING_STATUSES, CommentStatus
 from maple_core.stop import (
     MAX_BLOCKS,

@@ -32,7 +32,8 @@ from maple_core.ports import (
     GatePublisher,
     GateRefresher,
 )
-from maple_core.services import converse, resolve_comment, usable
+from maple_core.resolving import converse, resolve_comment
+from maple_core.services import usable
 
 __all__ = [
     "Fix",

@@ -18,11 +18,12 @@ from mcp.types import (
     TextContent,
     ToolAnnotations,
 )
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from maple_adapters.log import ServerLog
 from maple_core.agents import AgentRun, AgentState, render_run
 from maple_core.ports import AgentPool, AgentSession
+from maple_entrypoints.mcp_agent_models import AgentRunModel, ProvidersModel
 from maple_entrypoints.mcp_results import tool_errors
 
 __all__ = ["AGENT_TOOLS", "register_agent_tools"]
@@ -42,53 +43,6 @@ Background = Annotated[
     bool,
     Field(description="Return at once; the result arrives as a notification and agent_status."),
 ]
-
-
-class AgentCommandModel(BaseModel):
-    """A command the agent ran."""
-
-    command: str
-    exitCode: int | None = None  # noqa: N815 - the JSON key
-
-
-class AgentQuestionModel(BaseModel):
-    """A question the agent asked."""
-
-    id: str
-    question: str
-    options: list[str]
-    multiSelect: bool  # noqa: N815 - the JSON key
-
-
-class AgentRunModel(BaseModel):
-    """An agent as it stands; the text content is the same run as the model reads it."""
-
-    provider: str
-    agentId: str  # noqa: N815
-    threadId: str | None  # noqa: N815
-    status: Literal["running", "waiting", "idle", "failed", "cancelled"]
-    filesChanged: list[str]  # noqa: N815
-    commands: list[AgentCommandModel]
-    lastMessage: str  # noqa: N815
-    questions: list[AgentQuestionModel]
-    error: str | None
-    turns: int
-
-
-class ProviderModel(BaseModel):
-    """One provider: installed, version, signed in, and what to do next."""
-
-    provider: str
-    installed: bool
-    version: str | None
-    signedIn: bool | None  # noqa: N815
-    guidance: str
-
-
-class ProvidersModel(BaseModel):
-    """``list_agent_providers``' result."""
-
-    providers: list[ProviderModel]
 
 
 def _run_result(run: AgentRun) -> CallToolResult:

@@ -22,15 +22,8 @@ from maple_core.agents import PROVIDERS, AgentRun, AgentState, render_run
 from maple_core.errors import MapleError
 from maple_core.ports import AgentProvider, AgentSession
 from maple_core.text import one_line
-from maple_entrypoints.cli.common import (
-    EXIT_CONFIG,
-    EXIT_ERROR,
-    JsonOption,
-    fail,
-    local_here,
-    print_json,
-    terminal_text,
-)
+from maple_entrypoints.cli.common import EXIT_CONFIG, EXIT_ERROR, JsonOption, fail, local_here
+from maple_entrypoints.cli.output import print_json, terminal_text
 
 __all__ = ["agents_app"]
 

@@ -38,15 +38,11 @@ from maple_entrypoints.cli.common import (
     fail,
     git_author,
     head_commit,
-    json_text,
     local_here,
     loop_here,
-    print_comments,
-    print_json,
     store_here,
-    terminal_text,
-    warn,
 )
+from maple_entrypoints.cli.output import json_text, print_comments, print_json, terminal_text, warn
 
 __all__ = ["comments_app"]
 

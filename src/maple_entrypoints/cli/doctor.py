@@ -8,12 +8,7 @@ from pathlib import Path
 
 import typer
 
-from maple_entrypoints.cli.common import (
-    EXIT_ERROR,
-    BranchOption,
-    JsonOption,
-    local_here,
-)
+from maple_entrypoints.cli.common import EXIT_ERROR, BranchOption, JsonOption, local_here
 from maple_entrypoints.cli.doctor_clients import registration_findings
 from maple_entrypoints.cli.doctor_store import config_findings, store_findings
 from maple_entrypoints.cli.findings import Finding

@@ -7,10 +7,7 @@ from pathlib import Path
 from maple_core.errors import ConfigurationError, MapleError
 from maple_core.paging import ListQuery
 from maple_core.services import list_all
-from maple_entrypoints.cli.common import (
-    local_here,
-    loop_here,
-)
+from maple_entrypoints.cli.common import local_here, loop_here
 from maple_entrypoints.cli.findings import Finding
 from maple_entrypoints.configuration import MAPLE_GATE_TOKEN, MAPLE_URL, Settings
 from maple_entrypoints.settings import ServerConfig, StoreKind, resolve_config

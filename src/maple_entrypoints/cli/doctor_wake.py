@@ -5,9 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from maple_entrypoints.cli.clients import Client, tasks_disabled_by
-from maple_entrypoints.cli.common import (
-    local_here,
-)
+from maple_entrypoints.cli.common import local_here
 from maple_entrypoints.cli.findings import Finding
 
 __all__ = [

@@ -30,8 +30,8 @@ from maple_entrypoints.cli.common import (
     ci_gate_here,
     fail,
     loop_here,
-    print_json,
 )
+from maple_entrypoints.cli.output import print_json
 from maple_entrypoints.configuration import GITHUB_EVENT_NAME, GITHUB_EVENT_PATH, Settings
 
 __all__ = ["gate_app"]

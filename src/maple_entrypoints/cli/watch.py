@@ -43,9 +43,8 @@ from maple_entrypoints.cli.common import (
     fail,
     local_here,
     loop_here,
-    terminal_text,
-    warn,
 )
+from maple_entrypoints.cli.output import terminal_text, warn
 
 __all__ = [
     "MAX_FAILED_TURNS",

@@ -15,7 +15,7 @@ from maple_core.ports import (
     CommentConversation,
     CommentStore,
 )
-from maple_core.services import resolve_comment, stamped_resolution
+from maple_core.resolving import resolve_comment, stamped_resolution
 from maple_core.statuses import CommentStatus
 from maple_core.submissions import read_status_change
 from maple_entrypoints.route.answers import (

@@ -1,0 +1,101 @@
+"""What ``maple`` prints: JSON as the MCP tools give it, comments as inert text, one-line warnings.
+
+Every field shown comes from reviewers, so it is printed as plain text: no escape sequence and
+no rich markup in a comment acts on the terminal.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from maple_core.comments import Comment
+from maple_core.text import one_line, without_lone_surrogates
+
+__all__ = ["json_text", "print_comments", "print_json", "terminal_text", "warn"]
+
+
+_WARNED: set[str] = set()
+
+
+def warn(message: str) -> None:
+    """Write ``maple: <message>`` as one line on stderr (once per process) and carry on."""
+    if message not in _WARNED:
+        _WARNED.add(message)
+        sys.stderr.write(f"maple: {one_line(message)}\n")
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def json_text(value: Any, indent: int | None = 2) -> str:
+    """``value`` as JSON, as JavaScript's ``JSON.stringify`` writes it.
+
+    Half an emoji (a lone surrogate, which UTF-8 cannot carry) is written as a JSON escape,
+    so the value reads back exactly as stored, as Maple's output does.
+    """
+    text = json.dumps(value, indent=indent, ensure_ascii=False)
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def print_json(value: Any) -> None:
+    """One JSON document on stdout, two-space indented, as the MCP tools' text content."""
+    print(json_text(value))
+
+
+def _first_line(text: str) -> str:
+    return one_line(text.splitlines()[0] if text else "")
+
+
+def terminal_text(text: str) -> str:
+    """Reviewer text safe to print: no escape sequences or other control characters.
+
+    Line breaks and tabs stay; everything else a terminal would act on (``ESC``, ``BEL``, bidi
+    overrides) is dropped, so a comment cannot move the cursor, retitle the window, write the
+    clipboard or hide text.
+    """
+    text = str(without_lone_surrogates(text))
+    if text.isprintable():
+        return text
+    return "".join(c for c in text if c in "\n\t" or c.isprintable() or c == " ")
+
+
+def print_comments(comments: Sequence[Comment], title: str | None = None) -> None:
+    """A table on a terminal; tab-separated ``id status created first-line`` lines when piped.
+
+    Every field is shown as plain text: no escape sequence and no rich markup in a comment acts.
+    """
+    if not sys.stdout.isatty():
+        for c in comments:
+            fields = (c.id, c.status.value, c.created_at or "", c.body)
+            print("\t".join(_first_line(f) for f in fields))
+        return
+    table = Table(
+        "id", "status", "created", "comment", title=title or f"{len(comments)} comment(s)"
+    )
+    for c in comments:
+        table.add_row(
+            *(Text(one_line(f)) for f in (c.id, c.status.value, c.created_at or "")),
+            Text(terminal_text(c.body) + _thread_lines(c)),
+        )
+    Console().print(table)
+
+
+def _thread_lines(comment: Comment) -> str:
+    """The latest reviewer words and a waiting question, as plain text under the body."""
+    from maple_core.conversation import awaiting_reviewer, newest_reviewer_words
+
+    lines = [
+        f"\n↳ {one_line(r.author_name)}: {one_line(r.body)}"
+        for r in newest_reviewer_words(comment, 2)
+    ]
+    if awaiting_reviewer(comment):
+        lines.append("\n(waiting for the reviewer's answer)")
+    return "".join(lines)
