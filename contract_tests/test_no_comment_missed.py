@@ -18,9 +18,10 @@ from contract_tests.conftest import StoreFactory
 from contract_tests.support import FakeClock
 from maple_adapters.system import SystemClock
 from maple_core.comments import NewComment
-from maple_core.conversation import Role, ThreadEvent, thread_of
+from maple_core.conversation import Role, thread_of
 from maple_core.resolving import converse
 from maple_core.services import wait_for_comments
+from maple_core.thread_events import ThreadEvent
 
 CLIENT_STAMPS = st.one_of(
     st.none(),

@@ -18,7 +18,8 @@ from starlette.routing import Route
 from contract_tests.support import make_repo
 from maple_adapters.files.store import FileCommentStore
 from maple_adapters.system import SystemClock
-from maple_core.conversation import Role, ThreadEvent
+from maple_core.conversation import Role
+from maple_core.thread_events import ThreadEvent
 from tests.test_review_browser import browser
 from tests.test_review_overlay_app import (
     BRANCH,

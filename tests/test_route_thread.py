@@ -26,13 +26,14 @@ from maple_adapters.route.http import RouteHttp
 from maple_adapters.route.store import RouteCommentStore
 from maple_adapters.system import SystemClock
 from maple_core.comments import NewComment
-from maple_core.conversation import ConversationError, ReplyKind, Role, ThreadEvent, thread_of
+from maple_core.conversation import ConversationError, ReplyKind, Role, thread_of
 from maple_core.cursor import select_fresh
 from maple_core.errors import MissingCapabilityError, NotFoundError
 from maple_core.gate import GateRules
 from maple_core.ports import Capability
 from maple_core.resolving import converse, resolve_comment
 from maple_core.services import list_all
+from maple_core.thread_events import ThreadEvent
 from maple_entrypoints.route.app import RouteOptions
 from maple_entrypoints.route.serve import served_app
 from tests.loopback import serve_asgi

@@ -18,8 +18,9 @@ from maple_adapters.files.store import FileCommentStore
 from maple_adapters.system import SystemClock
 from maple_core.anchors import Anchor
 from maple_core.comments import NewComment
-from maple_core.conversation import Role, ThreadEvent
+from maple_core.conversation import Role
 from maple_core.statuses import CommentStatus
+from maple_core.thread_events import ThreadEvent
 from maple_entrypoints.block_counter import BlockCounter
 from tests.support import HOOK, MAPLE
 from tests.test_stop_decision import RECORDED_CLAUDE_CODE_STOP

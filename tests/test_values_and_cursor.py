@@ -8,15 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from maple_core.comments import Comment, NewComment, Resolution
-from maple_core.conversation import (
-    MAX_REPLIES,
-    ConversationError,
-    ReplyKind,
-    Role,
-    ThreadEvent,
-    apply_event,
-    thread_of,
-)
+from maple_core.conversation import MAX_REPLIES, ConversationError, ReplyKind, Role, thread_of
 from maple_core.cursor import (
     EPOCH_CURSOR,
     format_js_timestamp,
@@ -29,6 +21,7 @@ from maple_core.display import shown
 from maple_core.errors import InvalidCursorError, InvalidRecordError
 from maple_core.paging import decode_offset_cursor, encode_offset_cursor
 from maple_core.statuses import CommentStatus
+from maple_core.thread_events import ThreadEvent, apply_event
 
 MAPLE_COMMENT = {
     "branch": "feat/x",

@@ -17,7 +17,7 @@ from maple_core.anchors import Anchor, Context, RegionMember
 from maple_core.approvals import Approval, NewApproval
 from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.context import CommentContext, comment_context
-from maple_core.conversation import ConversationError, Reply, ReplyKind, Role, ThreadEvent
+from maple_core.conversation import ConversationError, Reply, ReplyKind, Role
 from maple_core.cursor import EPOCH_CURSOR, FreshComments, newest_first, select_fresh
 from maple_core.errors import (
     ConfigurationError,
@@ -80,6 +80,7 @@ from maple_core.stop import (
     parse_stop_payload,
     worklist,
 )
+from maple_core.thread_events import ThreadEvent
 from maple_core.wait import clamp_wait_ms
 from maple_entrypoints.bootstrap.agent_loop import AgentLoop, agent_loop
 from maple_entrypoints.configuration import Settings

@@ -9,12 +9,12 @@ from dataclasses import dataclass, field, replace
 
 from maple_core.approvals import Approval, NewApproval
 from maple_core.comments import Comment, NewComment, Resolution
-from maple_core.conversation import ThreadEvent, apply_event
 from maple_core.cursor import format_js_timestamp, format_stamp, next_arrival_stamp
 from maple_core.errors import NotFoundError
 from maple_core.paging import CommentPage, ListQuery, page_of
 from maple_core.ports import BranchState, Capability, Clock
 from maple_core.statuses import CommentStatus
+from maple_core.thread_events import ThreadEvent, apply_event
 
 __all__ = ["InMemoryCommentStore", "MemoryChangeSignal"]
 

@@ -14,24 +14,21 @@ both), whether it asks the reviewer a question, and its ``kind``:
 - ``resolve``: an agent resolved an already resolved comment again; the first resolution stays
   the comment's evidence and this one is recorded here.
 
-Every change to a thread is a :class:`ThreadEvent`, applied by :func:`apply_event` under the
-store's write lock; the store only supplies the new entry's id and stamps.
+Every change to a thread is a :class:`~maple_core.thread_events.ThreadEvent`, applied by
+:func:`~maple_core.thread_events.apply_event` under the store's write lock; what a thread says
+(who spoke last, what is new, what was confirmed) is read by :mod:`maple_core.threads`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
 from enum import StrEnum
 
-from maple_core.comments import Comment, Resolution
-from maple_core.cursor import latest_stamp, parse_stamp, wakes_agent
+from maple_core.comments import Comment
 from maple_core.errors import InvalidInputError
-from maple_core.fields import kind_of, object_of
+from maple_core.fields import object_of
 from maple_core.json_types import JsonObject, JsonValue
-from maple_core.statuses import CommentStatus
-from maple_core.stop import waiting_for_reviewer
 
 __all__ = [
     "ConversationError",
@@ -41,15 +38,7 @@ __all__ = [
     "Reply",
     "ReplyKind",
     "Role",
-    "ThreadEvent",
-    "activity_stamps",
     "agent_author",
-    "apply_event",
-    "awaiting_reviewer",
-    "confirmation_of",
-    "latest_activity",
-    "newest_reviewer_words",
-    "reviewer_replies_after",
     "thread_of",
     "with_thread",
 ]
@@ -179,272 +168,3 @@ def with_thread(comment: Comment, replies: Sequence[Reply]) -> Comment:
         [r for r in raw if not isinstance(r, dict)] if isinstance(raw, list) else []
     )
     return replace(comment, extra={**comment.extra, REPLIES: kept + [r.to_json() for r in replies]})
-
-
-def latest_activity(comment: Comment) -> str | None:
-    """The latest stamp a store gave this comment or its thread (for the next arrival stamp)."""
-    return latest_stamp(_stamps(comment))
-
-
-def _stamps(comment: Comment) -> Iterator[str | None]:
-    yield comment.arrival
-    if REPLIES in comment.extra:
-        for reply in thread_of(comment):
-            yield reply.received_at
-
-
-def activity_stamps(comments: Iterable[Comment]) -> Iterator[str | None]:
-    """Every arrival stamp in ``comments``, their threads' included."""
-    for comment in comments:
-        yield from _stamps(comment)
-
-
-@dataclass(frozen=True, slots=True)
-class ThreadEvent:
-    """A change to a comment's thread, as a caller asks for it; the store stamps it.
-
-    Attributes:
-        kind: what the entry records.
-        role: who speaks; a reviewer's entry can never ask a question.
-        body: the words (the reason, for ``reopen``; the note, for ``resolve``).
-        question: the agent asks the reviewer and waits for the answer.
-        author: who wrote it, in Maple's author shape, when known.
-        resolution: for ``resolve``, the resolution asked for.
-    """
-
-    kind: ReplyKind
-    role: Role
-    body: str = ""
-    question: bool = False
-    author: JsonObject | None = None
-    resolution: Resolution | None = None
-
-    def __post_init__(self) -> None:
-        if len(self.body) > MAX_REPLY_CHARS:
-            raise ConversationError(
-                f"The reply is longer than {MAX_REPLY_CHARS:,} characters; shorten it."
-            )
-        needs_words = self.kind in (ReplyKind.REPLY, ReplyKind.REOPEN)
-        if needs_words and not self.body.strip():
-            what = "a reason for reopening" if self.kind is ReplyKind.REOPEN else "some words"
-            raise ConversationError(f"The {self.kind.value} is empty; give {what}.")
-        if self.question and (self.role is not Role.AGENT or self.kind is not ReplyKind.REPLY):
-            raise ConversationError("Only the agent's reply can be a question.")
-        if (self.kind is ReplyKind.RESOLVE) != (self.resolution is not None):
-            raise ConversationError("A resolve, and only a resolve, carries a resolution.")
-        if self.kind in (ReplyKind.REOPEN, ReplyKind.CONFIRM) and self.role is not Role.REVIEWER:
-            raise ConversationError(
-                f"Only a reviewer can {self.kind.value} a comment; the agent replies or resolves."
-            )
-
-    @classmethod
-    def reply(
-        cls, role: Role, body: str, *, question: bool = False, author: JsonObject | None = None
-    ) -> ThreadEvent:
-        """Words in the conversation (a question, when the agent asks one)."""
-        return cls(ReplyKind.REPLY, role, body, question, author)
-
-    @classmethod
-    def reopen(cls, reason: str, author: JsonObject | None = None) -> ThreadEvent:
-        """A reviewer reopens a resolved comment, saying why."""
-        return cls(ReplyKind.REOPEN, Role.REVIEWER, reason, author=author)
-
-    @classmethod
-    def confirm(cls, note: str = "", author: JsonObject | None = None) -> ThreadEvent:
-        """A reviewer confirms the comment's resolution."""
-        return cls(ReplyKind.CONFIRM, Role.REVIEWER, note, author=author)
-
-    @classmethod
-    def resolve(cls, resolution: Resolution, author: JsonObject | None = None) -> ThreadEvent:
-        """The agent resolves the comment (recorded in the thread if it already was)."""
-        return cls(ReplyKind.RESOLVE, Role.AGENT, resolution.note or "", False, author, resolution)
-
-    @classmethod
-    def from_json(cls, value: JsonValue, *, role: Role | None = None) -> ThreadEvent:
-        """Read an event posted to a route: ``{kind?, body?, question?, role?}``.
-
-        ``role`` (when given) overrides what was posted: a reviewer's browser never speaks as
-        the agent.
-
-        Raises:
-            ConversationError: a field has the wrong type, or the event does not hold together.
-        """
-        obj = object_of(value, "a thread event")
-        posted_kind = obj.get("kind", "reply")
-        kind = _KINDS.get(posted_kind) if isinstance(posted_kind, str) else None
-        if kind is None or kind is ReplyKind.RESOLVE:
-            raise ConversationError(
-                "'kind' must be reply, reopen or confirm (resolve with PATCH /comments/{id})."
-            )
-        posted_role = obj.get("role", "reviewer")
-        said = _ROLES.get(posted_role) if isinstance(posted_role, str) else None
-        if said is None:
-            raise ConversationError(
-                f"'role' must be agent or reviewer, not {kind_of(posted_role)}."
-            )
-        body = obj.get("body", "")
-        if not isinstance(body, str):
-            raise ConversationError(f"'body' must be a string, not {kind_of(body)}.")
-        question = obj.get("question", False)
-        if not isinstance(question, bool):
-            raise ConversationError(f"'question' must be true or false, not {kind_of(question)}.")
-        return cls(kind, role or said, body, question)
-
-
-def apply_event(
-    comment: Comment, event: ThreadEvent, reply_id: str, received_at: str, at: str
-) -> Comment:
-    """The comment after ``event``, its entry stored as ``reply_id`` with the store's stamps.
-
-    ``received_at`` is the store's arrival stamp for the entry (strictly later than every stamp
-    in the ledger, see :func:`latest_activity`); ``at`` is when it was written, in JavaScript's
-    format.
-
-    Raises:
-        ConversationError: the comment cannot take the event: only a resolved comment can be
-            reopened or confirmed, and a thread holds at most :data:`MAX_REPLIES` entries.
-    """
-    raw = comment.extra.get(REPLIES)
-    if raw is not None and not isinstance(raw, list):
-        raise ConversationError(
-            f"Comment {comment.id} holds 'replies' that are not a list, which maple will not "
-            "overwrite; fix or remove that key where the store keeps the comment."
-        )
-    thread = thread_of(comment)
-    wordy = event.kind is ReplyKind.REPLY or (
-        event.kind is ReplyKind.RESOLVE and comment.status is CommentStatus.RESOLVED
-    )
-    if wordy and len(thread) >= MAX_REPLIES:
-        raise ConversationError(
-            f"Comment {comment.id} already has {MAX_REPLIES} replies; open a new comment to go on."
-        )
-    entry = Reply(
-        id=reply_id,
-        role=event.role,
-        body=event.body,
-        at=at,
-        received_at=received_at,
-        question=event.question,
-        kind=event.kind,
-        author=event.author,
-    )
-    resolved = comment.status is CommentStatus.RESOLVED
-    if event.kind is ReplyKind.REPLY:
-        return _appended(comment, entry)
-    if event.kind is ReplyKind.RESOLVE:
-        assert event.resolution is not None  # checked by ThreadEvent
-        if not resolved or comment.resolution is None:
-            return comment.with_status(CommentStatus.RESOLVED, event.resolution)
-        # Resolved already: the first evidence stays, the second is recorded.
-        return _appended(comment, replace(entry, resolution=_recorded(event.resolution)))
-    if not resolved or comment.resolution is None:
-        done = "reopened" if event.kind is ReplyKind.REOPEN else "confirmed"
-        raise ConversationError(
-            f"Comment {comment.id} is {comment.status.value}; only a resolved comment can be "
-            f"{done}."
-        )
-    undone = _recorded(comment.resolution)
-    if event.kind is ReplyKind.CONFIRM:
-        if confirmation_of(comment) is not None:  # confirmed already: nothing to add
-            return comment
-        confirmed: JsonObject = {"sha": comment.resolution.sha, "at": comment.resolution.at}
-        return _appended(comment, replace(entry, resolution=confirmed))
-    # Open again with its resolution kept, as Maple's own reopening leaves it; the entry names
-    # the resolution it undid, and the next resolve replaces it.
-    return _appended(comment.with_status(CommentStatus.OPEN), replace(entry, resolution=undone))
-
-
-_MAX_SHA_CHARS = 256
-
-
-def _recorded(resolution: Resolution) -> JsonObject:
-    """A resolution as a thread entry records it: its sha, note and time, each capped.
-
-    The entry copies the resolution, so a note of any length (Maple's route takes one) must
-    not make every reopening as long as it.
-    """
-    recorded: JsonObject = {"sha": resolution.sha[:_MAX_SHA_CHARS], "at": resolution.at}
-    if resolution.note is not None:
-        note = resolution.note
-        recorded["note"] = (
-            note if len(note) <= MAX_REPLY_CHARS else note[: MAX_REPLY_CHARS - 1] + "…"
-        )
-    return recorded
-
-
-def _appended(comment: Comment, entry: Reply) -> Comment:
-    """The comment with ``entry`` after its thread; the entries already there stay as written.
-
-    A thread already holding :data:`MAX_REPLIES` entries sheds its oldest plain replies to
-    take it, then its oldest other entries (the new one always stays).
-    """
-    raw = comment.extra.get(REPLIES)
-    kept: list[JsonValue] = [*(raw if isinstance(raw, list) else []), entry.to_json()]
-    excess = sum(isinstance(e, dict) for e in kept) - MAX_REPLIES
-    if excess > 0:
-        kept = _shed_oldest(kept, excess)
-    return replace(comment, extra={**comment.extra, REPLIES: kept})
-
-
-def _shed_oldest(entries: list[JsonValue], count: int) -> list[JsonValue]:
-    """``entries`` without ``count`` of them: the oldest plain replies, then the oldest others.
-
-    The last entry (the one just added) is never shed.
-    """
-
-    def status_change(index: int) -> bool:
-        return Reply.from_json(entries[index]).kind is not ReplyKind.REPLY
-
-    objects = [i for i, e in enumerate(entries[:-1]) if isinstance(e, dict)]
-    gone = set(sorted(objects, key=lambda i: (status_change(i), i))[:count])
-    return [e for i, e in enumerate(entries) if i not in gone]
-
-
-def confirmation_of(comment: Comment) -> Reply | None:
-    """The reviewer's confirmation of the comment's current resolution, if any.
-
-    A confirmation counts only for the resolution it names (its ``sha`` and ``at``) and only
-    when no reopening came after it, so a comment reopened and resolved again (or resolved
-    again through a route) needs confirming again.
-    """
-    resolution = comment.resolution
-    if comment.status is not CommentStatus.RESOLVED or resolution is None:
-        return None
-    for reply in reversed(thread_of(comment)):
-        if reply.kind is ReplyKind.REOPEN:
-            return None
-        if (
-            reply.kind is ReplyKind.CONFIRM
-            and reply.role is Role.REVIEWER
-            and reply.resolution is not None
-            and reply.resolution.get("sha") == resolution.sha
-            and reply.resolution.get("at") == resolution.at
-        ):
-            return reply
-    return None
-
-
-def awaiting_reviewer(comment: Comment) -> bool:
-    """True when the agent's latest words are a question no reviewer has answered yet."""
-    return REPLIES in comment.extra and waiting_for_reviewer(comment.extra)
-
-
-def reviewer_replies_after(comment: Comment, since: datetime | None) -> tuple[Reply, ...]:
-    """The reviewer's replies and reopenings received after ``since`` (all, when it is None).
-
-    Confirmations ask nothing of the agent and are left out.
-    """
-    fresh: list[Reply] = []
-    for reply in thread_of(comment):
-        if not wakes_agent(reply.extra):
-            continue
-        instant = parse_stamp(reply.received_at) if reply.received_at else None
-        if since is None or (instant is not None and instant > since):
-            fresh.append(reply)
-    return tuple(fresh)
-
-
-def newest_reviewer_words(comment: Comment, limit: int = 3) -> tuple[Reply, ...]:
-    """Up to ``limit`` of the reviewers' entries with words in them, newest first."""
-    said = [r for r in thread_of(comment) if r.role is Role.REVIEWER and r.body.strip()]
-    return tuple(reversed(said[-limit:])) if limit > 0 else ()

@@ -8,8 +8,9 @@ from datetime import datetime
 
 from maple_core.anchors import Anchor
 from maple_core.comments import Comment
-from maple_core.conversation import REPLIES, awaiting_reviewer, reviewer_replies_after, thread_of
+from maple_core.conversation import REPLIES, thread_of
 from maple_core.json_types import MAX_DEPTH, JsonObject, nests_deeper_than
+from maple_core.threads import awaiting_reviewer, reviewer_replies_after
 
 __all__ = ["SHOWN_REPLIES", "shown", "shown_one"]
 

@@ -9,11 +9,12 @@ from urllib.parse import urlsplit
 
 from maple_core.approvals import Approval
 from maple_core.comments import Comment
-from maple_core.conversation import awaiting_reviewer, confirmation_of, thread_of
+from maple_core.conversation import thread_of
 from maple_core.errors import ConfigurationError
 from maple_core.statuses import BLOCKING_STATUSES, CommentStatus
 from maple_core.stop import member_name
 from maple_core.text import capped, code_span, one_line, where_of
+from maple_core.threads import awaiting_reviewer, confirmation_of
 
 __all__ = [
     "DEFAULT_RULES",

@@ -17,11 +17,11 @@ from typing import Protocol, runtime_checkable
 from maple_core.agents import AgentRun, ProviderInfo
 from maple_core.approvals import Approval, NewApproval
 from maple_core.comments import Comment, NewComment, Resolution
-from maple_core.conversation import ThreadEvent
 from maple_core.gate import GateReport, GateVerdict
 from maple_core.media import MediaRef
 from maple_core.paging import CommentPage, ListQuery
 from maple_core.statuses import CommentStatus
+from maple_core.thread_events import ThreadEvent
 
 __all__ = [
     "AgentPool",

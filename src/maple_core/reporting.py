@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from maple_core.comments import Comment
-from maple_core.conversation import ThreadEvent
 from maple_core.cursor import newest_first
 from maple_core.errors import CorruptLedgerError
 from maple_core.gate import (
@@ -34,6 +33,7 @@ from maple_core.ports import (
 )
 from maple_core.resolving import converse, resolve_comment
 from maple_core.services import usable
+from maple_core.thread_events import ThreadEvent
 
 __all__ = [
     "Fix",

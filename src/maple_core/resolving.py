@@ -7,7 +7,6 @@ against the agent's checkout (:func:`verified_commit`).
 from __future__ import annotations
 
 from maple_core.comments import Comment, Resolution
-from maple_core.conversation import ThreadEvent
 from maple_core.cursor import format_js_timestamp
 from maple_core.errors import MissingCapabilityError, UnverifiedCommitError
 from maple_core.json_types import JsonObject
@@ -20,6 +19,7 @@ from maple_core.ports import (
     Commits,
 )
 from maple_core.statuses import CommentStatus
+from maple_core.thread_events import ThreadEvent
 
 __all__ = [
     "converse",

@@ -21,7 +21,7 @@ from pydantic import Field
 
 from maple_adapters.log import ServerLog
 from maple_core.context import comment_context
-from maple_core.conversation import MAX_REPLY_CHARS, Role, ThreadEvent, agent_author
+from maple_core.conversation import MAX_REPLY_CHARS, Role, agent_author
 from maple_core.cursor import parse_cursor
 from maple_core.display import shown, shown_one
 from maple_core.ports import Clock, CommentStore, Commits, MediaStore
@@ -29,6 +29,7 @@ from maple_core.reporting import Fix, GateTarget, converse_and_report, resolve_a
 from maple_core.services import list_all
 from maple_core.statuses import CommentStatus
 from maple_core.text import REVIEW_DATA_NOTICE
+from maple_core.thread_events import ThreadEvent
 from maple_core.wait import clamp_wait_ms
 from maple_entrypoints.mcp_images import comment_images
 from maple_entrypoints.mcp_models import CommentList, ContextModel, SoloModel, WaitModel

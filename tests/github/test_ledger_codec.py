@@ -16,17 +16,11 @@ from maple_adapters.github.rendering import LedgerTooLargeError, render_ledger_b
 from maple_core.anchors import Anchor, Context
 from maple_core.approvals import Approval
 from maple_core.comments import Comment, Resolution
-from maple_core.conversation import (
-    ReplyKind,
-    Role,
-    ThreadEvent,
-    apply_event,
-    confirmation_of,
-    thread_of,
-    with_thread,
-)
+from maple_core.conversation import ReplyKind, Role, thread_of, with_thread
 from maple_core.errors import InvalidRecordError
 from maple_core.statuses import CommentStatus
+from maple_core.thread_events import ThreadEvent, apply_event
+from maple_core.threads import confirmation_of
 from tests.github.maple_ledger import maple_body, maple_record
 
 RECIPE = {"version": 1, "calls": [{"key": "trpc:roast.list", "state": "empty"}], "request": "none"}

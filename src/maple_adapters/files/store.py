@@ -29,12 +29,13 @@ from maple_adapters.files.signal import FileChangeSignal
 from maple_core.approvals import Approval, NewApproval
 from maple_core.authors import guest_author
 from maple_core.comments import Comment, NewComment, Resolution
-from maple_core.conversation import ThreadEvent, activity_stamps, apply_event
 from maple_core.cursor import format_js_timestamp, format_stamp, latest_stamp, next_arrival_stamp
 from maple_core.errors import NotFoundError, StoreUnavailableError
 from maple_core.paging import CommentPage, ListQuery, page_of
 from maple_core.ports import BranchState, Capability, Clock
 from maple_core.statuses import CommentStatus
+from maple_core.thread_events import ThreadEvent, apply_event
+from maple_core.threads import activity_stamps
 
 __all__ = ["FileCommentStore"]
 

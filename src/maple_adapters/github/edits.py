@@ -17,12 +17,14 @@ from typing import Generic, TypeVar
 from maple_adapters.github.ledger import GitHubLedger, comment_identity, record_number
 from maple_core.approvals import Approval, NewApproval
 from maple_core.comments import Comment, NewComment, Resolution
-from maple_core.conversation import ReplyKind, ThreadEvent, activity_stamps, apply_event, thread_of
+from maple_core.conversation import ReplyKind, thread_of
 from maple_core.cursor import format_js_timestamp, format_stamp, next_arrival_stamp
 from maple_core.errors import NotFoundError
 from maple_core.json_types import JsonObject
 from maple_core.ports import Clock
 from maple_core.statuses import CommentStatus
+from maple_core.thread_events import ThreadEvent, apply_event
+from maple_core.threads import activity_stamps
 
 __all__ = [
     "Appending",

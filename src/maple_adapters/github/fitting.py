@@ -18,10 +18,7 @@ from maple_adapters.github.ledger import (
 )
 from maple_core.anchors import Anchor, Context
 from maple_core.comments import Comment
-from maple_core.conversation import (
-    REPLIES,
-    ReplyKind,
-)
+from maple_core.conversation import REPLIES, ReplyKind
 from maple_core.json_types import JsonObject
 
 __all__ = [

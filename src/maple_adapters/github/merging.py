@@ -15,9 +15,7 @@ from maple_adapters.github.ledger import (
 )
 from maple_core.approvals import Approval
 from maple_core.comments import Comment
-from maple_core.conversation import (
-    REPLIES,
-)
+from maple_core.conversation import REPLIES
 from maple_core.json_types import JsonObject, JsonValue
 
 __all__ = [

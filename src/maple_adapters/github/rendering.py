@@ -18,15 +18,11 @@ from maple_adapters.github.ledger import (
     stable_json,
 )
 from maple_core.comments import Comment
-from maple_core.conversation import (
-    Reply,
-    awaiting_reviewer,
-    newest_reviewer_words,
-    thread_of,
-)
+from maple_core.conversation import Reply, thread_of
 from maple_core.errors import InvalidRecordError
 from maple_core.statuses import CommentStatus
 from maple_core.text import code_span, js_number, where_of
+from maple_core.threads import awaiting_reviewer, newest_reviewer_words
 
 __all__ = [
     "LedgerTooLargeError",

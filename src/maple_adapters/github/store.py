@@ -22,7 +22,7 @@ from maple_adapters.github.trust import Ledgers, WriterTrust
 from maple_adapters.github.writer import LedgerWriter
 from maple_core.approvals import Approval, NewApproval
 from maple_core.comments import Comment, NewComment, Resolution
-from maple_core.conversation import ConversationError, ThreadEvent
+from maple_core.conversation import ConversationError
 from maple_core.errors import (
     MapleError,
     NotFoundError,
@@ -34,6 +34,7 @@ from maple_core.json_types import JsonObject
 from maple_core.paging import CommentPage, ListQuery, decode_decimal_cursor, page_of
 from maple_core.ports import BranchState, Capability, Clock
 from maple_core.statuses import CommentStatus
+from maple_core.thread_events import ThreadEvent
 
 __all__ = ["GitHubLedgerStore"]
 

@@ -11,7 +11,7 @@ from urllib.parse import quote
 from maple_adapters.route.http import RouteAnswer, RouteHttp, RouteUnreachableError
 from maple_core.approvals import Approval, NewApproval
 from maple_core.comments import Comment, NewComment, Resolution
-from maple_core.conversation import ConversationError, ReplyKind, ThreadEvent
+from maple_core.conversation import ConversationError, ReplyKind
 from maple_core.errors import (
     InvalidQueryError,
     InvalidRecordError,
@@ -25,6 +25,7 @@ from maple_core.json_types import JsonObject, JsonValue
 from maple_core.paging import CommentPage, ListQuery
 from maple_core.ports import BranchState, Capability
 from maple_core.statuses import CommentStatus
+from maple_core.thread_events import ThreadEvent
 
 __all__ = ["RouteChangeSignal", "RouteCommentStore"]
 

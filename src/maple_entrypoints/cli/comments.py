@@ -14,14 +14,7 @@ from maple_core.anchors import Anchor, Context
 from maple_core.attachments import Attachment, images_of
 from maple_core.comments import Comment, NewComment
 from maple_core.context import comment_context
-from maple_core.conversation import (
-    ReplyKind,
-    Role,
-    ThreadEvent,
-    agent_author,
-    awaiting_reviewer,
-    thread_of,
-)
+from maple_core.conversation import ReplyKind, Role, agent_author, thread_of
 from maple_core.cursor import parse_cursor
 from maple_core.display import shown, shown_one
 from maple_core.errors import MapleError
@@ -30,6 +23,8 @@ from maple_core.reporting import Fix, converse_and_report, resolve_and_report
 from maple_core.services import list_all, wait_for_comments
 from maple_core.statuses import CommentStatus
 from maple_core.text import one_line
+from maple_core.thread_events import ThreadEvent
+from maple_core.threads import awaiting_reviewer
 from maple_entrypoints.cli.common import (
     EXIT_CONFIG,
     BranchOption,

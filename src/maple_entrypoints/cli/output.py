@@ -90,7 +90,7 @@ def print_comments(comments: Sequence[Comment], title: str | None = None) -> Non
 
 def _thread_lines(comment: Comment) -> str:
     """The latest reviewer words and a waiting question, as plain text under the body."""
-    from maple_core.conversation import awaiting_reviewer, newest_reviewer_words
+    from maple_core.threads import awaiting_reviewer, newest_reviewer_words
 
     lines = [
         f"\n↳ {one_line(r.author_name)}: {one_line(r.body)}"

@@ -8,7 +8,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from maple_core.comments import Comment
-from maple_core.conversation import ConversationError, Role, ThreadEvent
+from maple_core.conversation import ConversationError, Role
 from maple_core.json_types import JsonValue
 from maple_core.ports import (
     Capability,
@@ -18,6 +18,7 @@ from maple_core.ports import (
 from maple_core.resolving import resolve_comment, stamped_resolution
 from maple_core.statuses import CommentStatus
 from maple_core.submissions import read_status_change
+from maple_core.thread_events import ThreadEvent
 from maple_entrypoints.route.answers import (
     RouteRefusalError,
     json_answer,
