@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from maple_entrypoints.cli.client_files import TomlTable, toml_string
 from maple_entrypoints.cli.clients import Client, is_maple_hook, project_root
+from maple_entrypoints.cli.toml_merge import TomlTable, toml_string
 from maple_entrypoints.configuration import CODEX_HOME, Settings
 
 __all__ = [

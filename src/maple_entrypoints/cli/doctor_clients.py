@@ -8,11 +8,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from maple_entrypoints.cli.client_files import (
-    UnreadableFileError,
-    read_json,
-    read_toml,
-)
+from maple_entrypoints.cli.client_files import UnreadableFileError, read_json, read_toml
 from maple_entrypoints.cli.clients import Client, is_maple_hook, project_root
 from maple_entrypoints.cli.codex_trust import codex_config_path
 from maple_entrypoints.cli.doctor_codex import codex_trust_findings

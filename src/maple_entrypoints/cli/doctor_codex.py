@@ -4,15 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from maple_entrypoints.cli.client_files import (
-    UnreadableFileError,
-    read_json,
-    read_toml,
-    toml_string,
-)
+from maple_entrypoints.cli.client_files import UnreadableFileError, read_json, read_toml
 from maple_entrypoints.cli.clients import Client, project_root
 from maple_entrypoints.cli.codex_trust import codex_config_path, codex_hook, codex_project_trust
 from maple_entrypoints.cli.findings import Finding, Registered
+from maple_entrypoints.cli.toml_merge import toml_string
 
 __all__ = [
     "codex_trust_findings",

@@ -34,7 +34,6 @@ from maple_entrypoints.cli.client_files import (
     json_change,
     read_toml,
     section,
-    toml_change,
 )
 from maple_entrypoints.cli.clients import (
     SERVER,
@@ -48,6 +47,7 @@ from maple_entrypoints.cli.clients import (
 )
 from maple_entrypoints.cli.codex_trust import codex_config_path, codex_hook, codex_tables
 from maple_entrypoints.cli.common import EXIT_ERROR, fail
+from maple_entrypoints.cli.toml_merge import toml_change
 
 __all__ = ["install", "planned_changes"]
 
