@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from maple_adapters.github.conditional import ConditionalTransport
 from maple_adapters.github.transport import GhCliTransport, GitHubTransport, PyGithubTransport
-from maple_adapters.github.wrappers import ConditionalTransport, ResilientTransport
+from maple_adapters.github.wrappers import ResilientTransport
 from tests.github.fake_github import Served
 
 TOKEN = "ghp_fake_token"

@@ -22,7 +22,7 @@ from maple_core.comments import Comment, NewComment
 from maple_core.gate import GateReport, GateRules
 from maple_core.paging import CommentPage, ListQuery
 from maple_core.ports import BranchState, Capability, CommentStore
-from maple_core.reporting import GateTarget
+from maple_core.targets import GateTarget
 from maple_entrypoints.mcp_server import build_server
 from tests.mcp_support import EVENT_S, error_text, structured
 

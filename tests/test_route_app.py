@@ -510,7 +510,7 @@ def test_an_idle_route_signal_asks_once_per_poll_even_in_short_slices(
     import time
 
     from maple_adapters.route.http import RouteHttp
-    from maple_adapters.route.store import RouteChangeSignal
+    from maple_adapters.route.signal import RouteChangeSignal
     from tests.route_support import Recorder
 
     recorders: list[Recorder] = []

@@ -56,11 +56,6 @@ from maple_core.ports import (
     GateRefresher,
 )
 from maple_core.reporting import (
-    Fix,
-    GateTarget,
-    NotPublished,
-    Published,
-    PublishOutcome,
     converse_and_report,
     decide_branch_gate,
     publish_gate,
@@ -80,6 +75,7 @@ from maple_core.stop import (
     parse_stop_payload,
     worklist,
 )
+from maple_core.targets import Fix, GateTarget, NotPublished, Published, PublishOutcome
 from maple_core.thread_events import ThreadEvent
 from maple_core.wait import clamp_wait_ms
 from maple_entrypoints.bootstrap.agent_loop import AgentLoop, agent_loop

@@ -25,7 +25,7 @@ from maple_core.ports import (
     Commits,
     MediaStore,
 )
-from maple_core.reporting import GateTarget
+from maple_core.targets import GateTarget
 from maple_entrypoints.mcp_tasks import (
     MAX_LIVE_TASKS,
     MAX_TASK_WAIT_S,

@@ -216,8 +216,9 @@ def test_a_rejected_token_names_the_fix_and_never_the_token(
 
 
 def test_an_unreachable_github_is_unavailable_without_the_token(tmp_path: Path) -> None:
+    from maple_adapters.github.conditional import ConditionalTransport
     from maple_adapters.github.transport import PyGithubTransport
-    from maple_adapters.github.wrappers import ConditionalTransport, ResilientTransport
+    from maple_adapters.github.wrappers import ResilientTransport
 
     inner = PyGithubTransport(SECRET, base_url="https://127.0.0.1:9/api/v3")
     transport = ConditionalTransport(

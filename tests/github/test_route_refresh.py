@@ -330,7 +330,7 @@ async def resolve_through_mcp(
 
     from maple_adapters.route.http import RouteHttp
     from maple_adapters.route.refresh import RouteGateRefresher
-    from maple_core.reporting import GateTarget
+    from maple_core.targets import GateTarget
     from maple_entrypoints.mcp_server import build_server
     from tests.mcp_support import structured
 

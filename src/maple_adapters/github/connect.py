@@ -12,13 +12,14 @@ import os
 import subprocess
 from collections.abc import Sequence
 
+from maple_adapters.github.conditional import ConditionalTransport
 from maple_adapters.github.transport import (
     GhCliTransport,
     GitHubTransport,
     PyGithubTransport,
     host_of,
 )
-from maple_adapters.github.wrappers import ConditionalTransport, ResilientTransport
+from maple_adapters.github.wrappers import ResilientTransport
 from maple_core.errors import ConfigurationError
 
 __all__ = ["app_transport", "chosen_transport", "token_transport", "wrapped"]

@@ -16,7 +16,7 @@ from maple_adapters.github.ledger import (
     github_length,
     stable_json,
 )
-from maple_core.anchors import Anchor, Context
+from maple_adapters.github.shedding import SHEDDING
 from maple_core.comments import Comment
 from maple_core.conversation import REPLIES, ReplyKind
 from maple_core.json_types import JsonObject
@@ -25,7 +25,6 @@ __all__ = [
     "FittedLedger",
     "fit_fence",
     "fit_ledger",
-    "shed_mock",
 ]
 
 
@@ -37,67 +36,6 @@ def _fence_json(ledger: GitHubLedger, comments: Sequence[Comment]) -> str:
         doc["withdrawn"] = list(ledger.withdrawn)  # ours: Maple ignores unknown keys
     doc["version"] = 1
     return stable_json(doc)
-
-
-def shed_mock(c: Comment) -> Comment:
-    """``c`` without its context's Maple Mock recipe."""
-    if c.context is None or c.context.mock is None:
-        return c
-    data = {k: v for k, v in c.context.data.items() if k != "mock"}
-    return replace(c, context=Context.from_json(data))
-
-
-def _shed_quote_context(c: Comment) -> Comment:
-    quote = c.anchor.quote
-    if quote is None or set(quote) <= {"exact"}:
-        return c
-    exact = quote.get("exact")
-    return replace(c, anchor=Anchor.from_json({**c.anchor.data, "quote": {"exact": exact}}))
-
-
-def _shed_regions(c: Comment) -> Comment:
-    if c.context is None or "regions" not in c.context.data:
-        return c
-    data = {k: v for k, v in c.context.data.items() if k != "regions"}
-    return replace(c, context=Context.from_json(data))
-
-
-def _shed_anchor_key(key: str) -> Callable[[Comment], Comment]:
-    def shed(c: Comment) -> Comment:
-        if key not in c.anchor.data:
-            return c
-        return replace(
-            c, anchor=Anchor.from_json({k: v for k, v in c.anchor.data.items() if k != key})
-        )
-
-    return shed
-
-
-_KEPT_CONTEXT = (
-    "url",
-    "viewportWidth",
-    "viewportHeight",
-    "contentWidth",
-    "devicePixelRatio",
-    "colorScheme",
-)
-
-
-def _shed_context(c: Comment) -> Comment:
-    if c.context is None:
-        return c
-    data = {k: v for k, v in c.context.data.items() if k in _KEPT_CONTEXT}
-    return replace(c, context=Context.from_json(data))
-
-
-_SHEDDING: tuple[tuple[str, Callable[[Comment], Comment]], ...] = (
-    ("mock", shed_mock),
-    ("quote-context", _shed_quote_context),
-    ("regions", _shed_regions),
-    ("selector", _shed_anchor_key("selector")),
-    ("context", _shed_context),
-    ("quote", _shed_anchor_key("quote")),
-)
 
 
 def fit_fence(ledger: GitHubLedger, budget: int = FENCE_BUDGET) -> tuple[str, tuple[str, ...]]:
@@ -155,7 +93,7 @@ def fit_ledger(
         comments, text, dropped = _shed_replies(ledger, comments, text, excess)
         if dropped:
             shed.append("replies")
-    for name, step in _SHEDDING:
+    for name, step in SHEDDING:
         if excess(text) <= 0:
             break
         if name == "mock" and not any(c.context and c.context.mock for c in comments):

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from maple_adapters.github.fences import ledger_fence
-from maple_adapters.github.fitting import shed_mock
 from maple_adapters.github.ledger import GitHubLedger
+from maple_adapters.github.shedding import shed_mock
 from maple_core.anchors import Context
 from maple_core.approvals import Approval
 from maple_core.comments import Comment

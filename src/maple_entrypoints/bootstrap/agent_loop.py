@@ -22,7 +22,7 @@ from maple_adapters.route.refresh import RouteGateRefresher
 from maple_adapters.route.store import RouteCommentStore
 from maple_core.errors import ConfigurationError
 from maple_core.ports import Capability, Clock, CommentStore, Commits, GatePublisher, GateRefresher
-from maple_core.reporting import GateTarget
+from maple_core.targets import GateTarget
 from maple_entrypoints.bootstrap.local import LocalCheckout, local_checkout
 from maple_entrypoints.configuration import Settings
 from maple_entrypoints.settings import GateMode, ServerConfig, StoreKind, Transport, resolve_config

@@ -14,7 +14,8 @@ from maple_core.ports import (
     CommentStore,
     PushAnswer,
 )
-from maple_core.reporting import GateTarget, report_to_gate
+from maple_core.reporting import report_to_gate
+from maple_core.targets import GateTarget
 from maple_entrypoints.route.answers import (
     bearer_token,
 )
