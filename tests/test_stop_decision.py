@@ -13,12 +13,11 @@ from maple_core.stop import (
     LAST_BLOCK,
     MAX_BLOCKS,
     CounterUpdate,
-    StopPayload,
     decide_session_stop,
     decide_stop,
-    parse_stop_payload,
     worklist,
 )
+from maple_core.stop_payload import StopPayload, parse_stop_payload
 
 RECORDED_CLAUDE_CODE_STOP = {
     "session_id": "00000000-0000-4000-8000-000000000001",

@@ -68,13 +68,12 @@ from maple_core.statuses import BLOCKING_STATUSES, CommentStatus
 from maple_core.stop import (
     MAX_BLOCKS,
     StopDecision,
-    StopPayload,
     decide_loop_count_stop,
     decide_session_stop,
     decide_stop,
-    parse_stop_payload,
     worklist,
 )
+from maple_core.stop_payload import StopPayload, parse_stop_payload
 from maple_core.targets import Fix, GateTarget, NotPublished, Published, PublishOutcome
 from maple_core.thread_events import ThreadEvent
 from maple_core.wait import clamp_wait_ms

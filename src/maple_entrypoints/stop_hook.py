@@ -17,13 +17,8 @@ from maple_adapters.files.place import resolve_place
 from maple_adapters.files.records import blocking_records
 from maple_core.errors import ConfigurationError, MapleError
 from maple_core.quickjson import dumps_flat
-from maple_core.stop import (
-    CounterUpdate,
-    StopPayload,
-    decide_loop_count_stop,
-    decide_session_stop,
-    parse_stop_payload,
-)
+from maple_core.stop import CounterUpdate, decide_loop_count_stop, decide_session_stop
+from maple_core.stop_payload import StopPayload, parse_stop_payload
 from maple_entrypoints.block_counter import HOOK, BlockCounter
 from maple_entrypoints.configuration import (
     MAPLE_BRANCH,
