@@ -30,7 +30,7 @@ from maple_core.anchors import Anchor
 from maple_core.comments import Comment, NewComment
 from maple_core.stop import DATA_CLOSE, DATA_OPEN
 from maple_core.text import REVIEW_DATA_NOTE
-from maple_entrypoints.cli.watch import MAX_PROMPT_CHARS, watch_prompt
+from maple_entrypoints.cli.watch_prompt import MAX_PROMPT_CHARS, watch_prompt
 from tests.mcp_support import OutputLines
 from tests.support import MAPLE, MAPLE_MCP, clean_env, maple
 
