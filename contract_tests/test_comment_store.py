@@ -11,7 +11,7 @@ import pytest
 
 from contract_tests.support import FakeClock
 from maple_adapters.system import SystemClock
-from maple_core.anchors import Anchor, Context
+from maple_core.anchors import Anchor
 from maple_core.approvals import NewApproval
 from maple_core.comments import NewComment, Resolution
 from maple_core.cursor import parse_stamp
@@ -21,6 +21,7 @@ from maple_core.errors import (
     MissingCapabilityError,
     NotFoundError,
 )
+from maple_core.page_context import Context
 from maple_core.paging import ListQuery
 from maple_core.ports import Capability, CommentStore
 from maple_core.resolving import resolve_comment

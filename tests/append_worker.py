@@ -11,8 +11,9 @@ from pathlib import Path
 
 from maple_adapters.files.store import FileCommentStore
 from maple_adapters.system import SystemClock
-from maple_core.anchors import Anchor, Context
+from maple_core.anchors import Anchor
 from maple_core.comments import NewComment
+from maple_core.page_context import Context
 
 
 def main() -> None:

@@ -8,10 +8,11 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from maple_core.anchors import Anchor, Context, RegionMember
+from maple_core.anchors import Anchor, RegionMember
 from maple_core.comments import Comment
 from maple_core.context import comment_context, describe_anchors, describe_conditions, replay_url
 from maple_core.errors import InvalidInputError, InvalidRecordError, NotFoundError
+from maple_core.page_context import Context
 from maple_core.statuses import CommentStatus
 
 SAMPLE: dict[str, object] = {

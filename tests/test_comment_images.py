@@ -14,9 +14,9 @@ import pytest
 from maple_adapters.files.media import FileMedia
 from maple_adapters.files.store import FileCommentStore
 from maple_adapters.system import SystemClock
-from maple_core.anchors import Context
 from maple_core.attachments import MAX_IMAGE_BYTES, MAX_IMAGES, images_of
 from maple_core.comments import Comment, NewComment
+from maple_core.page_context import Context
 from maple_entrypoints.review.page import allows_capture
 from tests.mcp_support import stdio_server, structured
 from tests.support import MAPLE_MCP, clean_env

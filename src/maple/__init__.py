@@ -13,7 +13,7 @@ from maple_adapters.log import ServerLog
 from maple_adapters.memory import InMemoryCommentStore
 from maple_adapters.memory_gate import InMemoryGatePublisher
 from maple_adapters.system import SystemClock
-from maple_core.anchors import Anchor, Context, RegionMember
+from maple_core.anchors import Anchor, RegionMember
 from maple_core.approvals import Approval, NewApproval
 from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.context import CommentContext, comment_context
@@ -45,6 +45,7 @@ from maple_core.gate import (
     decide_gate,
 )
 from maple_core.media import MediaRef
+from maple_core.page_context import Context
 from maple_core.paging import CommentPage, ListQuery
 from maple_core.ports import (
     Capability,

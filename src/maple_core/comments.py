@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from maple_core.anchors import Anchor, Context
+from maple_core.anchors import Anchor
 from maple_core.authors import guest_author
 from maple_core.errors import InvalidRecordError
 from maple_core.fields import kind_of, object_of, optional_str, put_field, required_str
 from maple_core.json_types import JsonObject, JsonValue
+from maple_core.page_context import Context
 from maple_core.statuses import CommentStatus
 
 _STATUSES = {s.value: s for s in CommentStatus}

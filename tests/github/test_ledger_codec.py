@@ -13,11 +13,12 @@ from maple_adapters.github.ledger import BODY_LIMIT, GitHubLedger, github_length
 from maple_adapters.github.merging import merge_ledgers
 from maple_adapters.github.parsing import UnsupportedFenceError, parse_ledger_body
 from maple_adapters.github.rendering import LedgerTooLargeError, render_ledger_body
-from maple_core.anchors import Anchor, Context
+from maple_core.anchors import Anchor
 from maple_core.approvals import Approval
 from maple_core.comments import Comment, Resolution
 from maple_core.conversation import ReplyKind, Role, thread_of, with_thread
 from maple_core.errors import InvalidRecordError
+from maple_core.page_context import Context
 from maple_core.statuses import CommentStatus
 from maple_core.thread_events import ThreadEvent, apply_event
 from maple_core.threads import confirmation_of

@@ -11,10 +11,10 @@ from dataclasses import replace
 from maple_adapters.github.fences import ledger_fence
 from maple_adapters.github.ledger import GitHubLedger
 from maple_adapters.github.shedding import shed_mock
-from maple_core.anchors import Context
 from maple_core.approvals import Approval
 from maple_core.comments import Comment
 from maple_core.errors import InvalidRecordError
+from maple_core.page_context import Context
 from maple_core.recipe import parse_recipe
 from maple_core.text import js_number
 

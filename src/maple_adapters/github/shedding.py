@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from maple_core.anchors import Anchor, Context
+from maple_core.anchors import Anchor
 from maple_core.comments import Comment
+from maple_core.page_context import Context
 
 __all__ = ["SHEDDING", "shed_mock"]
 

@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from maple_core.anchors import Anchor, Context
+from maple_core.anchors import Anchor
 from maple_core.attachments import Attachment, images_of
 from maple_core.comments import Comment, NewComment
 from maple_core.context import comment_context
@@ -19,6 +19,7 @@ from maple_core.cursor import parse_cursor
 from maple_core.display import shown, shown_one
 from maple_core.errors import MapleError
 from maple_core.json_types import JsonObject
+from maple_core.page_context import Context
 from maple_core.reporting import converse_and_report, resolve_and_report
 from maple_core.services import list_all, wait_for_comments
 from maple_core.statuses import CommentStatus
