@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from maple_adapters.agents.claude import ClaudeProvider
-from maple_adapters.agents.codex import CodexProvider
+from maple_adapters.agents.claude_provider import ClaudeProvider
+from maple_adapters.agents.codex_provider import CodexProvider
 from maple_core.ports import AgentProvider
 from maple_entrypoints.configuration import SECRETS
 

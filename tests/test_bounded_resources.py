@@ -28,7 +28,7 @@ from mcp.shared.exceptions import MCPError
 
 from contract_tests.agent_peers import _wrapper, fake_peer, process_alive
 from contract_tests.support import make_repo
-from maple_adapters.agents.claude import ClaudeProvider
+from maple_adapters.agents.claude_provider import ClaudeProvider
 from maple_core.agents import AgentState
 from maple_entrypoints.loopback import (
     HEADER_DEADLINE_S,

@@ -12,7 +12,7 @@ import anyio
 import pytest
 
 from contract_tests.agent_peers import _wrapper, fake_peer, process_alive
-from maple_adapters.agents.codex import CodexProvider
+from maple_adapters.agents.codex_provider import CodexProvider
 from maple_adapters.agents.pool import AgentPool
 from maple_core.agents import MAX_RESPONSE, AgentRun, AgentState, CommandRun, render_run
 from maple_core.errors import InvalidInputError
@@ -144,8 +144,8 @@ def test_detection_reads_only_the_signed_in_flag(tmp_path: Path, signed: str) ->
 
 
 def test_a_missing_binary_is_not_installed_with_guidance(tmp_path: Path) -> None:
-    from maple_adapters.agents.claude import ClaudeProvider
-    from maple_adapters.agents.codex import CodexProvider
+    from maple_adapters.agents.claude_provider import ClaudeProvider
+    from maple_adapters.agents.codex_provider import CodexProvider
 
     for provider in (CodexProvider(str(tmp_path / "nope")), ClaudeProvider(str(tmp_path / "nope"))):
         info = provider.detect()
@@ -174,7 +174,7 @@ def test_the_pool_starts_at_most_four_inside_the_project(tmp_path: Path) -> None
 
 
 def test_an_agent_whose_process_never_started_does_not_count(tmp_path: Path) -> None:
-    from maple_adapters.agents.codex import CodexProvider
+    from maple_adapters.agents.codex_provider import CodexProvider
 
     pool = AgentPool({"codex": CodexProvider(str(tmp_path / "missing"))}, tmp_path)
     for _ in range(5):
@@ -482,7 +482,7 @@ def _try(pool: AgentPool) -> str:
 
 
 def test_a_claude_that_never_started_does_not_count(tmp_path: Path) -> None:
-    from maple_adapters.agents.claude import ClaudeProvider
+    from maple_adapters.agents.claude_provider import ClaudeProvider
 
     pool = AgentPool({"claude": ClaudeProvider(str(tmp_path / "missing"))}, tmp_path)
     for _ in range(5):

@@ -12,17 +12,20 @@ them as they reach its commands.
 
 from __future__ import annotations
 
-import json
 import uuid
 from pathlib import Path
 from typing import Any
 
-from maple_adapters.agents.cli import CliProvider, CliSession, SessionStart
+from maple_adapters.agents.cli import CliSession, SessionStart
 from maple_adapters.agents.process import Child
 from maple_adapters.agents.session import UNATTENDED
-from maple_core.agents import AgentQuestion, AgentState, ProviderInfo
+from maple_core.agents import AgentQuestion, AgentState
 
-__all__ = ["ClaudeProvider", "ClaudeSession"]
+__all__ = ["ClaudeSession"]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from maple_adapters.agents.claude_provider import ClaudeProvider
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -249,35 +252,3 @@ class ClaudeSession(CliSession):
             }
         )
         return True
-
-
-class ClaudeProvider(CliProvider[ClaudeSession]):
-    """Claude Code, found as ``binary`` on the ``PATH`` (``claude`` by default)."""
-
-    default_binary = "claude"
-
-    def detect(self) -> ProviderInfo:
-        """``claude --version`` and ``claude auth status --json`` (only the signed-in flag)."""
-        words = self.version_words()
-        if words is None:
-            install = "npm install -g @anthropic-ai/claude-code"
-            guidance = f"Install Claude Code ({install}), then run `claude auth login`."
-            return ProviderInfo("claude", installed=False, guidance=guidance)
-        status = self.run_quietly("auth", "status", "--json")
-        signed_in: bool | None = None
-        if status is not None:
-            try:
-                data = json.loads(status.stdout or "null")
-            except ValueError:
-                data = None
-            if isinstance(data, dict) and isinstance(data.get("loggedIn"), bool):
-                signed_in = data["loggedIn"]
-        guidance = {
-            True: "Ready.",
-            False: "Run `claude auth login` in a terminal.",
-            None: "Could not tell whether Claude Code is signed in; run `claude auth status`.",
-        }[signed_in]
-        return ProviderInfo("claude", True, words[0] if words else None, signed_in, guidance)
-
-    def _session(self, start: SessionStart) -> ClaudeSession:
-        return ClaudeSession(self, start)

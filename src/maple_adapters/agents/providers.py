@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from pathlib import Path
 
-from maple_adapters.agents.claude import ClaudeProvider
-from maple_adapters.agents.codex import CodexProvider
+from maple_adapters.agents.claude_provider import ClaudeProvider
+from maple_adapters.agents.codex_provider import CodexProvider
 from maple_adapters.agents.pool import AgentPool
 from maple_adapters.agents.process import kill_all
 from maple_core.agents import PROVIDERS
