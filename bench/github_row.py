@@ -29,7 +29,7 @@ from maple_adapters.github.wrappers import ResilientTransport
 from maple_adapters.system import SystemClock
 from maple_core.comments import NewComment
 from maple_core.paging import ListQuery
-from maple_core.services import wait_for_comments
+from maple_core.waiting import wait_for_comments
 from tests.github.fake_github import FakeGitHub, Served, serve
 
 OURS, MAPLES = "ghp_bench_maple_py", "ghp_bench_maple_ts"

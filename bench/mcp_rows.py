@@ -18,7 +18,7 @@ from contract_tests.support import make_repo
 from maple_adapters.files.store import FileCommentStore
 from maple_adapters.system import SystemClock
 from maple_core.cursor import select_fresh
-from maple_core.services import list_all
+from maple_core.listing import list_all
 
 BIN = Path(sys.executable).parent
 APPEND = """

@@ -11,7 +11,7 @@ from maple_adapters.files.store import FileCommentStore
 from maple_adapters.route.http import RouteHttp
 from maple_adapters.route.store import RouteCommentStore
 from maple_adapters.system import SystemClock
-from maple_core.services import list_all
+from maple_core.listing import list_all
 from maple_entrypoints.route.app import RouteOptions
 from maple_entrypoints.route.serve import served_app
 from tests.loopback import serve_asgi

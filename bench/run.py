@@ -23,8 +23,8 @@ from maple_adapters.files.store import FileCommentStore  # noqa: E402
 from maple_adapters.system import SystemClock  # noqa: E402
 from maple_core.anchors import Anchor  # noqa: E402
 from maple_core.comments import NewComment  # noqa: E402
+from maple_core.listing import list_all  # noqa: E402
 from maple_core.page_context import Context  # noqa: E402
-from maple_core.services import list_all  # noqa: E402
 
 WORKER = ROOT / "tests" / "append_worker.py"
 

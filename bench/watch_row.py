@@ -27,7 +27,7 @@ from contract_tests.agent_peers import real_peer
 from contract_tests.support import make_repo
 from maple_adapters.files.store import FileCommentStore
 from maple_adapters.system import SystemClock
-from maple_core.services import wait_for_comments
+from maple_core.waiting import wait_for_comments
 from tests.mcp_support import OutputLines
 from tests.support import MAPLE, clean_env
 

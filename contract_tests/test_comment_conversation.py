@@ -14,9 +14,9 @@ from contract_tests.test_comment_store import BRANCH, new
 from maple_core.conversation import ConversationError, ReplyKind, Role, thread_of
 from maple_core.cursor import parse_stamp, select_fresh
 from maple_core.errors import NotFoundError
+from maple_core.listing import list_all
 from maple_core.ports import Capability, CommentStore
 from maple_core.resolving import converse, resolve_comment
-from maple_core.services import list_all
 from maple_core.statuses import CommentStatus
 from maple_core.thread_events import ThreadEvent
 from maple_core.threads import awaiting_reviewer, confirmation_of

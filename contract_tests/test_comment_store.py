@@ -21,12 +21,13 @@ from maple_core.errors import (
     MissingCapabilityError,
     NotFoundError,
 )
+from maple_core.listing import list_all
 from maple_core.page_context import Context
 from maple_core.paging import ListQuery
 from maple_core.ports import Capability, CommentStore
 from maple_core.resolving import resolve_comment
-from maple_core.services import list_all, wait_for_comments
 from maple_core.statuses import CommentStatus
+from maple_core.waiting import wait_for_comments
 
 BRANCH = "feat/contract"
 

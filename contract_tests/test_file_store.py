@@ -21,9 +21,9 @@ from maple_core.errors import (
     NotFoundError,
     StoreUnavailableError,
 )
+from maple_core.listing import list_all
 from maple_core.paging import ListQuery
 from maple_core.ports import Capability
-from maple_core.services import list_all
 from maple_core.statuses import CommentStatus
 
 

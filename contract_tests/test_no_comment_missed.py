@@ -20,8 +20,8 @@ from maple_adapters.system import SystemClock
 from maple_core.comments import NewComment
 from maple_core.conversation import Role, thread_of
 from maple_core.resolving import converse
-from maple_core.services import wait_for_comments
 from maple_core.thread_events import ThreadEvent
+from maple_core.waiting import wait_for_comments
 
 CLIENT_STAMPS = st.one_of(
     st.none(),

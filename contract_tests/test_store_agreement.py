@@ -23,9 +23,9 @@ from maple_core.approvals import NewApproval
 from maple_core.comments import NewComment, Resolution
 from maple_core.cursor import select_fresh
 from maple_core.errors import MapleError
+from maple_core.listing import list_all
 from maple_core.paging import ListQuery
 from maple_core.ports import CommentStore
-from maple_core.services import list_all
 from maple_core.statuses import CommentStatus
 
 BRANCHES = st.sampled_from(["feat/x", "feat/y"])

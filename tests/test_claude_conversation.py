@@ -38,7 +38,7 @@ from maple_adapters.files.store import FileCommentStore
 from maple_adapters.system import SystemClock
 from maple_core.comments import NewComment
 from maple_core.conversation import ReplyKind, Role, thread_of
-from maple_core.services import list_all
+from maple_core.listing import list_all
 from maple_core.statuses import CommentStatus
 from maple_entrypoints.route.app import RouteOptions
 from maple_entrypoints.route.serve import served_app

@@ -16,7 +16,7 @@ from maple_adapters.files.store import FileCommentStore
 from maple_adapters.system import SystemClock
 from maple_core.comments import NewComment
 from maple_core.conversation import Role, thread_of
-from maple_core.services import list_all
+from maple_core.listing import list_all
 from maple_core.statuses import CommentStatus
 from maple_core.thread_events import ThreadEvent
 from tests.mcp_support import error_text, stdio_server, structured

@@ -20,9 +20,9 @@ import pytest
 from contract_tests.support import git, make_repo
 from maple_adapters.files.store import FileCommentStore
 from maple_adapters.system import SystemClock
+from maple_core.branch_gate import decide_branch_gate
 from maple_core.gate import GateConclusion
-from maple_core.reporting import decide_branch_gate
-from maple_core.services import list_all
+from maple_core.listing import list_all
 from maple_core.statuses import CommentStatus
 from maple_entrypoints.route.app import DEFAULT_BASE_PATH, RouteOptions
 from maple_entrypoints.route.serve import served_app

@@ -21,8 +21,8 @@ from maple_adapters.memory import InMemoryCommentStore
 from maple_adapters.memory_gate import InMemoryGatePublisher
 from maple_core.authors import Reviewer, color_slot
 from maple_core.gate import GateRules
+from maple_core.listing import list_all
 from maple_core.paging import ListQuery
-from maple_core.services import list_all
 from maple_entrypoints.route.app import RouteOptions
 from tests.route_support import LiveRoute, draft, eventually, live_route
 

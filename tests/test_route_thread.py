@@ -30,9 +30,9 @@ from maple_core.conversation import ConversationError, ReplyKind, Role, thread_o
 from maple_core.cursor import select_fresh
 from maple_core.errors import MissingCapabilityError, NotFoundError
 from maple_core.gate import GateRules
+from maple_core.listing import list_all
 from maple_core.ports import Capability
 from maple_core.resolving import converse, resolve_comment
-from maple_core.services import list_all
 from maple_core.thread_events import ThreadEvent
 from maple_entrypoints.route.app import RouteOptions
 from maple_entrypoints.route.serve import served_app

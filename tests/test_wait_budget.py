@@ -7,7 +7,6 @@ import math
 import pytest
 
 from maple_core.comments import Comment
-from maple_core.services import Look, Progress, Sleep, wait_plan
 from maple_core.wait import (
     DEFAULT_WAIT_MS,
     MAX_WAIT_MS,
@@ -15,6 +14,7 @@ from maple_core.wait import (
     PROGRESS_INTERVAL_MS,
     clamp_wait_ms,
 )
+from maple_core.waiting import Look, Progress, Sleep, wait_plan
 
 
 @pytest.mark.parametrize(

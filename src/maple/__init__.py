@@ -15,6 +15,7 @@ from maple_adapters.memory_gate import InMemoryGatePublisher
 from maple_adapters.system import SystemClock
 from maple_core.anchors import Anchor, RegionMember
 from maple_core.approvals import Approval, NewApproval
+from maple_core.branch_gate import decide_branch_gate, publish_gate
 from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.context import CommentContext, comment_context
 from maple_core.conversation import ConversationError, Reply, ReplyKind, Role
@@ -44,6 +45,7 @@ from maple_core.gate import (
     GateVerdict,
     decide_gate,
 )
+from maple_core.listing import list_all
 from maple_core.media import MediaRef
 from maple_core.page_context import Context
 from maple_core.paging import CommentPage, ListQuery
@@ -56,15 +58,8 @@ from maple_core.ports import (
     GatePublisher,
     GateRefresher,
 )
-from maple_core.reporting import (
-    converse_and_report,
-    decide_branch_gate,
-    publish_gate,
-    report_to_gate,
-    resolve_and_report,
-)
+from maple_core.reporting import converse_and_report, report_to_gate, resolve_and_report
 from maple_core.resolving import converse, resolve_comment
-from maple_core.services import list_all, wait_for_comments
 from maple_core.statuses import BLOCKING_STATUSES, CommentStatus
 from maple_core.stop import (
     MAX_BLOCKS,
@@ -78,6 +73,7 @@ from maple_core.stop_payload import StopPayload, parse_stop_payload
 from maple_core.targets import Fix, GateTarget, NotPublished, Published, PublishOutcome
 from maple_core.thread_events import ThreadEvent
 from maple_core.wait import clamp_wait_ms
+from maple_core.waiting import wait_for_comments
 from maple_entrypoints.bootstrap.agent_loop import AgentLoop, agent_loop
 from maple_entrypoints.configuration import Settings
 from maple_entrypoints.route.app import RouteOptions, create_route_app

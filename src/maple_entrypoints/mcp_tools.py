@@ -24,9 +24,9 @@ from maple_core.context import comment_context
 from maple_core.conversation import MAX_REPLY_CHARS, Role, agent_author
 from maple_core.cursor import parse_cursor
 from maple_core.display import shown, shown_one
+from maple_core.listing import list_all
 from maple_core.ports import Clock, CommentStore, Commits, MediaStore
 from maple_core.reporting import converse_and_report, resolve_and_report
-from maple_core.services import list_all
 from maple_core.statuses import CommentStatus
 from maple_core.targets import Fix, GateTarget
 from maple_core.text import REVIEW_DATA_NOTICE

@@ -1,6 +1,6 @@
 """How ``wait_for_comments`` waits: one watch per branch, shared by every wait on it.
 
-A wait drives :func:`~maple_core.services.wait_plan` on the branch's watch: it lists on a
+A wait drives :func:`~maple_core.waiting.wait_plan` on the branch's watch: it lists on a
 worker thread and holds no thread while it sleeps.
 """
 
@@ -16,9 +16,10 @@ from mcp.server.mcpserver import Context
 
 from maple_core.comments import Comment
 from maple_core.cursor import FreshComments
+from maple_core.listing import look
 from maple_core.ports import ChangeSignal, CommentStore
-from maple_core.services import Look, Sleep, advance, look, wait_plan
 from maple_core.wait import PROGRESS_INTERVAL_MS
+from maple_core.waiting import Look, Sleep, advance, wait_plan
 
 __all__ = [
     "Watch",
@@ -139,7 +140,7 @@ async def wait_for_fresh(
     ctx: Context | None,
     report: Callable[[str], None],
 ) -> FreshComments:
-    """Drive :func:`~maple_core.services.wait_plan` on the branch's shared watch.
+    """Drive :func:`~maple_core.waiting.wait_plan` on the branch's shared watch.
 
     The wait lists on a worker thread, holds no thread while it sleeps, looks again when the
     watch says the branch changed (or every few seconds), stops at once when cancelled, and

@@ -47,7 +47,7 @@ _USAGE = "usage: maple-stop-hook [--client claude|codex|cursor]"
 
 def _forge_comments(settings: Settings, cwd: str, branch: str | None) -> list[JsonObject]:
     """Maple's forge path: the agent loop's store (§7.2 step 4), heavy imports; never a gate."""
-    from maple_core.services import list_all
+    from maple_core.listing import list_all
     from maple_core.statuses import CommentStatus
     from maple_entrypoints.bootstrap.agent_loop import agent_loop
     from maple_entrypoints.settings import store_kind

@@ -20,7 +20,7 @@ from contract_tests.support import FakeClock, git, make_repo
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.system import SystemClock
 from maple_core.comments import NewComment
-from maple_core.services import wait_for_comments
+from maple_core.waiting import wait_for_comments
 from tests.github.fake_github import FakeGitHub, Served, serve
 from tests.mcp_support import stdio_server, structured
 from tests.support import HOOK

@@ -29,8 +29,8 @@ from maple_core.errors import (
     StoreUnavailableError,
 )
 from maple_core.gate import GatePolicy, decide_gate
+from maple_core.listing import list_all
 from maple_core.paging import ListQuery
-from maple_core.services import list_all
 from maple_core.statuses import CommentStatus
 from tests.github.fake_github import FakeGitHub, Fault, Served, serve
 

@@ -26,8 +26,8 @@ from maple_adapters.github.transport import GitHubTransport
 from maple_core.anchors import Anchor
 from maple_core.comments import NewComment, Resolution
 from maple_core.errors import UnreadableLedgerError
+from maple_core.listing import list_all
 from maple_core.paging import ListQuery
-from maple_core.services import list_all
 from maple_core.statuses import CommentStatus
 from tests.github.fake_github import FakeGitHub, Served, serve
 from tests.github.maple_ledger import maple_body, maple_record

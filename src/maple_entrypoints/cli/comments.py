@@ -19,14 +19,15 @@ from maple_core.cursor import parse_cursor
 from maple_core.display import shown, shown_one
 from maple_core.errors import MapleError
 from maple_core.json_types import JsonObject
+from maple_core.listing import list_all
 from maple_core.page_context import Context
 from maple_core.reporting import converse_and_report, resolve_and_report
-from maple_core.services import list_all, wait_for_comments
 from maple_core.statuses import CommentStatus
 from maple_core.targets import Fix
 from maple_core.text import one_line
 from maple_core.thread_events import ThreadEvent
 from maple_core.threads import awaiting_reviewer
+from maple_core.waiting import wait_for_comments
 from maple_entrypoints.cli.common import (
     EXIT_CONFIG,
     BranchOption,

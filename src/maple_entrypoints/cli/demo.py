@@ -84,7 +84,7 @@ def _stop_hook(repo: Path, session: str, active: bool, temp: Path) -> dict[str, 
 
 
 def _gate(repo: Path) -> str:
-    from maple_core.reporting import decide_branch_gate
+    from maple_core.branch_gate import decide_branch_gate
     from maple_entrypoints.cli.common import local_here
 
     verdict = decide_branch_gate(local_here(repo).store, BRANCH, None)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from maple_core.errors import ConfigurationError, MapleError
+from maple_core.listing import list_all
 from maple_core.paging import ListQuery
-from maple_core.services import list_all
 from maple_entrypoints.cli.common import local_here, loop_here
 from maple_entrypoints.cli.findings import Finding
 from maple_entrypoints.configuration import MAPLE_GATE_TOKEN, MAPLE_URL, Settings

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
+from maple_core.branch_gate import decide_branch_gate
 from maple_core.errors import InvalidInputError, MapleError
 from maple_core.gate import (
     GateConclusion,
@@ -19,7 +20,6 @@ from maple_core.gate import (
     unreadable_ledger_verdict,
 )
 from maple_core.ports import Capability
-from maple_core.reporting import decide_branch_gate
 from maple_entrypoints.cli.common import (
     EXIT_BLOCKED,
     EXIT_CONFIG,

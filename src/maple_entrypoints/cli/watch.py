@@ -28,11 +28,12 @@ from maple_core.agents import AgentRun, AgentState
 from maple_core.comments import Comment
 from maple_core.cursor import FreshComments, parse_cursor, select_fresh
 from maple_core.errors import ConfigurationError, MapleError
+from maple_core.listing import list_all
 from maple_core.ports import AgentProvider, AgentSession, Clock, CommentStore
-from maple_core.services import list_all, wait_for_comments
 from maple_core.statuses import CommentStatus
 from maple_core.stop import inert_field
 from maple_core.text import one_line
+from maple_core.waiting import wait_for_comments
 from maple_entrypoints.cli.common import (
     EXIT_CONFIG,
     BranchOption,

@@ -14,8 +14,8 @@ from urllib.parse import urlsplit
 
 from maple_core.comments import Comment
 from maple_core.errors import MapleError
+from maple_core.listing import list_all
 from maple_core.ports import CommentStore
-from maple_core.services import list_all
 from maple_core.text import capped, one_line
 
 __all__ = ["CommentFeed", "comment_line"]

@@ -58,7 +58,7 @@ class StatusHandlers(Republishing):
         with known_comment(comment_id):
             if change.status is CommentStatus.RESOLVED and change.sha is not None:
                 # On a store that keeps threads, resolving a resolved comment keeps its first
-                # evidence and records this one in the thread (``services.resolve_comment``).
+                # evidence and records this one in the thread (``resolving.resolve_comment``).
                 reviewer = self.reviewer(request)
                 updated = await off_loop(
                     lambda: resolve_comment(

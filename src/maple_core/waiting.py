@@ -1,4 +1,4 @@
-"""Use cases written against the ports: list a branch's comments, and wait for new ones.
+"""The wait for new comments, written once as steps any driver runs against the ports.
 
 Every entrypoint (the MCP server, the CLI, the route, the Stop hook) calls these; none repeats
 them. Progress, cancellation and logging come in as callbacks, so the use cases stay free of
@@ -8,18 +8,17 @@ any transport.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Generator, Hashable, Iterable, Sequence
+from collections.abc import Callable, Generator, Hashable, Sequence
 from dataclasses import dataclass
 from typing import cast
 
 from maple_core.comments import Comment
-from maple_core.cursor import FreshComments, newest_first, select_fresh
-from maple_core.paging import ListQuery
+from maple_core.cursor import FreshComments, select_fresh
+from maple_core.listing import look
 from maple_core.ports import (
     Clock,
     CommentStore,
 )
-from maple_core.statuses import CommentStatus
 
 __all__ = [
     "Look",
@@ -27,79 +26,9 @@ __all__ = [
     "Sleep",
     "WaitPlan",
     "advance",
-    "list_all",
-    "look",
-    "usable",
     "wait_for_comments",
     "wait_plan",
 ]
-
-_MAX_COMMENTS = 10_000
-
-
-def list_all(
-    store: CommentStore,
-    branch: str,
-    statuses: Iterable[CommentStatus] | None = None,
-    *,
-    report: Callable[[str], None] | None = None,
-) -> list[Comment]:
-    """Every comment on ``branch`` (optionally only some statuses), newest first.
-
-    A stored record in a bad shape never breaks the listing: one without a string id (nobody
-    could resolve it) is left out, one with other fields maple cannot read is kept with those
-    fields read as absent, and each is described to ``report``.
-    """
-    wanted = frozenset(statuses) if statuses is not None else None
-    gathered: list[Comment] = []
-    cursor: str | None = None
-    while True:
-        page = store.list(ListQuery(branch=branch, statuses=wanted, cursor=cursor))
-        gathered += usable(page.comments, branch, report)
-        cursor = page.cursor
-        if cursor is None or len(gathered) >= _MAX_COMMENTS:
-            return newest_first(gathered)
-
-
-def look(
-    store: CommentStore, branch: str, *, report: Callable[[str], None] | None = None
-) -> tuple[list[Comment], Hashable]:
-    """The usable comments on ``branch`` newest first, and the change token of that same read.
-
-    One read of the store (:meth:`~maple_core.ports.CommentStore.state`): a wait's look, after
-    which it sleeps on the token. Records in a bad shape are handled as :func:`list_all` does.
-    """
-    state = store.state(branch)
-    return newest_first(usable(state.comments, branch, report)), state.token
-
-
-def usable(
-    comments: Iterable[Comment], branch: str, report: Callable[[str], None] | None
-) -> list[Comment]:
-    """The comments that have an id, each one in a bad shape described to ``report``.
-
-    Every reading of a branch (a listing, a wait's look, the gate's read) keeps these alone.
-    """
-    kept: list[Comment] = []
-    for comment in comments:
-        if comment.problems and report is not None:
-            report(_described_problems(comment, branch))
-        if comment.id:
-            kept.append(comment)
-    return kept
-
-
-def _described_problems(comment: Comment, branch: str) -> str:
-    fields = ", ".join(comment.problems)
-    if not comment.id:
-        return (
-            f"A comment on {branch} has no readable id ({fields} cannot be read), so it is left "
-            "out; fix or remove it where the store keeps it."
-        )
-    return (
-        f"Comment {comment.id} on {branch} has fields maple cannot read ({fields}); they are "
-        "left out of what is shown."
-    )
 
 
 @dataclass(frozen=True, slots=True)
