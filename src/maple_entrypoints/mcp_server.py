@@ -31,7 +31,8 @@ from maple_entrypoints.mcp_tasks import (
     MAX_TASK_WAIT_S,
     TasksExtension,
 )
-from maple_entrypoints.mcp_tools import ClientNote, Toolkit, add_tools
+from maple_entrypoints.mcp_toolkit import ClientNote, Toolkit
+from maple_entrypoints.mcp_tools import add_tools
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
