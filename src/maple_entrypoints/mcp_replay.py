@@ -1,0 +1,317 @@
+"""The handshake's answers, recorded from the MCP SDK and replayed by exact request.
+
+``maple-mcp`` answers a client's first requests before the SDK has loaded (see
+:mod:`~maple_entrypoints.mcp_start`). It can only do so with the answer the SDK itself gave to the
+same request in the same conversation, so this module says, for each line a client sends, which
+recorded answer (if any) is that answer:
+
+- Only the methods of :data:`HANDSHAKE_METHODS` are recorded: their answers depend on nothing but
+  the server's definitions, the protocol era and the request (no store, no clock, no client).
+- A request's **key** is the conversation so far, its method and its params as canonical JSON.
+  The conversation is what the SDK's answer can depend on: ``fresh`` before the first request;
+  after a first ``initialize``, the handshake era of exactly those params (and whether
+  ``notifications/initialized`` arrived); after a first request carrying the 2026-07-28
+  envelope, the modern era, where every request stands alone. Anything else (a malformed line,
+  a response, a second ``initialize``, an unusual shape) ends the replay for the connection:
+  every later line goes to the SDK alone.
+- A line is only matched when the SDK would read it as the same JSON: strict UTF-8, no carriage
+  return (the SDK's reader splits lines there too), no duplicate keys, no floats, no top-level
+  key beyond ``jsonrpc``, ``id``, ``method`` and ``params``.
+
+The answer itself is the SDK's own line without its ``id``, kept byte for byte; a replayed answer
+is that line with the client's ``id`` put back (:func:`answer_line`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "HANDSHAKE_METHODS",
+    "Conversation",
+    "Message",
+    "Recorder",
+    "answer_line",
+    "answer_rest",
+    "id_token",
+    "parse_line",
+    "with_id",
+]
+
+HANDSHAKE_METHODS = frozenset(
+    {
+        "initialize",
+        "server/discover",
+        "ping",
+        "tools/list",
+        "prompts/list",
+        "resources/list",
+        "resources/templates/list",
+    }
+)
+"""The requests whose answers are recorded: each depends only on the server's definitions."""
+
+MODERN_KEY = "io.modelcontextprotocol/protocolVersion"
+"""The ``_meta`` key that marks a 2026-07-28 request (the SDK's era test)."""
+
+_SIMPLE_ID = re.compile(r"[A-Za-z0-9_.:/-]{1,128}")
+_MAX_SAFE_INT = 2**53
+_PREFIX = '{"jsonrpc":"2.0","id":'
+_HEAD = _PREFIX.encode()
+_ENVELOPE = frozenset({"jsonrpc", "id", "method", "params"})
+_ABSENT = object()
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """A request (``id`` set) or notification read from one line, plain enough to match exactly."""
+
+    method: str
+    params: str
+    """The params as canonical JSON, or ``""`` when the message has none."""
+    id: int | str | None = None
+    modern: bool = False
+    """Whether the params carry the 2026-07-28 envelope."""
+    value: dict[str, Any] | None = None
+    """The parsed message, for :func:`with_id`."""
+
+
+class _UnusualError(ValueError):
+    pass
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise _UnusualError("duplicate key")
+    return out
+
+
+def _no_float(text: str) -> Any:
+    raise _UnusualError("float")
+
+
+def _canonical(value: object) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def parse_line(line: bytes) -> Message | None:
+    """The message on ``line`` (with its newline or without), or ``None`` when it is unusual."""
+    if b"\r" in line:
+        return None
+    try:
+        value = json.loads(
+            line.decode("utf-8"),
+            object_pairs_hook=_no_duplicates,
+            parse_float=_no_float,
+            parse_constant=_no_float,
+        )
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(value, dict) or not set(value) <= _ENVELOPE:
+        return None
+    method, params = value.get("method"), value.get("params", _ABSENT)
+    if value.get("jsonrpc") != "2.0" or not isinstance(method, str):
+        return None
+    if params is not _ABSENT and not isinstance(params, dict):
+        return None
+    request_id = value.get("id")
+    if "id" in value and (isinstance(request_id, bool) or not isinstance(request_id, int | str)):
+        return None
+    try:
+        canonical = "" if params is _ABSENT else _canonical(params)
+        canonical.encode("utf-8")  # a lone surrogate cannot be matched
+    except (ValueError, UnicodeEncodeError):
+        return None
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    modern = isinstance(meta, dict) and MODERN_KEY in meta
+    return Message(method, canonical, request_id, modern, value)
+
+
+def id_token(request_id: int | str | None) -> str | None:
+    """The ``id`` as the SDK writes it, when it is one a replayed answer may carry."""
+    if isinstance(request_id, bool) or request_id is None:
+        return None
+    if isinstance(request_id, int):
+        return str(request_id) if abs(request_id) < _MAX_SAFE_INT else None
+    return f'"{request_id}"' if _SIMPLE_ID.fullmatch(request_id) else None
+
+
+def answer_rest(line: str, token: str) -> str | None:
+    """The SDK's answer ``line`` to the request with ``id`` ``token``, without its ``id``.
+
+    ``None`` when the line is not that answer as the SDK writes it
+    (``{"jsonrpc":"2.0","id":<id>,"result"|"error":...}``).
+    """
+    head = f"{_PREFIX}{token},"
+    if not line.startswith(head) or not line.endswith("}"):
+        return None
+    rest = line[len(head) :]
+    return rest if rest.startswith(('"result":', '"error":')) else None
+
+
+def answer_line(token: str, rest: str) -> bytes:
+    """A recorded answer (:func:`answer_rest`) to the request with ``id`` ``token``, framed."""
+    return f"{_PREFIX}{token},{rest}\n".encode()
+
+
+def with_id(message: Message, request_id: str) -> bytes:
+    """``message`` as a line again, its keys in their order, with ``request_id`` for its id."""
+    assert message.value is not None
+    value = {**message.value, "id": request_id}
+    return (json.dumps(value, separators=(",", ":"), ensure_ascii=False) + "\n").encode()
+
+
+class Conversation:
+    """Follows one connection's messages and gives each request its key (or none)."""
+
+    def __init__(self) -> None:
+        self._state: str | None = "fresh"
+
+    @property
+    def replaying(self) -> bool:
+        """Whether later requests can still be matched."""
+        return self._state is not None
+
+    def key(self, message: Message | None) -> str | None:
+        """The key of ``message``'s answer, then the conversation moves past it.
+
+        ``None`` for a notification, a request outside :data:`HANDSHAKE_METHODS`, or once the
+        conversation left what can be matched.
+        """
+        state = self._state
+        if state is None:
+            return None
+        if message is None:
+            self._state = None
+            return None
+        if message.id is None:
+            self._notified(state, message.method)
+            return None
+        if state == "fresh":
+            if message.method == "initialize":
+                digest = hashlib.sha256(message.params.encode()).hexdigest()
+                self._state = f"legacy {digest}"
+            elif message.modern:
+                state = self._state = "modern"
+            else:
+                self._state = None
+                return None
+        elif state.startswith("legacy") and message.method == "initialize":
+            self._state = None
+            return None
+        if message.method not in HANDSHAKE_METHODS:
+            return None
+        return json.dumps([state, message.method, message.params], ensure_ascii=False)
+
+    def _notified(self, state: str, method: str) -> None:
+        if state == "fresh":
+            self._state = None  # the SDK keeps it for whichever era comes: do not guess
+        elif state.startswith("legacy") and method == "notifications/initialized":
+            self._state = state if state.endswith(" initialized") else f"{state} initialized"
+
+
+class Recorder:
+    """What the SDK answers to the requests the front saw: checked and dropped, or recorded.
+
+    ``known`` are the recorded answers by key. ``save`` is given them with the new ones each time
+    no recordable request is left unanswered; ``mismatch`` is told (once) the key of a replayed
+    request the SDK answered differently, and nothing is saved after that. Safe to use from the
+    front's thread and the SDK's writer.
+    """
+
+    def __init__(
+        self,
+        known: Mapping[str, str],
+        save: Callable[[dict[str, str]], None],
+        mismatch: Callable[[str], None],
+    ) -> None:
+        self.known = dict(known)
+        self._save = save
+        self._mismatch = mismatch
+        self._learning: dict[str, str] = {}  # id token -> key
+        self._expected: dict[str, tuple[str, str]] = {}  # private id token -> (key, answer)
+        self._learned: dict[str, str] = {}
+        self._open = True  # requests may still come to learn
+        self._spoiled = False
+        self._lock = threading.Lock()
+
+    @property
+    def listening(self) -> bool:
+        """Whether an SDK answer may still need checking or recording."""
+        return self._open or bool(self._learning or self._expected)
+
+    def learn(self, token: str, key: str) -> None:
+        """Record the SDK's answer to the request with id ``token`` under ``key``."""
+        with self._lock:
+            self._learning.setdefault(token, key)
+
+    def expect(self, token: str, key: str, answer: str) -> None:
+        """The SDK will answer ``answer`` to the replayed request ``token``: check, then drop it."""
+        with self._lock:
+            self._expected[token] = (key, answer)
+
+    def close(self) -> None:
+        """No more requests will be learned or expected."""
+        with self._lock:
+            self._open = False
+
+    def passes(self, line: bytes) -> bool:
+        """Whether the SDK's ``line`` goes to the client (only a replayed request's does not)."""
+        token = _token_of(line)
+        if token is None:
+            return True
+        rest = None
+        with self._lock:
+            expected = self._expected.pop(token, None)
+            key = self._learning.get(token)
+        if expected is not None or key is not None:
+            rest = answer_rest(line.decode("utf-8", "replace").rstrip("\n"), token)
+        if expected is not None:
+            if rest != expected[1]:
+                self._spoil(expected[0])
+            return False
+        if key is not None and rest is not None:
+            with self._lock:
+                del self._learning[token]
+                self._learned[key] = rest
+            self._save_if_due()
+        return True
+
+    def finish(self) -> None:
+        """The server stopped: save what was learned, even if some request went unanswered."""
+        with self._lock:
+            self._open = False
+            self._learning.clear()
+            self._expected.clear()
+        self._save_if_due()
+
+    def _spoil(self, key: str) -> None:
+        with self._lock:
+            first, self._spoiled = not self._spoiled, True
+            self.known.pop(key, None)
+        if first:
+            self._mismatch(key)
+
+    def _save_if_due(self) -> None:
+        with self._lock:
+            if self._learning or self._spoiled or not self._learned:
+                return
+            self.known.update(self._learned)
+            self._learned = {}
+            answers = dict(self.known)
+        self._save(answers)
+
+
+def _token_of(line: bytes) -> str | None:
+    """The id of an answer line as written (``1``, ``"a"``), if the line starts like one."""
+    if not line.startswith(_HEAD):
+        return None
+    end = line.find(b",", len(_HEAD), len(_HEAD) + 160)
+    return line[len(_HEAD) : end].decode("ascii", "replace") if end > 0 else None
