@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import signal
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -16,6 +19,13 @@ STRICT = os.environ.get("MAPLE_TEST_STRICT") == "1"
 _VENV_BIN = str(Path(sys.executable).parent)
 if os.environ.get("PATH", "").split(os.pathsep)[0] != _VENV_BIN:
     os.environ["PATH"] = os.pathsep.join([_VENV_BIN, os.environ.get("PATH", "")]).rstrip(os.pathsep)
+
+# maple-mcp keeps the MCP SDK's recorded handshake answers in the user's cache folder. The suite
+# keeps its own for the session: the maple-mcp processes it starts share one record (the first of
+# each configuration records, the rest replay), and a developer's own is never read or written.
+_CACHE = tempfile.mkdtemp(prefix="maple-test-cache-")
+os.environ["XDG_CACHE_HOME"] = _CACHE
+atexit.register(shutil.rmtree, _CACHE, True)
 
 # Tests stop maple's servers with Ctrl-C (SIGINT). A suite started in the background of a script
 # or under nohup inherits SIGINT ignored, and every child it starts would too (Python then sets

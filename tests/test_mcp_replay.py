@@ -10,13 +10,15 @@ from pathlib import Path
 import pytest
 
 from maple_entrypoints.mcp_recorded import MAX_ANSWERS, RecordedAnswers, run_key
+from maple_entrypoints.mcp_recorder import Recorder
 from maple_entrypoints.mcp_replay import (
     Conversation,
-    Recorder,
+    answer_head,
     answer_line,
-    answer_rest,
     id_token,
+    line_start,
     parse_line,
+    split_answer,
     with_id,
 )
 from maple_entrypoints.settings import configuration_values
@@ -117,16 +119,34 @@ def test_only_plain_ids_are_answered_from_a_record(request_id: object, token: st
 
 
 def test_an_answer_is_the_sdks_line_with_the_id_put_back() -> None:
-    sdk = '{"jsonrpc":"2.0","id":"maple-replayed-1","result":{"tools":[]}}'
-    rest = answer_rest(sdk, '"maple-replayed-1"')
-    assert rest == '"result":{"tools":[]}}'
-    assert answer_line("7", rest) == b'{"jsonrpc":"2.0","id":7,"result":{"tools":[]}}\n'
-    assert answer_rest(sdk, "7") is None
-    assert answer_rest('{"jsonrpc":"2.0","id":7,"method":"roots/list"}', "7") is None
+    sdk = b'{"jsonrpc":"2.0","id":"maple-replayed-1","result":{"tools":[]}}\n'
+    start = line_start(sdk)
+    assert start == answer_head("tools/list") + '"maple-replayed-1"'
+    tail = split_answer(sdk.decode().rstrip("\n"), start)
+    assert tail == ',"result":{"tools":[]}}'
+    replayed = answer_line(answer_head("tools/list") + "7", tail)
+    assert replayed == b'{"jsonrpc":"2.0","id":7,"result":{"tools":[]}}\n'
+    request_line = b'{"jsonrpc":"2.0","id":7,"method":"roots/list"}'
+    assert split_answer(request_line.decode(), str(line_start(request_line))) is None
+    assert line_start(b'{"jsonrpc":"2.0","method":"notifications/message","params":{}}') is None
     message = parse_line(b'{"jsonrpc":"2.0","id":1,"method":"m","params":{"z":1,"a":2}}')
     assert message is not None
     assert (
         with_id(message, "p") == b'{"jsonrpc":"2.0","id":"p","method":"m","params":{"z":1,"a":2}}\n'
+    )
+
+
+def test_a_listen_is_answered_by_its_acknowledgement_which_carries_its_id() -> None:
+    ack = (
+        b'{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":'
+        b'{"_meta":{"io.modelcontextprotocol/subscriptionId":"listen:0"},"notifications":{}}}\n'
+    )
+    start = line_start(ack)
+    assert start == answer_head("subscriptions/listen") + '"listen:0"'
+    tail = split_answer(ack.decode().rstrip("\n"), start)
+    assert tail == '},"notifications":{}}}'
+    assert answer_line(answer_head("subscriptions/listen") + "3", tail) == ack.replace(
+        b'"listen:0"', b"3"
     )
 
 
@@ -139,37 +159,46 @@ class Saves:
         return Recorder(known or {}, save=self.saved.append, mismatch=self.mismatched.append)
 
 
+HEAD = answer_head("tools/list")
+
+
 def sdk(token: str, result: str) -> bytes:
-    return f'{{"jsonrpc":"2.0","id":{token},"result":{result}}}\n'.encode()
+    return f'{HEAD}{token},"result":{result}}}\n'.encode()
 
 
 def test_the_recorder_saves_once_every_recordable_answer_came() -> None:
     saves = Saves()
-    recorder = saves.recorder({"old": '"result":{}}'})
-    recorder.learn("1", "k1")
-    recorder.learn('"b"', "k2")
+    recorder = saves.recorder({"old": ',"result":{}}'})
+    recorder.learn(HEAD + "1", "k1")
+    recorder.learn(HEAD + '"b"', "k2")
     assert recorder.passes(sdk("1", '{"a":1}'))
     assert saves.saved == []  # k2 still to come
     assert recorder.passes(b'{"jsonrpc":"2.0","method":"notifications/message"}\n')
     assert recorder.passes(sdk('"b"', "{}"))
-    assert saves.saved == [{"old": '"result":{}}', "k1": '"result":{"a":1}}', "k2": '"result":{}}'}]
+    assert saves.saved == [
+        {"old": ',"result":{}}', "k1": ',"result":{"a":1}}', "k2": ',"result":{}}'}
+    ]
     recorder.close()
     assert not recorder.listening
 
 
 def test_the_recorder_drops_the_sdks_answer_to_a_replayed_request_and_checks_it() -> None:
     saves = Saves()
-    recorder = saves.recorder({"k": '"result":{"a":1}}'})
-    recorder.expect('"p1"', "k", '"result":{"a":1}}')
-    recorder.expect('"p2"', "k", '"result":{"a":1}}')
+    recorder = saves.recorder({"k": ',"result":{"a":1}}'})
+    recorder.expect(HEAD + '"p1"', "k", ',"result":{"a":1}}')
+    recorder.expect(HEAD + '"p2"', "k", ',"result":{"a":1}}')
     assert not recorder.passes(sdk('"p1"', '{"a":1}'))
     assert saves.mismatched == []
     assert not recorder.passes(sdk('"p2"', '{"a":2}'))  # still never sent twice
     assert saves.mismatched == ["k"]
-    recorder.learn("3", "k3")
+    recorder.learn(HEAD + "3", "k3")
     assert recorder.passes(sdk("3", "{}"))
     recorder.finish()
     assert saves.saved == []  # nothing is saved once the record proved wrong
+
+
+def KEY(i: int = 0) -> str:  # noqa: N802 - a constant's maker
+    return json.dumps(["modern", "tools/list", str(i)])
 
 
 @pytest.fixture
@@ -180,7 +209,7 @@ def folder(tmp_path: Path) -> Path:
 def test_recorded_answers_survive_a_restart_and_only_their_newest_are_kept(folder: Path) -> None:
     recorded = RecordedAnswers(folder, "k")
     assert recorded.load() == {}
-    answers = {f"key {i}": f'"result":{{"n":{i}}}}}' for i in range(MAX_ANSWERS + 5)}
+    answers = {KEY(i): f',"result":{{"n":{i}}}}}' for i in range(MAX_ANSWERS + 5)}
     recorded.save(answers)
     loaded = recorded.load()
     assert list(loaded) == list(answers)[5:]
@@ -195,25 +224,26 @@ def test_recorded_answers_survive_a_restart_and_only_their_newest_are_kept(folde
     [
         lambda path: path.write_text("{not json"),
         lambda path: path.write_text(json.dumps({"format": 99, "answers": {}})),
-        lambda path: path.write_text(json.dumps({"format": 1, "answers": {"k": "<script>"}})),
-        lambda path: path.write_text(json.dumps({"format": 1, "answers": {"k": '"result":{'}})),
-        lambda path: path.write_text(json.dumps({"format": 1, "answers": ["k"]})),
+        lambda path: path.write_text(json.dumps({"format": 1, "answers": {KEY(): "<script>"}})),
+        lambda path: path.write_text(json.dumps({"format": 1, "answers": {KEY(): ',"result":{'}})),
+        lambda path: path.write_text(json.dumps({"format": 1, "answers": {"k": ',"result":{}}'}})),
+        lambda path: path.write_text(json.dumps({"format": 1, "answers": [KEY()]})),
     ],
 )
 def test_a_broken_record_is_ignored_and_replaced(folder: Path, spoil: object) -> None:
     recorded = RecordedAnswers(folder, "k")
-    recorded.save({"k": '"result":{}}'})
+    recorded.save({KEY(): ',"result":{}}'})
     spoil(recorded.path)  # type: ignore[operator]
     assert recorded.load() == {}
-    recorded.save({"k": '"result":{}}'})
-    assert recorded.load() == {"k": '"result":{}}'}
+    recorded.save({KEY(): ',"result":{}}'})
+    assert recorded.load() == {KEY(): ',"result":{}}'}
 
 
 def test_a_record_another_user_could_have_written_is_never_read(
     folder: Path, tmp_path: Path
 ) -> None:
     recorded = RecordedAnswers(folder, "k")
-    recorded.save({"k": '"result":{}}'})
+    recorded.save({KEY(): ',"result":{}}'})
     folder.chmod(0o777)
     assert recorded.load() == {}
     folder.chmod(0o700)

@@ -28,6 +28,8 @@ import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from maple_entrypoints.mcp_replay import answer_head, key_method, split_answer
+
 __all__ = ["FORMAT", "MAX_ANSWERS", "MAX_FILES", "RecordedAnswers", "run_key"]
 
 FORMAT = 1
@@ -95,14 +97,16 @@ def _valid(data: object) -> dict[str, str] | None:
     answers = data.get("answers")
     if not isinstance(answers, dict) or len(answers) > MAX_ANSWERS:
         return None
-    for key, rest in answers.items():
-        if not isinstance(key, str) or not isinstance(rest, str):
-            return None
-        if not rest.startswith(('"result":', '"error":')):
+    for key, tail in answers.items():
+        if not isinstance(key, str) or not isinstance(tail, str):
             return None
         try:
-            json.loads("{" + rest)
-        except ValueError:
+            start = answer_head(key_method(key)) + "0"
+            if split_answer(start + tail, start) is None or not isinstance(
+                json.loads(start + tail), dict
+            ):
+                return None
+        except (ValueError, IndexError, TypeError):
             return None
     return answers
 

@@ -18,8 +18,10 @@ recorded answer (if any) is that answer:
   return (the SDK's reader splits lines there too), no duplicate keys, no floats, no top-level
   key beyond ``jsonrpc``, ``id``, ``method`` and ``params``.
 
-The answer itself is the SDK's own line without its ``id``, kept byte for byte; a replayed answer
-is that line with the client's ``id`` put back (:func:`answer_line`).
+The answer itself is the SDK's own line without what precedes the ``id`` and the ``id``, kept byte
+for byte; a replayed answer is that line with the client's ``id`` put back (:func:`answer_line`).
+Most requests are answered by a response; ``subscriptions/listen`` (:data:`ACKNOWLEDGED`) is
+answered by an acknowledgement notification carrying its id, and then stays open.
 """
 
 from __future__ import annotations
@@ -27,20 +29,21 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import threading
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "ACKNOWLEDGED",
     "HANDSHAKE_METHODS",
     "Conversation",
     "Message",
-    "Recorder",
+    "answer_head",
     "answer_line",
-    "answer_rest",
     "id_token",
+    "key_method",
+    "line_start",
     "parse_line",
+    "split_answer",
     "with_id",
 ]
 
@@ -48,6 +51,7 @@ HANDSHAKE_METHODS = frozenset(
     {
         "initialize",
         "server/discover",
+        "subscriptions/listen",
         "ping",
         "tools/list",
         "prompts/list",
@@ -56,14 +60,23 @@ HANDSHAKE_METHODS = frozenset(
     }
 )
 """The requests whose answers are recorded: each depends only on the server's definitions."""
+ACKNOWLEDGED = frozenset({"subscriptions/listen"})
+"""Requests the SDK first answers with a notification carrying their id, and keeps open."""
 
 MODERN_KEY = "io.modelcontextprotocol/protocolVersion"
 """The ``_meta`` key that marks a 2026-07-28 request (the SDK's era test)."""
 
 _SIMPLE_ID = re.compile(r"[A-Za-z0-9_.:/-]{1,128}")
 _MAX_SAFE_INT = 2**53
-_PREFIX = '{"jsonrpc":"2.0","id":'
-_HEAD = _PREFIX.encode()
+_RESPONSE = '{"jsonrpc":"2.0","id":'
+_ACKNOWLEDGEMENT = (
+    '{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged",'
+    '"params":{"_meta":{"io.modelcontextprotocol/subscriptionId":'
+)
+_START = re.compile(
+    rb'(?:\{"jsonrpc":"2\.0","id":|' + re.escape(_ACKNOWLEDGEMENT.encode()) + rb")"
+    rb'(?:"[A-Za-z0-9_.:/-]{1,128}"|-?[0-9]{1,16})(?=[,}])'
+)
 _ENVELOPE = frozenset({"jsonrpc", "id", "method", "params"})
 _ABSENT = object()
 
@@ -143,22 +156,38 @@ def id_token(request_id: int | str | None) -> str | None:
     return f'"{request_id}"' if _SIMPLE_ID.fullmatch(request_id) else None
 
 
-def answer_rest(line: str, token: str) -> str | None:
-    """The SDK's answer ``line`` to the request with ``id`` ``token``, without its ``id``.
+def answer_head(method: str) -> str:
+    """How the SDK's first line for a ``method`` request starts, up to the request's id."""
+    return _ACKNOWLEDGEMENT if method in ACKNOWLEDGED else _RESPONSE
 
-    ``None`` when the line is not that answer as the SDK writes it
-    (``{"jsonrpc":"2.0","id":<id>,"result"|"error":...}``).
+
+def line_start(line: bytes) -> str | None:
+    """The start of one of the SDK's lines up to a request's id, if it answers a request."""
+    found = _START.match(line)
+    return found.group().decode() if found else None
+
+
+def split_answer(line: str, start: str) -> str | None:
+    """What follows ``start`` on ``line``, if the line is the SDK's answer that starts so.
+
+    An answer is ``{"jsonrpc":"2.0","id":<id>,"result"|"error":...}``, or for
+    :data:`ACKNOWLEDGED` requests the acknowledgement whose subscription id is the request's.
     """
-    head = f"{_PREFIX}{token},"
-    if not line.startswith(head) or not line.endswith("}"):
+    if not line.startswith(start) or not line.endswith("}"):
         return None
-    rest = line[len(head) :]
-    return rest if rest.startswith(('"result":', '"error":')) else None
+    tail = line[len(start) :]
+    shapes = (',"result":', ',"error":') if start.startswith(_RESPONSE) else ("},",)
+    return tail if tail.startswith(shapes) else None
 
 
-def answer_line(token: str, rest: str) -> bytes:
-    """A recorded answer (:func:`answer_rest`) to the request with ``id`` ``token``, framed."""
-    return f"{_PREFIX}{token},{rest}\n".encode()
+def answer_line(start: str, tail: str) -> bytes:
+    """A recorded answer: ``start`` (the head and the id) and the recorded ``tail``."""
+    return f"{start}{tail}\n".encode()
+
+
+def key_method(key: str) -> str:
+    """The method of a request :class:`Conversation` gave ``key``."""
+    return str(json.loads(key)[1])
 
 
 def with_id(message: Message, request_id: str) -> bytes:
@@ -215,103 +244,3 @@ class Conversation:
             self._state = None  # the SDK keeps it for whichever era comes: do not guess
         elif state.startswith("legacy") and method == "notifications/initialized":
             self._state = state if state.endswith(" initialized") else f"{state} initialized"
-
-
-class Recorder:
-    """What the SDK answers to the requests the front saw: checked and dropped, or recorded.
-
-    ``known`` are the recorded answers by key. ``save`` is given them with the new ones each time
-    no recordable request is left unanswered; ``mismatch`` is told (once) the key of a replayed
-    request the SDK answered differently, and nothing is saved after that. Safe to use from the
-    front's thread and the SDK's writer.
-    """
-
-    def __init__(
-        self,
-        known: Mapping[str, str],
-        save: Callable[[dict[str, str]], None],
-        mismatch: Callable[[str], None],
-    ) -> None:
-        self.known = dict(known)
-        self._save = save
-        self._mismatch = mismatch
-        self._learning: dict[str, str] = {}  # id token -> key
-        self._expected: dict[str, tuple[str, str]] = {}  # private id token -> (key, answer)
-        self._learned: dict[str, str] = {}
-        self._open = True  # requests may still come to learn
-        self._spoiled = False
-        self._lock = threading.Lock()
-
-    @property
-    def listening(self) -> bool:
-        """Whether an SDK answer may still need checking or recording."""
-        return self._open or bool(self._learning or self._expected)
-
-    def learn(self, token: str, key: str) -> None:
-        """Record the SDK's answer to the request with id ``token`` under ``key``."""
-        with self._lock:
-            self._learning.setdefault(token, key)
-
-    def expect(self, token: str, key: str, answer: str) -> None:
-        """The SDK will answer ``answer`` to the replayed request ``token``: check, then drop it."""
-        with self._lock:
-            self._expected[token] = (key, answer)
-
-    def close(self) -> None:
-        """No more requests will be learned or expected."""
-        with self._lock:
-            self._open = False
-
-    def passes(self, line: bytes) -> bool:
-        """Whether the SDK's ``line`` goes to the client (only a replayed request's does not)."""
-        token = _token_of(line)
-        if token is None:
-            return True
-        rest = None
-        with self._lock:
-            expected = self._expected.pop(token, None)
-            key = self._learning.get(token)
-        if expected is not None or key is not None:
-            rest = answer_rest(line.decode("utf-8", "replace").rstrip("\n"), token)
-        if expected is not None:
-            if rest != expected[1]:
-                self._spoil(expected[0])
-            return False
-        if key is not None and rest is not None:
-            with self._lock:
-                del self._learning[token]
-                self._learned[key] = rest
-            self._save_if_due()
-        return True
-
-    def finish(self) -> None:
-        """The server stopped: save what was learned, even if some request went unanswered."""
-        with self._lock:
-            self._open = False
-            self._learning.clear()
-            self._expected.clear()
-        self._save_if_due()
-
-    def _spoil(self, key: str) -> None:
-        with self._lock:
-            first, self._spoiled = not self._spoiled, True
-            self.known.pop(key, None)
-        if first:
-            self._mismatch(key)
-
-    def _save_if_due(self) -> None:
-        with self._lock:
-            if self._learning or self._spoiled or not self._learned:
-                return
-            self.known.update(self._learned)
-            self._learned = {}
-            answers = dict(self.known)
-        self._save(answers)
-
-
-def _token_of(line: bytes) -> str | None:
-    """The id of an answer line as written (``1``, ``"a"``), if the line starts like one."""
-    if not line.startswith(_HEAD):
-        return None
-    end = line.find(b",", len(_HEAD), len(_HEAD) + 160)
-    return line[len(_HEAD) : end].decode("ascii", "replace") if end > 0 else None

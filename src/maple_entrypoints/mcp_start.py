@@ -21,7 +21,6 @@ setting) is served by the SDK alone, as before, and records.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import threading
@@ -31,7 +30,8 @@ from pathlib import Path
 from maple_core.errors import ConfigurationError
 from maple_entrypoints.bootstrap.server import CheckedServer, check_server
 from maple_entrypoints.mcp_recorded import RecordedAnswers, run_key
-from maple_entrypoints.mcp_replay import Recorder
+from maple_entrypoints.mcp_recorder import Recorder
+from maple_entrypoints.mcp_replay import key_method
 from maple_entrypoints.mcp_wire import Front, Stdio
 from maple_entrypoints.server_log import ServerLog
 from maple_entrypoints.settings import cache_folder, configuration_values
@@ -99,7 +99,7 @@ def _recorder(recorded: RecordedAnswers | None, log: ServerLog) -> Recorder:
         log.warn(
             "The MCP SDK answered a recorded request differently; the recorded answers are "
             "forgotten and the next start records them again.",
-            method=str(json.loads(key)[1]),
+            method=key_method(key),
         )
 
     return Recorder(recorded.load(), save=recorded.save, mismatch=mismatch)

@@ -28,9 +28,11 @@ import threading
 from collections.abc import Callable
 from typing import IO
 
+from maple_entrypoints.mcp_recorder import Recorder
 from maple_entrypoints.mcp_replay import (
+    ACKNOWLEDGED,
     Conversation,
-    Recorder,
+    answer_head,
     answer_line,
     id_token,
     parse_line,
@@ -201,8 +203,8 @@ class Front:
             message = parse_line(line)
             key = self._conversation.key(message)
             token = id_token(message.id) if message is not None and key is not None else None
-            if key is not None and token is not None:
-                self._recorder.learn(token, key)
+            if message is not None and key is not None and token is not None:
+                self._recorder.learn(answer_head(message.method) + token, key)
             if not self._conversation.replaying:
                 self._observed = OBSERVED_LINES
         if self._observed >= OBSERVED_LINES:
@@ -216,16 +218,20 @@ class Front:
         token = id_token(message.id) if message is not None and key is not None else None
         if message is None or key is None or token is None:
             return line
-        answer = self._recorder.known.get(key)
-        if answer is None or not self._writable:
-            self._recorder.learn(token, key)
+        head = answer_head(message.method)
+        tail = self._recorder.known.get(key)
+        if tail is None or not self._writable:
+            self._recorder.learn(head + token, key)
             return line
         try:
-            self._stdio.write(answer_line(token, answer))
+            self._stdio.write(answer_line(head + token, tail))
         except OSError:  # the client left: the SDK will see it as it would have
             self._writable = False
             return line
+        if message.method in ACKNOWLEDGED:  # it stays open with the SDK, under the client's id
+            self._recorder.expect(head + token, key, tail)
+            return line
         self._replayed += 1
         private = f"maple-replayed-{self._nonce}-{self._replayed}"
-        self._recorder.expect(f'"{private}"', key, answer)
+        self._recorder.expect(f'{head}"{private}"', key, tail)
         return with_id(message, private)
