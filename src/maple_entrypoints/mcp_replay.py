@@ -34,8 +34,8 @@ from typing import Any
 
 __all__ = [
     "ACKNOWLEDGED",
-    "HANDSHAKE_METHODS",
     "Conversation",
+    "HANDSHAKE_METHODS",
     "Message",
     "answer_head",
     "answer_line",

@@ -81,8 +81,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SERVICE",
-    "TOOL_NAMES",
     "StdioServer",
+    "TOOL_NAMES",
     "build_server",
     "main",
     "package_version",

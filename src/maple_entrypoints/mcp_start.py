@@ -34,7 +34,7 @@ from maple_entrypoints.mcp_recorder import Recorder
 from maple_entrypoints.mcp_replay import key_method
 from maple_entrypoints.mcp_wire import Front, Stdio
 from maple_entrypoints.server_log import ServerLog
-from maple_entrypoints.settings import cache_folder, configuration_values
+from maple_entrypoints.settings import Settings, configuration_values
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -82,9 +82,9 @@ def _load(checked: CheckedServer, cwd: Path) -> StdioServer:
     return stdio_server_for(checked, cwd)
 
 
-def _recorded(argv: list[str]) -> RecordedAnswers | None:
+def _recorded(settings: Settings, argv: list[str]) -> RecordedAnswers | None:
     try:
-        folder = cache_folder() / "mcp-answers"
+        folder = settings.cache_folder / "mcp-answers"
     except RuntimeError:  # no home folder to keep them in
         return None
     return RecordedAnswers(folder, run_key(configuration_values(), argv))
@@ -121,7 +121,8 @@ def _serve(stdio: Stdio) -> None:
     except ConfigurationError as exc:
         sys.stderr.write(f"{SERVICE}: {exc}\n")
         raise SystemExit(1) from None
-    recorder = _recorder(_recorded(sys.argv[1:]), ServerLog(SERVICE, checked.settings.secrets()))
+    recorded = _recorded(checked.settings, sys.argv[1:])
+    recorder = _recorder(recorded, ServerLog(SERVICE, checked.settings.secrets()))
     loader = _Loader(lambda: _load(checked, cwd))
     interval = sys.getswitchinterval()
     sys.setswitchinterval(_SWITCH_S)

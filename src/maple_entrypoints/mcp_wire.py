@@ -43,7 +43,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from _typeshed import ReadableBuffer, WriteableBuffer
 
-__all__ = ["MAX_HELD_BYTES", "OBSERVED_LINES", "Front", "Stdio"]
+__all__ = [
+    "Front",
+    "MAX_HELD_BYTES",
+    "OBSERVED_LINES",
+    "Stdio",
+]
 
 MAX_HELD_BYTES = 64 * 1024 * 1024
 """The most the front keeps for the SDK; past it, it stops reading and the pipe waits."""

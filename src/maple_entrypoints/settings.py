@@ -35,7 +35,6 @@ __all__ = [
     "Settings",
     "StoreKind",
     "Transport",
-    "cache_folder",
     "configuration_values",
     "load_settings",
     "resolve_config",
@@ -128,6 +127,17 @@ class Settings(_FromEnvironment):
     GITHUB_EVENT_PATH: str | None
     GITHUB_REPOSITORY: str | None
     GITHUB_API_URL: str | None
+    XDG_CACHE_HOME: str | None
+
+    @property
+    def cache_folder(self) -> Path:
+        """Where maple keeps what it can rebuild: ``$XDG_CACHE_HOME/maple`` or ``~/.cache/maple``.
+
+        A relative ``XDG_CACHE_HOME`` is ignored, as the XDG specification says.
+        """
+        home = self.XDG_CACHE_HOME
+        base = Path(home) if home and Path(home).is_absolute() else Path.home() / ".cache"
+        return base / "maple"
 
     @property
     def require_approval(self) -> bool:
@@ -299,16 +309,6 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         ConfigurationError: a variable's value is not of its type.
     """
     return Settings.load(environ)
-
-
-def cache_folder(environ: Mapping[str, str] | None = None) -> Path:
-    """Where maple keeps what it can rebuild: ``$XDG_CACHE_HOME/maple``, else ``~/.cache/maple``.
-
-    A relative ``XDG_CACHE_HOME`` is ignored, as the XDG specification says.
-    """
-    home = read_variable(os.environ if environ is None else environ, "XDG_CACHE_HOME")
-    base = Path(home) if home and Path(home).is_absolute() else Path.home() / ".cache"
-    return base / "maple"
 
 
 def configuration_values(environ: Mapping[str, str] | None = None) -> list[tuple[str, str | None]]:
