@@ -13,7 +13,7 @@ from maple_entrypoints.mcp_recorded import MAX_ANSWERS, RecordedAnswers, run_key
 from maple_entrypoints.mcp_recorder import Recorder
 from maple_entrypoints.mcp_replay import (
     Conversation,
-    answer_head,
+    answer_heads,
     answer_line,
     id_token,
     line_start,
@@ -121,10 +121,10 @@ def test_only_plain_ids_are_answered_from_a_record(request_id: object, token: st
 def test_an_answer_is_the_sdks_line_with_the_id_put_back() -> None:
     sdk = b'{"jsonrpc":"2.0","id":"maple-replayed-1","result":{"tools":[]}}\n'
     start = line_start(sdk)
-    assert start == answer_head("tools/list") + '"maple-replayed-1"'
+    assert start == answer_heads("tools/list")[0] + '"maple-replayed-1"'
     tail = split_answer(sdk.decode().rstrip("\n"), start)
     assert tail == ',"result":{"tools":[]}}'
-    replayed = answer_line(answer_head("tools/list") + "7", tail)
+    replayed = answer_line(answer_heads("tools/list")[0] + "7", tail)
     assert replayed == b'{"jsonrpc":"2.0","id":7,"result":{"tools":[]}}\n'
     request_line = b'{"jsonrpc":"2.0","id":7,"method":"roots/list"}'
     assert split_answer(request_line.decode(), str(line_start(request_line))) is None
@@ -142,10 +142,10 @@ def test_a_listen_is_answered_by_its_acknowledgement_which_carries_its_id() -> N
         b'{"_meta":{"io.modelcontextprotocol/subscriptionId":"listen:0"},"notifications":{}}}\n'
     )
     start = line_start(ack)
-    assert start == answer_head("subscriptions/listen") + '"listen:0"'
+    assert start == answer_heads("subscriptions/listen")[0] + '"listen:0"'
     tail = split_answer(ack.decode().rstrip("\n"), start)
     assert tail == '},"notifications":{}}}'
-    assert answer_line(answer_head("subscriptions/listen") + "3", tail) == ack.replace(
+    assert answer_line(answer_heads("subscriptions/listen")[0] + "3", tail) == ack.replace(
         b'"listen:0"', b"3"
     )
 
@@ -159,7 +159,7 @@ class Saves:
         return Recorder(known or {}, save=self.saved.append, mismatch=self.mismatched.append)
 
 
-HEAD = answer_head("tools/list")
+HEAD = answer_heads("tools/list")[0]
 
 
 def sdk(token: str, result: str) -> bytes:
@@ -169,11 +169,13 @@ def sdk(token: str, result: str) -> bytes:
 def test_the_recorder_saves_once_every_recordable_answer_came() -> None:
     saves = Saves()
     recorder = saves.recorder({"old": ',"result":{}}'})
-    recorder.learn(HEAD + "1", "k1")
-    recorder.learn(HEAD + '"b"', "k2")
+    recorder.learn([HEAD + "1"], "k1")
+    listen = [head + '"b"' for head in answer_heads("subscriptions/listen")]
+    recorder.learn(listen, "k2")  # a listen refused is answered, not acknowledged
     assert recorder.passes(sdk("1", '{"a":1}'))
     assert saves.saved == []  # k2 still to come
     assert recorder.passes(b'{"jsonrpc":"2.0","method":"notifications/message"}\n')
+    assert saves.saved == []
     assert recorder.passes(sdk('"b"', "{}"))
     assert saves.saved == [
         {"old": ',"result":{}}', "k1": ',"result":{"a":1}}', "k2": ',"result":{}}'}
@@ -191,7 +193,7 @@ def test_the_recorder_drops_the_sdks_answer_to_a_replayed_request_and_checks_it(
     assert saves.mismatched == []
     assert not recorder.passes(sdk('"p2"', '{"a":2}'))  # still never sent twice
     assert saves.mismatched == ["k"]
-    recorder.learn(HEAD + "3", "k3")
+    recorder.learn([HEAD + "3"], "k3")
     assert recorder.passes(sdk("3", "{}"))
     recorder.finish()
     assert saves.saved == []  # nothing is saved once the record proved wrong

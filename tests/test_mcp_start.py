@@ -57,6 +57,7 @@ def legacy(version: str) -> list[str]:
         request(4, "prompts/list"),
         request(5, "resources/list"),
         request(6, "resources/templates/list"),
+        request("listen:0", "subscriptions/listen", {"notifications": {"toolsListChanged": True}}),
     ]
 
 
@@ -121,12 +122,12 @@ def test_a_different_tool_set_is_never_answered_from_another_ones_record(
     conversation = legacy("2025-11-25")
     first = Wire(repo, cache)
     first.send(*conversation)
-    plain = {answer_id(text): text for text in first.answers(7)}
+    plain = {answer_id(text): text for text in first.answers(requests_in(conversation))}
     first.finish()
     held = Wire(repo, cache, held=True, MAPLE_AGENTS="codex")
     held.send(*conversation)
     held.open_gate()  # nothing recorded for this configuration: every answer is the SDK's
-    answers = {answer_id(text): text for text in held.answers(7)}
+    answers = {answer_id(text): text for text in held.answers(requests_in(conversation))}
     tools = [t["name"] for t in json.loads(answers[1])["result"]["tools"]]
     assert "agent_start" in tools
     assert "agent_start" not in plain[1]
@@ -260,7 +261,7 @@ def test_an_answer_the_sdk_contradicts_is_reported_forgotten_and_recorded_again(
     path.write_text(json.dumps(stored))
     held = Wire(repo, cache, held=True)
     held.send(*conversation)
-    replayed = {answer_id(text): text for text in held.answers(7)}
+    replayed = {answer_id(text): text for text in held.answers(requests_in(conversation))}
     assert "oldest first" in replayed[1]  # proof that it came from the record
     held.open_gate()
     held.send(request(8, "tools/call", LIST_CALL))

@@ -28,7 +28,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from maple_entrypoints.mcp_replay import answer_head, key_method, split_answer
+from maple_entrypoints.mcp_replay import head_of, split_answer
 
 __all__ = ["FORMAT", "MAX_ANSWERS", "MAX_FILES", "RecordedAnswers", "run_key"]
 
@@ -100,13 +100,16 @@ def _valid(data: object) -> dict[str, str] | None:
     for key, tail in answers.items():
         if not isinstance(key, str) or not isinstance(tail, str):
             return None
+        start = head_of(tail) + "0"
         try:
-            start = answer_head(key_method(key)) + "0"
-            if split_answer(start + tail, start) is None or not isinstance(
-                json.loads(start + tail), dict
-            ):
-                return None
-        except (ValueError, IndexError, TypeError):
+            parts, answer = json.loads(key), json.loads(start + tail)
+        except ValueError:
+            return None
+        if not (
+            isinstance(parts, list) and len(parts) == 3 and all(isinstance(p, str) for p in parts)
+        ):
+            return None
+        if split_answer(start + tail, start) is None or not isinstance(answer, dict):
             return None
     return answers
 

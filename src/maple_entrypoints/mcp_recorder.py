@@ -11,7 +11,7 @@ its start, the line up to the request's id (:func:`~maple_entrypoints.mcp_replay
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 from maple_entrypoints.mcp_replay import line_start, split_answer
 
@@ -35,7 +35,7 @@ class Recorder:
         self.known = dict(known)
         self._save = save
         self._mismatch = mismatch
-        self._learning: dict[str, str] = {}  # answer start -> key
+        self._learning: dict[str, tuple[str, tuple[str, ...]]] = {}  # start -> key, its starts
         self._expected: dict[str, tuple[str, str]] = {}  # answer start -> (key, tail sent)
         self._learned: dict[str, str] = {}
         self._open = True  # requests may still come
@@ -47,10 +47,11 @@ class Recorder:
         """Whether an SDK answer may still need checking or recording."""
         return self._open or bool(self._learning or self._expected)
 
-    def learn(self, start: str, key: str) -> None:
-        """Record the SDK's answer that starts with ``start`` under ``key``."""
+    def learn(self, starts: Sequence[str], key: str) -> None:
+        """Record under ``key`` the SDK's first answer that starts with one of ``starts``."""
         with self._lock:
-            self._learning.setdefault(start, key)
+            for start in starts:
+                self._learning.setdefault(start, (key, tuple(starts)))
 
     def expect(self, start: str, key: str, tail: str) -> None:
         """The SDK will answer ``start`` + ``tail`` (already sent): check it, then drop it."""
@@ -69,7 +70,7 @@ class Recorder:
             return True
         with self._lock:
             expected = self._expected.pop(start, None)
-            key = self._learning.get(start)
+            key, starts = self._learning.get(start, (None, ()))
         if expected is None and key is None:
             return True
         tail = split_answer(line.decode("utf-8", "replace").rstrip("\n"), start)
@@ -79,7 +80,9 @@ class Recorder:
             return False
         if key is not None and tail is not None:
             with self._lock:
-                del self._learning[start]
+                for other in starts:
+                    if self._learning.get(other, (None, ()))[1] == starts:
+                        del self._learning[other]
                 self._learned[key] = tail
             self._save_if_due()
         return True

@@ -37,9 +37,11 @@ __all__ = [
     "Conversation",
     "HANDSHAKE_METHODS",
     "Message",
-    "answer_head",
+    "answer_heads",
     "answer_line",
+    "head_of",
     "id_token",
+    "is_acknowledgement",
     "key_method",
     "line_start",
     "parse_line",
@@ -156,9 +158,22 @@ def id_token(request_id: int | str | None) -> str | None:
     return f'"{request_id}"' if _SIMPLE_ID.fullmatch(request_id) else None
 
 
-def answer_head(method: str) -> str:
-    """How the SDK's first line for a ``method`` request starts, up to the request's id."""
-    return _ACKNOWLEDGEMENT if method in ACKNOWLEDGED else _RESPONSE
+def answer_heads(method: str) -> tuple[str, ...]:
+    """How the SDK's first line for a ``method`` request may start, up to the request's id.
+
+    An :data:`ACKNOWLEDGED` request is acknowledged, or answered at once when it is refused.
+    """
+    return (_ACKNOWLEDGEMENT, _RESPONSE) if method in ACKNOWLEDGED else (_RESPONSE,)
+
+
+def is_acknowledgement(tail: str) -> bool:
+    """Whether a recorded answer is an acknowledgement (so its request is still open)."""
+    return tail.startswith("},")
+
+
+def head_of(tail: str) -> str:
+    """The start, up to the request's id, of the answer a recorded ``tail`` ends."""
+    return _ACKNOWLEDGEMENT if is_acknowledgement(tail) else _RESPONSE
 
 
 def line_start(line: bytes) -> str | None:

@@ -30,11 +30,12 @@ from typing import IO
 
 from maple_entrypoints.mcp_recorder import Recorder
 from maple_entrypoints.mcp_replay import (
-    ACKNOWLEDGED,
     Conversation,
-    answer_head,
+    answer_heads,
     answer_line,
+    head_of,
     id_token,
+    is_acknowledgement,
     parse_line,
     with_id,
 )
@@ -209,7 +210,7 @@ class Front:
             key = self._conversation.key(message)
             token = id_token(message.id) if message is not None and key is not None else None
             if message is not None and key is not None and token is not None:
-                self._recorder.learn(answer_head(message.method) + token, key)
+                self._recorder.learn([h + token for h in answer_heads(message.method)], key)
             if not self._conversation.replaying:
                 self._observed = OBSERVED_LINES
         if self._observed >= OBSERVED_LINES:
@@ -223,17 +224,17 @@ class Front:
         token = id_token(message.id) if message is not None and key is not None else None
         if message is None or key is None or token is None:
             return line
-        head = answer_head(message.method)
         tail = self._recorder.known.get(key)
         if tail is None or not self._writable:
-            self._recorder.learn(head + token, key)
+            self._recorder.learn([h + token for h in answer_heads(message.method)], key)
             return line
+        head = head_of(tail)
         try:
             self._stdio.write(answer_line(head + token, tail))
         except OSError:  # the client left: the SDK will see it as it would have
             self._writable = False
             return line
-        if message.method in ACKNOWLEDGED:  # it stays open with the SDK, under the client's id
+        if is_acknowledgement(tail):  # it stays open with the SDK, under the client's id
             self._recorder.expect(head + token, key, tail)
             return line
         self._replayed += 1
