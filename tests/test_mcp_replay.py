@@ -230,6 +230,9 @@ def test_recorded_answers_survive_a_restart_and_only_their_newest_are_kept(folde
         lambda path: path.write_text(json.dumps({"format": 1, "answers": {KEY(): ',"result":{'}})),
         lambda path: path.write_text(json.dumps({"format": 1, "answers": {"k": ',"result":{}}'}})),
         lambda path: path.write_text(json.dumps({"format": 1, "answers": [KEY()]})),
+        lambda path: path.write_text(
+            json.dumps({"format": 1, "answers": {KEY(): ',"result":\n{}}\n{"jsonrpc":"2.0"}'}})
+        ),
     ],
 )
 def test_a_broken_record_is_ignored_and_replaced(folder: Path, spoil: object) -> None:

@@ -100,6 +100,8 @@ def _valid(data: object) -> dict[str, str] | None:
     for key, tail in answers.items():
         if not isinstance(key, str) or not isinstance(tail, str):
             return None
+        if "\n" in tail or "\r" in tail:  # the SDK escapes both: a line break would be a second
+            return None  # message to the client
         start = head_of(tail) + "0"
         try:
             parts, answer = json.loads(key), json.loads(start + tail)

@@ -18,10 +18,11 @@ recorded answer (if any) is that answer:
   return (the SDK's reader splits lines there too), no duplicate keys, no floats, no top-level
   key beyond ``jsonrpc``, ``id``, ``method`` and ``params``.
 
-The answer itself is the SDK's own line without what precedes the ``id`` and the ``id``, kept byte
-for byte; a replayed answer is that line with the client's ``id`` put back (:func:`answer_line`).
-Most requests are answered by a response; ``subscriptions/listen`` (:data:`ACKNOWLEDGED`) is
-answered by an acknowledgement notification carrying its id, and then stays open.
+An answer is the SDK's own line: its **start** (up to and with the request's id) and its **tail**
+(the rest, recorded byte for byte); a replayed answer is the same start with the client's id, then
+the tail (:func:`answer_line`). Most requests are answered by a response; ``subscriptions/listen``
+(:data:`ACKNOWLEDGED`) by an acknowledgement notification carrying its id, after which it stays
+open with the SDK.
 """
 
 from __future__ import annotations
