@@ -84,7 +84,6 @@ __all__ = [
     "StdioServer",
     "TOOL_NAMES",
     "build_server",
-    "main",
     "package_version",
     "stdio_server_for",
     "tool_errors",
@@ -661,13 +660,6 @@ def _exit_on_signals() -> None:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGHUP, stop)
-
-
-def main() -> None:
-    """Run ``maple-mcp`` over stdio (:func:`maple_entrypoints.mcp_start.main`)."""
-    from maple_entrypoints.mcp_start import main as start
-
-    start()
 
 
 @dataclass(frozen=True, slots=True)
