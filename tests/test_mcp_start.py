@@ -83,7 +83,11 @@ CONVERSATIONS = {
     **{f"discover {v}": modern() for v in MODERN_PROTOCOL_VERSIONS},
     **{f"discover {v} with tasks": modern(TASKS) for v in MODERN_PROTOCOL_VERSIONS},
 }
-TOOL_SETS = {"maple's tools": {}, "with external agents": {"MAPLE_AGENTS": "codex,claude"}}
+TOOL_SETS = {
+    "maple's tools": {},
+    "with external agents": {"MAPLE_AGENTS": "codex,claude"},
+    "in a turn nobody watches": {"MAPLE_AGENTS": "codex,claude", "MAPLE_UNATTENDED": "1"},
+}
 
 
 def requests_in(lines: list[str]) -> int:
