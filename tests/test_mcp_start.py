@@ -120,21 +120,34 @@ def test_answers_given_before_the_sdk_loads_are_the_sdks_byte_for_byte(
     assert held.finish() == (0, closing, "")  # no second answer, no mismatch reported
 
 
-def test_a_different_tool_set_is_never_answered_from_another_ones_record(
-    repo: Path, cache: Path
+AGENTS = {"MAPLE_AGENTS": "codex,claude"}
+
+
+@pytest.mark.parametrize(
+    ("recorded_with", "running_with", "agent_tools"),
+    [
+        ({}, AGENTS, True),
+        (AGENTS, {}, False),
+        (AGENTS, {**AGENTS, "MAPLE_UNATTENDED": "1"}, False),
+    ],
+    ids=["agents added", "agents removed", "a turn nobody watches"],
+)
+def test_another_tool_set_is_never_answered_from_this_ones_record(
+    repo: Path,
+    cache: Path,
+    recorded_with: dict[str, str],
+    running_with: dict[str, str],
+    agent_tools: bool,
 ) -> None:
     conversation = legacy("2025-11-25")
-    first = Wire(repo, cache)
-    first.send(*conversation)
-    plain = {answer_id(text): text for text in first.answers(requests_in(conversation))}
-    first.finish()
-    held = Wire(repo, cache, held=True, MAPLE_AGENTS="codex")
+    recorded = record(repo, cache, conversation, **recorded_with)
+    assert ('"agent_start"' in recorded[1]) is not agent_tools
+    held = Wire(repo, cache, held=True, **running_with)
     held.send(*conversation)
     held.open_gate()  # nothing recorded for this configuration: every answer is the SDK's
     answers = {answer_id(text): text for text in held.answers(requests_in(conversation))}
     tools = [t["name"] for t in json.loads(answers[1])["result"]["tools"]]
-    assert "agent_start" in tools
-    assert "agent_start" not in plain[1]
+    assert ("agent_start" in tools) is agent_tools
     assert held.finish()[::2] == (0, "")
 
 
