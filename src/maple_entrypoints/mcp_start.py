@@ -33,7 +33,6 @@ from maple_entrypoints.mcp_recorded import RecordedAnswers, run_key
 from maple_entrypoints.mcp_recorder import Recorder
 from maple_entrypoints.mcp_replay import key_method
 from maple_entrypoints.mcp_wire import Front, Stdio
-from maple_entrypoints.server_log import ServerLog
 from maple_entrypoints.settings import Settings, configuration_values
 
 TYPE_CHECKING = False
@@ -90,13 +89,15 @@ def _recorded(settings: Settings, argv: list[str]) -> RecordedAnswers | None:
     return RecordedAnswers(folder, run_key(configuration_values(), argv))
 
 
-def _recorder(recorded: RecordedAnswers | None, log: ServerLog) -> Recorder:
+def _recorder(recorded: RecordedAnswers | None, secrets: list[str]) -> Recorder:
     if recorded is None:
         return Recorder({}, save=lambda answers: None, mismatch=lambda key: None)
 
     def mismatch(key: str) -> None:
+        from maple_entrypoints.server_log import ServerLog
+
         recorded.drop()
-        log.warn(
+        ServerLog(SERVICE, secrets).warn(
             "The MCP SDK answered a recorded request differently; the recorded answers are "
             "forgotten and the next start records them again.",
             method=key_method(key),
@@ -122,7 +123,7 @@ def _serve(stdio: Stdio) -> None:
         sys.stderr.write(f"{SERVICE}: {exc}\n")
         raise SystemExit(1) from None
     recorded = _recorded(checked.settings, sys.argv[1:])
-    recorder = _recorder(recorded, ServerLog(SERVICE, checked.settings.secrets()))
+    recorder = _recorder(recorded, checked.settings.secrets())
     loader = _Loader(lambda: _load(checked, cwd))
     interval = sys.getswitchinterval()
     sys.setswitchinterval(_SWITCH_S)

@@ -22,7 +22,6 @@ from __future__ import annotations
 import fcntl
 import io
 import os
-import secrets
 import select
 import threading
 from collections.abc import Callable
@@ -173,7 +172,7 @@ class Front:
         self._conversation = Conversation()
         self._partial = bytearray()
         self._observed = 0
-        self._nonce = secrets.token_hex(6)
+        self._nonce = os.urandom(6).hex()
         self._replayed = 0
         self._writable = True
 
