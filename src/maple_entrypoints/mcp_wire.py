@@ -12,7 +12,7 @@ One owner at a time reads the client's bytes and one writes to the client:
 3. :meth:`Stdio.sdk_streams` hands the SDK's stdio transport a reader that yields every kept
    byte, in order, then the rest of fd 0 (which the front keeps watching for requests to
    record, :meth:`Front.observe`), and a writer to fd 1 whose every line passes the
-   :class:`~maple_entrypoints.mcp_replay.Recorder` while it listens: the SDK's answer to a
+   :class:`~maple_entrypoints.mcp_recorder.Recorder` while it listens: the SDK's answer to a
    replayed request is checked and dropped (so each request is answered once), and its answers
    to recordable requests are recorded for the next start.
 """
