@@ -20,7 +20,6 @@ import html
 import re
 import secrets
 from collections.abc import AsyncIterator
-from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +32,7 @@ from starlette.routing import Mount, Route, Router
 
 from maple_core.ports import Clock
 from maple_entrypoints.bootstrap.route import local_route_options
+from maple_entrypoints.review.bundle import overlay_script
 from maple_entrypoints.review.page import (
     OverlayNeeds,
     allows_capture,
@@ -311,9 +311,8 @@ def _encoded(headers: list[tuple[str, str]]) -> list[tuple[bytes, bytes]]:
 
 
 async def _overlay(request: Request) -> Response:
-    script = files("maple_entrypoints.review").joinpath("overlay.js").read_bytes()
     return Response(
-        script,
+        overlay_script(),
         media_type="text/javascript",
         headers={"cache-control": "no-store", "x-content-type-options": "nosniff"},
     )

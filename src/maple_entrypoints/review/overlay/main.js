@@ -1,6 +1,6 @@
 // maple review overlay: comment on a running app. Dependency-free, in its own shadow root.
 // Injected by `maple review` with data-maple-branch, data-maple-api and data-maple-app. This is
-// the entry module: tests/overlay_bundle.py joins it and the modules it imports into ../overlay.js.
+// the entry module: ../bundle.py joins it and the modules it imports into one script.
 
 import { listComments } from "./api.js";
 import { createComposer } from "./composer.js";
