@@ -79,6 +79,10 @@ function ownName(element, typed) {
   if (name && ["input", "select", "textarea", "button"].indexOf(tag) >= 0) {
     candidates.push(tag + attribute("name", name));
   }
+  if (tag.indexOf("-") > 0) candidates.push(tag); // a custom element's tag names what it is
+  // a frame's accessible name is its title, an image's its alt text
+  const titled = tag === "iframe" ? element.getAttribute("title") : tag === "img" ? element.getAttribute("alt") : null;
+  if (titled) candidates.push(tag + attribute(tag === "iframe" ? "title" : "alt", titled));
   const kept = candidates.filter((selector) => redacted(selector, typed) === selector);
   return kept.find((selector) => findsOnly(selector, element)) || null;
 }
