@@ -356,13 +356,15 @@ def test_on_a_phone_pins_stay_in_the_viewport_and_off_the_composer(
             page.tap("header.top", position={"x": 195, "y": 28})
             page.fill(f"{OVERLAY} >> textarea", body)
             page.tap(f"{OVERLAY} >> button.send")
-            page.wait_for_selector(f"{OVERLAY} >> li:has-text({json.dumps(body)})", state="attached")
+            listed = f"{OVERLAY} >> li:has-text({json.dumps(body)})"
+            page.wait_for_selector(listed, state="attached")
         pins = [react19.comment(b) for b in ("The header is cramped.", "The header needs a menu.")]
         for stored in pins:
             page.wait_for_selector(pin_of(stored))
             box = pin_box(page, stored)
             assert box is not None
-            assert 0 <= box["left"] and box["right"] <= 390, box
+            assert box["left"] >= 0, box
+            assert box["right"] <= 390, box
         # a composer opened below the header: no pin over it
         page.tap(f"{OVERLAY} >> button.mode")
         page.tap(".welcome")
@@ -396,7 +398,8 @@ def test_an_element_in_a_same_origin_iframe_is_picked_and_pinned_there(
     page.keyboard.type("Print should say Download.")
     assert page.evaluate("document.querySelector('iframe.receipt').contentWindow.frameLog") == []
     page.click(f"{OVERLAY} >> button.send")
-    page.wait_for_selector(f"{OVERLAY} >> li:has-text('Print should say Download.')", state="attached")
+    listed = f"{OVERLAY} >> li:has-text('Print should say Download.')"
+    page.wait_for_selector(listed, state="attached")
     stored = react19.comment("Print should say Download.")
     assert stored["anchor"]["within"] == ['iframe[title="Receipt"]']
     assert stored["anchor"]["selector"] == "body > button"
@@ -405,7 +408,8 @@ def test_an_element_in_a_same_origin_iframe_is_picked_and_pinned_there(
     box = pin_box(page, stored)
     button = frame.locator(".print").bounding_box()
     assert box is not None
-    assert button["x"] - 12 <= (box["left"] + box["right"]) / 2 <= button["x"] + button["width"] + 12
+    middle = (box["left"] + box["right"]) / 2
+    assert button["x"] - 12 <= middle <= button["x"] + button["width"] + 12
     assert abs(box["top"] + 12 - button["y"]) <= 2
     # the frame's app heard none of the keys typed while the reviewer commented
     assert page.evaluate("document.querySelector('iframe.receipt').contentWindow.frameLog") == []
