@@ -465,3 +465,41 @@ def test_focus_returns_where_it_was_and_no_key_reaches_the_app(
     assert focused["page"] != "INPUT", focused
     assert focused["inner"] == "mode", focused
     assert page.evaluate("window.appKeys") == []
+
+
+def test_what_a_person_typed_into_the_apps_fields_is_never_in_a_comment(
+    react19: App, vue: App, browser: Any
+) -> None:
+    secrets = ("Adelheid Quux", "grind it extra fine", "Dear Bob")
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    try:
+        open_app(page, react19)
+        page.fill("input.who", secrets[0])  # React also syncs it into the value attribute
+        page.fill("textarea.note", secrets[1])
+        page.click(".gift")
+        page.keyboard.press("End")
+        page.keyboard.type(" " + secrets[2])
+        assert page.get_attribute("input.who", "value") == secrets[0]
+        for selector, body in (
+            ("input.who", "typed: the field"),
+            ("textarea.note", "typed: the note"),
+            (".gift", "typed: the gift"),
+            ("form.order label", "typed: the label"),
+            (".order-button", "typed: the button"),
+        ):
+            comment_on(page, selector, body)
+        for body in ("the field", "the note", "the gift", "the label", "the button"):
+            kept = json.dumps(react19.comment("typed: " + body))
+            for secret in secrets:
+                assert secret not in kept, (body, secret)
+        open_app(page, vue)
+        page.fill("input.who", secrets[0])  # the app shows it: "Thank you, Adelheid Quux"
+        page.wait_for_function("document.querySelector('.hello').textContent.includes('Quux')")
+        comment_on(page, ".hello", "typed: the echo")
+        comment_on(page, "form.order", "typed: the form")
+        for body in ("the echo", "the form"):
+            kept = json.dumps(vue.comment("typed: " + body))
+            assert secrets[0] not in kept, body
+        assert vue.comment("typed: the echo")["anchor"]["quote"]["exact"] == "Thank you, [typed]"
+    finally:
+        page.close()
