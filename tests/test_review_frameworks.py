@@ -503,3 +503,110 @@ def test_what_a_person_typed_into_the_apps_fields_is_never_in_a_comment(
         assert vue.comment("typed: the echo")["anchor"]["quote"]["exact"] == "Thank you, [typed]"
     finally:
         page.close()
+
+
+def capture_of(page: Any, app: App, body: str) -> tuple[dict[str, Any], bytes]:
+    stored = app.comment(body)
+    [attachment] = stored["attachments"]
+    answer = httpx.get(f"{app.proxy.url}/__maple/api/media/{attachment['key']}")
+    answer.raise_for_status()
+    return stored, answer.content
+
+
+def pixels(page: Any, image: bytes, rect: dict[str, float]) -> dict[str, Any]:
+    """The mean colour and the darkest pixel (channel sum) of ``rect`` in ``image``."""
+    import base64
+
+    return dict(
+        page.evaluate(
+            """async ([b64, r]) => {
+                const bitmap = await createImageBitmap(
+                    new Blob([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))]));
+                const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+                const context = canvas.getContext("2d");
+                context.drawImage(bitmap, 0, 0);
+                const data = context.getImageData(r.x, r.y, r.width, r.height).data;
+                const mean = [0, 0, 0];
+                let darkest = 765;
+                for (let i = 0; i < data.length; i += 4) {
+                    for (let c = 0; c < 3; c++) mean[c] += data[i + c] / (data.length / 4);
+                    darkest = Math.min(darkest, data[i] + data[i + 1] + data[i + 2]);
+                }
+                return { mean: mean.map(Math.round), darkest };
+            }""",
+            [base64.b64encode(image).decode(), rect],
+        )
+    )
+
+
+def in_capture(box: dict[str, float], area: dict[str, int], inset: float = 4) -> dict[str, float]:
+    return {
+        "x": box["x"] + inset - area["x"],
+        "y": box["y"] + inset - area["y"],
+        "width": box["width"] - 2 * inset,
+        "height": box["height"] - 2 * inset,
+    }
+
+
+def test_captures_draw_the_iframe_where_it_is_and_placeholders_as_placeholders(
+    react19: App, page: Any
+) -> None:
+    open_app(page, react19)
+    page.locator("iframe.receipt").scroll_into_view_if_needed()  # a scrolled page, fixed tabs
+    frame_box = page.locator("iframe.receipt").bounding_box()
+    page.click(f"{OVERLAY} >> button.mode")
+    page.frame_locator("iframe.receipt").locator(".total").click()
+    page.wait_for_selector(f"{OVERLAY} >> textarea:focus")
+    page.fill(f"{OVERLAY} >> textarea", "capture: the receipt")
+    page.click(f"{OVERLAY} >> button.send")
+    page.wait_for_selector(f"{OVERLAY} >> li:has-text('capture: the receipt')", state="attached")
+    stored, image = capture_of(page, react19, "capture: the receipt")
+    area = stored["context"]["captureArea"]
+    inside = {**in_capture(frame_box, area, 8), "height": 10}  # the frame's top, below its text
+    inside["y"] += frame_box["height"] - 30
+    assert pixels(page, image, inside)["mean"] == [255, 251, 230]  # the receipt's own background
+    # an empty field with a placeholder: grey text, as on screen, not text someone typed
+    page.evaluate("window.scrollTo(0, 0)")
+    page.locator("input.who").scroll_into_view_if_needed()
+    field = page.locator("input.who").bounding_box()
+    comment_on(page, "form.order label", "capture: the empty field")
+    stored, image = capture_of(page, react19, "capture: the empty field")
+    drawn = pixels(page, image, in_capture(field, stored["context"]["captureArea"]))
+    assert 150 < drawn["darkest"] < 600, drawn  # grey placeholder text is there, and not black
+    page.fill("input.who", "Typed Name")
+    comment_on(page, "form.order label", "capture: the filled field")
+    stored, image = capture_of(page, react19, "capture: the filled field")
+    assert pixels(page, image, in_capture(field, stored["context"]["captureArea"]))["darkest"] < 150
+
+
+def test_a_phone_capture_spans_the_row_and_the_scheme_stored_is_the_pages(
+    react19: App, browser: Any
+) -> None:
+    phone = browser.new_context(
+        viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True, color_scheme="dark"
+    )
+    page = phone.new_page()
+    try:
+        open_app(page, react19)
+        page.locator(".shelf").scroll_into_view_if_needed()
+        page.tap(f"{OVERLAY} >> button.mode")
+        page.tap(".shelf .row:nth-child(2) .add")
+        page.fill(f"{OVERLAY} >> textarea", "capture: the add button")
+        page.tap(f"{OVERLAY} >> button.send")
+        page.wait_for_selector(
+            f"{OVERLAY} >> li:has-text('capture: the add button')", state="attached"
+        )
+        stored, _ = capture_of(page, react19, "capture: the add button")
+        assert stored["context"]["captureArea"]["x"] == 0
+        assert stored["context"]["captureArea"]["width"] == 390  # the row's name is in it
+        assert stored["context"]["colorScheme"] == "light"  # the page is light, whatever the OS
+        page.tap(".theme")  # the app's own dark theme
+        page.wait_for_function("document.querySelector('.app').classList.contains('dark')")
+        page.tap(f"{OVERLAY} >> button.mode")
+        page.tap(".welcome")
+        page.fill(f"{OVERLAY} >> textarea", "capture: dark")
+        page.tap(f"{OVERLAY} >> button.send")
+        page.wait_for_selector(f"{OVERLAY} >> li:has-text('capture: dark')", state="attached")
+        assert react19.comment("capture: dark")["context"]["colorScheme"] == "dark"
+    finally:
+        phone.close()
