@@ -610,3 +610,28 @@ def test_a_phone_capture_spans_the_row_and_the_scheme_stored_is_the_pages(
         assert react19.comment("capture: dark")["context"]["colorScheme"] == "dark"
     finally:
         phone.close()
+
+
+def test_a_production_build_claims_no_source_and_still_keeps_its_pins(
+    browser: Any, tmp_path: Path
+) -> None:
+    from tests.framework_apps import APPS, built
+
+    repo = make_repo(tmp_path / "repo", BRANCH)
+    with serving(APPS / "react", mode="preview", out=built("react")) as url:
+        proxy = serve_asgi(review_app(url, repo, BRANCH))
+        app = App(repo, APPS / "react", url, proxy)
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        try:
+            open_app(page, app)
+            comment_on(page, ".card:nth-child(1) .stage", "Built: the stage.")
+            stored = app.comment("Built: the stage.")
+            for key in ("component", "source", "locatedBy"):
+                assert key not in stored["anchor"]  # no development data: nothing is claimed
+            pinned_on(page, stored, ".card:nth-child(1) .stage")
+            page.evaluate("fixture.tick()")
+            page.wait_for_timeout(300)
+            pinned_on(page, stored, ".card:nth-child(1) .stage")
+        finally:
+            page.close()
+            proxy.stop()

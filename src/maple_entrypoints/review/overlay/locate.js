@@ -9,8 +9,8 @@
 // may have changed with the fix, so a changed text costs nothing then.
 
 import { madeHint } from "./framework.js";
-import { rootFor, viewportRect } from "./frames.js";
-import { itemOf, redacted, squeezed, textBeside, textOf, typedValues } from "./text.js";
+import { isDocument, rootFor, viewportRect } from "./frames.js";
+import { itemOf, redacted, squeezed, textBeside, textOf, typedValuesKept } from "./text.js";
 
 /**
  * @typedef {"found" | "moved" | "gone"} Finding
@@ -79,7 +79,7 @@ class Pass {
   typedIn(root) {
     let values = this.typed.get(root);
     if (!values) {
-      values = typedValues(root.ownerDocument || /** @type {Document} */ (root));
+      values = typedValuesKept(root.ownerDocument || /** @type {Document} */ (root));
       this.typed.set(root, values);
     }
     return values;
@@ -127,6 +127,72 @@ class Pass {
   }
 }
 
+const STEP = /^([a-z][a-z0-9-]*)(?::nth-of-type\((\d+)\))?$/;
+
+/**
+ * What an anchor's selector finds, walked child by child where it is the overlay's own kind of
+ * path (`body > main > article:nth-of-type(292) > h3`, from the body or from one named
+ * element): the browser's `:nth-of-type` makes it count siblings for every element it tries,
+ * which on a long list costs a hundred times more. Null when the selector is of another kind.
+ * @param {Root} root
+ * @param {string} selector
+ * @returns {Element[] | null}
+ */
+function walked(root, selector) {
+  const steps = selector.split(" > ");
+  /** @type {Element | null} */
+  let at = null;
+  const first = 1;
+  if (steps[0] === "body" || steps[0] === "head") {
+    at = isDocument(root) ? (steps[0] === "body" ? root.body : root.head) : null;
+  } else if (!STEP.test(steps[0])) {
+    const named = root.querySelectorAll(steps[0]);
+    if (named.length !== 1) return null;
+    at = named[0];
+  } else {
+    return null; // a path from a shadow root's top: any depth may match it
+  }
+  for (let i = first; at && i < steps.length; i++) {
+    const step = STEP.exec(steps[i]);
+    if (!step) return null;
+    const tag = step[1].toUpperCase();
+    const wanted = step[2] ? Number(step[2]) : 0;
+    /** @type {Element | null} */
+    let found = null;
+    let same = 0;
+    for (let child = at.firstElementChild; child; child = child.nextElementSibling) {
+      if (child.tagName !== tag) continue;
+      same++;
+      if (!wanted || same === wanted) {
+        found = found || child;
+        if (wanted) break;
+      }
+    }
+    if (!wanted && same > 1) return null; // `li` among several: the browser matches each
+    at = found;
+  }
+  return at ? [at] : [];
+}
+
+/**
+ * The element found last time, alone, when it is still where a path from the body says: such a
+ * path names one element, so nothing else can match it (checked by the browser on that one
+ * element, which is far cheaper than searching the page). Null otherwise.
+ * @param {Element | undefined} before
+ * @param {Root} root
+ * @param {string | undefined} selector
+ * @returns {Element[] | null}
+ */
+function stillThere(before, root, selector) {
+  if (!before || !selector || !selector.startsWith("body > ") || !before.isConnected) return null;
+  if (before.getRootNode() !== root) return null;
+  try {
+    return before.matches(selector) ? [before] : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The elements a selector finds in `root`, none when the browser refuses it.
  * @param {Root} root
@@ -136,7 +202,7 @@ class Pass {
 function selected(root, selector) {
   if (!selector) return [];
   try {
-    return Array.from(root.querySelectorAll(selector)).slice(0, MOST);
+    return walked(root, selector) || Array.from(root.querySelectorAll(selector)).slice(0, MOST);
   } catch {
     return [];
   }
@@ -235,7 +301,7 @@ function find(comment, pass) {
     }
   };
   const before = remembered.get(comment.id);
-  const bySelector = selected(root, anchor.selector);
+  const bySelector = stillThere(before, root, anchor.selector) || selected(root, anchor.selector);
   if (before && before.isConnected && bySelector.indexOf(before) < 0) consider([before], false);
   consider(bySelector, true);
   const clear = () => {

@@ -18,14 +18,21 @@ export function squeezed(text) {
   return (text || "").replace(/\s+/g, " ").trim();
 }
 
+/** Elements whose own text is never the app's words. */
+const SKIPPED_TAGS = new Set(["TEXTAREA", "SELECT", "OPTION", "SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE"]);
+
 /**
- * Whether a text node's words are left out: inside a field, a script or the overlay.
+ * Whether a text node's words are left out: inside a field, a script or a style (the overlay's
+ * own text is in its shadow root, where no walk over the page goes).
  * @param {Node} node
  * @returns {boolean}
  */
 function skipped(node) {
   const parent = node.parentElement;
-  return !parent || parent.closest(SKIPPED) !== null;
+  if (!parent) return true;
+  if (SKIPPED_TAGS.has(parent.tagName) || parent.isContentEditable) return true;
+  const grand = parent.parentElement; // an <option> in an <optgroup>, say
+  return !!grand && SKIPPED_TAGS.has(grand.tagName);
 }
 
 /**
@@ -85,17 +92,41 @@ export function textBeside(element, within, before) {
     walker.currentNode = last;
     node = walker.nextNode();
   }
-  let text = "";
-  for (; node && squeezed(text).length < AROUND; node = before ? walker.previousNode() : walker.nextNode()) {
+  /** @type {string[]} */
+  const parts = [];
+  let chars = 0;
+  for (; node && chars < AROUND; node = before ? walker.previousNode() : walker.nextNode()) {
     if (skipped(node) || element.contains(node)) continue;
-    text = before ? node.nodeValue + " " + text : text + " " + node.nodeValue;
+    const value = node.nodeValue || "";
+    parts.push(value);
+    chars += value.trim().length;
   }
+  const text = (before ? parts.reverse() : parts).join(" ");
   const words = squeezed(text);
   return before ? words.slice(-AROUND) : words.slice(0, AROUND);
 }
 
 /** What stands in a kept text where the app showed what a person typed. */
 export const TYPED = "[typed]";
+
+/** @type {WeakMap<Document, string[]>} what each document's fields held at their last input */
+const typedKept = new WeakMap();
+
+/**
+ * typedValues, read again only after an input event in the document (typing, pasting,
+ * autofill), so a redraw does not look at every field.
+ * @param {Document} doc
+ * @returns {string[]}
+ */
+export function typedValuesKept(doc) {
+  let values = typedKept.get(doc);
+  if (!values) {
+    values = typedValues(doc);
+    typedKept.set(doc, values);
+    doc.addEventListener("input", () => typedKept.delete(doc), { capture: true, once: true });
+  }
+  return values;
+}
 
 /**
  * What the document's fields hold now (typed values, at least 3 characters), longest first: an
