@@ -6,6 +6,7 @@ import { listComments } from "./api.js";
 import { createComposer } from "./composer.js";
 import { dock } from "./dock.js";
 import { entryMaker } from "./entries.js";
+import { frameDocuments } from "./frames.js";
 import { focusedElement, holdPagePointer, keepInputInOverlay, trackFocusOrigin } from "./guard.js";
 import { onNavigation } from "./navigation.js";
 import { pinBoard } from "./pins.js";
@@ -83,6 +84,8 @@ function start(script) {
     sources,
   });
   let drawing = 0;
+  /** @type {WeakSet<Document>} the documents whose changes redraw the pins */
+  const watched = new WeakSet();
   // at most once a frame, after the app has rendered what changed
   const redraw = () => {
     if (drawing) return;
@@ -90,7 +93,19 @@ function start(script) {
       drawing = 0;
       place(comments);
       dock(ui);
+      for (const doc of frameDocuments(document)) watch(doc); // frames the app has added since
     });
+  };
+  /** @param {Document} doc the page, or a same-origin frame's document */
+  const watch = (doc) => {
+    if (watched.has(doc)) return;
+    watched.add(doc);
+    // the app renders the new page's elements after the address changes, maybe asynchronously
+    new MutationObserver(redraw).observe(doc.documentElement, {
+      childList: true, subtree: true, attributes: true, characterData: true,
+    });
+    // in the capture phase, a scroll of any element (a list in a scroll container), not only the page's
+    doc.addEventListener("scroll", redraw, { capture: true, passive: true });
   };
   const refresh = async () => {
     const listed = await listComments(api, branch);
@@ -197,12 +212,7 @@ function start(script) {
     composer.pageChanged();
     redraw();
   });
-  // the app renders the new page's elements after the address changes, maybe asynchronously
-  new MutationObserver(redraw).observe(document.documentElement, {
-    childList: true, subtree: true, attributes: true, characterData: true,
-  });
-  // in the capture phase, a scroll of any element (a list in a scroll container), not only the page's
-  document.addEventListener("scroll", redraw, { capture: true, passive: true });
+  watch(document);
   window.addEventListener("resize", redraw);
 
   void refresh();
