@@ -635,3 +635,26 @@ def test_a_production_build_claims_no_source_and_still_keeps_its_pins(
         finally:
             page.close()
             proxy.stop()
+
+
+def test_vue_pins_follow_re_renders_and_routes_and_stay_on_their_card(vue: App, page: Any) -> None:
+    open_app(page, vue)
+    comment_on(page, ".card:nth-child(1) .mood", "Vue: Sencha's mood.")
+    stored = vue.comment("Vue: Sencha's mood.")
+    assert stored["anchor"]["quote"]["exact"] == "Steeping"
+    pinned_on(page, stored, ".card:nth-child(1) .mood")
+    page.evaluate("fixture.tick()")  # Sencha "Cooling", Assam now "Steeping"
+    page.wait_for_function(
+        "document.querySelector('.card:nth-child(3) .mood').textContent === 'Steeping'"
+    )
+    page.wait_for_timeout(300)
+    pinned_on(page, stored, ".card:nth-child(1) .mood")
+    page.click(".tabs button:has-text('About')")
+    page.wait_for_selector(".about-text")
+    comment_on(page, ".about-text", "Vue: about text.")
+    about = vue.comment("Vue: about text.")
+    assert about["anchor"]["source"] == vue.where("src/App.vue", '<p class="about-text">')
+    page.wait_for_selector(pin_of(stored), state="detached")
+    page.click(".tabs button:has-text('Home')")
+    pinned_on(page, stored, ".card:nth-child(1) .mood")
+    page.wait_for_selector(pin_of(about), state="detached")
