@@ -27,7 +27,7 @@ import sys
 import threading
 from pathlib import Path
 
-__all__ = ["BUNDLE_NAME", "VENDORED", "BundleError", "bundle", "overlay_script"]
+__all__ = ["BUNDLE_NAME", "BundleError", "VENDORED", "bundle", "overlay_script"]
 
 REVIEW = Path(__file__).resolve().parent
 MODULES = REVIEW / "overlay"

@@ -98,7 +98,7 @@ function start(script) {
   };
   /** @param {Document} doc the page, or a same-origin frame's document */
   const watch = (doc) => {
-    if (watched.has(doc)) return;
+    if (watched.has(doc) || !doc.documentElement) return; // a frame still loading: next time
     watched.add(doc);
     // the app renders the new page's elements after the address changes, maybe asynchronously
     new MutationObserver(redraw).observe(doc.documentElement, {
