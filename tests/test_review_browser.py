@@ -181,7 +181,7 @@ def test_two_comments_through_the_overlay_then_a_resolve_shows(
     pay = stored["The Pay button overlaps the total at 375px."]
     assert pay["anchor"]["selector"].endswith("button")
     assert pay["anchor"]["quote"]["exact"] == "Pay now"
-    assert pay["anchor"]["quote"]["prefix"].endswith("is ready. ")
+    assert pay["anchor"]["quote"]["prefix"].endswith("is ready.")
 
     page.click("[data-maple-overlay] >> button.list")
     DOCS.mkdir(exist_ok=True)
