@@ -71,6 +71,7 @@ __all__ = [
     "TMP",
     "TMPDIR",
     "VIRTUAL_ENV",
+    "XDG_CACHE_HOME",
     "render_markdown",
 ]
 
@@ -227,6 +228,12 @@ VIRTUAL_ENV = Variable(
     PATH,
     "Set by an activated virtualenv: when it is maple's own, maple install writes the "
     "servers' full paths, since a client started elsewhere would not find their names.",
+)
+XDG_CACHE_HOME = Variable(
+    "XDG_CACHE_HOME",
+    PATH,
+    "Where maple-mcp keeps the MCP SDK's recorded handshake answers (under maple/), so it can "
+    "answer a client before the SDK has loaded; unset means ~/.cache.",
 )
 TMPDIR = Variable(
     "TMPDIR",

@@ -6,18 +6,18 @@ same JSON, two-space indented, as text.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from datetime import UTC, datetime
+from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
-from pathlib import Path
+from typing import IO
 
+import anyio
 from mcp.server import MCPServer
+from mcp.server.stdio import stdio_server
 
 from maple_adapters.log import ServerLog
 from maple_adapters.system import SystemClock
-from maple_core.errors import ConfigurationError
 from maple_core.ports import (
     AgentPool,
     Clock,
@@ -33,14 +33,14 @@ from maple_entrypoints.mcp_tasks import (
 )
 from maple_entrypoints.mcp_toolkit import ClientNote, Toolkit
 from maple_entrypoints.mcp_tools import add_tools
+from maple_entrypoints.mcp_wire import SERVICE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from maple_entrypoints.solo_bridges import SoloBridges
 
-__all__ = ["SERVICE", "TOOL_NAMES", "build_server", "main", "package_version"]
+__all__ = ["TOOL_NAMES", "StdioServer", "build_server", "package_version"]
 
-SERVICE = "maple-mcp"
 TOOL_NAMES = (
     "list_comments",
     "wait_for_comments",
@@ -161,44 +161,28 @@ def _exit_on_signals(kill_all: Callable[[], None]) -> None:
     signal.signal(signal.SIGHUP, stop)
 
 
-def main() -> None:
-    """Run ``maple-mcp`` over stdio; a bad configuration exits 1 with one line on stderr."""
-    from maple_entrypoints.bootstrap.agent_loop import agent_loop
+@dataclass(frozen=True, slots=True)
+class StdioServer:
+    """``maple-mcp``'s server, ready to serve a stdio pair; ``kill_all`` ends every agent."""
 
-    cwd = Path.cwd()
-    try:
-        loop = agent_loop(cwd, service=SERVICE)
-        loop.check_capabilities()
-    except ConfigurationError as exc:
-        sys.stderr.write(f"{SERVICE}: {exc}\n")
-        raise SystemExit(1) from None
-    log = loop.log
-    from maple_entrypoints.solo_bridges import SoloBridge, SoloBridges
+    server: MCPServer
+    agents: AgentPool | None
+    kill_all: Callable[[], None]
 
-    def start(url: str) -> SoloBridge:
-        from maple_entrypoints.solo import start_bridge  # the web stack, on first use only
+    def serve(self, stdin: IO[str], stdout: IO[str]) -> None:
+        """Serve the client on ``stdin`` and ``stdout`` until it closes (on the main thread)."""
+        if self.agents is not None:
+            _exit_on_signals(self.kill_all)
+        lowlevel = self.server._lowlevel_server  # MCPServer.run_stdio_async, on given streams
 
-        return start_bridge(url, cwd=cwd, log=log)
+        async def run() -> None:
+            streams = anyio.wrap_file(stdin), anyio.wrap_file(stdout)
+            async with stdio_server(*streams) as (read, write):
+                await lowlevel.run(read, write, lowlevel.create_initialization_options())
 
-    agents, kill_all = loop.agents, loop.local.agents.kill_all
-    server = build_server(
-        loop.store,
-        target=loop.target,
-        solo=SoloBridges(start),
-        agents=agents,
-        clock=loop.clock,
-        log=log,
-        media=loop.media,
-        commits=loop.commits,
-        on_client=lambda name, version, protocol, tasks: loop.local.clients.note(
-            name, version, protocol, tasks, datetime.now(UTC).isoformat(timespec="seconds")
-        ),
-    )
-    if agents is not None:
-        _exit_on_signals(kill_all)
-    try:
-        server.run("stdio")
-    finally:
-        if agents is not None:  # every child and everything it started ends with the server
-            agents.close_all()
-            kill_all()
+        try:
+            anyio.run(run)
+        finally:
+            if self.agents is not None:  # every child and everything it started ends with us
+                self.agents.close_all()
+                self.kill_all()

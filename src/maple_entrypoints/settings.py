@@ -13,15 +13,18 @@ configuration Maple refuses is refused here with the same intent.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from pathlib import Path
 from typing import NoReturn, TypeVar
 
 from maple_core.agents import PROVIDERS
 from maple_core.errors import ConfigurationError
 from maple_core.gate import DEFAULT_RULES, GateRules, check_review_url
 from maple_entrypoints.configuration import (
+    ENVIRONMENT,
     GITHUB_TOKEN,
     MAPLE_AGENTS,
     MAPLE_GATE_APP_ID,
@@ -36,6 +39,7 @@ from maple_entrypoints.configuration import (
     MAPLE_STORE,
     MAPLE_UNATTENDED,
     MAPLE_URL,
+    XDG_CACHE_HOME,
     Settings,
 )
 from maple_entrypoints.variables import Secret, Variable
@@ -48,6 +52,8 @@ __all__ = [
     "ServerConfig",
     "StoreKind",
     "Transport",
+    "cache_folder",
+    "configuration_values",
     "gate_rules",
     "load_settings",
     "missing",
@@ -257,3 +263,30 @@ def review_url_of(settings: Settings, given: str | None, option: str) -> str | N
         return check_review_url(given, option)
     configured = settings[MAPLE_REVIEW_URL]
     return check_review_url(configured, MAPLE_REVIEW_URL.name) if configured else None
+
+
+def cache_folder(settings: Settings) -> Path:
+    """Where maple keeps what it can rebuild: ``$XDG_CACHE_HOME/maple`` or ``~/.cache/maple``.
+
+    A relative ``XDG_CACHE_HOME`` is ignored, as the XDG specification says.
+
+    Raises:
+        RuntimeError: there is no home folder to keep it in.
+    """
+    home = settings[XDG_CACHE_HOME]
+    base = Path(home) if home and Path(home).is_absolute() else Path.home() / ".cache"
+    return base / "maple"
+
+
+def configuration_values(environ: Mapping[str, str] | None = None) -> list[tuple[str, str | None]]:
+    """Every declared variable as set in ``environ`` (a secret only as ``set`` or unset).
+
+    What a program's behaviour can depend on, for keying what is derived from it; the raw
+    value, so an empty variable and an unset one differ.
+    """
+    env = os.environ if environ is None else environ
+    values: list[tuple[str, str | None]] = []
+    for variable in ENVIRONMENT:
+        value = env.get(variable.name)
+        values.append((variable.name, "set" if variable.secret and value else value))
+    return values

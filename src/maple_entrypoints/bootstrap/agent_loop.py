@@ -17,15 +17,16 @@ from maple_adapters.github.connect import chosen_transport
 from maple_adapters.github.gate import GitHubCheckRunPublisher
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.log import ServerLog
-from maple_adapters.route.http import RouteHttp
-from maple_adapters.route.refresh import RouteGateRefresher
-from maple_adapters.route.store import RouteCommentStore
 from maple_core.errors import ConfigurationError
 from maple_core.ports import Capability, Clock, CommentStore, Commits, GatePublisher, GateRefresher
 from maple_core.targets import GateTarget
 from maple_entrypoints.bootstrap.local import LocalCheckout, local_checkout
 from maple_entrypoints.configuration import Settings
 from maple_entrypoints.settings import GateMode, ServerConfig, StoreKind, Transport, resolve_config
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from maple_adapters.route.http import RouteHttp
 
 __all__ = ["AgentLoop", "agent_loop"]
 
@@ -124,10 +125,15 @@ def _store(config: ServerConfig, cwd: Path, clock: Clock) -> CommentStore:
         transport = chosen_transport(token, github.api_url, config.transport)
         owner, repo = github.owner or "", github.repo or ""
         return GitHubLedgerStore(transport, owner, repo, clock, app_id=github.gate_app_id)
+    from maple_adapters.route.store import RouteCommentStore
+
     return RouteCommentStore(_route_http(config))
 
 
 def _route_http(config: ServerConfig) -> RouteHttp:
+    """The route's client; HTTP's library is loaded only for a route (``maple-mcp``'s start)."""
+    from maple_adapters.route.http import RouteHttp
+
     token = config.github.token
     return RouteHttp(config.route_url or "", token.get_secret_value() if token else None)
 
@@ -135,6 +141,8 @@ def _route_http(config: ServerConfig) -> RouteHttp:
 def _gate(config: ServerConfig, clock: Clock) -> GatePublisher | GateRefresher | None:
     """The check run published directly (``MAPLE_GATE_TOKEN``), or the route's refresh."""
     if config.gate is GateMode.ROUTE:
+        from maple_adapters.route.refresh import RouteGateRefresher
+
         return RouteGateRefresher(_route_http(config))
     if config.gate is not GateMode.DIRECT:
         return None
