@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import TypedDict
 
 from maple_core.errors import InvalidInputError
 from maple_core.text import capped, one_line
@@ -26,6 +27,7 @@ __all__ = [
     "MAX_RESPONSE",
     "PROVIDERS",
     "ProviderInfo",
+    "StartOptions",
     "check_provider",
     "render_run",
 ]
@@ -128,6 +130,20 @@ class ProviderInfo:
             "signedIn": self.signed_in,
             "guidance": self.guidance,
         }
+
+
+class StartOptions(TypedDict, total=False):
+    """How a new agent runs, each unset by default (the provider's own choice).
+
+    Attributes:
+        model: the model it runs on.
+        effort: its reasoning effort.
+        on_turn_end: called with the agent's run each time a turn ends.
+    """
+
+    model: str | None
+    effort: str | None
+    on_turn_end: Callable[[AgentRun], None] | None
 
 
 def check_provider(provider: str, allowed: Sequence[str]) -> str:

@@ -12,9 +12,9 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
-from typing import Protocol, runtime_checkable
+from typing import Protocol, Unpack, runtime_checkable
 
-from maple_core.agents import AgentRun, ProviderInfo
+from maple_core.agents import AgentRun, ProviderInfo, StartOptions
 from maple_core.approvals import Approval, NewApproval
 from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.gate import GateReport, GateVerdict
@@ -336,14 +336,7 @@ class AgentProvider(Protocol):
         ...
 
     def start(
-        self,
-        agent_id: str,
-        briefing: str,
-        cwd: str,
-        *,
-        model: str | None = None,
-        effort: str | None = None,
-        on_turn_end: Callable[[AgentRun], None] | None = None,
+        self, agent_id: str, briefing: str, cwd: str, **options: Unpack[StartOptions]
     ) -> AgentSession:
         """Start an agent on ``briefing`` in ``cwd``; its first turn begins at once."""
         ...
@@ -367,9 +360,7 @@ class AgentPool(Protocol):
         briefing: str,
         *,
         cwd: str | None = None,
-        model: str | None = None,
-        effort: str | None = None,
-        on_turn_end: Callable[[AgentRun], None] | None = None,
+        **options: Unpack[StartOptions],
     ) -> AgentSession:
         """Start an agent; refused past the most a server starts, or for a provider not offered."""
         ...

@@ -12,11 +12,11 @@ import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar, Unpack
 
 from maple_adapters.agents.process import Child, scoped_environment
 from maple_adapters.agents.session import GENERIC_FAILURE, AgentStartError, SessionState
-from maple_core.agents import AgentRun, AgentState
+from maple_core.agents import AgentRun, AgentState, StartOptions
 
 __all__ = ["CliProvider", "CliSession", "SessionStart"]
 
@@ -173,19 +173,12 @@ class CliProvider(ABC, Generic[_SessionT]):
         """A new session object for this provider (not started)."""
 
     def start(
-        self,
-        agent_id: str,
-        briefing: str,
-        cwd: str,
-        *,
-        model: str | None = None,
-        effort: str | None = None,
-        on_turn_end: Callable[[AgentRun], None] | None = None,
+        self, agent_id: str, briefing: str, cwd: str, **options: Unpack[StartOptions]
     ) -> _SessionT:
         """Start an agent on a new thread, its first turn on ``briefing``."""
         if not os.path.isdir(cwd):
             raise AgentStartError(f"{cwd} is not a directory.")
-        session = self._session(SessionStart(agent_id, cwd, model, effort, on_turn_end))
+        session = self._session(SessionStart(agent_id, cwd, **options))
         session.begin(briefing)
         return session
 

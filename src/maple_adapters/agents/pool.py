@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Unpack
 
-from maple_core.agents import MAX_AGENTS, AgentRun, AgentState, check_provider
+from maple_core.agents import MAX_AGENTS, AgentState, StartOptions, check_provider
 from maple_core.errors import InvalidInputError
 from maple_core.ports import AgentProvider, AgentSession
 
@@ -52,9 +53,7 @@ class AgentPool:
         briefing: str,
         *,
         cwd: str | None = None,
-        model: str | None = None,
-        effort: str | None = None,
-        on_turn_end: Callable[[AgentRun], None] | None = None,
+        **options: Unpack[StartOptions],
     ) -> AgentSession:
         """Start an agent; refused past four, or for a provider the server does not offer.
 
@@ -74,9 +73,7 @@ class AgentPool:
             self._starting += 1  # a slot held while the process starts
             agent_id = f"{provider}-{self._counter}"
         try:
-            session = self.providers[provider].start(
-                agent_id, briefing, folder, model=model, effort=effort, on_turn_end=on_turn_end
-            )
+            session = self.providers[provider].start(agent_id, briefing, folder, **options)
             run = session.snapshot()
             started = not (run.state is AgentState.FAILED and run.thread_id is None)
             if started:

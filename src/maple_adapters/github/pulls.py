@@ -10,7 +10,8 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from urllib.parse import parse_qs, urlsplit
 
-from maple_adapters.github.transport import GitHubError, GitHubTransport
+from maple_adapters.github.repository import Repository
+from maple_adapters.github.transport import GitHubError
 from maple_core.comments import Comment
 from maple_core.errors import UnreadableLedgerError
 from maple_core.json_types import JsonObject
@@ -32,17 +33,10 @@ class Pull:
 
 
 class PullRequests:
-    """The pull requests of ``owner/repo``, read through ``transport``.
+    """The pull requests of a repository, read through its transport."""
 
-    Args:
-        store: the store's name, for the errors it raises.
-    """
-
-    def __init__(self, transport: GitHubTransport, owner: str, repo: str, store: str) -> None:
-        self._transport = transport
-        self._owner = owner
-        self._base = f"/repos/{owner}/{repo}"
-        self._store = store
+    def __init__(self, repo: Repository) -> None:
+        self._repo = repo
         self._commits: dict[tuple[int, str], frozenset[str]] = {}  # (pull, head) -> its commits
 
     def find(self, branch: str) -> Pull | None:
@@ -50,13 +44,15 @@ class PullRequests:
 
         From the listing: one request, or two when no open one has the branch.
         """
-        head = f"{self._owner}:{branch}"
+        head = f"{self._repo.owner}:{branch}"
         lookups: tuple[dict[str, str | int], ...] = (
             {"head": head, "per_page": 1, "state": "open"},
             {"head": head, "per_page": 1, "state": "all", "sort": "updated", "direction": "desc"},
         )
         for params in lookups:
-            pulls = self._transport.request("GET", f"{self._base}/pulls", params=params).data
+            pulls = self._repo.transport.request(
+                "GET", f"{self._repo.base}/pulls", params=params
+            ).data
             if isinstance(pulls, list) and pulls and isinstance(pulls[0], dict):
                 number = pulls[0].get("number")
                 if isinstance(number, int):
@@ -79,13 +75,13 @@ class PullRequests:
                     f"Pull request #{pull} has more than {_MAX_PAGES * 100} comments; maple reads "
                     "at most that many, so it cannot tell it has seen every ledger. Delete "
                     "comments that are not needed (spam first), then try again.",
-                    store=self._store,
+                    store=self._repo.store,
                     operation="list",
                     location=f"pull request #{pull}",
                 )
-            response = self._transport.request(
+            response = self._repo.transport.request(
                 "GET",
-                f"{self._base}/issues/{pull}/comments",
+                f"{self._repo.base}/issues/{pull}/comments",
                 params={"per_page": 100, "page": page},
             )
             items = response.data if isinstance(response.data, list) else []
@@ -135,9 +131,9 @@ class PullRequests:
         shas: set[str] = set()
         page = 1
         while True:
-            response = self._transport.request(
+            response = self._repo.transport.request(
                 "GET",
-                f"{self._base}/pulls/{pull}/commits",
+                f"{self._repo.base}/pulls/{pull}/commits",
                 params={"per_page": 100, "page": page},
             )
             items = response.data if isinstance(response.data, list) else []

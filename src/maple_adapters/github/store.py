@@ -16,6 +16,7 @@ from maple_adapters.github.edits import (
 )
 from maple_adapters.github.ledger import GitHubLedger
 from maple_adapters.github.pulls import PullRequests, fingerprint
+from maple_adapters.github.repository import Repository
 from maple_adapters.github.signal import GitHubChangeSignal
 from maple_adapters.github.transport import GitHubError, GitHubTransport
 from maple_adapters.github.trust import Ledgers, WriterTrust
@@ -70,11 +71,10 @@ class GitHubLedgerStore:
     ) -> None:
         self._transport = transport
         self._clock = clock
-        self._pulls = PullRequests(transport, owner, repo, self.name)
-        self._trust = WriterTrust(transport, owner, repo, app_id, self.name)
-        self._writer = LedgerWriter(
-            transport, owner, repo, clock, self._pulls, self._trust, self.name
-        )
+        place = Repository(transport, owner, repo, self.name)
+        self._pulls = PullRequests(place)
+        self._trust = WriterTrust(place, app_id)
+        self._writer = LedgerWriter(place, clock, self._pulls, self._trust)
 
     @property
     def name(self) -> str:

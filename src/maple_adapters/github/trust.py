@@ -16,7 +16,8 @@ from urllib.parse import quote
 from maple_adapters.github.ledger import GitHubLedger
 from maple_adapters.github.merging import merge_ledgers
 from maple_adapters.github.parsing import parse_ledger_body
-from maple_adapters.github.transport import GitHubError, GitHubTransport
+from maple_adapters.github.repository import Repository
+from maple_adapters.github.transport import GitHubError
 from maple_core.authors import guest_author, server_author
 from maple_core.errors import InvalidRecordError, UnreadableLedgerError
 from maple_core.json_types import JsonObject, JsonValue
@@ -41,21 +42,15 @@ class WriterTrust:
 
     Args:
         app_id: the GitHub App whose bot writes ledgers too (``MAPLE_GATE_APP_ID``), if any.
-        store: the store's name, for the errors it raises.
     """
 
     def __init__(
         self,
-        transport: GitHubTransport,
-        owner: str,
-        repo: str,
+        repo: Repository,
         app_id: str | int | None,
-        store: str,
     ) -> None:
-        self._transport = transport
-        self._base = f"/repos/{owner}/{repo}"
+        self._repo = repo
         self._app_id = str(app_id) if app_id is not None else None
-        self._store = store
         self._own_logins: set[str] = set()
         self._user_login: str | None = None
         self._asked_who = False
@@ -66,7 +61,7 @@ class WriterTrust:
         if not self._asked_who:
             self._asked_who = True
             try:
-                me = self._transport.request("GET", "/user").data
+                me = self._repo.transport.request("GET", "/user").data
             except GitHubError as exc:
                 if not exc.rejected:
                     raise
@@ -121,8 +116,8 @@ class WriterTrust:
         if known is not None:
             return known
         try:
-            answer = self._transport.request(
-                "GET", f"{self._base}/collaborators/{quote(login, safe='')}/permission"
+            answer = self._repo.transport.request(
+                "GET", f"{self._repo.base}/collaborators/{quote(login, safe='')}/permission"
             ).data
         except GitHubError as exc:
             if not exc.rejected:
@@ -162,7 +157,7 @@ class WriterTrust:
                     f"The maple ledger at {location} cannot be read: {exc} Fix its ```maple "
                     "block by hand, or delete that comment (its records are then lost); maple "
                     "will not overwrite it.",
-                    store=self._store,
+                    store=self._repo.store,
                     operation=operation,
                     location=location,
                 ) from None

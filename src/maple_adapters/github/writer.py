@@ -19,7 +19,8 @@ from maple_adapters.github.edits import LedgerEdit
 from maple_adapters.github.ledger import BODY_LIMIT, GitHubLedger
 from maple_adapters.github.pulls import PullRequests
 from maple_adapters.github.rendering import LedgerTooLargeError, render_ledger_body
-from maple_adapters.github.transport import GitHubError, GitHubTransport
+from maple_adapters.github.repository import Repository
+from maple_adapters.github.transport import GitHubError
 from maple_adapters.github.trust import Ledgers, WriterTrust
 from maple_core.authors import guest_author
 from maple_core.errors import LedgerFullError, MapleError, StoreUnavailableError
@@ -54,25 +55,19 @@ class LedgerWriter:
     Args:
         pulls: reads the pull requests' comments.
         trust: says which ledgers count, and learns the identity the store posts as.
-        store: the store's name, for the errors it raises.
     """
 
     def __init__(
         self,
-        transport: GitHubTransport,
-        owner: str,
-        repo: str,
+        repo: Repository,
         clock: Clock,
         pulls: PullRequests,
         trust: WriterTrust,
-        store: str,
     ) -> None:
-        self._transport = transport
-        self._base = f"/repos/{owner}/{repo}"
+        self._repo = repo
         self._clock = clock
         self._pulls = pulls
         self._trust = trust
-        self._store = store
         self._writing = threading.Lock()  # one write at a time from this store
         self._read_back: _ReadBack | None = None
 
@@ -145,7 +140,7 @@ class LedgerWriter:
         raise StoreUnavailableError(
             f"Other writers kept changing pull request #{pull}'s ledger, so {edit.operation} did "
             "not land. Try again.",
-            store=self._store,
+            store=self._repo.store,
             operation=edit.operation,
         )
 
@@ -159,27 +154,29 @@ class LedgerWriter:
         try:
             return render_ledger_body(ledger, limit=limit)
         except LedgerTooLargeError as exc:
-            raise LedgerFullError(str(exc), store=self._store, operation=edit.operation) from None
+            raise LedgerFullError(
+                str(exc), store=self._repo.store, operation=edit.operation
+            ) from None
 
     def _post(self, pull: int, body: str) -> None:
         """Create a new ledger (the old ones go once it is read back)."""
-        created = self._transport.request(
-            "POST", f"{self._base}/issues/{pull}/comments", body={"body": body}
+        created = self._repo.transport.request(
+            "POST", f"{self._repo.base}/issues/{pull}/comments", body={"body": body}
         )
         self._trust.learn(created.data)
 
     def _edit(self, found: Ledgers, body: str) -> None:
         """Write the merged ledger over the newest one (the others go once it is read back)."""
-        self._transport.request(
-            "PATCH", f"{self._base}/issues/comments/{found.ids[-1]}", body={"body": body}
+        self._repo.transport.request(
+            "PATCH", f"{self._repo.base}/issues/comments/{found.ids[-1]}", body={"body": body}
         )
 
     def _delete_unchanged(self, found: Ledgers, indexes: Sequence[int] | range) -> None:
         """Delete stale ledgers, but only those nobody changed since we read them."""
         for index in indexes:
             comment_id = found.ids[index]
-            path = f"{self._base}/issues/comments/{comment_id}"
+            path = f"{self._repo.base}/issues/comments/{comment_id}"
             with contextlib.suppress(MapleError):
-                now = self._transport.request("GET", path).data
+                now = self._repo.transport.request("GET", path).data
                 if isinstance(now, dict) and now.get("updated_at") == found.updated[index]:
-                    self._transport.request("DELETE", path)
+                    self._repo.transport.request("DELETE", path)

@@ -40,6 +40,14 @@ _CAPABILITIES = frozenset(
         Capability.CONVERSE,
     }
 )
+_NO_APPROVE = (
+    "The route store does not approve: a reviewer approves from the overlay, where the route "
+    "knows who they are."
+)
+_NO_UNAPPROVE = (
+    "The route store does not withdraw approvals: the reviewer who approved withdraws it from "
+    "the overlay."
+)
 
 
 class RouteCommentStore:
@@ -119,7 +127,7 @@ class RouteCommentStore:
                 )
             return NotFoundError(text, store=self.name, operation=operation)
         if status == 501:
-            return MissingCapabilityError(text, store=self.name, operation=operation)
+            return self._missing(operation, text)
         if status in (401, 403):
             return StoreRejectedError(
                 f"{text} Set GITHUB_TOKEN to a token the route accepts.",
@@ -199,11 +207,10 @@ class RouteCommentStore:
         path = "/comments/" + quote(comment_id, safe="") + "/thread"
         answer = self._send("converse", "POST", path, body=body)
         if answer.status == 404 and _generic_not_found(answer):
-            raise MissingCapabilityError(
+            raise self._missing(
+                "converse",
                 f"{answer.describe()} The route keeps no replies: it has no thread endpoint (a "
                 "TypeScript Maple route, or an older maple). Reply where the comment lives.",
-                store=self.name,
-                operation="converse",
             )
         if answer.status == 400:  # the route's reason the comment cannot take the event
             raise ConversationError(answer.describe())
@@ -243,21 +250,14 @@ class RouteCommentStore:
 
     def approve(self, approval: NewApproval) -> Approval:
         """Refused: the reviewer approves in the overlay, where the route can name them."""
-        raise MissingCapabilityError(
-            "The route store does not approve: a reviewer approves from the overlay, where the "
-            "route knows who they are.",
-            store=self.name,
-            operation="approve",
-        )
+        raise self._missing("approve", _NO_APPROVE)
 
     def unapprove(self, approval_id: str) -> None:
         """Refused, for the reason :meth:`approve` is."""
-        raise MissingCapabilityError(
-            "The route store does not withdraw approvals: the reviewer who approved withdraws "
-            "it from the overlay.",
-            store=self.name,
-            operation="unapprove",
-        )
+        raise self._missing("unapprove", _NO_UNAPPROVE)
+
+    def _missing(self, operation: str, message: str) -> MissingCapabilityError:
+        return MissingCapabilityError(message, store=self.name, operation=operation)
 
     def changes(self, branch: str) -> RouteChangeSignal:
         """A signal that polls the branch's listing (conditionally, when the route sends ETags)."""
