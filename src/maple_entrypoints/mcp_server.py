@@ -39,7 +39,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from maple_entrypoints.solo_bridges import SoloBridges
 
-__all__ = ["TOOL_NAMES", "StdioServer", "build_server", "package_version"]
+__all__ = ["StdioServer", "TOOL_NAMES", "build_server", "package_version"]
 
 TOOL_NAMES = (
     "list_comments",
