@@ -8,6 +8,7 @@ reviewer saw is :class:`~maple_core.page_context.Context`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from maple_core.fields import (
     Number,
@@ -18,13 +19,18 @@ from maple_core.fields import (
     str_or_none,
 )
 from maple_core.json_types import JsonObject, JsonValue
+from maple_core.json_view import JsonField, JsonView
 
 __all__ = [
     "Anchor",
     "RegionMember",
 ]
 
-_ANCHOR_KEYS = frozenset({"source", "component", "selector", "locatedBy", "quote", "members"})
+
+def _members(value: JsonValue) -> tuple[RegionMember, ...]:
+    if not isinstance(value, list):
+        return ()
+    return tuple(RegionMember.from_json(m) for m in value if isinstance(m, dict))
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,15 +61,13 @@ class RegionMember:
 
 
 @dataclass(frozen=True, slots=True, init=False)
-class Anchor:
+class Anchor(JsonView):
     """Where a comment points (Maple ``CommentAnchor``), as a view over its JSON object.
 
-    Reading a stored anchor wraps its object without copying, so listing thousands of comments
-    stays cheap; each field is read (and type-checked, a mistyped one reading as absent) when
-    asked for. ``key``, ``region`` and unknown keys are in ``extra``.
+    ``key``, ``region`` and unknown keys are in ``extra``.
     """
 
-    data: JsonObject
+    WHAT: ClassVar[str] = "a comment's anchor"
 
     def __init__(
         self,
@@ -76,68 +80,31 @@ class Anchor:
         members: tuple[RegionMember, ...] = (),
         extra: JsonObject | None = None,
     ) -> None:
-        data: JsonObject = {}
-        put_field(data, "source", source)
-        put_field(data, "component", component)
-        put_field(data, "selector", selector)
-        put_field(data, "locatedBy", located_by)
-        put_field(data, "quote", quote)
-        if members:
-            data["members"] = [m.to_json() for m in members]
-        data.update(extra or {})
-        object.__setattr__(self, "data", data)
+        fields: JsonObject = {
+            "source": source,
+            "component": component,
+            "selector": selector,
+            "locatedBy": located_by,
+            "quote": quote,
+            "members": [m.to_json() for m in members] if members else None,
+        }
+        self._wrap(fields, extra)
 
-    @classmethod
-    def from_json(cls, value: JsonValue) -> Anchor:
-        """Wrap an anchor's JSON object (it must be an object)."""
-        anchor = cls.__new__(cls)
-        object.__setattr__(anchor, "data", object_of(value, "a comment's anchor"))
-        return anchor
-
-    @property
-    def source(self) -> str | None:
-        """``path/to/file.tsx:line:col``, when known."""
-        return str_or_none(self.data.get("source"))
-
-    @property
-    def component(self) -> str | None:
-        """The component's display name, when known."""
-        return str_or_none(self.data.get("component"))
-
-    @property
-    def selector(self) -> str | None:
-        """A CSS selector for the element, when known."""
-        return str_or_none(self.data.get("selector"))
-
-    @property
-    def located_by(self) -> str | None:
-        """How ``source`` was found: ``tagger`` or ``owner-stack``."""
-        return str_or_none(self.data.get("locatedBy"))
-
-    @property
-    def quote(self) -> JsonObject | None:
-        """The quoted text and its surroundings (``exact``, ``prefix``, ``suffix``, ``offset``)."""
-        return object_or_none(self.data.get("quote"))
+    source = JsonField("source", str_or_none, "``path/to/file.tsx:line:col``, when known.")
+    component = JsonField("component", str_or_none, "The component's display name, when known.")
+    selector = JsonField("selector", str_or_none, "A CSS selector for the element, when known.")
+    located_by = JsonField(
+        "locatedBy", str_or_none, "How ``source`` was found: ``tagger`` or ``owner-stack``."
+    )
+    quote = JsonField(
+        "quote",
+        object_or_none,
+        "The quoted text and its surroundings (``exact``, ``prefix``, ``suffix``, ``offset``).",
+    )
+    members = JsonField("members", _members, "The elements a region comment covers.")
 
     @property
     def quote_exact(self) -> str | None:
         """The quoted text, when the anchor quotes some."""
         quote = self.quote
         return str_or_none(quote.get("exact")) if quote else None
-
-    @property
-    def members(self) -> tuple[RegionMember, ...]:
-        """The elements a region comment covers."""
-        members = self.data.get("members")
-        if not isinstance(members, list):
-            return ()
-        return tuple(RegionMember.from_json(m) for m in members if isinstance(m, dict))
-
-    @property
-    def extra(self) -> JsonObject:
-        """Every key but the ones above."""
-        return {k: v for k, v in self.data.items() if k not in _ANCHOR_KEYS}
-
-    def to_json(self) -> JsonObject:
-        """Return the anchor's JSON object (a copy)."""
-        return dict(self.data)

@@ -7,32 +7,20 @@ newer Maple writes survives a round trip.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
-from maple_core.fields import (
-    Number,
-    number_or_none,
-    object_of,
-    object_or_none,
-    put_field,
-    str_or_none,
-)
-from maple_core.json_types import JsonObject, JsonValue
+from maple_core.fields import Number, number_or_none, object_or_none, str_or_none
+from maple_core.json_types import JsonObject
+from maple_core.json_view import JsonField, JsonView
 
 __all__ = ["Context"]
 
-_CONTEXT_KEYS = frozenset(
-    {"url", "viewportWidth", "viewportHeight", "devicePixelRatio", "colorScheme", "mock"}
-)
-
 
 @dataclass(frozen=True, slots=True, init=False)
-class Context:
-    """The reviewer's environment when writing (Maple ``CommentContext``), as a view over JSON.
+class Context(JsonView):
+    """The reviewer's environment when writing (Maple ``CommentContext``), as a view over JSON."""
 
-    Like :class:`Anchor`, a stored context is wrapped without copying and read field by field.
-    """
-
-    data: JsonObject
+    WHAT: ClassVar[str] = "a comment's context"
 
     def __init__(
         self,
@@ -45,58 +33,27 @@ class Context:
         mock: JsonObject | None = None,
         extra: JsonObject | None = None,
     ) -> None:
-        data: JsonObject = {}
-        put_field(data, "url", url)
-        put_field(data, "viewportWidth", viewport_width)
-        put_field(data, "viewportHeight", viewport_height)
-        put_field(data, "devicePixelRatio", device_pixel_ratio)
-        put_field(data, "colorScheme", color_scheme)
-        put_field(data, "mock", mock)
-        data.update(extra or {})
-        object.__setattr__(self, "data", data)
+        fields: JsonObject = {
+            "url": url,
+            "viewportWidth": viewport_width,
+            "viewportHeight": viewport_height,
+            "devicePixelRatio": device_pixel_ratio,
+            "colorScheme": color_scheme,
+            "mock": mock,
+        }
+        self._wrap(fields, extra)
 
-    @classmethod
-    def from_json(cls, value: JsonValue) -> Context:
-        """Wrap a context's JSON object (it must be an object)."""
-        context = cls.__new__(cls)
-        object.__setattr__(context, "data", object_of(value, "a comment's context"))
-        return context
-
-    @property
-    def url(self) -> str | None:
-        """The page the reviewer was on."""
-        return str_or_none(self.data.get("url"))
-
-    @property
-    def viewport_width(self) -> Number | None:
-        """The viewport's width in CSS pixels."""
-        return number_or_none(self.data.get("viewportWidth"))
-
-    @property
-    def viewport_height(self) -> Number | None:
-        """The viewport's height in CSS pixels."""
-        return number_or_none(self.data.get("viewportHeight"))
-
-    @property
-    def device_pixel_ratio(self) -> Number | None:
-        """The screen's device pixel ratio."""
-        return number_or_none(self.data.get("devicePixelRatio"))
-
-    @property
-    def color_scheme(self) -> str | None:
-        """``light`` or ``dark``."""
-        return str_or_none(self.data.get("colorScheme"))
-
-    @property
-    def mock(self) -> JsonObject | None:
-        """The Maple Mock recipe the page was rendered under, when there was one."""
-        return object_or_none(self.data.get("mock"))
-
-    @property
-    def extra(self) -> JsonObject:
-        """Every key but the ones above."""
-        return {k: v for k, v in self.data.items() if k not in _CONTEXT_KEYS}
-
-    def to_json(self) -> JsonObject:
-        """Return the context's JSON object (a copy)."""
-        return dict(self.data)
+    url = JsonField("url", str_or_none, "The page the reviewer was on.")
+    viewport_width = JsonField(
+        "viewportWidth", number_or_none, "The viewport's width in CSS pixels."
+    )
+    viewport_height = JsonField(
+        "viewportHeight", number_or_none, "The viewport's height in CSS pixels."
+    )
+    device_pixel_ratio = JsonField(
+        "devicePixelRatio", number_or_none, "The screen's device pixel ratio."
+    )
+    color_scheme = JsonField("colorScheme", str_or_none, "``light`` or ``dark``.")
+    mock = JsonField(
+        "mock", object_or_none, "The Maple Mock recipe the page was rendered under, if any."
+    )
