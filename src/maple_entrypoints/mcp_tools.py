@@ -55,6 +55,14 @@ Branch = Annotated[
 CommentId = Annotated[str, Field(min_length=1, max_length=256, description="The comment's id.")]
 StatusName = Literal["open", "resolved", "needs_reverify", "orphaned"]
 READER = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+_SETTER = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+"""A tool that changes local state, the same way however often it is called."""
+_ADDER = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
+)
+"""A tool that adds something each time it is called."""
 
 
 def add_tools(server: MCPServer, kit: Toolkit) -> None:
@@ -156,12 +164,7 @@ def _resolve_comment(server: MCPServer, kit: Toolkit) -> None:
             "in a git checkout the sha must be a commit HEAD reaches. Resolving a resolved "
             "comment again keeps the first resolution and records this one in its thread."
         ),
-        annotations=ToolAnnotations(
-            read_only_hint=False,
-            destructive_hint=False,
-            idempotent_hint=True,
-            open_world_hint=False,
-        ),
+        annotations=_SETTER,
     )
     @tool_errors
     def resolve_comment_tool(
@@ -195,12 +198,7 @@ def _reply_to_comment(server: MCPServer, kit: Toolkit) -> None:
             "waiting for the reviewer: the Stop hook does not hold you for it, and "
             "wait_for_comments returns the comment when the reviewer answers."
         ),
-        annotations=ToolAnnotations(
-            read_only_hint=False,
-            destructive_hint=False,
-            idempotent_hint=False,
-            open_world_hint=False,
-        ),
+        annotations=_ADDER,
     )
     @tool_errors
     def reply_to_comment(
@@ -252,12 +250,7 @@ def _start_solo(server: MCPServer, kit: Toolkit) -> None:
             "land in .maple/ for list_comments and wait_for_comments to read. They never count "
             "toward the merge gate."
         ),
-        annotations=ToolAnnotations(
-            read_only_hint=False,
-            destructive_hint=False,
-            idempotent_hint=True,
-            open_world_hint=False,
-        ),
+        annotations=_SETTER,
     )
     @tool_errors
     async def start_solo(
