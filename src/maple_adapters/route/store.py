@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Sequence
+from typing import TypedDict, Unpack
 from urllib.parse import quote
 
 from maple_adapters.route.http import RouteAnswer, RouteHttp, RouteUnreachableError
@@ -50,6 +51,13 @@ _NO_UNAPPROVE = (
 )
 
 
+class _Parts(TypedDict, total=False):
+    """What a request to the route carries besides its method and path."""
+
+    params: dict[str, str | list[str]] | None
+    body: JsonValue
+
+
 class RouteCommentStore:
     """The comment store behind a Maple route mount URL (``MAPLE_URL``).
 
@@ -79,31 +87,15 @@ class RouteCommentStore:
 
     # -- requests ----------------------------------------------------------------------------
 
-    def _ask(
-        self,
-        operation: str,
-        method: str,
-        path: str,
-        *,
-        params: dict[str, str | list[str]] | None = None,
-        body: JsonValue = None,
-    ) -> RouteAnswer:
-        answer = self._send(operation, method, path, params=params, body=body)
+    def _ask(self, operation: str, method: str, path: str, **parts: Unpack[_Parts]) -> RouteAnswer:
+        answer = self._send(operation, method, path, **parts)
         if answer.ok:
             return answer
         raise self._refusal(answer, operation)
 
-    def _send(
-        self,
-        operation: str,
-        method: str,
-        path: str,
-        *,
-        params: dict[str, str | list[str]] | None = None,
-        body: JsonValue = None,
-    ) -> RouteAnswer:
+    def _send(self, operation: str, method: str, path: str, **parts: Unpack[_Parts]) -> RouteAnswer:
         try:
-            return self._http.request(method, path, params=params, body=body)
+            return self._http.request(method, path, **parts)
         except RouteUnreachableError as exc:
             raise StoreUnavailableError(
                 f"{exc}. Check that MAPLE_URL is the route's mount URL and the deployment is up.",

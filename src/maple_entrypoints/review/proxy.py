@@ -7,9 +7,10 @@ HTML page can take the overlay's ``<script>`` before ``</body>``, redirects to t
 address point back at the proxy, a Content-Security-Policy is relaxed only as far as the overlay
 needs, and WebSockets pass through untouched so hot reload keeps working.
 
-It connects only to the app: a request is forwarded only when its target is a plain path (see
-:func:`_target_problem`), and the app's URL is built from the app's parsed scheme, host and port
-with that path and query set as components, so no target can name another host.
+It connects only to the app: a request is forwarded only when its target is a plain path
+(:mod:`~maple_entrypoints.review.guard` checks it first), and the app's URL is built from the
+app's parsed scheme, host and port with that path and query set as components, so no target can
+name another host.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from maple_adapters.log import ServerLog
 from maple_core.ports import Clock
 from maple_entrypoints.bootstrap.local import local_checkout
 from maple_entrypoints.review.bundle import overlay_script
+from maple_entrypoints.review.guard import LocalOnlyGuard, raw_path
 from maple_entrypoints.review.page import (
     OverlayNeeds,
     allows_capture,
@@ -73,55 +75,7 @@ _HOP = frozenset(
 )
 
 
-_PRINTABLE = re.compile(rb"[\x21-\x7e]*")
-
-
-def _raw_path(scope: Any) -> bytes:
-    """The path as the client sent it (``%2F`` stays ``%2F``), without the query."""
-    raw = scope.get("raw_path")
-    return bytes(raw) if raw is not None else str(scope["path"]).encode()
-
-
-def _target_problem(scope: Any) -> str | None:
-    r"""Why the proxy will not forward this request, or None when it will.
-
-    Only an origin-form target (RFC 9112 section 3.2.1) is forwarded, as a browser sends it:
-
-    - the method is not CONNECT (a tunnel is never a request to the app);
-    - the path starts with exactly one ``/``, so nothing comes before it: no absolute-form
-      ``http://host/…``, no ``host:port``, ``*`` or ``@host/…``, no digit that would extend the
-      app's port; and not ``//``, which a URL parser reads as a host;
-    - no ``.`` or ``..`` segment (a browser resolves them before sending; the URL library would,
-      and ``/a/..//host`` would become ``//host``);
-    - no backslash in the path (browsers and many servers read ``\`` as ``/``);
-    - no ``#`` anywhere (a fragment never travels in a request);
-    - path and query only printable ASCII (a browser percent-encodes everything else).
-
-    An ``@`` or ``:`` after the first ``/`` is an ordinary path (``/@vite/client``), and the query
-    may hold anything printable but ``#``.
-    """
-    if scope["type"] == "http" and scope["method"] == "CONNECT":
-        return "CONNECT is refused: the review proxy opens no tunnels, it forwards paths."
-    path = _raw_path(scope)
-    query = bytes(scope.get("query_string", b""))
-    if not path.startswith(b"/"):
-        return (
-            "The request target must start with / (a path on the app), not a URL, a host or *: "
-            "the review proxy forwards only to the app."
-        )
-    if path.startswith(b"//"):
-        return "The request target must not start with //, which names a host, not a path."
-    if not (_PRINTABLE.fullmatch(path) and _PRINTABLE.fullmatch(query)):
-        return (
-            "The request target must be printable ASCII; a browser percent-encodes anything else."
-        )
-    if b"#" in path or b"#" in query:
-        return "The request target must not hold # (a fragment never travels in a request)."
-    if b"\\" in path:
-        return "The request target's path must not hold a backslash, which browsers read as /."
-    if any(segment in (b".", b"..") for segment in path.split(b"/")):
-        return "The request target's path must not hold a . or .. segment."
-    return None
+_RETRIED = frozenset({"GET", "HEAD", "OPTIONS"})  # safe to ask the app twice
 
 
 class _Forwarder:
@@ -150,7 +104,7 @@ class _Forwarder:
         string that is parsed again, so even a target the guard let through cannot move the host.
         """
         query = bytes(scope.get("query_string", b""))
-        path = _raw_path(scope)
+        path = raw_path(scope)
         return self.app_url.copy_with(raw_path=path + b"?" + query if query else path)
 
     def _outbound_headers(self, headers: Headers, proxy_origin: str) -> list[tuple[str, str]]:
@@ -380,7 +334,7 @@ def review_app(
         finally:  # the pooled connections to the app close with the server, not at a later GC
             await forwarder.client.aclose()
 
-    return _LocalOnlyGuard(
+    return LocalOnlyGuard(
         Router(
             routes=[
                 Route(OVERLAY_PATH, _overlay, methods=["GET", "HEAD"]),
@@ -389,51 +343,6 @@ def review_app(
             ],
             default=forwarder,
             lifespan=lifespan,
-        )
+        ),
+        api_path=API_PATH,
     )
-
-
-_RETRIED = frozenset({"GET", "HEAD", "OPTIONS"})  # safe to ask the app twice
-
-_LOCAL_HOST = re.compile(r"(127\.0\.0\.1|localhost)(:[0-9]{1,5})?")
-
-
-class _LocalOnlyGuard:
-    """Only a plain path, asked by this machine's own pages, gets through the proxy.
-
-    A request whose target is not origin-form (see :func:`_target_problem`) is refused with 400,
-    before anything is forwarded. The ``Host`` must be loopback and an optional port (a
-    DNS-rebinding page names its own host), a write to the route must come from the proxy's own
-    origin (another site's form or fetch carries its own ``Origin``), and a WebSocket must too,
-    so no other site can reach the app through it; those are refused with 403.
-    """
-
-    def __init__(self, app: Any) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] not in ("http", "websocket"):
-            await self.app(scope, receive, send)
-            return
-        headers = Headers(scope=scope)
-        host = headers.get("host", "")
-        origin = headers.get("origin")
-        own = f"http://{host}"
-        writing = scope["type"] == "http" and scope["method"] not in ("GET", "HEAD", "OPTIONS")
-        status = 403
-        if problem := _target_problem(scope):
-            refusal, status = problem, 400
-        elif not _LOCAL_HOST.fullmatch(host):
-            refusal = "This is not the review proxy's address."
-        elif scope["type"] == "websocket" and origin not in (None, own):
-            refusal = "This origin may not open a socket through the review proxy."
-        elif writing and scope["path"].startswith(API_PATH) and origin != own:
-            refusal = "Only the reviewed page may write comments."
-        else:
-            await self.app(scope, receive, send)
-            return
-        answer = json_answer({"error": refusal}, status)
-        if scope["type"] == "http" or "websocket.http.response" in scope.get("extensions", {}):
-            await answer(scope, receive, send)  # for a WebSocket, an HTTP answer to its handshake
-        else:
-            await send({"type": "websocket.close", "code": 1008})  # the server answers 403
