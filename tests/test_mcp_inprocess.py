@@ -19,7 +19,8 @@ from maple_adapters.log import ServerLog
 from maple_adapters.memory import InMemoryCommentStore
 from maple_adapters.memory_gate import InMemoryGatePublisher
 from maple_core.comments import Comment, NewComment
-from maple_core.gate import GateReport, GateRules
+from maple_core.gate import GateReport
+from maple_core.gate_rules import GateRules
 from maple_core.paging import CommentPage, ListQuery
 from maple_core.ports import BranchState, Capability, CommentStore
 from maple_core.targets import GateTarget

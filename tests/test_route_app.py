@@ -20,7 +20,7 @@ from maple_adapters.log import ServerLog
 from maple_adapters.memory import InMemoryCommentStore
 from maple_adapters.memory_gate import InMemoryGatePublisher
 from maple_core.authors import Reviewer, color_slot
-from maple_core.gate import GateRules
+from maple_core.gate_rules import GateRules
 from maple_core.listing import list_all
 from maple_core.paging import ListQuery
 from maple_entrypoints.route.app import RouteOptions

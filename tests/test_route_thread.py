@@ -29,7 +29,7 @@ from maple_core.comments import NewComment
 from maple_core.conversation import ConversationError, ReplyKind, Role, thread_of
 from maple_core.cursor import select_fresh
 from maple_core.errors import MissingCapabilityError, NotFoundError
-from maple_core.gate import GateRules
+from maple_core.gate_rules import GateRules
 from maple_core.listing import list_all
 from maple_core.ports import Capability
 from maple_core.resolving import converse, resolve_comment

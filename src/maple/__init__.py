@@ -41,10 +41,10 @@ from maple_core.gate import (
     GatePolicy,
     GateReason,
     GateReport,
-    GateRules,
     GateVerdict,
     decide_gate,
 )
+from maple_core.gate_rules import GateRules
 from maple_core.listing import list_all
 from maple_core.media import MediaRef
 from maple_core.page_context import Context

@@ -9,14 +9,13 @@ from __future__ import annotations
 from maple_core.cursor import newest_first
 from maple_core.errors import CorruptLedgerError
 from maple_core.gate import (
-    DEFAULT_RULES,
     GatePolicy,
     GateReport,
-    GateRules,
     GateVerdict,
     decide_gate,
     unreadable_ledger_verdict,
 )
+from maple_core.gate_rules import DEFAULT_RULES, GateRules
 from maple_core.listing import usable
 from maple_core.ports import BranchState, Capability, CommentStore, GatePublisher
 from maple_core.targets import NotPublished, Published, PublishOutcome

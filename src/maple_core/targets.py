@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from maple_core.gate import DEFAULT_RULES, GateReport, GateRules
+from maple_core.gate import GateReport
+from maple_core.gate_rules import DEFAULT_RULES, GateRules
 from maple_core.json_types import JsonObject
 from maple_core.ports import GatePublisher, GateRefresher
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from maple_core.errors import ConfigurationError
-from maple_core.gate import GateRules
+from maple_core.gate_rules import GateRules
 from maple_entrypoints.configuration import (
     GITHUB_API_URL,
     GITHUB_REPOSITORY,

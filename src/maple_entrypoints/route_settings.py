@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from maple_core.gate import GateRules
+from maple_core.gate_rules import GateRules
 from maple_entrypoints.configuration import (
     MAPLE_GATE_APP_ID,
     MAPLE_GATE_INSTALLATION_ID,

@@ -5,7 +5,7 @@ The variables are declared in :mod:`maple_entrypoints.configuration`; this modul
 :func:`resolve_config` for the agent's server, the CLI and the Stop hook's forge path;
 ``route_settings.py`` and ``ci_settings.py`` check ``maple route serve``'s and ``maple gate
 publish``'s with the helpers here.
-The gate's rules (:class:`~maple_core.gate.GateRules`) are built and checked here, once.
+The gate's rules (:class:`~maple_core.gate_rules.GateRules`) are built and checked here, once.
 
 The checks follow Maple's order and wording (gate, then refresh, then store), so a
 configuration Maple refuses is refused here with the same intent.
@@ -22,7 +22,7 @@ from typing import NoReturn, TypeVar
 
 from maple_core.agents import PROVIDERS
 from maple_core.errors import ConfigurationError
-from maple_core.gate import DEFAULT_RULES, GateRules, check_review_url
+from maple_core.gate_rules import DEFAULT_RULES, GateRules, check_review_url
 from maple_entrypoints.configuration import (
     ENVIRONMENT,
     GITHUB_TOKEN,

@@ -10,7 +10,7 @@ from maple_adapters.github.gate import GitHubCheckRunPublisher
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.github.transport import PyGithubTransport
 from maple_adapters.system import SystemClock
-from maple_core.gate import GateRules
+from maple_core.gate_rules import GateRules
 from maple_core.json_types import JsonValue
 from maple_core.ports import CommentStore, GatePublisher
 from maple_entrypoints.ci_settings import ci_config

@@ -19,7 +19,7 @@ from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.github.tokens import TokenStores
 from maple_adapters.github.transport import PyGithubTransport
 from maple_adapters.log import ServerLog
-from maple_core.gate import GateRules
+from maple_core.gate_rules import GateRules
 from maple_core.ports import Clock, CommentStore, GatePublisher, MediaStore
 from maple_entrypoints.bootstrap.local import local_checkout
 from maple_entrypoints.configuration import Settings

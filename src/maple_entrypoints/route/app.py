@@ -32,7 +32,7 @@ from maple_adapters.log import ServerLog
 from maple_adapters.system import SystemClock
 from maple_core.authors import Reviewer
 from maple_core.errors import MapleError
-from maple_core.gate import DEFAULT_RULES, GateRules
+from maple_core.gate_rules import DEFAULT_RULES, GateRules
 from maple_core.ports import (
     Clock,
     CommentStore,

@@ -16,7 +16,7 @@ from starlette.responses import Response
 
 from maple_core.branch_gate import publish_gate
 from maple_core.errors import InvalidRecordError
-from maple_core.gate import GateRules
+from maple_core.gate_rules import GateRules
 from maple_core.ports import CommentStore, GatePublisher, PushAccess, PushAnswer
 from maple_core.targets import NotPublished
 from maple_entrypoints.route.answers import RouteRefusalError, bearer_token, json_answer, read_json
