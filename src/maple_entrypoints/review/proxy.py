@@ -18,13 +18,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import html
-import json
-import re
 import secrets
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
 
 import httpx2 as httpx
 from starlette.background import BackgroundTask
@@ -47,7 +44,7 @@ from maple_entrypoints.review.page import (
     relax_header,
     relax_meta_policies,
 )
-from maple_entrypoints.route.answers import json_answer
+from maple_entrypoints.review.reviewer import reviewer_answer
 from maple_entrypoints.route.app import create_route_app
 from maple_entrypoints.route.serve import local_options
 
@@ -56,8 +53,6 @@ __all__ = ["API_PATH", "OVERLAY_PATH", "review_app"]
 OVERLAY_PATH = "/__maple/overlay.js"
 API_PATH = "/__maple/api"
 REVIEWER_PATH = API_PATH + "/reviewer"  # the proxy's, beside the route's, so CSP allows it
-_REVIEWER_COOKIE = "maple-reviewer"
-_REVIEWER_ID = re.compile(r"[\w-]{1,100}")
 _HOP = frozenset(
     {
         "connection",
@@ -280,34 +275,6 @@ async def _overlay(request: Request) -> Response:
     )
 
 
-async def _reviewer(request: Request) -> Response:
-    """Who this browser reviewed as on any port of the proxy: the overlay's cookie, read back.
-
-    The cookie is the browser's (path ``/__maple/``, so the app never receives it); only its
-    shape is checked here, and nothing else is answered, so a page learns nothing it could not
-    read from its own cookie jar through the overlay.
-    """
-    kept = unquote(request.cookies.get(_REVIEWER_COOKIE, ""))  # the overlay percent-encodes it
-    reviewer: dict[str, Any] | None = None
-    try:
-        value = json.loads(kept) if 0 < len(kept) <= 1000 else None
-    except ValueError:
-        value = None
-    if (
-        isinstance(value, dict)
-        and isinstance(value.get("id"), str)
-        and _REVIEWER_ID.fullmatch(value["id"])
-    ):
-        name = value.get("name")
-        reviewer = {
-            "id": value["id"],
-            "name": name[:80] if isinstance(name, str) else "",
-            "hideResolved": value.get("hideResolved") is True,
-            "folded": value.get("folded") is True,
-        }
-    return json_answer({"reviewer": reviewer}, 200)
-
-
 def review_app(
     upstream: str,
     cwd: Path,
@@ -338,7 +305,7 @@ def review_app(
         Router(
             routes=[
                 Route(OVERLAY_PATH, _overlay, methods=["GET", "HEAD"]),
-                Route(REVIEWER_PATH, _reviewer, methods=["GET"]),
+                Route(REVIEWER_PATH, reviewer_answer, methods=["GET"]),
                 Mount(API_PATH, app=create_route_app(options)),
             ],
             default=forwarder,
