@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives import serialization
@@ -38,3 +41,40 @@ def clock() -> FakeClock:
 def repo(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
     """A git repository with the test module's ``BRANCH`` checked out (its main checkout)."""
     return make_repo(tmp_path / "repo", request.module.BRANCH)
+
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's Chromium, driven by Playwright; skipped (failed when strict) without it."""
+    if shutil.which(CHROMIUM) is None:
+        pytest.skip("Chromium is not installed: apt-get install -y chromium (.ci/run does)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    """A desktop-sized page that fails the test if the page threw an error."""
+    opened = browser.new_page(viewport={"width": 1280, "height": 800})
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    yield opened
+    opened.close()
+    assert errors == []

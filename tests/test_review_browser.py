@@ -4,11 +4,8 @@ front of a small app served in the test."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -27,18 +24,10 @@ from contract_tests.support import git, make_repo
 from maple_entrypoints.review import review_app
 from tests.loopback import Running, serve_asgi
 from tests.mcp_support import stdio_server, structured
+from tests.overlay_support import DOCS
 from tests.support import clean_env, maple
 
-CHROMIUM = "/usr/bin/chromium"
 BRANCH = "feat/review"
-# The screenshots docs/review.md shows are refreshed only on request (MAPLE_REFRESH_SCREENSHOTS=1),
-# so a test run leaves the checkout as it found it; otherwise they go to a scratch folder.
-DOCS = (
-    Path(__file__).resolve().parents[1] / "docs"
-    if os.environ.get("MAPLE_REFRESH_SCREENSHOTS") == "1"
-    else Path(tempfile.gettempdir()) / "maple-screenshots"
-)
-DOCS.mkdir(parents=True, exist_ok=True)
 
 PAGE = """<!doctype html><html><head><title>Shop</title></head><body>
 <h1 id="title" data-maple-src="src/App.tsx:4:3">Checkout</h1>
@@ -120,28 +109,6 @@ def review(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Review]:
     yield Review(repo, app, proxy)
     proxy.stop()
     app.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if shutil.which(CHROMIUM) is None:
-        pytest.skip("Chromium is not installed: apt-get install -y chromium (.ci/run does)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-            ],
-        )
-        yield launched
-        launched.close()
 
 
 def comments_json(repo: Path) -> list[dict[str, Any]]:

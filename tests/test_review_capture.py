@@ -12,10 +12,10 @@ from typing import Any
 import httpx2 as httpx
 import pytest
 
-from tests.test_review_browser import DOCS, browser
-from tests.test_review_overlay_app import OVERLAY, Review, open_shop, page, review
+from tests.overlay_support import DOCS, OVERLAY, Review, open_shop, review_fixture
+from tests.test_review_overlay_app import APP
 
-__all__ = ["browser", "page", "review"]  # fixtures shared with the overlay's other browser tests
+review = review_fixture(APP, "capture")
 
 # A 1×1 PNG: what a reviewer might paste, and what the MCP test attaches.
 PIXEL = base64.b64decode(

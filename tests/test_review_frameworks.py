@@ -18,9 +18,6 @@ from contract_tests.support import make_repo
 from maple_entrypoints.review import review_app
 from tests.framework_apps import app_copy, line_of, serving
 from tests.loopback import Running, serve_asgi
-from tests.test_review_browser import browser
-
-__all__ = ["browser"]
 
 BRANCH = "feat/beans"
 OVERLAY = "[data-maple-overlay]"
@@ -77,16 +74,6 @@ def react18(tmp_path_factory: pytest.TempPathFactory) -> Iterator[App]:
 def vue(tmp_path_factory: pytest.TempPathFactory) -> Iterator[App]:
     with reviewed(tmp_path_factory.mktemp("vue"), "vue") as app:
         yield app
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    opened = browser.new_page(viewport={"width": 1280, "height": 800})
-    errors: list[str] = []
-    opened.on("pageerror", lambda error: errors.append(str(error)))
-    yield opened
-    opened.close()
-    assert errors == []
 
 
 def open_app(page: Any, app: App, path: str = "/?manual") -> None:

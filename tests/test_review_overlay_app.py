@@ -4,29 +4,19 @@ test is one way the overlay used to lose or misplace a reviewer's work (issue 17
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-import httpx2 as httpx
-import pytest
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response
-from starlette.routing import Route
-
-from contract_tests.support import make_repo
-from maple_entrypoints.review import review_app
-from tests.loopback import Running, serve_asgi
-from tests.test_review_browser import browser
-
-__all__ = ["browser"]  # the Chromium fixture, shared with the proxy's own browser tests
-
-BRANCH = "feat/shop"
-OVERLAY = "[data-maple-overlay]"
+from tests.overlay_support import (
+    OVERLAY,
+    Review,
+    one_page_app,
+    open_shop,
+    pick,
+    pin,
+    review_fixture,
+    send,
+    wait_pinned,
+)
 
 SHOP = """<!doctype html><html><head><title>Shop</title><style>
 body { margin: 0; font: 16px/1.5 sans-serif; }
@@ -76,72 +66,8 @@ render();
 </body></html>"""
 
 
-async def shop(request: Request) -> Response:
-    return HTMLResponse(SHOP)
-
-
-APP = Starlette(routes=[Route("/{path:path}", shop)])
-
-
-@dataclass
-class Review:
-    repo: Path
-    app: Running
-    proxy: Running
-
-    def comments(self) -> list[dict[str, Any]]:
-        answer = httpx.get(self.proxy.url + "/__maple/api/comments", params={"branch": BRANCH})
-        answer.raise_for_status()
-        return list(answer.json()["comments"])
-
-    def comment(self, body: str) -> dict[str, Any]:
-        return next(c for c in self.comments() if c["body"] == body)
-
-
-@contextmanager
-def reviewing(app_asgi: Any, repo: Path) -> Iterator[Review]:
-    """``app_asgi`` served on loopback with the review proxy in front of it, over ``repo``."""
-    app = serve_asgi(app_asgi)
-    proxy = serve_asgi(review_app(app.url, repo, BRANCH))
-    try:
-        yield Review(repo, app, proxy)
-    finally:
-        proxy.stop()
-        app.stop()
-
-
-@pytest.fixture(scope="module")
-def review(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Review]:
-    with reviewing(APP, make_repo(tmp_path_factory.mktemp("overlay") / "shop", BRANCH)) as served:
-        yield served
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    opened = browser.new_page(viewport={"width": 1280, "height": 800})
-    errors: list[str] = []
-    opened.on("pageerror", lambda error: errors.append(str(error)))
-    yield opened
-    opened.close()
-    assert errors == []
-
-
-def open_shop(page: Any, review: Review, path: str) -> None:
-    page.goto(review.proxy.url + path)
-    page.wait_for_selector(f"{OVERLAY} >> button.mode")
-
-
-def pick(page: Any, selector: str) -> None:
-    """Comment mode, then a click on ``selector``: the composer opens on it, focused."""
-    page.click(f"{OVERLAY} >> button.mode")
-    page.click(selector)
-    page.wait_for_selector(f"{OVERLAY} >> textarea:focus")
-
-
-def send(page: Any, body: str) -> None:
-    page.fill(f"{OVERLAY} >> textarea", body)
-    page.click(f"{OVERLAY} >> button.send")
-    page.wait_for_selector(f"{OVERLAY} >> li:has-text({json.dumps(body)})", state="attached")
+APP = one_page_app(SHOP)
+review = review_fixture(APP, "shop")
 
 
 def app_log(page: Any) -> list[str]:
@@ -162,29 +88,6 @@ def without_polls(page: Any) -> None:
             route.continue_()
 
     page.route(COMMENTS, refuse_reads)
-
-
-def wait_pinned(page: Any, pin_selector: str, element_selector: str) -> None:
-    """Until the pin sits half over its element's top edge, within the element's width."""
-    shadow = pin_selector.split(" >> ", 1)[1]
-    page.wait_for_function(
-        """([pinned, selector]) => {
-            const pin = document.querySelector("[data-maple-overlay]").shadowRoot
-                .querySelector(pinned);
-            const box = document.querySelector(selector).getBoundingClientRect();
-            if (!pin) return false;
-            const at = pin.getBoundingClientRect();
-            const middle = at.left + at.width / 2;
-            const inside = box.left <= middle && middle <= box.right;
-            return inside && Math.abs(at.top - (box.top - 12)) <= 1;
-        }""",
-        arg=[shadow, element_selector],
-        timeout=2000,
-    )
-
-
-def pin(comment: dict[str, Any]) -> str:
-    return f'{OVERLAY} >> .pin[data-maple-comment="{comment["id"]}"]'
 
 
 def test_alt_shift_c_after_a_click_picks_and_typing_never_reaches_the_apps_field(

@@ -5,34 +5,23 @@ hostile words shown as text (issue 18)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import httpx2 as httpx
-import pytest
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response
-from starlette.routing import Route
 
-from contract_tests.support import make_repo
 from maple_adapters.files.store import FileCommentStore
 from maple_adapters.system import SystemClock
 from maple_core.conversation import Role
 from maple_core.thread_events import ThreadEvent
-from tests.test_review_browser import browser
-from tests.test_review_overlay_app import (
-    BRANCH,
+from tests.overlay_support import (
     OVERLAY,
     Review,
+    one_page_app,
     open_shop,
-    page,
     pick,
-    reviewing,
+    review_fixture,
     send,
 )
-
-__all__ = ["browser", "page"]  # the Chromium fixtures, shared with the other browser tests
 
 DESK = """<!doctype html><html><head><title>Desk</title></head><body>
 <h1 id="title">Help desk</h1>
@@ -42,18 +31,10 @@ DESK = """<!doctype html><html><head><title>Desk</title></head><body>
 HOSTILE = "<img src=x onerror=alert(1)>"
 
 
-async def desk(request: Request) -> Response:
-    return HTMLResponse(DESK)
+APP = one_page_app(DESK)
 
 
-APP = Starlette(routes=[Route("/{path:path}", desk)])
-
-
-@pytest.fixture(scope="module")
-def review(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Review]:
-    repo = make_repo(tmp_path_factory.mktemp("conversation") / "desk", BRANCH)
-    with reviewing(APP, repo) as served:
-        yield served
+review = review_fixture(APP, "desk")
 
 
 def agent_says(review: Review, comment: dict[str, Any], body: str, *, question: bool) -> None:

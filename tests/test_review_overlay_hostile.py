@@ -10,16 +10,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response
-from starlette.routing import Route
 
-from contract_tests.support import make_repo
-from tests.test_review_browser import browser
-from tests.test_review_overlay_app import Review, open_shop, pick, reviewing, send
-
-__all__ = ["browser"]
+from tests.overlay_support import (
+    Review,
+    one_page_app,
+    open_shop,
+    pick,
+    review_fixture,
+    send,
+)
 
 HOSTILE = """<!doctype html><html><head><title>Hostile</title></head><body>
 <main id="app">
@@ -80,19 +79,10 @@ new MutationObserver(() => {
 </body></html>"""
 
 
-async def hostile(request: Request) -> Response:
-    return HTMLResponse(HOSTILE)
+APP = one_page_app(HOSTILE)
 
 
-APP = Starlette(routes=[Route("/{path:path}", hostile)])
-
-
-@pytest.fixture(scope="module")
-def review(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Review]:
-    with reviewing(
-        APP, make_repo(tmp_path_factory.mktemp("hostile") / "shop", "feat/shop")
-    ) as served:
-        yield served
+review = review_fixture(APP, "hostile")
 
 
 @pytest.fixture

@@ -5,32 +5,23 @@ element, one comment per Send (issue 17, points 3 and 4)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import httpx2 as httpx
-import pytest
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response
-from starlette.routing import Route
 
-from contract_tests.support import make_repo
-from tests.test_review_browser import browser
-from tests.test_review_overlay_app import (
+from tests.overlay_support import (
     BRANCH,
     OVERLAY,
     Review,
+    one_page_app,
     open_shop,
-    page,
     pick,
     pin,
+    review_fixture,
     reviewing,
     send,
     wait_pinned,
 )
-
-__all__ = ["browser", "page"]  # the Chromium fixtures, shared with the other browser tests
 
 ROWS = """<!doctype html><html><head><title>Rows</title><style>
 body { margin: 0; font: 16px/1.5 sans-serif; }
@@ -56,18 +47,10 @@ window.dropRow = (text) => Array.from(document.querySelectorAll(".rows li"))
 </body></html>"""
 
 
-async def rows(request: Request) -> Response:
-    return HTMLResponse(ROWS)
+APP = one_page_app(ROWS)
 
 
-APP = Starlette(routes=[Route("/{path:path}", rows)])
-
-
-@pytest.fixture(scope="module")
-def review(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Review]:
-    repo = make_repo(tmp_path_factory.mktemp("reviewer") / "pantry", BRANCH)
-    with reviewing(APP, repo) as served:
-        yield served
+review = review_fixture(APP, "pantry")
 
 
 def test_an_element_whose_selector_broke_is_found_by_its_text_and_box(

@@ -10,25 +10,18 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response
-from starlette.routing import Route
 
-from contract_tests.support import make_repo
-from tests.test_review_browser import DOCS, browser
-from tests.test_review_overlay_app import (
-    BRANCH,
+from tests.overlay_support import (
+    DOCS,
     OVERLAY,
     Review,
+    one_page_app,
     open_shop,
-    page,
     pick,
-    reviewing,
+    review_fixture,
     send,
 )
-
-__all__ = ["browser", "page"]  # the Chromium fixtures, shared with the other browser tests
 
 MARKET = """<!doctype html><html><head><title>Market</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">{dark}<style>
@@ -56,17 +49,14 @@ DARK = """<meta name="color-scheme" content="dark"><style>
 </style>"""
 
 
-async def market(request: Request) -> Response:
-    return HTMLResponse(MARKET.format(dark=DARK if request.url.path == "/dark" else ""))
+def market(request: Request) -> str:
+    return MARKET.format(dark=DARK if request.url.path == "/dark" else "")
 
 
-APP = Starlette(routes=[Route("/{path:path}", market)])
+APP = one_page_app(market)
 
 
-@pytest.fixture(scope="module")
-def review(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Review]:
-    with reviewing(APP, make_repo(tmp_path_factory.mktemp("usable") / "market", BRANCH)) as served:
-        yield served
+review = review_fixture(APP, "market")
 
 
 @pytest.fixture

@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import logging
 import random
-import shutil
 import socket
 import socketserver
 import threading
@@ -39,7 +38,6 @@ from maple_entrypoints.review import review_app
 from tests.loopback import serve_asgi
 
 BRANCH = "feat/secure"
-CHROMIUM = "/usr/bin/chromium"
 DIGIT = 7  # the evil port is the app's port with this digit appended
 LOCKED_POLICY = "default-src 'none'; script-src https://cdn.example; style-src 'unsafe-inline'"
 LOCKED_PAGE = b"""<!doctype html><html><head><title>Locked</title></head><body>
@@ -428,21 +426,6 @@ def test_a_locked_down_policy_gains_only_the_overlay_and_its_api(review: Review)
         "style-src": ["'unsafe-inline'"],
         "connect-src": [proxy + "/__maple/api/"],
     }
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if shutil.which(CHROMIUM) is None:
-        pytest.skip("Chromium is not installed: apt-get install -y chromium (.ci/run does)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync"],
-        )
-        yield launched
-        launched.close()
 
 
 def test_the_overlay_runs_on_a_locked_page_and_the_apps_own_scripts_stay_blocked(
