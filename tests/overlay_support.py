@@ -4,6 +4,7 @@ overlay's own gestures (open, pick, send, find a pin). The Chromium fixtures are
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import tempfile
@@ -52,12 +53,35 @@ class Review:
     proxy: Running
 
     def comments(self) -> list[dict[str, Any]]:
-        answer = httpx.get(self.proxy.url + "/__maple/api/comments", params={"branch": BRANCH})
-        answer.raise_for_status()
-        return list(answer.json()["comments"])
+        return proxy_comments(self.proxy, BRANCH)
 
     def comment(self, body: str) -> dict[str, Any]:
         return next(c for c in self.comments() if c["body"] == body)
+
+
+def proxy_comments(proxy: Running, branch: str) -> list[dict[str, Any]]:
+    """The comments on ``branch``, as the review proxy's route lists them."""
+    answer = httpx.get(proxy.url + "/__maple/api/comments", params={"branch": branch})
+    answer.raise_for_status()
+    return list(answer.json()["comments"])
+
+
+def rect_pixels(page: Any, image: bytes, rect: dict[str, float], reading: str) -> Any:
+    """What the JavaScript ``reading`` makes of ``data``, the RGBA pixels of ``rect`` in
+    ``image`` as Chromium decodes it."""
+    return page.evaluate(
+        """async ([b64, r]) => {
+            const bitmap = await createImageBitmap(
+                new Blob([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))]));
+            const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+            const context = canvas.getContext("2d");
+            context.drawImage(bitmap, 0, 0);
+            const data = context.getImageData(r.x, r.y, r.width, r.height).data;
+"""
+        + reading
+        + "}",
+        [base64.b64encode(image).decode(), rect],
+    )
 
 
 @contextmanager

@@ -12,7 +12,7 @@ from typing import Any
 import httpx2 as httpx
 import pytest
 
-from tests.overlay_support import DOCS, OVERLAY, Review, open_shop, review_fixture
+from tests.overlay_support import DOCS, OVERLAY, Review, open_shop, rect_pixels, review_fixture
 from tests.test_review_overlay_app import APP
 
 review = review_fixture(APP, "capture")
@@ -52,24 +52,13 @@ def decoded(page: Any, data: bytes) -> dict[str, Any]:
 
 def ink(page: Any, image: bytes, rect: dict[str, float]) -> float:
     """The share of the pixels in ``rect`` of ``image`` that are dark: text drawn there."""
-    return float(
-        page.evaluate(
-            """async ([b64, r]) => {
-                const bitmap = await createImageBitmap(
-                    new Blob([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))]));
-                const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
-                const context = canvas.getContext("2d");
-                context.drawImage(bitmap, 0, 0);
-                const data = context.getImageData(r.x, r.y, r.width, r.height).data;
-                let dark = 0;
-                for (let i = 0; i < data.length; i += 4) {
-                    if (data[i] + data[i + 1] + data[i + 2] < 3 * 110) dark += 1;
-                }
-                return dark / (data.length / 4);
-            }""",
-            [base64.b64encode(image).decode(), rect],
-        )
-    )
+    reading = """
+        let dark = 0;
+        for (let i = 0; i < data.length; i += 4) {
+            if (data[i] + data[i + 1] + data[i + 2] < 3 * 110) dark += 1;
+        }
+        return dark / (data.length / 4);"""
+    return float(rect_pixels(page, image, rect, reading))
 
 
 def inside(box: dict[str, float], area: dict[str, int]) -> dict[str, float]:

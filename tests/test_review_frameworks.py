@@ -18,6 +18,7 @@ from contract_tests.support import make_repo
 from maple_entrypoints.review import review_app
 from tests.framework_apps import app_copy, line_of, serving
 from tests.loopback import Running, serve_asgi
+from tests.overlay_support import proxy_comments, rect_pixels
 
 BRANCH = "feat/beans"
 OVERLAY = "[data-maple-overlay]"
@@ -31,9 +32,7 @@ class App:
     proxy: Running
 
     def comments(self) -> list[dict[str, Any]]:
-        answer = httpx.get(self.proxy.url + "/__maple/api/comments", params={"branch": BRANCH})
-        answer.raise_for_status()
-        return list(answer.json()["comments"])
+        return proxy_comments(self.proxy, BRANCH)
 
     def comment(self, body: str) -> dict[str, Any]:
         return next(c for c in self.comments() if c["body"] == body)
@@ -502,28 +501,15 @@ def capture_of(page: Any, app: App, body: str) -> tuple[dict[str, Any], bytes]:
 
 def pixels(page: Any, image: bytes, rect: dict[str, float]) -> dict[str, Any]:
     """The mean colour and the darkest pixel (channel sum) of ``rect`` in ``image``."""
-    import base64
-
-    return dict(
-        page.evaluate(
-            """async ([b64, r]) => {
-                const bitmap = await createImageBitmap(
-                    new Blob([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))]));
-                const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
-                const context = canvas.getContext("2d");
-                context.drawImage(bitmap, 0, 0);
-                const data = context.getImageData(r.x, r.y, r.width, r.height).data;
-                const mean = [0, 0, 0];
-                let darkest = 765;
-                for (let i = 0; i < data.length; i += 4) {
-                    for (let c = 0; c < 3; c++) mean[c] += data[i + c] / (data.length / 4);
-                    darkest = Math.min(darkest, data[i] + data[i + 1] + data[i + 2]);
-                }
-                return { mean: mean.map(Math.round), darkest };
-            }""",
-            [base64.b64encode(image).decode(), rect],
-        )
-    )
+    reading = """
+        const mean = [0, 0, 0];
+        let darkest = 765;
+        for (let i = 0; i < data.length; i += 4) {
+            for (let c = 0; c < 3; c++) mean[c] += data[i + c] / (data.length / 4);
+            darkest = Math.min(darkest, data[i] + data[i + 1] + data[i + 2]);
+        }
+        return { mean: mean.map(Math.round), darkest };"""
+    return dict(rect_pixels(page, image, rect, reading))
 
 
 def in_capture(box: dict[str, float], area: dict[str, int], inset: float = 4) -> dict[str, float]:
