@@ -18,9 +18,9 @@ from maple_core.errors import ConfigurationError
 from maple_core.json_types import JsonObject, JsonValue
 
 __all__ = [
-    "DEFAULT_RESERVE",
     "Backoff",
     "Budget",
+    "DEFAULT_RESERVE",
     "PollVerdict",
     "RateReading",
     "parse_reserve",

@@ -48,7 +48,13 @@ from maple_core.rate_budget import (
     poll_verdict,
 )
 
-__all__ = ["BudgetRecorder", "SharedCache", "SharedTransport", "answer_key", "cache_folder"]
+__all__ = [
+    "BudgetRecorder",
+    "SharedCache",
+    "SharedTransport",
+    "answer_key",
+    "cache_folder",
+]
 
 _LOCK_WAIT_S = 15.0  # longer than one request with its retries; then go ahead unlocked
 _PRUNE_AFTER_S = 86_400.0
