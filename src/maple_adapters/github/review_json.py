@@ -22,8 +22,8 @@ __all__ = [
     "author_of",
     "conversation_of",
     "reviews_of",
-    "threads_of",
     "thread_states_of",
+    "threads_of",
     "web_host",
 ]
 

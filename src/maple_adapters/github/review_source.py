@@ -48,7 +48,10 @@ from maple_core.pull_review import (
 )
 from maple_core.trust import TRUSTED_ASSOCIATIONS, Author, Endorsement, TrustPolicy
 
-__all__ = ["THREADS_QUERY", "ReviewSource"]
+__all__ = [
+    "ReviewSource",
+    "THREADS_QUERY",
+]
 
 THREADS_QUERY = """
 query($owner: String!, $name: String!, $number: Int!, $after: String) {
