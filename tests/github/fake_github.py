@@ -411,6 +411,9 @@ class FakeGitHub(PullReviews):
         links = []
         base = f"https://{request.url.netloc}{request.url.path}"
         query = dict(request.query_params)
+        if page > 1:  # as GitHub does, the first and previous pages are named after page 1
+            links.append(f'<{base}?{urlencode({**query, "page": page - 1})}>; rel="prev"')
+            links.append(f'<{base}?{urlencode({**query, "page": 1})}>; rel="first"')
         if page < last:
             links.append(f'<{base}?{urlencode({**query, "page": page + 1})}>; rel="next"')
             links.append(f'<{base}?{urlencode({**query, "page": last})}>; rel="last"')

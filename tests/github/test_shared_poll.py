@@ -229,3 +229,21 @@ def test_a_poller_killed_while_refreshing_leaves_no_lock_behind(
         assert time.monotonic() - began < 5  # not the 15 s a hung holder would cost
     finally:
         ended(holder)
+
+
+def test_a_304_that_brings_a_new_link_is_kept_with_it(
+    served: Served, fake: FakeGitHub, folder: Path
+) -> None:
+    """A new page makes the last one point on, though its body (and ETag) did not change."""
+    one, two = process(served, folder, max_age=0.2), process(served, folder, max_age=0.2)
+    for body in ("a", "b"):
+        fake.add_comment(1, body, login="rev")
+    small = {"per_page": 2, "page": 1}
+    assert "next" not in one.request("GET", PATH, params=small).headers.get("link", "")
+    fake.add_comment(1, "c", login="rev")
+    time.sleep(0.25)
+    fake.requests.clear()
+    assert 'rel="next"' in one.request("GET", PATH, params=small).headers["link"]
+    assert gets(fake) == [304]
+    assert 'rel="next"' in two.request("GET", PATH, params=small).headers["link"]  # from the folder
+    assert gets(fake) == [304]

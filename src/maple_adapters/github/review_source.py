@@ -168,7 +168,9 @@ class ReviewSource:
             answer = self._transport.request("GET", path, params={"per_page": 100, "page": page})
             items = answer.data if isinstance(answer.data, list) else []
             found += items
-            if len(items) < 100 and 'rel="next"' not in answer.headers.get("link", ""):
+            link = answer.headers.get("link")
+            more = 'rel="next"' in link if link is not None else len(items) >= 100
+            if not more:  # a full page without any Link header: look once more
                 break
         return found
 

@@ -388,8 +388,18 @@ class SharedTransport:
             asked = etag or (kept.etag if kept is not None else None)
             response = self.inner.request("GET", path, params=params, etag=asked)
             if response.status == 304 and kept is not None:
-                self.cache.checked(key, kept.etag, sent)
-                return replace(kept.response, headers={**kept.response.headers, **response.headers})
+                merged = replace(
+                    kept.response, headers={**kept.response.headers, **response.headers}
+                )
+                if any(
+                    merged.headers.get(k) != kept.response.headers.get(k) for k in _KEPT_HEADERS
+                ):
+                    self.cache.keep(
+                        key, replace(merged, headers={**merged.headers, "etag": kept.etag}), sent
+                    )
+                else:  # the same page: only its check time moves
+                    self.cache.checked(key, kept.etag, sent)
+                return merged
             if response.status == 200 and response.headers.get("etag"):
                 self.cache.keep(key, response, sent)
             return response
