@@ -137,7 +137,7 @@ def test_a_thread_is_its_first_comment_with_the_replies_as_its_thread() -> None:
     [entry] = comment.extra["replies"]
     assert entry["id"] == "ghrc_7_1003"
     assert (entry["role"], entry["body"]) == ("reviewer", "Also on 320px.")
-    assert comment.extra["github"]["blocksGate"] is True
+    assert comment.extra["github"]["gate"] is True
 
 
 def test_an_outdated_thread_points_at_the_line_it_was_written_on() -> None:
@@ -197,7 +197,7 @@ def test_maples_resolution_is_read_back_from_its_reply() -> None:
     [entry] = comment.extra["replies"]
     assert (entry["role"], entry["kind"]) == ("agent", "resolve")
     assert "<!--" not in entry["body"]
-    assert comment.extra["github"]["blocksGate"] is False
+    assert comment.extra["github"]["gate"] is True  # the status says it is done
 
 
 def test_a_reviewers_reply_after_the_resolution_reopens_it_and_wakes_the_agent() -> None:
@@ -257,19 +257,19 @@ def test_reviews_with_a_body_are_comments_and_a_dismissed_one_is_done() -> None:
     assert by_id["ghrv_7_55"].context is not None
     assert by_id["ghrv_7_55"].context.extra == {"reviewState": "CHANGES_REQUESTED"}
     # rev approved after asking for changes: the gate no longer waits on the first review
-    assert by_id["ghrv_7_55"].extra["github"]["blocksGate"] is False
+    assert by_id["ghrv_7_55"].extra["github"]["gate"] is False
 
 
 def test_a_changes_requested_review_blocks_until_maples_ledger_resolves_it() -> None:
     asked = review(55, ReviewState.CHANGES_REQUESTED)
     [open_one] = read(reviews=(asked,)).comments
-    assert open_one.extra["github"]["blocksGate"] is True
+    assert open_one.extra["github"]["gate"] is True
     from maple_core.comments import Resolution
 
     done = Mark(CommentStatus.RESOLVED, Resolution(SHA, "2026-03-01T12:00:00.000Z", "split"))
     [resolved] = read(reviews=(asked,), marks={"ghrv_7_55": done}).comments
     assert resolved.status is CommentStatus.RESOLVED
-    assert resolved.extra["github"]["blocksGate"] is False
+    assert resolved.extra["github"]["gate"] is True  # counted, and resolved
 
 
 def test_the_conversation_leaves_out_maples_own_and_threads_its_answers() -> None:
@@ -280,7 +280,7 @@ def test_the_conversation_leaves_out_maples_own_and_threads_its_answers() -> Non
     assert comment.id == "ghic_7_300"
     [entry] = comment.extra["replies"]
     assert (entry["role"], entry["body"]) == ("agent", "Done in the next commit.")
-    assert comment.extra["github"]["blocksGate"] is False
+    assert comment.extra["github"]["gate"] is False
 
 
 def test_a_held_conversation_comment_is_endorsed_by_a_quote_reply_or_a_link() -> None:

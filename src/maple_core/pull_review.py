@@ -57,6 +57,7 @@ __all__ = [
     "own_mark",
     "read_review",
     "resolve_reply",
+    "review_link",
     "review_ref",
     "visible_text",
 ]
@@ -283,6 +284,21 @@ class ReviewReading:
     held: tuple[Comment, ...]
 
 
+_LINK = re.compile(
+    r"https://[A-Za-z0-9.:-]+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/pull/[0-9]+"
+    r"#(?:discussion_r|pullrequestreview-|issuecomment-)[0-9]+"
+)
+
+
+def review_link(comment: Comment) -> str | None:
+    """A review item's GitHub link, when it is one (safe to put in Markdown as it is)."""
+    details = comment.extra.get(GITHUB)
+    url = details.get("url") if isinstance(details, dict) else None
+    if review_ref(comment.id) is None or not isinstance(url, str) or not _LINK.fullmatch(url):
+        return None
+    return url
+
+
 def github_author(author: Author) -> JsonObject:
     """A GitHub author in Maple's author shape (``provenance: github``)."""
     user_id = f"github:{author.login}"
@@ -452,7 +468,7 @@ class _Reader:
             "originalLine": thread.original_line,
             "outdated": thread.outdated,
             "resolvedOnGitHub": thread.resolved,
-            "blocksGate": status is not CommentStatus.RESOLVED,
+            "gate": True,
         }
         if thread.resolved_by is not None:
             details["resolvedBy"] = thread.resolved_by
@@ -554,9 +570,7 @@ class _Reader:
             "standing": standing.value,
             "association": note.author.association,
             "state": item.state.value,
-            "blocksGate": item.state is ReviewState.CHANGES_REQUESTED
-            and deciding
-            and status is not CommentStatus.RESOLVED,
+            "gate": item.state is ReviewState.CHANGES_REQUESTED and deciding,
         }
         if item.commit is not None:
             details["commit"] = item.commit
@@ -581,7 +595,7 @@ class _Reader:
             "kind": ReviewKind.CONVERSATION.value,
             "standing": standing.value,
             "association": note.author.association,
-            "blocksGate": False,
+            "gate": False,
         }
         entries = [*mark.replies, *self._answers(ref.id)]
         return [

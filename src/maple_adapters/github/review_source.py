@@ -18,7 +18,7 @@ import builtins
 import hashlib
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -46,6 +46,7 @@ from maple_core.pull_review import (
     read_review,
     resolve_reply,
 )
+from maple_core.rate_budget import PollVerdict
 from maple_core.trust import TRUSTED_ASSOCIATIONS, Author, Endorsement, TrustPolicy
 
 __all__ = [
@@ -89,6 +90,9 @@ _MAX_PAGES = 30  # 3,000 review comments, reviews or threads: beyond that maple 
 _MAX_THUMB_LOOKUPS = 50  # held notes whose 👍 are read per look
 _SWEEP_S = 60.0
 _PUSHERS = frozenset({"admin", "maintain", "write"})
+
+
+_Listing = builtins.list[JsonValue]
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +163,8 @@ class ReviewSource:
         self._memos: dict[int, _Memo] = {}
         self._seen: dict[int, dict[str, str]] = {}  # without a shared folder
         self._pushers: dict[str, bool] = {}
+        self._own: frozenset[str] = frozenset()  # maple's logins, as the last read named them
+        self._tokens: dict[int, Hashable] = {}
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -193,10 +199,9 @@ class ReviewSource:
         conversation comments.
         """
         own = frozenset(login.lower() for login in own_logins)
-        comments = self._all_pages(f"{self._base}/pulls/{pull}/comments")
-        reviews = self._all_pages(f"{self._base}/pulls/{pull}/reviews")
+        self._own = own
+        comments, reviews, memo = self._listed(pull)
         where = _Where(self._host, self._owner, self._repo, pull, own)
-        memo = self._graphql_memo(pull, comments, reviews, own)
         associations = _associations([*comments, *reviews, *issue_comments])
         thumbs = self._thumbs(comments, issue_comments, associations)
         review = PullRequestReview(
@@ -208,6 +213,27 @@ class ReviewSource:
             own,
         )
         return self._sighted(pull, review, marks or {}, list(floor), when)
+
+    def _listed(self, pull: int) -> tuple[_Listing, _Listing, _Memo]:
+        """The review comments, the reviews and GraphQL's memo; notes the change token."""
+        comments = self._all_pages(f"{self._base}/pulls/{pull}/comments")
+        reviews = self._all_pages(f"{self._base}/pulls/{pull}/reviews")
+        memo = self._graphql_memo(pull, comments, reviews, self._own)
+        self._tokens[pull] = (_fingerprint(comments, reviews), _states_token(memo))
+        return comments, reviews, memo
+
+    def token(self, pull: int) -> Hashable:
+        """The review's change token now (conditional requests; GraphQL only when due)."""
+        self._listed(pull)
+        return self._tokens[pull]
+
+    def last_token(self, pull: int) -> Hashable:
+        """The change token of the last read of ``pull`` (no request)."""
+        return self._tokens.get(pull)
+
+    def verdict(self) -> PollVerdict:
+        """Whether polling may go on now, as the shared rate budget says."""
+        return self._cache.verdict() if self._cache is not None else PollVerdict(True)
 
     def _sighted(
         self,
@@ -493,6 +519,11 @@ def _fingerprint(*listings: Sequence[JsonValue]) -> str:
 def _listed(obj: JsonValue, key: str) -> builtins.list[JsonValue]:
     value = obj.get(key) if isinstance(obj, dict) else None
     return value if isinstance(value, list) else []
+
+
+def _states_token(memo: _Memo) -> Hashable:
+    states = memo.states or {}
+    return tuple(sorted((k, v.resolved, v.outdated) for k, v in states.items()))
 
 
 def _next(connection: JsonObject) -> str | None:
