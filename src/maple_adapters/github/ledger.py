@@ -500,7 +500,7 @@ def parse_ledger_body(body: str, branch: str | None = None) -> GitHubLedger | No
     marks = tuple(
         replace(Comment.from_json(m), branch=target)
         for m in (raw_marks if isinstance(raw_marks, list) else [])
-        if isinstance(m, dict) and isinstance(m.get("id"), str) and review_ref(m["id"]) is not None
+        if isinstance(m, dict) and isinstance(mark_id := m.get("id"), str) and review_ref(mark_id)
     )
     return GitHubLedger(target, comments, approvals, withdrawn, marks)
 
