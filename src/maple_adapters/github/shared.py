@@ -215,11 +215,15 @@ class SharedCache:
             k: response.headers[k] for k in _KEPT_HEADERS if k in response.headers
         }
         self.write_json(f"a-{key}.json", {"etag": etag, "headers": headers, "data": response.data})
-        self.write_json(f"a-{key}.meta", {"etag": etag, "checked": checked})
+        self.checked(key, etag, checked)
 
     def checked(self, key: str, etag: str, at: float) -> None:
-        """GitHub said the answer for ``key`` is unchanged (a ``304``) at ``at``."""
-        self.write_json(f"a-{key}.meta", {"etag": etag, "checked": at})
+        """GitHub said the answer for ``key`` is unchanged (a ``304``) at ``at``.
+
+        The meta names the process that asked (``by``), so ``maple doctor`` and the bench can
+        tell who polled last.
+        """
+        self.write_json(f"a-{key}.meta", {"etag": etag, "checked": at, "by": os.getpid()})
 
     def invalidate(self) -> None:
         """Mark every kept answer stale: something was written."""
