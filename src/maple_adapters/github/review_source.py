@@ -235,6 +235,12 @@ class ReviewSource:
         """Whether polling may go on now, as the shared rate budget says."""
         return self._cache.verdict() if self._cache is not None else PollVerdict(True)
 
+    def budget_lines(self) -> list[str]:
+        """What the shared rate budget says, per resource and any pause (for ``maple doctor``)."""
+        if self._cache is None:
+            return []
+        return self._cache.budget().describe(self._cache.reserve, self._now())
+
     def _sighted(
         self,
         pull: int,
