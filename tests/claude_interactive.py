@@ -260,6 +260,8 @@ class InteractiveClaude:
         }
         tools = " ".join([f"mcp__{SERVER}", *allowed])
         argv = [str(claude), "--mcp-config", str(config), "--allowedTools", tools]
+        if allowed:  # auto mode sets allow rules aside for its server-side check, unreachable here
+            argv += ["--permission-mode", "acceptEdits"]
         argv += ["--debug-file", str(home / "debug.log")]
         self.shell = (
             f"cd {shlex.quote(str(workdir))} && exec env -i "
