@@ -127,11 +127,21 @@ def test_comments_list_all_shows_strangers_apart_and_doctor_the_budget(
     piped = _maple(repo, env, "comments", "list", "--all")
     assert f"ghic_1_{stranger['id']}\theld\t" in piped.stdout
 
+    rabbit = fake.add_review_comment(1, "coderabbitai[bot]", "Null check missing here.", line=3)
+    bots = _maple(repo, env, "comments", "list", "--json")
+    assert f"ghrt_1_{rabbit['id']}" in [c["id"] for c in json.loads(bots.stdout)]  # an App's bot
+    named = {**env, "MAPLE_TRUSTED_BOTS": "copilot-pull-request-reviewer"}
+    only_named = _maple(repo, named, "comments", "list", "--all", "--json")
+    assert [c["id"] for c in json.loads(only_named.stdout)["held"]] == [
+        f"ghrt_1_{rabbit['id']}",
+        f"ghic_1_{stranger['id']}",
+    ]
+
     off = _maple(repo, {**env, "MAPLE_PR_REVIEW": "off"}, "comments", "list", "--json")
     assert json.loads(off.stdout) == []  # the ledger only, as before
 
     doctor = _maple(repo, {**env, "COLUMNS": "400"}, "doctor", "--branch", BRANCH)
-    assert "1 held apart" in doctor.stdout, doctor.stdout
+    assert "1 held apart" in doctor.stdout, doctor.stdout  # the bot is trusted by default
     assert "of 5,000 left" in doctor.stdout
     assert "maple keeps 20% for you" in doctor.stdout
     assert TOKEN not in doctor.stdout + doctor.stderr
