@@ -159,6 +159,14 @@ def review_store(
     Raises:
         ConfigurationError: the transport cannot work here, or the shared folder cannot be made.
     """
+    inner, secrets = _bare_transport(github, transport)
+    return _review_store_over(inner, secrets, github, clock, gate=gate)
+
+
+def _review_store_over(
+    inner: GitHubTransport, secrets: list[str], github: GitHubConfig, clock: Clock, *, gate: bool
+) -> PullRequestStore:
+    """:func:`review_store` over the bare transport ``inner`` (scrubbed of ``secrets``)."""
     from maple_adapters.github.pull_store import PrReview, PullRequestStore
     from maple_adapters.github.review_source import ReviewSource
     from maple_adapters.github.shared import (
@@ -171,7 +179,6 @@ def review_store(
     from maple_adapters.github.transport import ResilientTransport, host_of
     from maple_core.trust import TrustPolicy
 
-    inner, secrets = _bare_transport(github, transport)
     owner, repo = github.owner or "", github.repo or ""
     token = github.token.get_secret_value() if github.token else None
     host = host_of(github.api_url)
@@ -244,19 +251,29 @@ def ci_gate(
     api_url: str | None,
     app_id: str | None,
     clock: Clock,
+    review: GitHubConfig | None = None,
 ) -> CiGate:
     """The CI gate publisher's parts from the job's tokens.
 
     The ledger is read with ``token`` (``GITHUB_TOKEN``), else ``gate_token``; the check run is
     written with ``gate_token`` (``MAPLE_GATE_TOKEN``, else ``GITHUB_TOKEN``). Both transports
-    are scrubbed of both tokens.
+    are scrubbed of both tokens. With ``review`` (``MAPLE_PR_REVIEW=gate``: its trusted bots,
+    reserve and cache folder) the pull request's own review is read beside the ledger, and the
+    gate holds on it too.
     """
     from maple_adapters.github.transport import PyGithubTransport
 
     secrets = [t for t in (token, gate_token) if t]
-    reader = wrapped(PyGithubTransport(token or gate_token, api_url), secrets)
+    read_as = PyGithubTransport(token or gate_token, api_url)
     writer = wrapped(PyGithubTransport(gate_token, api_url), secrets)
+    if review is not None:
+        from dataclasses import replace
+
+        identity = replace(review, owner=owner, repo=repo, api_url=api_url)
+        store: CommentStore = _review_store_over(read_as, secrets, identity, clock, gate=True)
+    else:
+        store = ledger_store(wrapped(read_as, secrets), owner, repo, clock, app_id)
     return CiGate(
-        store=ledger_store(reader, owner, repo, clock, app_id),
+        store=store,
         publisher=check_run_publisher(writer, owner, repo, clock, app_id),
     )
