@@ -57,6 +57,15 @@ async def test_the_agent_works_a_pull_requests_threads_through_maple_mcp(
     async with stdio_server(repo, **env_for(served, transport, tmp_path)) as client:
         listed = structured(await client.call_tool("list_comments", {"branch": BRANCH}))
         assert [c["id"] for c in listed] == [f"ghrt_1_{old['id']}"]
+        context = structured(
+            await client.call_tool(
+                "get_comment_context", {"id": f"ghrt_1_{old['id']}", "branch": BRANCH}
+            )
+        )
+        shown = json.dumps(context)
+        assert "diffHunk" in shown
+        assert f"/acme/web/pull/1#discussion_r{old['id']}" in shown
+        assert '"outdated": false' in shown
         drained = structured(await client.call_tool("wait_for_comments", {"branch": BRANCH}))
         cursor = drained["cursor"]
 
