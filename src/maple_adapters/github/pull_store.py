@@ -20,6 +20,7 @@ from enum import StrEnum
 
 from maple_adapters.github.ledger import GitHubLedger
 from maple_adapters.github.review_source import ReviewSource
+from maple_adapters.github.shared import SharedTransport
 from maple_adapters.github.store import GitHubChangeSignal, GitHubLedgerStore
 from maple_adapters.github.transport import GitHubError, GitHubTransport
 from maple_core.approvals import Approval, NewApproval
@@ -284,8 +285,16 @@ class PullRequestStore:
         return self._current(ref, "set_status")
 
     def _check_pushed(self, pull: int, sha: str) -> None:
-        """A thread is resolved on GitHub, where only a pushed commit can have addressed it."""
+        """A thread is resolved on GitHub, where only a pushed commit can have addressed it.
+
+        A "no" from the shared answers is asked again fresh: the push may be a moment old.
+        """
         if self._ledger.on_pull(pull, sha) is False:
+            transport = self.transport
+            if isinstance(transport, SharedTransport):
+                transport.cache.invalidate()
+                if self._ledger.on_pull(pull, sha) is not False:
+                    return
             raise UnverifiedCommitError(
                 f"{sha[:40]} is not on pull request #{pull} yet, so the reviewer cannot see the "
                 "fix: git push, then resolve the thread again."
