@@ -55,9 +55,12 @@ def _github_cli(clock: FakeClock, tmp: Path, request: pytest.FixtureRequest) -> 
     return _github(clock, request.getfixturevalue("github_server"), "cli", tmp)
 
 
-def review_store(clock: FakeClock, served: Served, kind: str, tmp: Path) -> PullRequestStore:
-    """The GitHub store with the pull request's own review, as maple builds it."""
-    transport = shared_transport(served, kind, tmp, max_age=0.0)
+def review_store(
+    clock: FakeClock, served: Served, kind: str, tmp: Path, max_age: float = 0.0
+) -> PullRequestStore:
+    """The GitHub store with the pull request's own review, as maple builds it (answers kept
+    ``max_age`` seconds: none by default, so a test never depends on the poll interval)."""
+    transport = shared_transport(served, kind, tmp, max_age=max_age)
     assert isinstance(transport, SharedTransport)
     source = ReviewSource(
         transport, "acme", "web", host=served.host, policy=TrustPolicy(), cache=transport.cache

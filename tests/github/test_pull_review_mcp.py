@@ -194,23 +194,13 @@ def test_the_stop_hook_keeps_the_agent_on_a_collaborators_thread_never_a_strange
 def test_a_resolve_just_after_the_push_is_not_refused_on_a_kept_answer(
     served: Served, fake: FakeGitHub, tmp_path: Path
 ) -> None:
-    from contract_tests.github_peers import shared_transport
+    from contract_tests.conftest import review_store
     from contract_tests.support import FakeClock
-    from maple_adapters.github.pull_store import PullRequestStore
-    from maple_adapters.github.review_source import ReviewSource
-    from maple_adapters.github.shared import SharedTransport
-    from maple_adapters.github.store import GitHubLedgerStore
     from maple_core.errors import UnverifiedCommitError
     from maple_core.services import resolve_comment
-    from maple_core.trust import TrustPolicy
 
     clock = FakeClock()
-    transport = shared_transport(served, "api", tmp_path, max_age=3600.0)  # every answer stands
-    assert isinstance(transport, SharedTransport)
-    source = ReviewSource(
-        transport, "acme", "web", host=served.host, policy=TrustPolicy(), cache=transport.cache
-    )
-    store = PullRequestStore(GitHubLedgerStore(transport, "acme", "web", clock), source, clock)
+    store = review_store(clock, served, "api", tmp_path, max_age=3600.0)  # every answer stands
     root = fake.add_review_comment(1, "rev", "Rename this.")
     thread, fix = f"ghrt_1_{root['id']}", "fade" * 10
     with pytest.raises(UnverifiedCommitError, match="git push"):
