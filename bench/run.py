@@ -140,7 +140,9 @@ def main() -> int:
     from bench.github_row import github_requests_row, github_row
     from bench.hook_row import hook_row
     from bench.mcp_rows import startup_rows, wake_row
+    from bench.poll_rows import reserve_row, shared_poll_row, takeover_row
     from bench.refind_row import refind_row
+    from bench.review_row import review_requests_row
     from bench.route_row import route_row
     from bench.solo_row import solo_row
     from bench.task_wake_row import task_wake_row
@@ -152,6 +154,8 @@ def main() -> int:
     rows += [Row(*github_row())]
     rows += [Row(*github_requests_row()), Row(*route_row()), Row(*solo_row())]
     rows += [Row(*capture_row()), Row(*refind_row()), Row(*task_wake_row()), Row(*watch_row())]
+    rows += [Row(*review_requests_row()), Row(*shared_poll_row()), Row(*takeover_row())]
+    rows += [Row(*reserve_row())]
     headers = ("benchmark", "figure", "anchor (same run)", "ratio", "budget", "")
     table = [
         (r.name, r.figure, r.anchor, f"{r.ratio:.3g}×", r.budget, "ok" if r.ok else "OVER BUDGET")
@@ -175,6 +179,10 @@ SINGLE_ROWS = {
     "refind": ("bench.refind_row", "refind_row"),
     "task-wake": ("bench.task_wake_row", "task_wake_row"),
     "watch": ("bench.watch_row", "watch_row"),
+    "review-requests": ("bench.review_row", "review_requests_row"),
+    "shared-poll": ("bench.poll_rows", "shared_poll_row"),
+    "takeover": ("bench.poll_rows", "takeover_row"),
+    "reserve": ("bench.poll_rows", "reserve_row"),
 }
 
 

@@ -92,6 +92,29 @@ ENVIRONMENT: tuple[EnvironmentVariable, ...] = (
         default="auto",
     ),
     EnvironmentVariable(
+        "MAPLE_PR_REVIEW",
+        "off, agent or gate",
+        "With the github store, how far the pull request's own review (threads, reviews, "
+        "conversation) reaches: off (the ledger only), agent (the agent sees and resolves it; "
+        "the gate ignores it) or gate (the merge gate also holds on open trusted threads and "
+        "requested changes).",
+        default="agent",
+    ),
+    EnvironmentVariable(
+        "MAPLE_TRUSTED_BOTS",
+        "list",
+        "Comma-separated bot logins whose words on a pull request are work (coderabbitai, "
+        "copilot-pull-request-reviewer); unset means every GitHub App's bot, empty means none.",
+        empty_is_unset=False,
+    ),
+    EnvironmentVariable(
+        "MAPLE_GITHUB_RESERVE",
+        "percentage",
+        "The share of GitHub's rate limit maple leaves for you: polling pauses at it until the "
+        "reset (0% to 90%).",
+        default="20%",
+    ),
+    EnvironmentVariable(
         "MAPLE_BRANCH",
         "text",
         "The branch the Stop hook checks, else the one checked out; the server ignores it.",

@@ -37,6 +37,7 @@ __all__ = [
     "Commits",
     "GatePublisher",
     "GateRefresher",
+    "HeldComments",
     "MediaStore",
 ]
 
@@ -84,6 +85,8 @@ class BranchState:
         head: the commit its pull request points at, or ``None`` when unknown.
         token: a :class:`ChangeSignal` token for exactly this read, to wait for the next change.
         pushed: the commits the branch's pull request holds, or ``None`` when unknown.
+        gated: the comments the merge gate decides from, when not all of them (a pull
+            request's own review reaches the agent, not always the gate).
     """
 
     branch: str
@@ -92,6 +95,7 @@ class BranchState:
     head: str | None
     token: Hashable
     pushed: frozenset[str] | None = None
+    gated: tuple[Comment, ...] | None = None
 
 
 class ChangeSignal(Protocol):
@@ -185,6 +189,19 @@ class CommentAmending(Protocol):
 
     def delete(self, comment_id: str, check: Callable[[Comment], None]) -> None:
         """Remove a comment; an unknown id raises ``NotFoundError``."""
+        ...
+
+
+@runtime_checkable
+class HeldComments(Protocol):
+    """A store that holds some words apart (a pull request's strangers': see ``trust``).
+
+    Held comments are never listed, waited for or gated; reviewers see them with
+    ``maple comments list --all``.
+    """
+
+    def held(self, branch: str) -> builtins.list[Comment]:
+        """The branch's held comments, each saying why under ``github.heldBecause``."""
         ...
 
 

@@ -626,11 +626,24 @@ async def _wait_for_fresh(
             else:
                 if ctx is not None:
                     message = f"Waiting for comments on {branch}"
+                    held_back = await anyio.to_thread.run_sync(_held_back, watch.signal)
+                    if held_back:
+                        message += f"; {held_back}"
                     await ctx.report_progress(step.elapsed, step.total, message)
                 reply = None
     finally:
         watches.leave(branch, watch)
     return step
+
+
+def _held_back(signal: ChangeSignal) -> str:
+    """What holds the signal's polling back (GitHub's rate budget), if it can say; else ``""``."""
+    status = getattr(signal, "status", None)
+    try:
+        said = status() if callable(status) else ""
+    except (MapleError, OSError):  # a progress note is never worth failing a wait for
+        return ""
+    return said if isinstance(said, str) else ""
 
 
 def _exit_on_signals() -> None:

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Self
+from typing import Literal, Self
 
 from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError, model_validator
 
@@ -111,6 +111,9 @@ class Settings(_FromEnvironment):
     MAPLE_GITHUB_REPO: str | None
     MAPLE_GITHUB_API: str | None
     MAPLE_GITHUB_TRANSPORT: Transport
+    MAPLE_PR_REVIEW: Literal["off", "agent", "gate"]
+    MAPLE_TRUSTED_BOTS: str | None
+    MAPLE_GITHUB_RESERVE: str
     MAPLE_BRANCH: str | None
     MAPLE_URL: str | None
     MAPLE_GATE_TOKEN: SecretStr | None
@@ -151,6 +154,25 @@ class Settings(_FromEnvironment):
         """``MAPLE_REQUIRE_CONFIRMATION`` is exactly ``true``."""
         return self.MAPLE_REQUIRE_CONFIRMATION == "true"
 
+    @property
+    def github_reserve(self) -> float:
+        """``MAPLE_GITHUB_RESERVE`` as a share of the limit: ``20%`` (or ``20``) is 0.2.
+
+        Raises:
+            ConfigurationError: it is not a percentage from 0% to 90%.
+        """
+        text = self.MAPLE_GITHUB_RESERVE.strip().removesuffix("%").strip()
+        try:
+            share = float(text) / 100
+        except ValueError:
+            share = -1.0
+        if not 0.0 <= share <= 0.9:  # also refuses nan
+            raise ConfigurationError(
+                f"Unknown MAPLE_GITHUB_RESERVE {self.MAPLE_GITHUB_RESERVE}; it must be a "
+                "percentage from 0% to 90% of GitHub's rate limit, such as 20%."
+            )
+        return share
+
     def secrets(self) -> list[str]:
         """Every secret value set, so output can be scrubbed of them."""
         values = (getattr(self, name) for name in sorted(SECRET_VARIABLES))
@@ -178,7 +200,12 @@ class InstallSettings(_FromEnvironment):
 
 @dataclass(frozen=True, slots=True)
 class GitHubConfig:
-    """Where and how to reach the repository; tokens stay ``SecretStr``."""
+    """Where and how to reach the repository; tokens stay ``SecretStr``.
+
+    ``pr_review`` (``MAPLE_PR_REVIEW``), ``trusted_bots`` (``MAPLE_TRUSTED_BOTS``) and
+    ``reserve`` (``MAPLE_GITHUB_RESERVE``, a share) shape the pull request's own review, read
+    through the per-machine shared folder under ``cache_root``.
+    """
 
     owner: str | None = None
     repo: str | None = None
@@ -186,6 +213,10 @@ class GitHubConfig:
     token: SecretStr | None = None
     gate_token: SecretStr | None = None
     gate_app_id: str | None = None
+    pr_review: str = "agent"
+    trusted_bots: str | None = None
+    reserve: float = 0.2
+    cache_root: Path | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,6 +309,10 @@ def resolve_config(settings: Settings, program: str = "Maple's MCP server") -> S
             token=settings.GITHUB_TOKEN,
             gate_token=settings.MAPLE_GATE_TOKEN,
             gate_app_id=settings.MAPLE_GATE_APP_ID,
+            pr_review=settings.MAPLE_PR_REVIEW,
+            trusted_bots=settings.MAPLE_TRUSTED_BOTS,
+            reserve=settings.github_reserve if store is StoreKind.GITHUB else 0.2,
+            cache_root=settings.cache_folder,
         ),
         route_url=settings.MAPLE_URL,
         agents=_agents(settings),

@@ -14,6 +14,7 @@ from maple_entrypoints.bootstrap.github import (
     build_transport,
     check_run_publisher,
     ledger_store,
+    review_store,
 )
 from maple_entrypoints.settings import (
     GateMode,
@@ -52,6 +53,8 @@ def build_store(config: ServerConfig, cwd: Path, clock: Clock | None = None) -> 
         return FileCommentStore(clock, cwd)
     if config.store is StoreKind.GITHUB:
         github = config.github
+        if github.pr_review != "off":
+            return review_store(github, config.transport, clock, gate=github.pr_review == "gate")
         transport = build_transport(github, config.transport)
         return ledger_store(
             transport, github.owner or "", github.repo or "", clock, github.gate_app_id

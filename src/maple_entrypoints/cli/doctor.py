@@ -120,6 +120,47 @@ def _github_findings(config: object, branch: str | None, findings: list[Finding]
         findings.append(
             Finding("store", True, f"pull request #{pull}: {len(comments)} comment(s) on {branch}")
         )
+        if github.pr_review != "off":
+            _review_findings(config, branch, findings)
+
+
+def _review_findings(config: object, branch: str, findings: list[Finding]) -> None:
+    """The pull request's own review: what it holds for the agent and apart, and the budget."""
+    from maple_core.pull_review import review_ref
+    from maple_entrypoints.bootstrap.github import review_store
+    from maple_entrypoints.bootstrap.local import system_clock
+    from maple_entrypoints.settings import ServerConfig
+
+    assert isinstance(config, ServerConfig)
+    github = config.github
+    try:
+        store = review_store(
+            github, config.transport, system_clock(), gate=github.pr_review == "gate"
+        )
+        work = sum(1 for c in list_all(store, branch) if review_ref(c.id) is not None)
+        held = store.held(branch)
+    except MapleError as exc:
+        findings.append(Finding("pull request review", False, str(exc)))
+        return
+    findings.append(
+        Finding(
+            "pull request review",
+            True,
+            f"MAPLE_PR_REVIEW={github.pr_review}: {work} item(s) for the agent, {len(held)} held "
+            "apart "
+            "(maple comments list --all)",
+        )
+    )
+    lines = store.source.budget_lines()
+    paused = not store.source.verdict().poll
+    findings.append(
+        Finding(
+            "rate budget",
+            None if paused else True,
+            "; ".join(lines) or "no rate-limit answer read yet",
+            "polling resumes by itself at the time given" if paused else "",
+        )
+    )
 
 
 def _store_findings(config: object, cwd: Path, branch: str | None, findings: list[Finding]) -> None:
