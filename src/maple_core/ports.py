@@ -22,6 +22,7 @@ from maple_core.gate import GateReport, GateVerdict
 from maple_core.media import MediaRef
 from maple_core.paging import CommentPage, ListQuery
 from maple_core.statuses import CommentStatus
+from maple_core.tokens import AccessToken, IssuedToken, TokenScope
 
 __all__ = [
     "AgentProvider",
@@ -38,6 +39,7 @@ __all__ = [
     "GatePublisher",
     "GateRefresher",
     "MediaStore",
+    "TokenStore",
 ]
 
 
@@ -271,6 +273,28 @@ class MediaStore(Protocol):
 
     def get(self, key: str) -> tuple[bytes, str]:
         """A blob's bytes and content type; ``NotFoundError`` when nothing is held."""
+        ...
+
+
+class TokenStore(Protocol):
+    """Where the access tokens maple issues are kept: their digests, never their secrets."""
+
+    def issue(
+        self, repository: str, scope: TokenScope, expires_at: datetime, label: str | None = None
+    ) -> IssuedToken:
+        """Make a new token for ``repository``; its secret is in the answer and nowhere else."""
+        ...
+
+    def tokens(self, repository: str | None = None) -> builtins.list[AccessToken]:
+        """The tokens issued (for ``repository``, or all), oldest first, revoked ones included."""
+        ...
+
+    def revoke(self, token_id: str) -> AccessToken:
+        """Stop the token ``token_id`` working now; an unknown id is ``NotFoundError``."""
+        ...
+
+    def find(self, secret: str) -> AccessToken | None:
+        """The token whose secret is ``secret``, or ``None`` when none is (checked by digest)."""
         ...
 
 
