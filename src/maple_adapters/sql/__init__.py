@@ -18,10 +18,10 @@ if TYPE_CHECKING:
     from maple_adapters.sql.tokens import SqlTokenStore
 
 __all__ = [
-    "SCHEMA_REVISION",
     "Database",
     "Dialect",
     "Notifications",
+    "SCHEMA_REVISION",
     "SqlCommentStore",
     "SqlMedia",
     "SqlTokenStore",

@@ -34,7 +34,12 @@ if TYPE_CHECKING:
 
     from maple_adapters.sql.listener import Notifications
 
-__all__ = ["SCHEMA_REVISION", "Database", "Dialect", "database_url"]
+__all__ = [
+    "Database",
+    "Dialect",
+    "SCHEMA_REVISION",
+    "database_url",
+]
 
 # Retries are reported by the error maple raises in the end, never by stamina's log lines.
 stamina.instrumentation.set_on_retry_hooks([])

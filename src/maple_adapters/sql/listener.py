@@ -15,40 +15,17 @@ database instead; while the channel is down a waiter asks the database every
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Callable
 
 import psycopg
 
-__all__ = ["CHANNEL", "POLL_S", "Notifications", "change_payload"]
+from maple_adapters.sql.signals import CHANNEL, POLL_S, told_change
 
-CHANNEL = "maple_changes"
-POLL_S = 0.1
-"""How often a waiter asks the database while the channel is down."""
+__all__ = ["Notifications"]
+
 _CHECK_S = 5.0  # a connection silent this long is asked whether it is still there
-_MAX_PAYLOAD = 1_000
-
-
-def change_payload(repository: str, version: int) -> str:
-    """The notification a write sends: the repository and its new change version."""
-    return json.dumps({"r": repository, "v": version}, separators=(",", ":"))
-
-
-def _parsed(payload: str) -> tuple[str, int] | None:
-    if len(payload) > _MAX_PAYLOAD:
-        return None
-    try:
-        data = json.loads(payload)
-    except ValueError:
-        return None
-    if not isinstance(data, dict):
-        return None
-    repository, version = data.get("r"), data.get("v")
-    if not isinstance(repository, str) or type(version) is not int:
-        return None
-    return repository, version
 
 
 class Notifications:
@@ -139,7 +116,7 @@ class Notifications:
             self._condition.notify_all()
 
     def _told(self, payload: str) -> None:
-        parsed = _parsed(payload)
+        parsed = told_change(payload)
         if parsed is None:
             return
         repository, version = parsed

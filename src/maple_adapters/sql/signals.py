@@ -7,38 +7,71 @@ another. What tells a waiter to look again differs:
 - on PostgreSQL, the process's :class:`~maple_adapters.sql.listener.Notifications` (one
   ``LISTEN`` connection), so a write through any worker on any machine wakes it within
   milliseconds, and the database is asked directly while that channel is down;
-- on SQLite (one box), the database file and its write-ahead log are watched with a 5 ms
-  ``stat`` loop, as the file store watches its ledger: any commit by any process changes the
-  log, and only then is the version read. Every wait also reads it once when it begins.
+- on SQLite (one box), ``PRAGMA data_version`` on a connection of the wait's own, read every
+  5 ms: it moves when any other connection, in any process, commits, and only then is the
+  version read. (A ``stat`` of the write-ahead log would see a commit's frames before they are
+  visible to a reader.)
 """
 
 from __future__ import annotations
 
-import os
+import json
+import sqlite3
 import time
 from collections.abc import Callable, Hashable
+from contextlib import closing
 
-from maple_adapters.sql.listener import Notifications
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from maple_adapters.sql.listener import Notifications
 
-__all__ = ["PostgresChangeSignal", "SqliteChangeSignal"]
+__all__ = [
+    "CHANNEL",
+    "POLL_S",
+    "PostgresChangeSignal",
+    "SqliteChangeSignal",
+    "change_payload",
+    "told_change",
+]
 
+CHANNEL = "maple_changes"
+"""The PostgreSQL notification channel every write notifies."""
+POLL_S = 0.1
+"""How often a waiter asks the database while the channel is down."""
 _STEP_S = 0.005
+_MAX_PAYLOAD = 1_000
 
 
-def _identity(path: str) -> Hashable:
-    found: list[tuple[int, int, int] | None] = []
-    for name in (path, path + "-wal"):
-        try:
-            stat = os.stat(name)
-        except OSError:
-            found.append(None)
-        else:
-            found.append((stat.st_ino, stat.st_size, stat.st_mtime_ns))
-    return tuple(found)
+def change_payload(repository: str, version: int) -> str:
+    """The notification a write sends: the repository and its new change version."""
+    return json.dumps({"r": repository, "v": version}, separators=(",", ":"))
+
+
+def told_change(payload: str) -> tuple[str, int] | None:
+    """The repository and version a notification tells of, or ``None`` when it is not ours.
+
+    Anyone who may connect to the database can notify the channel, so the payload is checked.
+    """
+    if len(payload) > _MAX_PAYLOAD:
+        return None
+    try:
+        data = json.loads(payload)
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    repository, version = data.get("r"), data.get("v")
+    if not isinstance(repository, str) or type(version) is not int:
+        return None
+    return repository, version
+
+
+def _data_version(connection: sqlite3.Connection) -> int:
+    return int(connection.execute("PRAGMA data_version").fetchone()[0])
 
 
 class SqliteChangeSignal:
-    """Wakes when another commit changed the repository's version (the file watched by stat)."""
+    """Wakes when another commit changed the repository's version (seen by ``data_version``)."""
 
     def __init__(self, version: Callable[[], int], path: str) -> None:
         self._version = version
@@ -49,19 +82,24 @@ class SqliteChangeSignal:
         return self._version()
 
     def wait(self, token: Hashable, timeout: float) -> bool:
-        """Block until the version differs from ``token`` (True) or ``timeout`` seconds pass."""
+        """Block until the version differs from ``token`` (True) or ``timeout`` seconds pass.
+
+        ``data_version`` is read before the version, so a commit after that read moves it.
+        """
         deadline = time.monotonic() + timeout
-        seen: Hashable = object()
-        while True:
-            identity = _identity(self._path)
-            if identity != seen:
-                seen = identity
-                if self._version() != token:
-                    return True
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return False
-            time.sleep(min(_STEP_S, remaining))
+        watcher = sqlite3.connect(self._path, timeout=1.0, isolation_level=None)
+        with closing(watcher):
+            seen = _data_version(watcher)
+            if self._version() != token:
+                return True
+            while (remaining := deadline - time.monotonic()) > 0:
+                time.sleep(min(_STEP_S, remaining))
+                now = _data_version(watcher)
+                if now != seen:
+                    seen = now
+                    if self._version() != token:
+                        return True
+        return False
 
 
 class PostgresChangeSignal:
