@@ -89,11 +89,14 @@ def bench_list(base: Path) -> Row:
     )
 
 
-def run_writers(repo: Path, processes: int, each: int) -> float:
-    """Seconds from telling started writers to go until the last one finishes."""
+def run_writers(where: Path | str, processes: int, each: int) -> float:
+    """Seconds from telling started writers to go until the last one finishes.
+
+    ``where`` is a checkout (the file store) or a database URL (the sql store).
+    """
     workers = [
         subprocess.Popen(
-            [sys.executable, str(WORKER), str(repo), str(each), f"w{i}", "--on-go"],
+            [sys.executable, str(WORKER), str(where), str(each), f"w{i}", "--on-go"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -142,6 +145,7 @@ def main() -> int:
     from bench.mcp_rows import startup_row, wake_row
     from bench.route_row import route_row
     from bench.solo_row import solo_row
+    from bench.sql_rows import sql_appends_row, sql_list_rows
     from bench.task_wake_row import task_wake_row
     from bench.watch_row import watch_row
 
@@ -150,6 +154,7 @@ def main() -> int:
     rows += [Row(*hook_row()), Row(*wake_row()), Row(*startup_row()), Row(*github_row())]
     rows += [Row(*github_requests_row()), Row(*route_row()), Row(*solo_row())]
     rows += [Row(*capture_row()), Row(*task_wake_row()), Row(*watch_row())]
+    rows += [Row(*r) for r in sql_list_rows()] + [Row(*sql_appends_row())]
     headers = ("benchmark", "figure", "anchor (same run)", "ratio", "budget", "")
     table = [
         (r.name, r.figure, r.anchor, f"{r.ratio:.3g}×", r.budget, "ok" if r.ok else "OVER BUDGET")
@@ -171,6 +176,8 @@ SINGLE_ROWS = {
     "capture": ("bench.capture_row", "capture_row"),
     "task-wake": ("bench.task_wake_row", "task_wake_row"),
     "watch": ("bench.watch_row", "watch_row"),
+    "sql-list": ("bench.sql_rows", "sql_list_rows"),
+    "sql-appends": ("bench.sql_rows", "sql_appends_row"),
 }
 
 

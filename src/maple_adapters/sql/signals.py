@@ -30,21 +30,16 @@ __all__ = [
     "POLL_S",
     "PostgresChangeSignal",
     "SqliteChangeSignal",
-    "change_payload",
     "told_change",
 ]
 
 CHANNEL = "maple_changes"
-"""The PostgreSQL notification channel every write notifies."""
+"""The PostgreSQL notification channel every write notifies, with ``{"r": repository, "v":
+version}``."""
 POLL_S = 0.1
 """How often a waiter asks the database while the channel is down."""
 _STEP_S = 0.005
 _MAX_PAYLOAD = 1_000
-
-
-def change_payload(repository: str, version: int) -> str:
-    """The notification a write sends: the repository and its new change version."""
-    return json.dumps({"r": repository, "v": version}, separators=(",", ":"))
 
 
 def told_change(payload: str) -> tuple[str, int] | None:

@@ -22,19 +22,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import Connection, delete, func, insert, literal, select, update
+from sqlalchemy import Connection, Text, cast, delete, func, insert, literal, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.sql import Select
 
 from maple_adapters.sql.database import Database, Dialect
 from maple_adapters.sql.schema import approvals, comments, ledgers
-from maple_adapters.sql.signals import (
-    CHANNEL,
-    PostgresChangeSignal,
-    SqliteChangeSignal,
-    change_payload,
-)
+from maple_adapters.sql.signals import CHANNEL, PostgresChangeSignal, SqliteChangeSignal
 from maple_core.approvals import Approval, NewApproval
 from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.conversation import ThreadEvent, apply_event, thread_of
@@ -102,22 +97,22 @@ class LockedLedger:
     Attributes:
         connection: the transaction's connection.
         last_stamp: the latest arrival stamp given; :meth:`next_stamp` moves it.
-        version: the change version before this write.
+        version: the change version this write leaves (counted when the row was locked).
         retrying: an earlier attempt of this write may have committed before its answer was lost.
-        changed: set by the write when it changed something (bumps the version, notifies).
+        stamped: whether this write gave arrival stamps (the last one is then recorded).
     """
 
     connection: Connection
     last_stamp: str | None
     version: int
     retrying: bool
-    changed: bool = False
+    stamped: bool = False
 
     def next_stamp(self, now: datetime) -> datetime:
         """An arrival instant strictly later than every one given in the repository."""
         instant = next_arrival_stamp(now, [self.last_stamp])
         self.last_stamp = format_stamp(instant)
-        self.changed = True
+        self.stamped = True
         return instant
 
 
@@ -270,42 +265,46 @@ class SqlCommentStore:
     def _write(self, operation: str, change: Callable[[LockedLedger], T]) -> T:
         """Run ``change`` in one transaction holding the repository's ledger row.
 
-        When ``change`` marks the ledger changed, the transaction also records its last stamp,
-        bumps the change version and (on PostgreSQL) notifies every listening process, all of
-        which happens only if the transaction commits.
+        The row is locked by the statement that counts the write in its change version (and,
+        on PostgreSQL, notifies every listening process); the last arrival stamp ``change``
+        gave is recorded before the commit. All of it happens only if the transaction
+        commits: a ``change`` that raises leaves nothing behind, and nobody is woken. The lock
+        is taken by the first statement, so every statement inside it is one round trip.
         """
 
         def work(connection: Connection, attempt: int) -> T:
             ledger = self._locked_ledger(connection, retrying=attempt > 1)
             result = change(ledger)
-            if ledger.changed:
+            if ledger.stamped:
                 connection.execute(
                     update(ledgers)
                     .where(ledgers.c.repository == self.repository)
-                    .values(last_stamp=ledger.last_stamp, version=ledger.version + 1)
+                    .values(last_stamp=ledger.last_stamp)
                 )
-                if self._database.dialect is Dialect.POSTGRESQL:
-                    payload = change_payload(self.repository, ledger.version + 1)
-                    connection.execute(select(func.pg_notify(CHANNEL, payload)))
             return result
 
         return self._database.transaction(operation, work, write=True)
 
     def _locked_ledger(self, connection: Connection, *, retrying: bool) -> LockedLedger:
-        query = (
-            select(ledgers.c.last_stamp, ledgers.c.version)
+        counted: builtins.list[Any] = [ledgers.c.last_stamp, ledgers.c.version]
+        if self._database.dialect is Dialect.POSTGRESQL:  # delivered at commit, if it commits
+            told = func.json_build_object("r", ledgers.c.repository, "v", ledgers.c.version)
+            counted.append(func.pg_notify(CHANNEL, cast(told, Text)))
+        claim = (
+            update(ledgers)
             .where(ledgers.c.repository == self.repository)
-            .with_for_update()
+            .values(version=ledgers.c.version + 1)
+            .returning(*counted)
         )
-        row = connection.execute(query).first()
-        if row is None:
+        row = connection.execute(claim).first()
+        if row is None:  # the repository's first write makes its row
             dialect = postgresql if self._database.dialect is Dialect.POSTGRESQL else sqlite
             connection.execute(
                 dialect.insert(ledgers)
                 .values(repository=self.repository, version=0)
                 .on_conflict_do_nothing()
             )
-            row = connection.execute(query).one()
+            row = connection.execute(claim).one()
         return LockedLedger(connection, row.last_stamp, int(row.version), retrying)
 
     def _row(self, comment: Comment) -> dict[str, str]:
@@ -340,7 +339,6 @@ class SqlCommentStore:
             .where(comments.c.id == row["id"])
             .values(branch=row["branch"], status=row["status"], record=row["record"])
         )
-        ledger.changed = True
 
     # -- writes ----------------------------------------------------------------------------------
 
@@ -434,7 +432,6 @@ class SqlCommentStore:
                 .where(comments.c.repository == self.repository)
                 .where(comments.c.id == stored_key(comment_id))
             )
-            ledger.changed = True
 
         self._write("delete", change)
 
@@ -457,7 +454,6 @@ class SqlCommentStore:
                     record=_record(stored.to_json()),
                 )
             )
-            ledger.changed = True
             return stored
 
         return self._write("approve", change)
@@ -475,6 +471,5 @@ class SqlCommentStore:
                 raise NotFoundError(
                     f"No approval with id {approval_id}.", store=self._name, operation="unapprove"
                 )
-            ledger.changed = True
 
         self._write("unapprove", change)
