@@ -38,7 +38,6 @@ from maple_core.errors import CorruptLedgerError, InvalidQueryError, NotFoundErr
 from maple_core.json_types import JsonObject
 from maple_core.paging import CommentPage, ListQuery, decode_offset_cursor, encode_offset_cursor
 from maple_core.ports import BranchState, Capability, ChangeSignal, Clock
-from maple_core.quickjson import loads
 from maple_core.statuses import CommentStatus
 
 __all__ = ["LockedLedger", "SqlCommentStore", "stored_key"]
@@ -66,14 +65,17 @@ def _record(value: JsonObject) -> str:
     return json.dumps(value, separators=(",", ":"))  # ASCII: every string survives every driver
 
 
+_DECODER = json.JSONDecoder()
+
+
 def _loaded(record: str) -> JsonObject:
     """A record as maple wrote it: one JSON object.
 
     Raises:
         ValueError: the record is not one JSON object.
     """
-    value = loads(record)  # the C scanner json.loads ends in, without its wrapping
-    if not isinstance(value, dict):
+    value, end = _DECODER.raw_decode(record)  # json.loads without its checks and wrapping
+    if end != len(record) or not isinstance(value, dict):
         raise ValueError("not one JSON object")
     return value
 
