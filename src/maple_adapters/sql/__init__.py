@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from maple_adapters.sql.media import SqlMedia
     from maple_adapters.sql.migrate import Upgrade, schema_revision, upgrade
     from maple_adapters.sql.store import SqlCommentStore
+    from maple_adapters.sql.tasks import SqlTaskStore
     from maple_adapters.sql.tokens import SqlTokenStore
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "SCHEMA_REVISION",
     "SqlCommentStore",
     "SqlMedia",
+    "SqlTaskStore",
     "SqlTokenStore",
     "Upgrade",
     "database_url",
@@ -38,6 +40,7 @@ _HOMES = {
     "Notifications": "maple_adapters.sql.listener",
     "SqlCommentStore": "maple_adapters.sql.store",
     "SqlMedia": "maple_adapters.sql.media",
+    "SqlTaskStore": "maple_adapters.sql.tasks",
     "SqlTokenStore": "maple_adapters.sql.tokens",
     "Upgrade": "maple_adapters.sql.migrate",
     "database_url": "maple_adapters.sql.database",

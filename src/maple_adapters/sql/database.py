@@ -44,7 +44,7 @@ __all__ = [
 # Retries are reported by the error maple raises in the end, never by stamina's log lines.
 stamina.instrumentation.set_on_retry_hooks([])
 
-SCHEMA_REVISION = "0001"
+SCHEMA_REVISION = "0002"
 """The schema revision this maple reads and writes (the newest migration's)."""
 
 T = TypeVar("T")

@@ -29,6 +29,7 @@ __all__ = [
     "ledgers",
     "media",
     "metadata",
+    "tasks",
     "tokens",
 ]
 
@@ -97,6 +98,25 @@ tokens = Table(
     Column("revoked_at", String(40), nullable=True),
     UniqueConstraint("digest", name="maple_tokens_digest"),
     Index("maple_tokens_repository", "repository"),
+)
+
+tasks = Table(
+    "maple_tasks",
+    metadata,
+    Column("task_id", String(64), primary_key=True),
+    Column("repository", String(200), nullable=False),
+    Column("tool", String(100), nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("message", Text, nullable=False),
+    Column("created_at", String(40), nullable=False),
+    Column("updated_at", String(40), nullable=False),
+    Column("arguments", Text, nullable=False),
+    Column("result", Text, nullable=True),
+    Column("error", Text, nullable=True),
+    Column("owner", String(100), nullable=True),
+    Column("lease_until", String(40), nullable=True),
+    Column("finished_at", String(40), nullable=True),
+    Index("maple_tasks_finished", "finished_at"),
 )
 
 alembic_version = Table(
