@@ -3,6 +3,7 @@ its PostgreSQL notifications, and the screenshots and tokens kept beside the com
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 import uuid
@@ -22,9 +23,11 @@ from contract_tests.support import FakeClock
 from maple_adapters.sql import (
     SCHEMA_REVISION,
     Database,
+    Dialect,
     SqlCommentStore,
     SqlMedia,
     SqlTokenStore,
+    check_database,
     schema_revision,
     upgrade,
 )
@@ -313,3 +316,36 @@ def test_a_revoked_token_stays_listed_revoked(tokens: SqlTokenStore) -> None:
     assert tokens.revoke(issued.token.id).revoked_at == revoked.revoked_at  # once
     with pytest.raises(NotFoundError, match="maple tokens list"):
         tokens.revoke("tok_nope")
+
+
+# -- health ------------------------------------------------------------------------------------
+
+
+def test_a_healthy_database_is_reachable_migrated_and_notifying(database: Database) -> None:
+    health = check_database(database)
+    assert health.ok, health.problem
+    assert (health.reachable, health.revision, health.wanted) == (
+        True,
+        SCHEMA_REVISION,
+        SCHEMA_REVISION,
+    )
+    expected = None if database.dialect is Dialect.SQLITE else True
+    assert health.notifications is expected
+    assert health.to_json()["ok"] is True
+
+
+def test_an_unmigrated_or_unreachable_database_says_what_to_do(
+    empty_url: str, tmp_path: Path
+) -> None:
+    empty = Database(empty_url)
+    try:
+        health = check_database(empty)
+    finally:
+        empty.close()
+    assert (health.reachable, health.revision, health.ok) == (True, None, False)
+    assert "maple db upgrade" in (health.problem or "")
+    gone = Database(f"postgresql://maple:{PASSWORD}@/maple?host={tmp_path / 'nowhere'}")
+    health = check_database(gone)
+    assert (health.reachable, health.ok) == (False, False)
+    assert "could not be used" in (health.problem or "")
+    assert PASSWORD not in json.dumps(health.to_json())

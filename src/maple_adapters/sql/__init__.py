@@ -11,6 +11,7 @@ from maple_core.lazy import lazy_exports
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from maple_adapters.sql.database import SCHEMA_REVISION, Database, Dialect, database_url
+    from maple_adapters.sql.health import DatabaseHealth, check_database
     from maple_adapters.sql.listener import Notifications
     from maple_adapters.sql.media import SqlMedia
     from maple_adapters.sql.migrate import Upgrade, schema_revision, upgrade
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Database",
+    "DatabaseHealth",
     "Dialect",
     "Notifications",
     "SCHEMA_REVISION",
@@ -28,6 +30,7 @@ __all__ = [
     "SqlTaskStore",
     "SqlTokenStore",
     "Upgrade",
+    "check_database",
     "database_url",
     "schema_revision",
     "upgrade",
@@ -36,6 +39,7 @@ __all__ = [
 _HOMES = {
     "SCHEMA_REVISION": "maple_adapters.sql.database",
     "Database": "maple_adapters.sql.database",
+    "DatabaseHealth": "maple_adapters.sql.health",
     "Dialect": "maple_adapters.sql.database",
     "Notifications": "maple_adapters.sql.listener",
     "SqlCommentStore": "maple_adapters.sql.store",
@@ -43,6 +47,7 @@ _HOMES = {
     "SqlTaskStore": "maple_adapters.sql.tasks",
     "SqlTokenStore": "maple_adapters.sql.tokens",
     "Upgrade": "maple_adapters.sql.migrate",
+    "check_database": "maple_adapters.sql.health",
     "database_url": "maple_adapters.sql.database",
     "schema_revision": "maple_adapters.sql.migrate",
     "upgrade": "maple_adapters.sql.migrate",

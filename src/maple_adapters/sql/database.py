@@ -185,12 +185,12 @@ class Database:
             if self._notifications is None:
                 from maple_adapters.sql.listener import Notifications
 
-                self._notifications = Notifications(self._listening_connection)
+                self._notifications = Notifications(self.listening_connection)
                 self._notifications.start()
             return self._notifications
 
-    def _listening_connection(self) -> psycopg.Connection:
-        """A new autocommit connection of its own, for ``LISTEN``."""
+    def listening_connection(self) -> psycopg.Connection:
+        """A new autocommit connection of its own, for ``LISTEN`` (PostgreSQL)."""
         import psycopg
 
         cargs, cparams = self.engine.dialect.create_connect_args(self.url)
