@@ -64,6 +64,19 @@ class TestFolders:
         assert url_slug("http://localhost:3000/") == "localhost-3000"
         assert url_slug("https://Feat-X.preview.example/menu?x=1#y") == "feat-x.preview.example"
 
+    @pytest.mark.parametrize(
+        ("url", "key"),
+        [
+            ("http://localhost:3000/?next=https://x.example/y", "localhost-3000"),
+            # Maple drops everything up to the first "://", wherever it is (issue 22, point 6)
+            ("localhost:3000/?next=https://x.example/y", "x.example"),
+            ("localhost:3000/login", "localhost-3000"),
+            ("a://b://c/d", "b"),
+        ],
+    )
+    def test_url_slug_is_the_folder_maples_normalize_url_names(self, url: str, key: str) -> None:
+        assert url_slug(url) == key
+
     def test_the_folder_is_named_by_the_checked_out_branch(self, repo: Path) -> None:
         FileCommentStore(FakeClock(), repo).append(new("hello"))
         assert (repo / ".maple" / "feat-x" / "comments.json").is_file()

@@ -57,8 +57,12 @@ TURN_S = 90.0
 WAIT = "mcp__maple__wait_for_comments"
 REPLY = "mcp__maple__reply_to_comment"
 RESOLVE = "mcp__maple__resolve_comment"
-ALLOWED = [  # what a user would allow: maple's tools, writing files, committing
-    "mcp__maple",
+ALLOWED = [  # what a user would allow (docs/cli.md): maple's comment tools, writing, committing
+    "mcp__maple__list_comments",
+    "mcp__maple__wait_for_comments",
+    "mcp__maple__get_comment_context",
+    "mcp__maple__reply_to_comment",
+    "mcp__maple__resolve_comment",
     "Write",
     "Bash(git add:*)",
     "Bash(git commit:*)",
@@ -326,7 +330,7 @@ def test_the_real_claude_asks_stops_gets_the_answer_and_resolves_with_its_commit
     assert woke["status"] == "comments"
     [again] = woke["comments"]
     assert again["id"] == comment_id
-    answer, asked_again = again["replies"]  # newest first
+    asked_again, answer = again["replies"]  # in the order they happened
     assert (answer["role"], answer["body"], answer.get("new")) == ("reviewer", ANSWER, True)
     assert (asked_again["role"], asked_again["body"], "new" in asked_again) == (
         "agent",

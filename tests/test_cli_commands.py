@@ -159,8 +159,10 @@ class TestConversation:
                 "comments", "reply", comment_id, "Brighter.", "--as", "reviewer", "--json"
             ).stdout
         )
-        assert [r["role"] for r in answered["replies"]] == ["reviewer", "agent"]
-        assert answered["replies"][0]["author"]["name"] == "Rev Iewer"  # the git identity
+        assert [r["role"] for r in answered["replies"]] == ["agent", "reviewer"]  # stored order
+        assert answered["replies"][1]["author"]["name"] == "Rev Iewer"  # the git identity
+        shown = invoke("comments", "show", comment_id).stdout  # the answer below its question
+        assert shown.index("Bigger or brighter?") < shown.index("Rev Iewer said: Brighter.")
         refused = invoke("comments", "resolve", comment_id, "--sha", "acknowledged")
         assert refused.exit_code == 1
         assert "names no commit in this checkout" in refused.stderr
@@ -351,10 +353,20 @@ def test_half_an_emoji_from_a_browser_prints_without_a_traceback(repo: Path) -> 
         '"body": "half \\ud83d here", "status": "open", "anchor": {}, '
         '"createdAt": "2026-01-01T12:00:00.000Z"}]}\n'
     )
-    for args in (["comments", "list"], ["comments", "list", "--json"]):
+    done = run(repo, "comments", "list")
+    assert done.returncode == 0, done.stderr
+    assert "half \ufffd here" in done.stdout  # a terminal shows the replacement character
+    for args in (
+        ["comments", "list", "--json"],
+        ["comments", "wait", "--json", "--timeout-ms", "100"],
+    ):
         done = run(repo, *args)
         assert done.returncode == 0, done.stderr
-        assert "half \ufffd here" in done.stdout
+        # JSON says it exactly, escaped, as JavaScript's JSON.stringify does (issue 22, point 6)
+        assert '"half \\ud83d here"' in done.stdout
+        found = json.loads(done.stdout)
+        listed = found if isinstance(found, list) else found["comments"]
+        assert listed[0]["body"] == "half \ud83d here"
 
 
 def test_doctor_contacts_a_route_even_without_a_branch(tmp_path: Path) -> None:

@@ -24,6 +24,7 @@ from maple_core.comments import NewComment
 from maple_core.paging import ListQuery
 from maple_core.statuses import CommentStatus
 from tests.github.fake_github import FakeGitHub, Served, serve
+from tests.github.maple_ledger import maple_body
 from tests.mcp_support import clean_env
 
 MAPLE = Path(sys.executable).with_name("maple")
@@ -69,6 +70,34 @@ def test_maple_comments_add_signs_with_the_git_identity(tmp_path: Path) -> None:
     assert record["author"]["name"] == "Dana Reviewer"
     assert record["author"]["provenance"] == "client"
     assert_maple_can_write(record)
+
+
+def test_maple_comments_add_records_a_full_context_so_maples_table_shows_it(
+    tmp_path: Path,
+) -> None:
+    """Maple's table prints ``viewportWidth×viewportHeight`` for every row: a comment from the
+    terminal records them (0×0 when no browser saw it), the density and the colour scheme
+    (issue 22, point 6)."""
+    repo = make_repo(tmp_path / "repo", BRANCH)
+    for args, want in (
+        ((), {"url": "", "viewportWidth": 0, "viewportHeight": 0}),
+        (
+            ("--url", "http://localhost:3000/cart", "--viewport", "390x844", "--density", "3"),
+            {"url": "http://localhost:3000/cart", "viewportWidth": 390, "viewportHeight": 844},
+        ),
+    ):
+        added = maple(repo, "comments", "add", "--body", "From the terminal", *args, "--json")
+        assert added.returncode == 0, added.stderr
+        context = json.loads(added.stdout)["context"]
+        assert {k: context[k] for k in want} == want
+        assert context["devicePixelRatio"] == (3 if args else 1)
+        assert context["colorScheme"] == "light"
+        row = maple_body([{**json.loads(added.stdout), "anchor": {}}]).splitlines()[4]
+        assert "undefined" not in row
+        assert row.endswith(f"| {want['viewportWidth']}×{want['viewportHeight']} |")
+    wrong = maple(repo, "comments", "add", "--body", "x", "--viewport", "wide")
+    assert wrong.returncode == 2
+    assert "is not WIDTHxHEIGHT" in wrong.stderr
 
 
 def test_maple_comments_add_on_github_signs_with_the_tokens_user(

@@ -386,3 +386,19 @@ async def test_half_an_emoji_written_by_javascript_does_not_kill_the_server(repo
         assert comment["body"] == "half \ufffd"
         waited = structured(await client.call_tool("wait_for_comments", {"branch": BRANCH}))
         assert waited["comments"][0]["body"] == "half \ufffd"
+
+
+@pytest.mark.parametrize(("unattended", "offered"), [(None, True), ("1", False)])
+async def test_a_turn_nobody_watches_is_offered_no_external_agents(
+    repo: Path, unattended: str | None, offered: bool
+) -> None:
+    """``MAPLE_UNATTENDED`` (what ``maple watch`` sets for the agent it wakes) outranks
+    ``MAPLE_AGENTS``: such a turn cannot have an agent started (issue 22, point 1)."""
+    env = {"MAPLE_AGENTS": "codex,claude"}
+    if unattended is not None:
+        env["MAPLE_UNATTENDED"] = unattended
+    async with stdio_server(repo, **env) as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+    assert "list_comments" in names
+    assert ({"agent_start", "agent_send"} <= names) is offered
+    assert not names & {"agent_start", "agent_send", "agent_status"} or offered

@@ -19,7 +19,7 @@ from contract_tests.support import make_repo
 from maple_core.comments import Comment
 from maple_entrypoints.review.feed import comment_line
 from tests.loopback import free_port
-from tests.mcp_support import clean_env
+from tests.mcp_support import OutputLines, clean_env
 
 BRANCH = "feat/cli"
 MAPLE = str(Path(sys.executable).with_name("maple"))
@@ -89,6 +89,41 @@ def test_each_comment_received_is_printed_on_a_line_of_its_own(
         f"comment {ids[0]} by Ana on /cart: The heading is too small.",
         f"comment {ids[1]} by Guest on /cart: Pay is hidden.",
     ]
+
+
+def test_a_comment_the_feed_cannot_read_is_shown_inert_and_the_feed_goes_on(
+    served: tuple[subprocess.Popen[str], str],
+) -> None:
+    """A malformed address (``http://[oops/cart``) or a field of the wrong shape is shown as
+    text, and the next comment is printed too (issue 22, point 5)."""
+    process, address = served
+    assert process.stdout is not None
+    printed = OutputLines(process.stdout)  # a feed that died would print nothing: no hang
+    lines = []
+    hostile = [
+        {"url": "http://[oops/cart"},
+        {"url": "http://[::1]:99999/x"},
+        {"url": ["not", "a", "string"]},
+        {"url": "http://localhost:3000/ok"},
+    ]
+    for i, context in enumerate(hostile):
+        answer = httpx.post(
+            address + "/__maple/api/comments",
+            json={
+                "branch": BRANCH,
+                "body": f"Comment {i}",
+                "anchor": {"selector": "h1"},
+                "context": context,
+                "author": {"id": "browser-id-0001", "name": "Ana"},
+            },
+            headers={"origin": address},
+            timeout=10,
+        )
+        assert answer.status_code == 201, answer.text
+        lines.append(printed.next(30))
+    assert [line.split(": ", 1)[-1] for line in lines] == [f"Comment {i}" for i in range(4)]
+    assert " on http://[oops/cart: " in lines[0]  # as written, one inert line
+    assert lines[3].endswith(" by Ana on /ok: Comment 3")
 
 
 def test_comment_line_names_the_comment_its_author_page_and_body() -> None:

@@ -5,6 +5,7 @@ twice keeping its first evidence, and the route client store's way to a route wi
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
@@ -339,7 +340,11 @@ def test_maple_route_serve_on_loopback_refuses_a_rebound_host_name(tmp_path: Pat
             time.sleep(0.05)
         rebound = httpx.get(url, headers={"host": f"attacker.example:{port}"}, timeout=5)
         assert rebound.status_code == 400
-        assert httpx.get(url, headers={"host": f"localhost:{port}"}, timeout=5).status_code == 200
+        # every loopback form docs/route.md names is answered (issue 22, point 6)
+        for host in (f"localhost:{port}", f"127.0.0.1:{port}", f"[::1]:{port}", "[::1]"):
+            assert httpx.get(url, headers={"host": host}, timeout=5).status_code == 200, host
+        for host in ("::1", "[", f"[::2]:{port}"):
+            assert httpx.get(url, headers={"host": host}, timeout=5).status_code == 400, host
     finally:
         process.terminate()
         process.communicate(timeout=10)
@@ -365,3 +370,33 @@ def test_maples_patch_to_open_reopens_a_resolved_comment_and_wakes_the_agent(
     again = agent_route.client.patch(f"/comments/{stored.id}", json={"status": "open"})
     assert again.status_code == 200
     assert len(thread_of(list_all(store, BRANCH)[0])) == 1
+
+
+def test_resolve_and_reopen_cycles_never_grow_a_thread_past_its_bound(
+    agent_route: LiveRoute,
+) -> None:
+    """A reviewer and an agent go round and round (the agent's notes long, as the route lets
+    them be): the thread stays within 200 entries, plain replies go first, the newest status
+    changes stay, and no entry outgrows a reply's 10,000 characters (issue 22, point 3)."""
+    stored = agent_route.client.post("/comments", json=draft()).json()
+    path = f"/comments/{stored['id']}"
+    for i in range(5):
+        assert post(agent_route, stored["id"], body=f"word {i}").status_code == 200
+    for i in range(110):  # two entries a round: a confirmation and a reopening
+        note = f"round {i} " + "n" * (9_000 if i % 10 == 0 else 10)
+        answer = agent_route.client.patch(
+            path, json={"status": "resolved", "resolution": {"sha": SHA, "note": note}}
+        )
+        assert answer.status_code == 200, answer.text
+        assert post(agent_route, stored["id"], kind="confirm").status_code == 200
+        reason = f"still wrong {i} " * (500 if i % 10 == 0 else 1)
+        reopened = post(agent_route, stored["id"], kind="reopen", body=reason)
+        assert reopened.status_code == 200, reopened.text
+    thread = reopened.json()["replies"]
+    assert len(thread) <= 200
+    assert not [e for e in thread if e["kind"] == "reply"]  # shed first
+    assert thread[-1]["body"].startswith("still wrong 109 ")  # the newest kept, in order
+    assert [e["kind"] for e in thread[-4:]] == ["confirm", "reopen", "confirm", "reopen"]
+    assert [e["body"].split()[2] for e in thread[-3::2]] == ["108", "109"]
+    for entry in thread:
+        assert len(json.dumps(entry)) < 2 * 10_000 + 1_000

@@ -463,6 +463,6 @@ def test_an_address_that_cannot_be_paired_is_an_input_error_in_one_line(
     )
     assert done.returncode == 1
     assert done.stderr.strip().splitlines() == [
-        f"maple: {address} is not an http or https address; give the preview's URL, such "
-        "as https://feat-login.preview.example."
+        f"maple: Could not start the solo bridge: {address} is not an http or https address; "
+        "give the preview's URL, such as https://feat-login.preview.example."
     ]

@@ -15,6 +15,7 @@ from maple_core.conversation import (
     Role,
     ThreadEvent,
     apply_event,
+    thread_of,
 )
 from maple_core.cursor import (
     EPOCH_CURSOR,
@@ -260,10 +261,14 @@ def test_a_full_thread_refuses_replies_but_never_a_resolve_a_reopening_or_a_conf
     assert apply_event(confirmed, ThreadEvent.confirm(), "c", "s", "t") == confirmed  # once
     reopened = apply_event(confirmed, ThreadEvent.reopen("No."), "d", "s", "t")
     assert reopened.status is CommentStatus.OPEN
+    # ...and still holds at most 200 entries: the oldest plain replies made way (issue 22)
+    thread = thread_of(reopened)
+    assert len(thread) == MAX_REPLIES
+    assert [r.id for r in thread[:1]] + [r.id for r in thread[-2:]] == ["r2", "b", "d"]
 
 
 def test_a_long_thread_is_shown_by_its_newest_entries_and_a_count() -> None:
     entries = [{"id": f"r{i}", "role": "reviewer", "body": f"n{i}"} for i in range(15)]
     [data] = shown([Comment(id="c1", branch="b", body="Fix it", extra={"replies": entries})])
-    assert [r["id"] for r in data["replies"]] == [f"r{i}" for i in range(14, 2, -1)]
+    assert [r["id"] for r in data["replies"]] == [f"r{i}" for i in range(3, 15)]  # in order
     assert data["olderReplies"] == 3

@@ -58,9 +58,11 @@ REPLIES = "replies"
 MAX_REPLY_CHARS = 10_000
 """The longest reply body taken, as for a comment's body."""
 MAX_REPLIES = 200
-"""The most replies (and recorded second resolves) one thread takes; a longer conversation
-belongs in a new comment. Reopening, confirming and a first resolve are never refused for it,
-so a flood of replies cannot keep a comment from being resolved or reopened."""
+"""The most entries one thread holds. A reply (or a recorded second resolve) is refused once
+it is full: a longer conversation belongs in a new comment. Reopening, confirming and a first
+resolve are never refused for it, so a flood of replies cannot keep a comment from being
+resolved or reopened: a full thread sheds its oldest plain replies to take them, then its
+oldest status changes, so the newest ones (those that decide the gate) always stay."""
 
 
 class ConversationError(InvalidInputError):
@@ -333,14 +335,14 @@ def apply_event(
         if not resolved or comment.resolution is None:
             return comment.with_status(CommentStatus.RESOLVED, event.resolution)
         # Resolved already: the first evidence stays, the second is recorded.
-        return _appended(comment, replace(entry, resolution=event.resolution.to_json()))
+        return _appended(comment, replace(entry, resolution=_recorded(event.resolution)))
     if not resolved or comment.resolution is None:
         done = "reopened" if event.kind is ReplyKind.REOPEN else "confirmed"
         raise ConversationError(
             f"Comment {comment.id} is {comment.status.value}; only a resolved comment can be "
             f"{done}."
         )
-    undone = comment.resolution.to_json()
+    undone = _recorded(comment.resolution)
     if event.kind is ReplyKind.CONFIRM:
         if confirmation_of(comment) is not None:  # confirmed already: nothing to add
             return comment
@@ -351,11 +353,50 @@ def apply_event(
     return _appended(comment.with_status(CommentStatus.OPEN), replace(entry, resolution=undone))
 
 
+_MAX_SHA_CHARS = 256
+
+
+def _recorded(resolution: Resolution) -> JsonObject:
+    """A resolution as a thread entry records it: its sha, note and time, each capped.
+
+    The entry copies the resolution, so a note of any length (Maple's route takes one) must
+    not make every reopening as long as it.
+    """
+    recorded: JsonObject = {"sha": resolution.sha[:_MAX_SHA_CHARS], "at": resolution.at}
+    if resolution.note is not None:
+        note = resolution.note
+        recorded["note"] = (
+            note if len(note) <= MAX_REPLY_CHARS else note[: MAX_REPLY_CHARS - 1] + "…"
+        )
+    return recorded
+
+
 def _appended(comment: Comment, entry: Reply) -> Comment:
-    """The comment with ``entry`` after its thread; the entries already there stay as written."""
+    """The comment with ``entry`` after its thread; the entries already there stay as written.
+
+    A thread already holding :data:`MAX_REPLIES` entries sheds its oldest plain replies to
+    take it, then its oldest other entries (the new one always stays).
+    """
     raw = comment.extra.get(REPLIES)
-    kept: list[JsonValue] = list(raw) if isinstance(raw, list) else []
-    return replace(comment, extra={**comment.extra, REPLIES: [*kept, entry.to_json()]})
+    kept: list[JsonValue] = [*(raw if isinstance(raw, list) else []), entry.to_json()]
+    excess = sum(isinstance(e, dict) for e in kept) - MAX_REPLIES
+    if excess > 0:
+        kept = _shed_oldest(kept, excess)
+    return replace(comment, extra={**comment.extra, REPLIES: kept})
+
+
+def _shed_oldest(entries: list[JsonValue], count: int) -> list[JsonValue]:
+    """``entries`` without ``count`` of them: the oldest plain replies, then the oldest others.
+
+    The last entry (the one just added) is never shed.
+    """
+
+    def status_change(index: int) -> bool:
+        return Reply.from_json(entries[index]).kind is not ReplyKind.REPLY
+
+    objects = [i for i, e in enumerate(entries[:-1]) if isinstance(e, dict)]
+    gone = set(sorted(objects, key=lambda i: (status_change(i), i))[:count])
+    return [e for i, e in enumerate(entries) if i not in gone]
 
 
 def confirmation_of(comment: Comment) -> Reply | None:

@@ -13,7 +13,8 @@ from maple_core.json_types import MAX_DEPTH, JsonObject, nests_deeper_than
 __all__ = ["SHOWN_REPLIES", "shown", "shown_one"]
 
 SHOWN_REPLIES = 12
-"""The newest entries of a thread shown with its comment; ``olderReplies`` counts the rest."""
+"""How many of a thread's newest entries are shown with its comment (``olderReplies`` counts
+the rest)."""
 
 
 def shown(
@@ -24,8 +25,9 @@ def shown(
 ) -> list[JsonObject]:
     """The comments as tools and people are shown them (:meth:`Comment.readable_json`).
 
-    A comment's thread (``replies``) is shown newest first, so the reviewer's latest words come
-    first, at most :data:`SHOWN_REPLIES` entries of it (``olderReplies`` counts the others);
+    A comment's thread (``replies``) keeps its newest :data:`SHOWN_REPLIES` entries
+    (``olderReplies`` counts the others), in the order they happened, so an answer always reads
+    below its question and the structured content keeps the stored order;
     with ``since`` (a wait's cursor), the reviewers' entries that arrived after it are marked
     ``"new": true``. A comment whose agent asked a question nobody answered yet carries
     ``"waitingForReviewer": true``.
@@ -53,7 +55,7 @@ def _show_thread(comment: Comment, data: JsonObject, since: datetime | None) -> 
     thread = thread_of(comment)
     fresh = {r.id for r in reviewer_replies_after(comment, since)} if since is not None else set()
     entries: list[JsonObject] = []
-    for reply in reversed(thread[-SHOWN_REPLIES:]):
+    for reply in thread[-SHOWN_REPLIES:]:
         entry = reply.to_json()
         if reply.id in fresh:
             entry["new"] = True

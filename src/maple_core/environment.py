@@ -159,6 +159,14 @@ ENVIRONMENT: tuple[EnvironmentVariable, ...] = (
         "none.",
     ),
     EnvironmentVariable(
+        "MAPLE_UNATTENDED",
+        "any value",
+        "Set when nobody watches the agent's turns (maple watch sets it for the agent it wakes, "
+        "its commands and its MCP servers; set it yourself for CI or a scheduled run): "
+        "maple-mcp then offers no external-agent tools whatever MAPLE_AGENTS says, and every "
+        "agent maple starts there approves nothing; unset means a person watches.",
+    ),
+    EnvironmentVariable(
         "GH_TOKEN",
         "token",
         "gh's own token, read by gh when the cli transport runs it (maple passes it through).",

@@ -15,6 +15,7 @@
         │   └── UnreadableLedgerError  a trusted pull-request ledger cannot be read
         ├── MissingCapabilityError the store cannot do this kind of operation at all
         ├── StoreRejectedError    the store refused the request; trying again will not help
+        │   └── LedgerFullError   the write would make the ledger larger than its store keeps
         ├── StoreUnavailableError the store could not be reached; trying again may work
         └── UnsafePathError       a path under .maple/ is a symbolic link; it is not followed
 """
@@ -29,6 +30,7 @@ __all__ = [
     "InvalidMediaKeyError",
     "InvalidQueryError",
     "InvalidRecordError",
+    "LedgerFullError",
     "MapleError",
     "MissingCapabilityError",
     "NotFoundError",
@@ -112,6 +114,13 @@ class MissingCapabilityError(StoreError):
 
 class StoreRejectedError(StoreError):
     """Raised when a store refused a request (credentials, permissions); retrying will not help."""
+
+
+class LedgerFullError(StoreRejectedError):
+    """Raised when a write would make a ledger larger than its store can keep.
+
+    Nothing was written; the message names the limit and what to shorten or remove.
+    """
 
 
 class StoreUnavailableError(StoreError):

@@ -26,6 +26,7 @@ from maple_core.environment import (
 from maple_core.errors import ConfigurationError
 
 __all__ = [
+    "AgentSettings",
     "GateMode",
     "GitHubConfig",
     "InstallSettings",
@@ -119,6 +120,7 @@ class Settings(_FromEnvironment):
     MAPLE_REQUIRE_CONFIRMATION: str | None
     MAPLE_REVIEW_URL: str | None
     MAPLE_AGENTS: str | None
+    MAPLE_UNATTENDED: str | None
     GH_TOKEN: SecretStr | None
     GH_ENTERPRISE_TOKEN: SecretStr | None
     GITHUB_ENTERPRISE_TOKEN: SecretStr | None
@@ -150,6 +152,17 @@ class Settings(_FromEnvironment):
         """Every secret value set, so output can be scrubbed of them."""
         values = (getattr(self, name) for name in sorted(SECRET_VARIABLES))
         return [v.get_secret_value() for v in values if v is not None]
+
+
+class AgentSettings(_FromEnvironment):
+    """What every program that starts external agents reads: whether anybody watches."""
+
+    MAPLE_UNATTENDED: str | None
+
+    @property
+    def unattended(self) -> bool:
+        """``MAPLE_UNATTENDED`` is set: this process runs in a turn nobody watches."""
+        return self.MAPLE_UNATTENDED is not None
 
 
 class InstallSettings(_FromEnvironment):
@@ -275,6 +288,16 @@ def resolve_config(settings: Settings, program: str = "Maple's MCP server") -> S
 
 
 def _agents(settings: Settings) -> tuple[str, ...]:
+    """The external agents offered: none in a turn nobody watches (``MAPLE_UNATTENDED``).
+
+    There a reviewer's words could otherwise have an agent started that runs what nobody
+    approved.
+    """
+    named = _named_agents(settings)  # checked even when unused, so a mistake is still said
+    return () if settings.MAPLE_UNATTENDED is not None else named
+
+
+def _named_agents(settings: Settings) -> tuple[str, ...]:
     from maple_core.agents import PROVIDERS
 
     named = [a.strip() for a in (settings.MAPLE_AGENTS or "").split(",") if a.strip()]

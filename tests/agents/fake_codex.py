@@ -245,6 +245,12 @@ def main() -> None:
         signed = os.environ.get("MAPLE_FAKE_SIGNED_IN") == "1"
         print("Logged in using an API key" if signed else "Not logged in")
         raise SystemExit(0 if signed else 1)
+    if sys.argv[1:4] == ["mcp", "list", "--json"]:  # the servers MAPLE_FAKE_MCP_SERVERS names
+        servers = os.environ.get("MAPLE_FAKE_MCP_SERVERS", "[]")
+        if servers == "fail":
+            raise SystemExit("Error: failed to load configuration")
+        print(servers)
+        return
     if sys.argv[1:2] != ["app-server"]:
         raise SystemExit(f"fake codex: unexpected arguments {sys.argv[1:]}")
     if os.environ.get("MAPLE_FAKE_ARGV_LOG"):

@@ -50,6 +50,9 @@ class ScriptedModel:
 
     def __init__(self, pids: Path, workspace: Path) -> None:
         self.scenario: Scenario = []
+        # A conversation whose first prompt holds one of these marks plays its scenario instead
+        # (an agent that another agent started, say, talking to the same model).
+        self.by_prompt: dict[str, Scenario] = {}
         self.pids = pids
         self.workspace = workspace
         self.requests: list[dict[str, Any]] = []
@@ -80,8 +83,11 @@ class ScriptedModel:
             return None
         return {"fail": f"scripted failure on {mark}"}
 
-    def _step(self, turn: int, step: int) -> Step | None:
-        steps = self.scenario[turn] if turn < len(self.scenario) else [{"say": "(unscripted)"}]
+    def _step(self, turn: int, step: int, first_prompt: str = "") -> Step | None:
+        scenario = next(
+            (s for mark, s in self.by_prompt.items() if mark in first_prompt), self.scenario
+        )
+        steps = scenario[turn] if turn < len(scenario) else [{"say": "(unscripted)"}]
         return steps[step] if step < len(steps) else None
 
     # -- Codex: the Responses API ---------------------------------------------------------
@@ -100,7 +106,7 @@ class ScriptedModel:
         turn = len(users) - 1
         since = items[users[-1] + 1 :] if users else []
         calls = [i for i in since if i.get("type") == "function_call"]
-        step = self._step(turn, len(calls))
+        step = self._step(turn, len(calls), _text_of(items[users[0]]) if users else "")
         outputs = [i for i in since if i.get("type") == "function_call_output"]
         rid = "resp_" + uuid.uuid4().hex[:12]
         usage = {
@@ -137,7 +143,11 @@ class ScriptedModel:
                 "content": [{"type": "output_text", "text": step["say"], "annotations": []}],
             }
         else:
-            if "run" in step:
+            namespace = None
+            if "use" in step:  # an MCP tool, named as Claude Code names it: mcp__<server>__<tool>
+                _, server, name = step["use"].split("__", 2)
+                namespace, arguments = f"mcp__{server}", step.get("input", {})
+            elif "run" in step:
                 name, arguments = "exec_command", {"cmd": step["run"]}
                 if step.get("escalate"):  # outside the sandbox: Codex asks for approval first
                     arguments |= {
@@ -175,6 +185,8 @@ class ScriptedModel:
                 "name": name,
                 "arguments": json.dumps(arguments),
             }
+            if namespace is not None:  # Codex offers an MCP server's tools as one namespace
+                item["namespace"] = namespace
         return _sse(
             [
                 ("response.created", {"type": "response.created", "response": {"id": rid}}),
@@ -215,7 +227,7 @@ class ScriptedModel:
             for b in _blocks(m)
             if b.get("type") == "tool_result"
         ]
-        scripted = self._step(turn, len(uses))
+        scripted = self._step(turn, len(uses), _text_of(messages[users[0]]) if users else "")
         step = scripted(exchanges(messages)) if callable(scripted) else scripted
         if step is None:
             last = uses[-1] if uses else {}

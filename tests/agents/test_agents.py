@@ -12,7 +12,7 @@ import anyio
 import pytest
 
 from contract_tests.agent_peers import _wrapper, fake_peer, process_alive
-from maple_adapters.agents import AgentPool
+from maple_adapters.agents import AgentPool, CodexProvider
 from maple_core.agents import MAX_RESPONSE, AgentRun, AgentState, CommandRun, render_run
 from maple_core.environment import SECRET_VARIABLES
 from maple_core.errors import InvalidInputError
@@ -60,6 +60,54 @@ def test_codex_names_itself_as_the_non_originating_client_with_the_question_flag
     argv, initialize = argv_log(tmp_path)
     assert argv == ["app-server", "-c", "features.default_mode_request_user_input=true"]
     assert initialize["initialize"]["clientInfo"]["name"] == "codex_app_server_daemon"
+
+
+def stdio(name: str) -> dict[str, Any]:
+    return {"name": name, "transport": {"type": "stdio", "command": "maple-mcp"}}
+
+
+@pytest.mark.parametrize(
+    ("servers", "failure"),
+    [
+        (
+            [stdio("maple"), stdio("other-tools"), {"name": "web", "transport": {"type": "http"}}],
+            None,
+        ),
+        ("fail", "did not list Codex's MCP servers"),
+        ([stdio("my.server")], "has a name maple cannot configure"),
+    ],
+)
+def test_codex_hands_its_marks_to_every_stdio_server_or_does_not_start(
+    tmp_path: Path, servers: Any, failure: str | None
+) -> None:
+    """Codex gives an MCP server only the variables its configuration names, so an unattended
+    agent's mark reaches each server as a -c override; without it the agent does not start
+    (issue 22, point 1)."""
+    peer = fake_peer("codex", tmp_path)
+    peer.install([[{"say": "hi"}]])
+    env = {
+        **peer.provider.env,
+        "MAPLE_FAKE_MCP_SERVERS": json.dumps(servers) if servers != "fail" else "fail",
+    }  # type: ignore[attr-defined]
+    marked = CodexProvider(peer.provider.binary, env, marks={"MAPLE_UNATTENDED": "1"})  # type: ignore[attr-defined]
+    session = marked.start("codex-1", "Go.", str(peer.workspace))
+    try:
+        run = session.wait(TURN_S)
+    finally:
+        session.close()
+    if failure is not None:
+        assert run.state is AgentState.FAILED
+        assert failure in (run.error or "")
+        assert not (tmp_path / "argv.jsonl").exists()  # no app-server ran
+        return
+    assert run.state is AgentState.IDLE, run
+    argv, _ = argv_log(tmp_path)
+    assert argv[3:] == [
+        "-c",
+        'mcp_servers.maple.env.MAPLE_UNATTENDED="1"',
+        "-c",
+        'mcp_servers.other-tools.env.MAPLE_UNATTENDED="1"',
+    ]
 
 
 @pytest.mark.parametrize("provider", ["codex", "claude"])

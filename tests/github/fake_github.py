@@ -29,6 +29,16 @@ from tests.loopback import serve_asgi
 
 PREFIX = "/api/v3"
 RATE_LIMIT = 5000
+BODY_LIMIT = 65536
+"""The longest issue comment body GitHub takes, counted after JSON escaping."""
+
+
+def too_long(body: str) -> bool:
+    """Whether GitHub refuses ``body``: its length once JSON-escaped (a quote or a line break
+    costs two characters, a control character six) is over :data:`BODY_LIMIT`."""
+    return len(json.dumps(body, ensure_ascii=False)) - 2 > BODY_LIMIT
+
+
 DEFAULT_LOGIN = "maple-bot"
 """The user behind every token the fake was not told a login for (a MEMBER of acme/web)."""
 
@@ -517,21 +527,8 @@ class FakeGitHub:
                     "errors": [{"field": "body", "code": "missing_field"}],
                 },
             )
-        if len(payload["body"]) > 65536:
-            return self._answer(
-                request,
-                422,
-                {
-                    "message": "Validation Failed",
-                    "errors": [
-                        {
-                            "field": "body",
-                            "code": "custom",
-                            "message": "Body is too long (maximum is 65536 characters)",
-                        }
-                    ],
-                },
-            )
+        if too_long(payload["body"]):
+            return self._body_too_long(request)
         token = self._token(request)
         app_id = self.tokens[token] if token in self.installation_tokens else None
         with self.lock:
@@ -539,6 +536,22 @@ class FakeGitHub:
                 repo, number, payload["body"], self.login_of(token), app_id
             )
         return self._answer(request, 201, created)
+
+    def _body_too_long(self, request: Request) -> Response:
+        return self._answer(
+            request,
+            422,
+            {
+                "message": "Validation Failed",
+                "errors": [
+                    {
+                        "field": "body",
+                        "code": "custom",
+                        "message": f"Body is too long (maximum is {BODY_LIMIT} characters)",
+                    }
+                ],
+            },
+        )
 
     async def one_comment(self, request: Request) -> Response:
         guard = self._guard(request)
@@ -577,6 +590,8 @@ class FakeGitHub:
                 repo.comments[number] = [c for c in repo.comments[number] if c["id"] != comment_id]  # type: ignore[union-attr]
             return self._answer(request, 204, None)
         payload = await request.json()
+        if too_long(payload["body"]):
+            return self._body_too_long(request)
         with self.lock:
             comment["body"] = payload["body"]
             comment["updated_at"] = self._now()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import threading
 import time
@@ -14,11 +15,12 @@ from hypothesis import strategies as st
 
 from contract_tests.github_peers import TOKEN, api_transport, cli_transport
 from contract_tests.support import FakeClock
-from maple_adapters.github.ledger import parse_ledger_body
+from maple_adapters.github.ledger import github_length, parse_ledger_body
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.github.transport import GitHubTransport
-from maple_core.comments import Anchor, NewComment
+from maple_core.comments import Anchor, NewComment, Resolution
 from maple_core.errors import (
+    LedgerFullError,
     MapleError,
     NotFoundError,
     StoreRejectedError,
@@ -370,7 +372,7 @@ def test_many_long_comments_stay_under_githubs_body_limit(
     store = store_for(served, "api", tmp_path)
     store.append_many([new(f"{i:02}: " + "word " * 60) for i in range(90)])  # over the fence budget
     [ledger] = [c["body"] for c in fake.issue_comments(1) if "```maple" in c["body"]]
-    assert len(ledger) <= 65_536
+    assert github_length(ledger) <= 65_536
     assert "more comment(s), in the block below." in ledger
     assert len(list_all(store, "feat/x")) == 90
 
@@ -428,3 +430,43 @@ def test_a_missing_or_silent_gh_is_unavailable(tmp_path: Path) -> None:
 
     with pytest.raises(GitHubUnavailableError, match=r"gh api GET /user did not answer within"):
         GhCliTransport(runner=silent).request("GET", "/user")
+
+
+NOW = "2026-01-01T00:00:00.000Z"
+LONG = 'A "quoted" line.\n\t' * 450  # 9,000 characters that cost far more once JSON-escaped
+
+
+def ledger_bodies(fake: FakeGitHub) -> list[str]:
+    return [c["body"] for c in fake.issue_comments(1) if "```maple" in c["body"]]
+
+
+def test_a_ledger_is_never_sent_over_githubs_body_limit(
+    served: Served, fake: FakeGitHub, transport_name: str, tmp_path: Path
+) -> None:
+    """Long comments fill the ledger: every one that fits lands, the one that cannot is refused
+    with an error naming the limit and what to remove, and the stored ledger stays as it was, so
+    the comments there can still be resolved (issue 22, point 4)."""
+    store = store_for(served, transport_name, tmp_path)
+    stored = []
+    refused = None
+    for i in range(10):
+        try:
+            stored.append(store.append(new(f"{i}: {LONG}")))
+        except LedgerFullError as exc:
+            refused = exc
+            break
+    assert refused is not None
+    assert 2 <= len(stored) < 10  # some fit; GitHub's fake refuses a body over its limit
+    message = str(refused)
+    assert "65,536" in message
+    assert "nothing was written" in message
+    assert stored[0].id in message  # the longest comments are named, to shorten or remove
+    [before] = ledger_bodies(fake)
+    with pytest.raises(LedgerFullError):
+        store.append(new("x" * 9_000 + '"' * 1_000))
+    assert ledger_bodies(fake) == [before]  # a refused write changes nothing
+    for comment in stored:  # what is there can always be resolved
+        store.set_status(comment.id, CommentStatus.RESOLVED, Resolution("a" * 40, at=NOW))
+    assert {c.status for c in list_all(store, "feat/x")} == {CommentStatus.RESOLVED}
+    for body in ledger_bodies(fake):
+        assert len(json.dumps(body, ensure_ascii=False)) - 2 <= 65_536

@@ -11,9 +11,11 @@ import pytest
 from maple_adapters.github.ledger import (
     BODY_LIMIT,
     GitHubLedger,
+    LedgerTooLargeError,
     UnsupportedFenceError,
     fit_fence,
     fit_ledger,
+    github_length,
     merge_ledgers,
     parse_ledger_body,
     render_ledger_body,
@@ -31,6 +33,7 @@ from maple_core.conversation import (
 )
 from maple_core.errors import InvalidRecordError
 from maple_core.statuses import CommentStatus
+from tests.github.maple_ledger import maple_body, maple_record
 
 RECIPE = {"version": 1, "calls": [{"key": "trpc:roast.list", "state": "empty"}], "request": "none"}
 
@@ -349,7 +352,7 @@ def test_a_thread_stays_within_githubs_body_limit() -> None:
         replied(c(i, "b" * 300), 1, Role.REVIEWER, "w" * 9_000 + " @everyone") for i in range(1, 61)
     )
     body = render_ledger_body(GitHubLedger("feat/x", many))
-    assert len(body) <= BODY_LIMIT
+    assert github_length(body) <= BODY_LIMIT
     assert re.search(r"\n\d+ older replies were left out", body)
     assert len(fence_text(body).encode()) <= 40_000
     rows = [line for line in body.splitlines() if line.startswith("| ") and "#" not in line]
@@ -416,3 +419,73 @@ def test_a_reply_written_on_a_stale_read_never_undoes_a_reviewers_reopening() ->
     [comment] = merged.comments
     assert comment.status is CommentStatus.OPEN
     assert [r.id for r in thread_of(comment)] == ["r1", "r2"]
+
+
+# -- which fence is the ledger (issue 22, points 2 and 6) ----------------------------------------
+
+LEDGER_OF_TWO = maple_body(
+    [maple_record(1, "The header wraps."), maple_record(2, "```maple\n{}\n```")], raw=True
+)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        LEDGER_OF_TWO,  # a reviewer's empty fence first, in a table that shows bodies raw
+        maple_body([maple_record(1, "x"), maple_record(2, "```maple\n{}\n```")]),  # with <br>
+        maple_body(
+            [maple_record(1, 'a | b\n```maple\n{"comments":[],"version":1}\n```')], raw=True
+        ),
+        render_ledger_body(
+            GitHubLedger("b", (Comment(id="gh_1_1", branch="b", body="```maple\n{}\n```"),))
+        ),
+    ],
+    ids=["raw", "br", "pipes", "maples-own"],
+)
+def test_the_ledger_is_the_fence_that_holds_the_reviewers_words(body: str) -> None:
+    ledger = parse_ledger_body(body, "b")
+    assert ledger is not None
+    assert [c.id for c in ledger.comments][:1] == ["gh_1_1"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # two ledgers, neither quoting the other
+        '```maple\n{"comments":[],"version":1}\n```\n\n' + LEDGER_OF_TWO,
+        # a reviewer's ledger ahead of the real one, which was cut short
+        maple_body(
+            [maple_record(1, '```maple\n{"comments":[],"version":1}\n```')], raw=True
+        ).rsplit("\n```\n", 1)[0],
+    ],
+    ids=["two-ledgers", "cut-short"],
+)
+def test_a_body_whose_ledger_cannot_be_told_is_refused(body: str) -> None:
+    with pytest.raises(InvalidRecordError, match="cannot tell which one is the ledger"):
+        parse_ledger_body(body, "b")
+
+
+@pytest.mark.parametrize(
+    ("text", "cost"),
+    [("abc", 3), ('"', 2), ("\n", 2), ("\\", 2), ("\x01", 6), ("é", 1), ("\ud83d", 6)],
+)
+def test_a_body_is_counted_as_github_counts_it(text: str, cost: int) -> None:
+    assert github_length(text) == cost
+
+
+def test_detail_and_replies_are_shed_until_the_body_fits_as_github_counts_it() -> None:
+    """Quotes and line breaks cost two characters each on GitHub: a fence within its byte
+    budget can still make a body GitHub refuses, so shedding goes on until the body fits."""
+    talky = tuple(replied(c(i, '"' * 2_500), 4, Role.REVIEWER, '"\n' * 1_000) for i in range(1, 6))
+    body = render_ledger_body(GitHubLedger("feat/x", talky))
+    assert github_length(body) <= BODY_LIMIT
+    assert len(fence_text(body).encode()) <= 40_000
+    assert "left out" in body
+
+
+def test_a_ledger_that_cannot_fit_is_refused_naming_the_limit_and_the_longest() -> None:
+    huge = tuple(c(i, "\x01" * 9_000) for i in range(1, 3))  # each 54,000 once escaped
+    with pytest.raises(LedgerTooLargeError, match="65,536") as refused:
+        render_ledger_body(GitHubLedger("feat/x", huge))
+    assert "gh_7_1 (" in str(refused.value)
+    assert "nothing was written" in str(refused.value)

@@ -28,6 +28,7 @@ from maple_core.paging import ListQuery
 from maple_core.services import list_all
 from maple_core.statuses import CommentStatus
 from tests.github.fake_github import FakeGitHub, Served, serve
+from tests.github.maple_ledger import maple_body, maple_record
 from tests.mcp_support import clean_env
 
 MAPLE = Path(sys.executable).with_name("maple")
@@ -360,3 +361,58 @@ def test_an_old_ledger_is_deleted_only_once_the_new_one_reads_back(
     with pytest.raises(Exception, match="GitHub 500"):
         ours.append(new("second"))
     assert first in [c["id"] for c in fake.issue_comments(1)]
+
+
+PASTED = "Is this the format?\n```maple\n{}\n```"
+"""A reviewer's comment holding a fence of its own: an empty one."""
+
+
+def decide(served: Served, tmp_path: Path) -> tuple[int, dict[str, Any]]:
+    repo = make_repo(tmp_path / "repo", "feat/checkout")
+    done = maple(served, repo, "gate", "decide", "--json")
+    assert done.stdout, done.stderr
+    return done.returncode, json.loads(done.stdout)["verdict"]
+
+
+@pytest.mark.parametrize("raw", [True, False], ids=["bodies-raw", "bodies-with-br"])
+@pytest.mark.parametrize(
+    "pasted",
+    [PASTED, 'Like this?\n```maple\n{"branch":"feat/checkout","comments":[],"version":1}\n```'],
+    ids=["empty-fence", "empty-ledger"],
+)
+def test_a_reviewers_fence_in_a_maple_ledger_cannot_empty_it(
+    served: Served, fake: FakeGitHub, tmp_path: Path, raw: bool, pasted: str
+) -> None:
+    """Maple's table puts each body into the ledger ahead of the fence; a body holding a fence
+    of its own is a reviewer's words, and the ledger is still the one Maple wrote below it
+    (issue 22, points 2 and 6)."""
+    records = [maple_record(1, "The header wraps at 375px."), maple_record(2, pasted)]
+    fake.add_comment(1, maple_body(records, raw=raw), login="cora-collaborator")
+    code, verdict = decide(served, tmp_path)
+    assert (code, verdict["conclusion"], verdict["reason"], verdict["open"]) == (
+        3,
+        "blocked",
+        "comments-open",
+        2,
+    )
+    listed = maple(served, tmp_path / "repo", "comments", "list", "--json")
+    assert sorted(c["id"] for c in json.loads(listed.stdout)) == ["gh_1_1", "gh_1_2"], listed.stderr
+
+
+def test_a_ledger_with_two_fences_maple_cannot_tell_apart_blocks_the_gate(
+    served: Served, fake: FakeGitHub, tmp_path: Path
+) -> None:
+    """Two fences, each a ledger, neither holding the other: maple cannot tell which one is the
+    ledger, so it reads neither and holds the gate, saying why (issue 22, point 2)."""
+    open_one = maple_body([maple_record(1, "Still broken")])
+    cleared = '```maple\n{"branch":"feat/checkout","comments":[],"version":1}\n```'
+    broken = fake.add_comment(1, f"{cleared}\n\n{open_one}", login="cora-collaborator")
+    done = publish(served)
+    assert done.returncode == 0, done.stderr
+    verdict = json.loads(done.stdout)["verdict"]
+    assert (verdict["conclusion"], verdict["reason"]) == ("blocked", "ledger-unreadable")
+    assert broken["html_url"] in the_run(fake)["output"]["summary"]
+    assert "cannot tell which" in the_run(fake)["output"]["summary"]
+    decided = maple(served, make_repo(tmp_path / "repo", "feat/checkout"), "gate", "decide")
+    assert decided.returncode == 1
+    assert "cannot tell which" in decided.stderr

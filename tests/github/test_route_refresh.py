@@ -18,6 +18,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from contract_tests.github_peers import api_transport
 from contract_tests.support import FakeClock
+from maple_adapters.github.ledger import parse_ledger_body
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_core.comments import Anchor, NewComment
 from maple_core.paging import ListQuery
@@ -456,3 +457,32 @@ def test_a_caller_who_cannot_push_never_publishes_the_gate_through_the_route(
     assert [c.status for c in pusher.list(ListQuery(branch=BRANCH)).comments] == [
         CommentStatus.OPEN
     ]
+
+
+def test_a_comment_the_ledger_cannot_hold_is_refused_413_saying_what_to_shorten(
+    route: LiveRoute, github: Served, fake: FakeGitHub, clock: FakeClock
+) -> None:
+    """Through the route, as a reviewer's browser writes: once GitHub's body limit is near, a
+    long comment is refused with the limit and the fix, and nothing is written (issue 22,
+    point 4)."""
+    long = "The layout breaks; here is everything I saw.\n" * 220  # 10,120 characters
+    headers = {"authorization": f"Bearer {PUSHER}"}
+    answers = []
+    for _ in range(7):
+        answers.append(
+            route.client.post(
+                "/comments",
+                json={"branch": BRANCH, "body": long[:10_000], "anchor": {"selector": "h1"}},
+                headers=headers,
+            )
+        )
+    codes = [a.status_code for a in answers]
+    assert 201 in codes, codes
+    assert codes[-1] == 413, codes
+    refused = answers[-1].json()["error"]
+    assert "65,536" in refused
+    assert "nothing was written" in refused
+    [body] = [c["body"] for c in fake.issue_comments(1) if "```maple" in c["body"]]
+    ledger = parse_ledger_body(body)
+    assert ledger is not None
+    assert len(ledger.comments) == codes.count(201)  # the refused one is not there

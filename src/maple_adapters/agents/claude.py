@@ -6,6 +6,8 @@ every ``can_use_tool`` with allow, except after a stop, when it denies. ``AskUse
 to the caller, and the answer comes back through ``updatedInput``. The first turn uses
 ``--session-id``; later turns ``--resume``, once a ``result`` (or the transcript) shows the CLI
 kept the session.
+Claude Code hands its environment to the MCP servers it starts, so a provider's ``marks`` reach
+them as they reach its commands.
 """
 
 from __future__ import annotations
@@ -313,8 +315,9 @@ class ClaudeProvider(CliProvider[ClaudeSession]):
         env: Mapping[str, str] | None = None,
         *,
         approve: bool = True,
+        marks: Mapping[str, str] | None = None,
     ) -> None:
-        super().__init__(binary, env, approve=approve)
+        super().__init__(binary, env, approve=approve, marks=marks)
 
     @property
     def name(self) -> str:

@@ -4,11 +4,17 @@ One app-server per agent. maple sends only the prompt, the working directory and
 flag (``default_mode_request_user_input``, so Codex can ask questions); Codex's own sandbox and
 approval policy decide what it may do, and maple accepts every approval it asks for while the
 turn runs (never ``acceptForSession``), and cancels any that arrives after.
+
+Codex hands an MCP server only the variables its configuration names, so a provider's
+``marks`` reach each of the servers ``codex mcp list`` names as a ``-c`` override of that
+server's ``env``.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
+import re
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -30,6 +36,8 @@ _APPROVALS = frozenset(
         "item/fileChange/requestApproval",
     }
 )
+
+_SERVER_NAME = re.compile(r"[A-Za-z0-9_-]+")  # a bare TOML key: one a -c path can name
 
 _first_start_locks: dict[str, threading.Lock] = {}
 _warmed: set[str] = set()
@@ -79,6 +87,7 @@ class CodexSession:
     def _spawn(self) -> None:
         env = scoped_environment(self._provider.env)
         argv = [self._provider.binary, "app-server", "-c", _FEATURE]
+        argv += self._provider.server_marks(self._cwd)
         home = _codex_home(env)
         with _guard:
             first = home not in _warmed
@@ -327,6 +336,8 @@ class CodexProvider(CliProvider[CodexSession]):
     Args:
         binary: the executable to run.
         env: extra environment for the child (tests point ``CODEX_HOME`` at a private folder).
+        approve: see :class:`~maple_adapters.agents.process.CliProvider`.
+        marks: variables for the agent, its commands and every stdio MCP server it starts.
     """
 
     def __init__(
@@ -335,13 +346,51 @@ class CodexProvider(CliProvider[CodexSession]):
         env: Mapping[str, str] | None = None,
         *,
         approve: bool = True,
+        marks: Mapping[str, str] | None = None,
     ) -> None:
-        super().__init__(binary, env, approve=approve)
+        super().__init__(binary, env, approve=approve, marks=marks)
 
     @property
     def name(self) -> str:
         """``codex``."""
         return "codex"
+
+    def server_marks(self, cwd: str) -> list[str]:
+        """The ``-c`` overrides that set :attr:`marks` in every stdio MCP server's ``env``.
+
+        Raises:
+            AgentStartError: the servers cannot be listed, or one has a name no override can
+                reach: an agent that must carry the marks is not started without them.
+        """
+        if not self.marks:
+            return []
+        listed = self.run_quietly("mcp", "list", "--json", cwd=cwd)
+        try:
+            servers = json.loads(listed.stdout) if listed and listed.returncode == 0 else None
+        except ValueError:
+            servers = None
+        if not isinstance(servers, list):
+            raise AgentStartError(
+                "`codex mcp list --json` did not list Codex's MCP servers, so maple cannot tell "
+                "them nobody watches this agent; upgrade Codex (0.163 or later)."
+            )
+        overrides: list[str] = []
+        for server in servers:
+            stdio = (
+                isinstance(server, dict) and _dict(server.get("transport")).get("type") == "stdio"
+            )
+            if not stdio:
+                continue
+            name = str(server.get("name"))
+            if not _SERVER_NAME.fullmatch(name):
+                raise AgentStartError(
+                    f"Codex's MCP server {name[:60]!r} has a name maple cannot configure, so it "
+                    "cannot be told nobody watches this agent; rename it with letters, digits, "
+                    "'-' and '_' only."
+                )
+            for variable, value in sorted(self.marks.items()):
+                overrides += ["-c", f"mcp_servers.{name}.env.{variable}={json.dumps(value)}"]
+        return overrides
 
     def detect(self) -> ProviderInfo:
         """``codex --version`` and ``codex login status``."""

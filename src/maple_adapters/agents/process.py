@@ -310,13 +310,22 @@ class CliProvider(ABC, Generic[_SessionT]):
         approve: answer the agent's permission requests yes (someone handed it the task and
             watches it); ``False`` answers every one no, so only what the client's own settings
             allow runs (an agent nobody watches, driven by reviewers' words).
+        marks: variables set for the agent and for everything it starts: its commands and its
+            MCP servers, even where the client hands a server only the variables its
+            configuration names (Codex).
     """
 
     def __init__(
-        self, binary: str, env: Mapping[str, str] | None = None, *, approve: bool = True
+        self,
+        binary: str,
+        env: Mapping[str, str] | None = None,
+        *,
+        approve: bool = True,
+        marks: Mapping[str, str] | None = None,
     ) -> None:
         self.binary = binary
-        self.env = dict(env or {})
+        self.marks = dict(marks or {})
+        self.env = {**dict(env or {}), **self.marks}
         self.approve = approve
 
     @abstractmethod
@@ -356,7 +365,9 @@ class CliProvider(ABC, Generic[_SessionT]):
         session.begin(text)
         return session
 
-    def run_quietly(self, *args: str) -> subprocess.CompletedProcess[str] | None:
+    def run_quietly(
+        self, *args: str, cwd: str | None = None
+    ) -> subprocess.CompletedProcess[str] | None:
         """``binary args…`` with a 10 s bound; ``None`` when it could not run or hung."""
         try:
             return subprocess.run(
@@ -365,6 +376,7 @@ class CliProvider(ABC, Generic[_SessionT]):
                 text=True,
                 timeout=10,
                 env=scoped_environment(self.env),
+                cwd=cwd,
                 check=False,
             )
         except (OSError, subprocess.TimeoutExpired):

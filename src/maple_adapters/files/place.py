@@ -31,12 +31,12 @@ def slug(text: str) -> str:
 def url_slug(url: str) -> str:
     """Maple's folder name for an app address: its authority, slugged.
 
-    ``http://localhost:3000/`` → ``localhost-3000``.
+    ``http://localhost:3000/`` → ``localhost-3000``. As Maple's ``normalizeUrl`` reads it,
+    everything up to the first ``://`` is dropped wherever it is, so both tools name one folder
+    for an address without a scheme whose query holds one.
     """
     scheme_end = url.find("://")
-    rest = url
-    if scheme_end >= 0 and not any(c in url[:scheme_end] for c in ":/?#"):
-        rest = url[scheme_end + 3 :]
+    rest = url[scheme_end + 3 :] if scheme_end >= 0 else url
     for stop in "/?#":
         rest = rest.split(stop, 1)[0]
     return slug(rest)

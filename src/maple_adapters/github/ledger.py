@@ -36,10 +36,12 @@ __all__ = [
     "FENCE_BUDGET",
     "FittedLedger",
     "GitHubLedger",
+    "LedgerTooLargeError",
     "UnsupportedFenceError",
     "comment_identity",
     "fit_fence",
     "fit_ledger",
+    "github_length",
     "merge_ledgers",
     "parse_ledger_body",
     "record_number",
@@ -51,6 +53,7 @@ FENCE_BUDGET = 40_000
 
 # Maple's own reader: the first ```maple, wherever it starts, up to a line opening with ```.
 _FENCE = re.compile(r"```maple[^\n]*\n(.*?)\n```", re.S)
+_OPENER = "```maple"
 _STATUS_WORDS = {
     CommentStatus.OPEN: "Open",
     CommentStatus.RESOLVED: "Resolved",
@@ -176,8 +179,13 @@ class FittedLedger:
     replies_shed: int = 0
 
 
-def fit_ledger(ledger: GitHubLedger, budget: int = FENCE_BUDGET) -> FittedLedger:
+def fit_ledger(
+    ledger: GitHubLedger, budget: int = FENCE_BUDGET, room: int | None = None
+) -> FittedLedger:
     """The ledger's fence within ``budget`` bytes, shedding what it must.
+
+    With ``room``, it must also fit ``room`` characters as GitHub counts them
+    (:func:`github_length`): quotes and line breaks cost two there, control characters six.
 
     Thread replies go first, oldest first across the whole ledger, before any of a comment's
     own fields: plain ``reply`` and ``resolve`` entries before any ``reopen`` or ``confirm``
@@ -185,18 +193,23 @@ def fit_ledger(ledger: GitHubLedger, budget: int = FENCE_BUDGET) -> FittedLedger
     last thing a thread loses). A shed reply is gone from the ledger: the next write starts from
     the fence, and the body says how many were left out. Then detail is shed from every comment
     at once, in Maple's order: mock, quote context, regions, selector, context, quote.
-    Approvals are never shed. Still over budget, it is written anyway.
+    Approvals are never shed. Still over, it is returned as it is (the caller decides).
     """
+
+    def excess(text: str) -> int:
+        over = len(text.encode()) - budget
+        return max(over, github_length(text) - room) if room is not None else over
+
     comments = list(ledger.comments)
     text = _fence_json(ledger, comments)
     shed: list[str] = []
     dropped = 0
-    if len(text.encode()) > budget:
-        comments, text, dropped = _shed_replies(ledger, comments, text, budget)
+    if excess(text) > 0:
+        comments, text, dropped = _shed_replies(ledger, comments, text, excess)
         if dropped:
             shed.append("replies")
     for name, step in _SHEDDING:
-        if len(text.encode()) <= budget:
+        if excess(text) <= 0:
             break
         if name == "mock" and not any(c.context and c.context.mock for c in comments):
             continue
@@ -210,7 +223,7 @@ _KEPT_LONGEST = (ReplyKind.REOPEN.value, ReplyKind.CONFIRM.value)
 
 
 def _shed_replies(
-    ledger: GitHubLedger, comments: list[Comment], text: str, budget: int
+    ledger: GitHubLedger, comments: list[Comment], text: str, excess_of: Callable[[str], int]
 ) -> tuple[list[Comment], str, int]:
     """Leave thread entries out, oldest first (``reopen`` and ``confirm`` last), until it fits.
 
@@ -227,13 +240,14 @@ def _shed_replies(
                 continue
             received = entry.get("receivedAt")
             stamp = _canonical(received) if isinstance(received, str) else ""
-            size = len(_stable(entry).encode()) + 1  # and its comma
+            entry_text = _stable(entry)
+            size = max(len(entry_text.encode()), github_length(entry_text)) + 1  # and its comma
             entries.append((entry.get("kind") in _KEPT_LONGEST, stamp, at, index, size))
     entries.sort(key=lambda e: e[:4])
     gone: set[tuple[int, int]] = set()
     taken = 0
-    while taken < len(entries) and len(text.encode()) > budget:
-        excess = len(text.encode()) - budget
+    while taken < len(entries) and excess_of(text) > 0:
+        excess = excess_of(text)
         while taken < len(entries) and excess > 0:
             _, _, at, index, size = entries[taken]
             gone.add((at, index))
@@ -267,7 +281,24 @@ def _viewport(c: Comment) -> str:
 
 
 BODY_LIMIT = 65_536
-"""GitHub's limit on an issue comment's body, in characters."""
+"""GitHub's limit on an issue comment's body, in characters counted after JSON escaping."""
+
+_ESCAPED_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def github_length(text: str) -> int:
+    """``text``'s length as GitHub counts it against :data:`BODY_LIMIT`: after JSON escaping.
+
+    A quote, a backslash or a line break costs two characters, a control character (and half an
+    emoji, which travels escaped) six.
+    """
+    escaped = len(json.dumps(text, ensure_ascii=False)) - 2
+    return escaped + 5 * len(_ESCAPED_SURROGATE.findall(text))
+
+
+class LedgerTooLargeError(InvalidRecordError):
+    """Raised when a ledger cannot be written within :data:`BODY_LIMIT`, whatever is shed."""
+
 
 _ROW_TEXT_LIMIT = 300  # a table row shows the start of a comment; the fence below holds all of it
 
@@ -289,31 +320,48 @@ def _thread_cell(comment: Comment) -> str:
     return " · ".join(parts)
 
 
-def render_ledger_body(ledger: GitHubLedger, budget: int = FENCE_BUDGET) -> str:
+_SHED_NOTE_ROOM = 120  # the note saying how many replies were left out
+_TABLE_FLOOR = 400  # the table's header and its "…and N more" line, at the least
+
+
+def _lines_length(lines: Sequence[str]) -> int:
+    return sum(github_length(line) + 1 for line in lines)
+
+
+def render_ledger_body(
+    ledger: GitHubLedger, budget: int = FENCE_BUDGET, limit: int = BODY_LIMIT
+) -> str:
     """The ledger comment's markdown: intro, table, approvals, the ```` ```maple ```` fence.
 
-    The fence keeps its own 40,000-byte budget; the table gets what is left of GitHub's 65,536
-    characters, and rows that do not fit are counted instead of shown (the fence has them all).
-    Once any comment has a thread, a ``Conversation`` column shows each thread as the fence
-    holds it (how many replies, whether the agent waits for the reviewer, the reviewer's latest
-    words); replies shed to fit the fence are counted in a note under the intro.
+    The whole body stays within ``limit`` characters as GitHub counts them
+    (:func:`github_length`; GitHub's own limit by default). The fence keeps its own
+    40,000-byte budget and sheds (see :func:`fit_ledger`) until it also fits what the rest of
+    the body leaves; the table gets what is left after that, and rows that do not fit are
+    counted instead of shown (the fence has them all). Once any comment has a thread, a
+    ``Conversation`` column shows each thread as the fence holds it (how many replies, whether
+    the agent waits for the reviewer, the reviewer's latest words); replies shed to fit the
+    fence are counted in a note under the intro.
+
+    Raises:
+        LedgerTooLargeError: even with everything shed the body would pass ``limit``: the
+            comments' own words are too long. The message names the longest of them.
     """
     comments = ledger.comments
-    fitted = fit_ledger(ledger, budget)
-    tail = [
-        "The full comment details in markdown, to copy into an agent:",
-        "",
-        "```maple",
-        fitted.text,
-        "```",
-        "",
-        "---",
-        "<sub>Kept by maple, powered by Maple</sub>",
-    ]
     head = [
         f"**Maple** keeps this pull request's visual review here: {len(comments)} comment(s).",
         "",
     ]
+    approvals: list[str] = []
+    if ledger.approvals:
+        approvals.append("Approved:")
+        approvals += [f"- {_cell(a.author_name)} on {_cell(a.commit)}" for a in ledger.approvals]
+        approvals.append("")
+    around = _tail("")
+    fixed = _lines_length(head + approvals + around) + _SHED_NOTE_ROOM + _TABLE_FLOOR
+    fitted = fit_ledger(ledger, budget, limit - fixed)
+    if github_length(fitted.text) > limit - fixed:
+        raise LedgerTooLargeError(_too_large(fitted, fixed, limit))
+    tail = _tail(fitted.text)
     if fitted.replies_shed:
         n = fitted.replies_shed
         head += [
@@ -321,12 +369,7 @@ def render_ledger_body(ledger: GitHubLedger, budget: int = FENCE_BUDGET) -> str:
             "under GitHub's size limit.",
             "",
         ]
-    approvals: list[str] = []
-    if ledger.approvals:
-        approvals.append("Approved:")
-        approvals += [f"- {_cell(a.author_name)} on {_cell(a.commit)}" for a in ledger.approvals]
-        approvals.append("")
-    room = BODY_LIMIT - sum(len(line) + 1 for line in head + approvals + tail) - 200
+    room = limit - _lines_length(head + approvals + tail) - 200
     table: list[str] = []
     if comments:
         with_status = any(c.status is not CommentStatus.OPEN for c in comments)
@@ -341,7 +384,7 @@ def render_ledger_body(ledger: GitHubLedger, budget: int = FENCE_BUDGET) -> str:
         ]
         table.append("| " + " | ".join(header) + " |")
         table.append("|" + "---|" * len(header))
-        used = sum(len(line) + 1 for line in table)
+        used = _lines_length(table)
         for i, (c, kept) in enumerate(zip(comments, fitted.comments, strict=True), start=1):
             row = [str(i), _cell(where_of(c.anchor) or ""), _cell(c.body, _ROW_TEXT_LIMIT)]
             if with_status:
@@ -350,14 +393,48 @@ def render_ledger_body(ledger: GitHubLedger, budget: int = FENCE_BUDGET) -> str:
                 row.append(_thread_cell(kept))
             row.append(_viewport(c))
             line = "| " + " | ".join(row) + " |"
-            if used + len(line) + 1 > room:
+            if used + github_length(line) + 1 > room:
                 table.append("")
                 table.append(f"…and {len(comments) - i + 1} more comment(s), in the block below.")
                 break
             table.append(line)
-            used += len(line) + 1
+            used += github_length(line) + 1
         table.append("")
     return "\n".join(head + table + approvals + tail)
+
+
+def _tail(fence: str) -> list[str]:
+    return [
+        "The full comment details in markdown, to copy into an agent:",
+        "",
+        "```maple",
+        fence,
+        "```",
+        "",
+        "---",
+        "<sub>Kept by maple, powered by Maple</sub>",
+    ]
+
+
+def _too_large(fitted: FittedLedger, fixed: int, limit: int) -> str:
+    """What to say when a ledger cannot fit: its size, the limit, and the longest comments."""
+    size = github_length(fitted.text) + fixed
+    sizes = sorted(
+        (-github_length(_stable(c.to_json())), record_number(c.id), c.id) for c in fitted.comments
+    )
+    longest = ", ".join(f"{cid} ({-n:,})" for n, _, cid in sizes[:3])
+    kept = (
+        f"GitHub's limit of {BODY_LIMIT:,} for one comment"
+        if limit >= BODY_LIMIT
+        else f"the {limit:,} a write that adds words may fill of GitHub's limit of "
+        f"{BODY_LIMIT:,} for one comment (the rest stays free, so every comment can be resolved)"
+    )
+    return (
+        f"The pull request's ledger would be {size:,} characters as GitHub counts them, over "
+        f"{kept}, even with every thread reply and every detail that can be shed left out; "
+        "nothing was written. Shorten what this write adds, or remove the longest comments "
+        f"({longest}) from the ledger's ```maple block by hand."
+    )
 
 
 def _readable_mock(c: Comment) -> Comment:
@@ -381,15 +458,9 @@ def parse_ledger_body(body: str, branch: str | None = None) -> GitHubLedger | No
         InvalidRecordError: the fence is not JSON or not a ledger.
         UnsupportedFenceError: the fence's version is newer than 1.
     """
-    match = _FENCE.search(body)
-    if match is None:
+    doc = _ledger_fence(body)
+    if doc is None:
         return None
-    try:
-        doc = json.loads(match.group(1))
-    except ValueError as exc:
-        raise InvalidRecordError(f"The maple fence is not JSON: {exc}") from None
-    if not isinstance(doc, dict):
-        raise InvalidRecordError("The maple fence is not a JSON object.")
     version = doc.get("version")
     # As Maple reads it: a number above 1 is refused (1.0 is 1); anything else reads as version 0.
     if isinstance(version, (int, float)) and not isinstance(version, bool) and version > 1:
@@ -417,6 +488,113 @@ def parse_ledger_body(body: str, branch: str | None = None) -> GitHubLedger | No
         else ()
     )
     return GitHubLedger(target, comments, approvals, withdrawn)
+
+
+@dataclass(frozen=True, slots=True)
+class _Fence:
+    """One ```` ```maple ```` block found in a body: its text, and the JSON it holds if any."""
+
+    text: str
+    doc: JsonObject | None
+    error: str | None
+    swallows: bool  # it ends where another block opens: an opener inside text, not a block
+
+
+def _fences(body: str) -> list[_Fence]:
+    """Every block that opens at a ```` ```maple ```` in ``body``.
+
+    Each is read as Maple's reader would read it had it started there. A block that opens a
+    line and is never closed counts too once another block is closed (it may be a ledger cut
+    short), holding the rest of the body and no JSON.
+    """
+    found: list[_Fence] = []
+    unclosed: list[_Fence] = []
+    openers = [m.start() for m in re.finditer(re.escape(_OPENER), body)]
+    for start in openers:
+        match = _FENCE.match(body, start)
+        if match is None:
+            if start == 0 or body[start - 1] == "\n":
+                unclosed.append(_Fence(body[start:], None, "The maple fence is not closed.", False))
+            continue
+        doc: JsonObject | None = None
+        error: str | None = None
+        try:
+            parsed = json.loads(match.group(1))
+        except ValueError as exc:
+            error = f"The maple fence is not JSON: {exc}"
+        else:
+            if isinstance(parsed, dict):
+                doc = parsed
+            else:
+                error = "The maple fence is not a JSON object."
+        swallows = match.end() - 3 in openers
+        found.append(_Fence(match.group(1), doc, error, swallows))
+    return found + unclosed if found else []
+
+
+def _is_ledger(doc: JsonObject) -> bool:
+    """A fence Maple or maple wrote: ``comments`` a list and a numeric ``version``."""
+    version = doc.get("version")
+    number = isinstance(version, (int, float)) and not isinstance(version, bool)
+    return isinstance(doc.get("comments"), list) and number
+
+
+def _strings(value: JsonValue) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [s for item in value for s in _strings(item)]
+    if isinstance(value, dict):
+        return [s for item in value.values() for s in _strings(item)]
+    return []
+
+
+def _quotes(doc: JsonObject, fence: _Fence) -> bool:
+    """True when ``fence`` is text a record in ``doc`` holds (a body, a note).
+
+    That is the ledger quoting a reviewer, whose words its table shows again.
+    """
+    inner = fence.text.strip()
+    unescaped = inner.replace("\\|", "|")  # Maple's table escapes pipes
+    return any(inner in s or unescaped in s for s in _strings(doc))
+
+
+def _ledger_fence(body: str) -> JsonObject | None:
+    """The JSON of the fence that is the ledger in ``body``; ``None`` when there is no fence.
+
+    Maple's reader takes the first fence, but Maple's table puts every comment's body ahead of
+    it, so a reviewer who writes a fence of their own could be read in its place. The ledger is
+    the one fence that holds every other block in the body as words of its own records (its
+    table shows them again); a block that ends where another opens is an opener inside text,
+    not a block. When only one fence reads as a ledger, it is that one.
+
+    Raises:
+        InvalidRecordError: no fence is readable, or two fences could each be the ledger.
+    """
+    fences = _fences(body)
+    if not fences:
+        return None
+    readable = [f for f in fences if f.doc is not None]
+    if not readable:
+        raise InvalidRecordError(fences[0].error or "The maple fence cannot be read.")
+    shaped = [f for f in readable if f.doc is not None and _is_ledger(f.doc)]
+    pool = shaped or readable
+    if len(fences) == 1:
+        chosen: _Fence | None = fences[0]
+    else:
+        others = [f for f in fences if not f.swallows]
+        explaining = [
+            f
+            for f in pool
+            if f.doc is not None and all(g is f or _quotes(f.doc, g) for g in others)
+        ]
+        chosen = explaining[0] if len(explaining) == 1 else None
+    if chosen is None or chosen.doc is None:
+        raise InvalidRecordError(
+            f"The comment holds {len(fences)} ```maple blocks and maple cannot tell which one "
+            "is the ledger (none holds the others as a comment's words)."
+        )
+    return chosen.doc
 
 
 def merge_ledgers(

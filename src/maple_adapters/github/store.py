@@ -14,7 +14,9 @@ from typing import TypeVar
 from urllib.parse import parse_qs, quote, urlsplit
 
 from maple_adapters.github.ledger import (
+    BODY_LIMIT,
     GitHubLedger,
+    LedgerTooLargeError,
     comment_identity,
     merge_ledgers,
     parse_ledger_body,
@@ -27,6 +29,7 @@ from maple_core.authors import guest_author, server_author
 from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.conversation import (
     ConversationError,
+    ReplyKind,
     ThreadEvent,
     activity_stamps,
     apply_event,
@@ -35,6 +38,7 @@ from maple_core.conversation import (
 from maple_core.cursor import format_js_timestamp, format_stamp, next_arrival_stamp
 from maple_core.errors import (
     InvalidRecordError,
+    LedgerFullError,
     MapleError,
     NotFoundError,
     StoreError,
@@ -64,6 +68,7 @@ _RETRY_PAUSE_S = 0.2  # scaled by the attempt and jittered, so racing writers fa
 _SETTLE_S = 0.25
 _MAX_SETTLE_S = 3.0
 _REUSE_S = _POLL_S  # how long a write's read-back stands in for a fresh read (see ``state``)
+_STATUS_ROOM = 4_096  # of GitHub's body limit, kept for status changes by writes that add words
 _T = TypeVar("_T")
 
 
@@ -462,21 +467,29 @@ class GitHubLedgerStore:
 
     # -- writing ---------------------------------------------------------------------------
 
-    def _post(self, pull: int, ledger: GitHubLedger) -> None:
+    def _body(self, ledger: GitHubLedger, operation: str, *, adds_words: bool) -> str:
+        """The ledger's body, within GitHub's limit; ``LedgerFullError`` when it cannot be.
+
+        A write that adds words (a comment, a reply, an approval) leaves room under the limit
+        for status changes, so every comment already in the ledger can still be resolved.
+        """
+        limit = BODY_LIMIT - _STATUS_ROOM if adds_words else BODY_LIMIT
+        try:
+            return render_ledger_body(ledger, limit=limit)
+        except LedgerTooLargeError as exc:
+            raise LedgerFullError(str(exc), store=self.name, operation=operation) from None
+
+    def _post(self, pull: int, body: str) -> None:
         """Create a new ledger (the old ones go once it is read back)."""
         created = self._transport.request(
-            "POST",
-            f"{self._base}/issues/{pull}/comments",
-            body={"body": render_ledger_body(ledger)},
+            "POST", f"{self._base}/issues/{pull}/comments", body={"body": body}
         )
         self._learn_writer(created.data)
 
-    def _edit(self, found: _Ledgers, ledger: GitHubLedger) -> None:
+    def _edit(self, found: _Ledgers, body: str) -> None:
         """Write the merged ledger over the newest one (the others go once it is read back)."""
         self._transport.request(
-            "PATCH",
-            f"{self._base}/issues/comments/{found.ids[-1]}",
-            body={"body": render_ledger_body(ledger)},
+            "PATCH", f"{self._base}/issues/comments/{found.ids[-1]}", body={"body": body}
         )
 
     def _delete_unchanged(self, found: _Ledgers, indexes: Sequence[int] | range) -> None:
@@ -498,6 +511,7 @@ class GitHubLedgerStore:
         landed: Callable[[GitHubLedger], _T | None],
         *,
         repost: bool,
+        adds_words: bool = False,
     ) -> _T:
         """Read, change, write, then read again to check the change landed; retry if it did not.
 
@@ -508,7 +522,9 @@ class GitHubLedgerStore:
         raise (``NotFoundError``) when what it changes is not there.
         """
         with self._writing:
-            return self._write_until_landed(pull, branch, operation, change, landed, repost=repost)
+            return self._write_until_landed(
+                pull, branch, operation, change, landed, repost=repost, adds_words=adds_words
+            )
 
     def _write_until_landed(
         self,
@@ -519,6 +535,7 @@ class GitHubLedgerStore:
         landed: Callable[[GitHubLedger], _T | None],
         *,
         repost: bool,
+        adds_words: bool,
     ) -> _T:
         for attempt in range(_WRITE_ATTEMPTS):
             if attempt:
@@ -531,12 +548,13 @@ class GitHubLedgerStore:
             updated = replace(
                 changed, comments=tuple(c.for_maple(_GUEST) for c in changed.comments)
             )
+            body = self._body(updated, operation, adds_words=adds_words)
             if found is None or repost:
-                self._post(pull, updated)
+                self._post(pull, body)
                 stale = range(len(found.ids)) if found is not None else range(0)
             else:
                 try:
-                    self._edit(found, updated)
+                    self._edit(found, body)
                 except GitHubError as exc:
                     if exc.status != 404:
                         raise
@@ -610,7 +628,7 @@ class GitHubLedgerStore:
                 final = [by_identity.get(comment_identity(c)) for c in wanted]
                 return None if any(c is None for c in final) else [c for c in final if c]
 
-            return self._write(pull, branch, "append", change, landed, repost=True)
+            return self._write(pull, branch, "append", change, landed, repost=True, adds_words=True)
 
     def _by_id(self, pattern: re.Pattern[str], record_id: str, kind: str, operation: str) -> int:
         match = pattern.fullmatch(record_id)
@@ -741,7 +759,15 @@ class GitHubLedgerStore:
                 ok = now.status is want.status and now.resolution == want.resolution
                 return now if ok else None
 
-            return self._write(pull, None, "converse", change, landed, repost=False)
+            return self._write(
+                pull,
+                None,
+                "converse",
+                change,
+                landed,
+                repost=False,
+                adds_words=event.kind is ReplyKind.REPLY,
+            )
 
     def approve(self, approval: NewApproval) -> Approval:
         """Store an approval as ``gha_<pull>_<n>`` (a repost, like an append)."""
@@ -765,7 +791,9 @@ class GitHubLedgerStore:
                     (a for a in merged.approvals if (a.branch, a.commit, a.at) == key), None
                 )
 
-            return self._write(pull, approval.branch, "approve", change, landed, repost=True)
+            return self._write(
+                pull, approval.branch, "approve", change, landed, repost=True, adds_words=True
+            )
 
     def unapprove(self, approval_id: str) -> None:
         """Withdraw an approval, editing the ledger in place (and remembering the withdrawal)."""

@@ -9,7 +9,7 @@ from maple_core.agents import PROVIDERS
 from maple_core.errors import InvalidInputError
 from maple_core.ports import AgentProvider
 from maple_entrypoints.bootstrap.local import find_checkout
-from maple_entrypoints.settings import ServerConfig
+from maple_entrypoints.settings import AgentSettings, ServerConfig
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -17,26 +17,46 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AgentPool",
+    "UNATTENDED",
     "agent_provider",
     "build_agents",
     "kill_all_agents",
     "make_agents_folder",
     "open_agents_folder",
+    "running_unattended",
 ]
 
 
-def agent_provider(name: str, *, approve: bool = True) -> AgentProvider:
+UNATTENDED = "MAPLE_UNATTENDED"
+"""The variable that marks a turn nobody watches, and everything started from it."""
+
+
+def running_unattended() -> bool:
+    """True when this process itself runs in a turn nobody watches (``MAPLE_UNATTENDED``)."""
+    return AgentSettings.load().unattended
+
+
+def agent_provider(name: str, *, approve: bool = True, unattended: bool = False) -> AgentProvider:
     """The provider called ``name`` (``codex`` or ``claude``).
 
-    ``approve`` answers the agent's permission requests yes; ``False`` (an agent nobody
-    watches) answers them no, so only what the client's own settings allow runs.
+    ``approve`` answers the agent's permission requests yes; ``False`` answers them no, so only
+    what the client's own settings allow runs. ``unattended`` says nobody watches the agent
+    (``maple watch``): it, its commands and its MCP servers carry ``MAPLE_UNATTENDED``, so a
+    ``maple-mcp`` there offers no external-agent tools and any agent started there approves
+    nothing. A process that itself runs unattended only starts agents that are unattended and
+    approve nothing: an agent cannot be given more than the turn that started it.
 
     Raises:
         InvalidInputError: no provider has that name.
     """
     if name not in PROVIDERS:
         raise InvalidInputError(f'unknown provider {name}; "codex" and "claude" exist.')
-    return CodexProvider(approve=approve) if name == "codex" else ClaudeProvider(approve=approve)
+    inherited = running_unattended()
+    marks = {UNATTENDED: "1"} if unattended or inherited else None
+    approve = approve and not inherited
+    if name == "codex":
+        return CodexProvider(approve=approve, marks=marks)
+    return ClaudeProvider(approve=approve, marks=marks)
 
 
 def build_agents(config: ServerConfig, root: Path) -> AgentPool | None:

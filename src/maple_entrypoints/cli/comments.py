@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import re
 import sys
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from maple_core.attachments import Attachment, images_of
-from maple_core.comments import Anchor, Comment, NewComment
+from maple_core.comments import Anchor, Comment, Context, NewComment
 from maple_core.context import comment_context
 from maple_core.conversation import (
     ReplyKind,
@@ -41,6 +43,7 @@ from maple_entrypoints.cli.common import (
     fail,
     git_author,
     head_commit,
+    json_text,
     print_comments,
     print_json,
     store_here,
@@ -116,9 +119,7 @@ def wait(
                     "comments": shown(found.comments, warn),
                 }
                 if follow:
-                    import json
-
-                    print(json.dumps(data, ensure_ascii=False), flush=True)
+                    print(json_text(data, indent=None), flush=True)
                 else:
                     print_json(data)
             elif found.comments:
@@ -162,10 +163,13 @@ def show(
 
 
 def _print_thread(comment: Comment) -> None:
-    """The thread, newest first, one plain line per entry; a waiting question said first."""
+    """The thread in the order it happened, one plain line per entry.
+
+    A question still waiting for the reviewer is said first.
+    """
     if awaiting_reviewer(comment):
         print("  waiting for the reviewer to answer the agent's question")
-    for reply in reversed(thread_of(comment)):
+    for reply in thread_of(comment):
         verb = {
             ReplyKind.REPLY: "asked" if reply.question else "said",
             ReplyKind.REOPEN: "reopened it",
@@ -193,6 +197,27 @@ def _image_file(image: Attachment, cwd: Path) -> str:
     return f"{shown_path}{how}"
 
 
+class ColorScheme(StrEnum):
+    """The colour schemes a page is seen in."""
+
+    LIGHT = "light"
+    DARK = "dark"
+
+
+_VIEWPORT = re.compile(r"(\d{1,5})[x×](\d{1,5})")
+
+
+def _viewport(text: str) -> tuple[int, int]:
+    match = _VIEWPORT.fullmatch(text.strip().lower())
+    if match is None:
+        raise fail(
+            f"--viewport {one_line(text)[:40]!r} is not WIDTHxHEIGHT; give it in CSS pixels, such "
+            "as 390x844.",
+            EXIT_CONFIG,
+        )
+    return int(match.group(1)), int(match.group(2))
+
+
 @comments_app.command(
     "add", epilog='Example: maple comments add --body "The Pay button overlaps the total."'
 )
@@ -202,12 +227,39 @@ def add_comment(
     selector: Annotated[
         str | None, typer.Option("--selector", help="CSS selector of the element it is about.")
     ] = None,
+    url: Annotated[str, typer.Option("--url", help="The page it is about.")] = "",
+    viewport: Annotated[
+        str,
+        typer.Option(
+            "--viewport",
+            help="The viewport it was seen at, WIDTHxHEIGHT in CSS pixels; default 0x0 (no "
+            "browser).",
+        ),
+    ] = "0x0",
+    density: Annotated[
+        float, typer.Option("--density", min=0.1, max=16, help="The device pixel ratio.")
+    ] = 1.0,
+    color_scheme: Annotated[
+        ColorScheme, typer.Option("--color-scheme", help="light or dark.", case_sensitive=False)
+    ] = ColorScheme.LIGHT,
     as_json: JsonOption = False,
 ) -> None:
-    """Add a review comment to a branch."""
+    """Add a review comment to a branch.
+
+    The comment records a full context (page, viewport, density, colour scheme) as a browser's
+    does, so every reader, Maple's table included, can show it.
+    """
     cwd = Path.cwd()
     store = store_here(cwd)
     anchor = Anchor(selector=selector) if selector else Anchor()
+    width, height = _viewport(viewport)
+    context = Context(
+        url=url,
+        viewport_width=width,
+        viewport_height=height,
+        device_pixel_ratio=int(density) if density.is_integer() else density,
+        color_scheme=color_scheme.value,
+    )
     # The file store has no identity of its own: the git identity signs the comment. The GitHub
     # store signs with the token's user, and a route names its own author.
     author = git_author(cwd) if store.name == "file" else None
@@ -215,6 +267,7 @@ def add_comment(
         branch=branch_of(branch, cwd),
         body=body,
         anchor=anchor,
+        context=context,
         extra={"author": author} if author is not None else {},
     )
     stored = store.append(draft)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -35,6 +36,7 @@ __all__ = [
     "fail",
     "git_author",
     "head_commit",
+    "json_text",
     "print_comments",
     "print_json",
     "store_here",
@@ -152,9 +154,22 @@ def store_here(cwd: Path) -> CommentStore:
     return store_from_environment(cwd=cwd, program="maple")
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def json_text(value: Any, indent: int | None = 2) -> str:
+    """``value`` as JSON, as JavaScript's ``JSON.stringify`` writes it.
+
+    Half an emoji (a lone surrogate, which UTF-8 cannot carry) is written as a JSON escape,
+    so the value reads back exactly as stored, as Maple's output does.
+    """
+    text = json.dumps(value, indent=indent, ensure_ascii=False)
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def print_json(value: Any) -> None:
     """One JSON document on stdout, two-space indented, as the MCP tools' text content."""
-    print(json.dumps(without_lone_surrogates(value), indent=2, ensure_ascii=False))
+    print(json_text(value))
 
 
 def _first_line(text: str) -> str:

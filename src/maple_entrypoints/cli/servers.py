@@ -136,12 +136,16 @@ def solo(
     import signal
     import threading
 
+    from maple_core.errors import MapleError
     from maple_entrypoints.server_log import ServerLog
     from maple_entrypoints.solo import start_bridge
 
     stopped = threading.Event()  # set by SIGTERM, taken before the link can be read
     signal.signal(signal.SIGTERM, lambda *_: stopped.set())
-    bridge = start_bridge(preview_url, port=port, log=ServerLog("maple-solo"))
+    try:
+        bridge = start_bridge(preview_url, port=port, log=ServerLog("maple-solo"))
+    except MapleError as exc:  # Maple's words first, as its own CLI says it
+        raise fail(f"Could not start the solo bridge: {exc}", EXIT_ERROR) from None
     try:  # from here Ctrl-C is the way to stop, even before the link is out
         link = bridge.link(preview_url)
         if as_json:

@@ -30,12 +30,17 @@ from maple_core.comments import Comment
 from maple_core.cursor import FreshComments, parse_cursor, select_fresh
 from maple_core.display import shown
 from maple_core.errors import ConfigurationError, MapleError
+from maple_core.json_types import JsonObject
 from maple_core.ports import AgentProvider, AgentSession, CommentStore
 from maple_core.services import list_all, wait_for_comments
 from maple_core.statuses import CommentStatus
 from maple_core.stop import inert_field
 from maple_core.text import framed_json, one_line
-from maple_entrypoints.bootstrap.agents import agent_provider, kill_all_agents
+from maple_entrypoints.bootstrap.agents import (
+    agent_provider,
+    kill_all_agents,
+    running_unattended,
+)
 from maple_entrypoints.bootstrap.local import system_clock
 from maple_entrypoints.cli.common import (
     EXIT_CONFIG,
@@ -62,7 +67,8 @@ MAX_FAILED_TURNS = 3
 """Turns a batch may fail in a row before it is set aside (named on stderr) so later comments
 still reach the agent."""
 MAX_PROMPT_CHARS = 200_000
-"""The longest prompt a turn is given; beyond it each text in the comments is shortened."""
+"""The longest prompt a turn is given; beyond it each text in the comments is shortened, then
+the last comments are left out (the prompt says where they are)."""
 _SHORT_TEXT = 2_000
 
 _SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
@@ -87,24 +93,54 @@ def watch_prompt(comments: Sequence[Comment], branch: str, since: str | None) ->
 
     The comments are the JSON ``wait_for_comments`` returns (replies newer than ``since`` marked
     ``"new": true``) inside the ``<maple-review-data>`` frame no comment can step out of; the
-    ids and branch above it are inert one-line fields.
+    ids and branch above it are inert one-line fields. The prompt never passes
+    :data:`MAX_PROMPT_CHARS`: past it each text is cut to 2,000 characters, then the last
+    comments are left out (the head names how many, and where to read them), and the id list
+    names at most :data:`_NAMED_IDS` of them.
     """
-    ids = ", ".join(inert_field(c.id, 64) for c in comments)
+    data = shown(comments, warn, since=parse_cursor(since) if since else None)
+    prompt = _prompt(data, len(data), branch, cut=False)
+    if len(prompt) <= MAX_PROMPT_CHARS:
+        return prompt
+    short = [_shortened(item) for item in data]
+    fits, too_many = 0, len(short) + 1  # the most comments that fit, found by halving
+    while too_many - fits > 1:
+        middle = (fits + too_many) // 2
+        if len(_prompt(short[:middle], len(data), branch, cut=True)) <= MAX_PROMPT_CHARS:
+            fits = middle
+        else:
+            too_many = middle
+    return _prompt(short[:fits], len(data), branch, cut=True)
+
+
+_NAMED_IDS = 50
+"""The most comment ids a prompt's head names; the rest are counted."""
+
+
+def _prompt(data: Sequence[JsonObject], total: int, branch: str, *, cut: bool) -> str:
+    """The head and the framed JSON of ``data``, the first of ``total`` comments."""
+    ids = [inert_field(str(item.get("id", "")), 64) for item in data]
+    named = ", ".join(ids[:_NAMED_IDS])
+    if len(ids) > _NAMED_IDS:
+        named += f" and {len(ids) - _NAMED_IDS} more below"
     head = (
-        f"maple watch: {len(comments)} review comment(s) on branch {inert_field(branch, 120)} "
+        f"maple watch: {total} review comment(s) on branch {inert_field(branch, 120)} "
         "arrived or got a reviewer's reply while you were idle. Handle each one by its id: make "
         "the change it asks for and resolve it with resolve_comment (naming the commit), or "
         "answer it with reply_to_comment (question: true when only the reviewer can decide). "
-        f"Ids: {ids}."
+        f"Ids: {named or 'none below'}."
     )
-    data = shown(comments, warn, since=parse_cursor(since) if since else None)
-    text = json.dumps(data, indent=2, ensure_ascii=False)
-    if len(head) + len(text) > MAX_PROMPT_CHARS:
+    if cut:
         head += (
             f" The comments are long, so each text below is cut to {_SHORT_TEXT:,} characters; "
             "get_comment_context and list_comments give them whole."
         )
-        text = json.dumps(_shortened(data), indent=2, ensure_ascii=False)[:MAX_PROMPT_CHARS]
+    if len(data) < total:
+        head += (
+            f" Only the first {len(data)} of the {total} fit here; list_comments gives the "
+            "other ones."
+        )
+    text = json.dumps(list(data), indent=2, ensure_ascii=False)
     return head + "\n\n" + framed_json(text)
 
 
@@ -288,6 +324,12 @@ def watch(
     is refused unless --approve-all: allow what the agent needs in the client's own settings
     (Claude Code's permissions.allow, Codex's approval policy and sandbox).
     """
+    if approve_all and running_unattended():
+        raise fail(
+            "--approve-all cannot be used here: MAPLE_UNATTENDED says this runs in a turn nobody "
+            "watches, which cannot approve more for the agents it starts than it has itself.",
+            EXIT_CONFIG,
+        )
     if session is not None and not _SESSION_ID.fullmatch(session):
         raise fail(
             f"{one_line(session)[:80]!r} is not a thread or session id; pass the id Codex or "
@@ -304,7 +346,7 @@ def watch(
     store = store_here(cwd)
     name = branch_of(branch, cwd)
     try:
-        provider = agent_provider(agent.value, approve=approve_all)
+        provider = agent_provider(agent.value, approve=approve_all, unattended=True)
     except MapleError as exc:
         raise fail(str(exc), EXIT_CONFIG) from None
     watcher = Watcher(provider, agent.value, str(cwd.resolve()), session)

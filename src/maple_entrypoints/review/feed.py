@@ -28,11 +28,14 @@ _WAIT_S = 1.0
 
 
 def comment_line(comment: Comment) -> str:
-    """``comment <id> by <name> on <path>: <body on one line, cut at 100 characters>``."""
+    """``comment <id> by <name> on <path>: <body on one line, cut at 100 characters>``.
+
+    An address that does not parse (``http://[oops/cart``) is shown as written, inert.
+    """
     author = comment.extra.get("author")
     name = author.get("name") if isinstance(author, dict) else None
     url = comment.context.url if comment.context is not None else None
-    where = capped(one_line(urlsplit(url).path or "/"), _PATH_CHARS) if url else None
+    where = capped(one_line(_path_of(url)), _PATH_CHARS) if url else None
     body = one_line(comment.body)  # reviewer text: nothing in it may act on the terminal
     if len(body) > _BODY_CHARS:
         body = body[: _BODY_CHARS - 1] + "…"
@@ -40,6 +43,21 @@ def comment_line(comment: Comment) -> str:
     by = f" by {shown_name}" if shown_name else ""
     on = f" on {where}" if where else ""
     return f"comment {capped(one_line(comment.id), _ID_CHARS)}{by}{on}: {body}"
+
+
+def _path_of(url: str) -> str:
+    try:
+        return urlsplit(url).path or "/"
+    except ValueError:  # a bracket that never closes, a port out of range…
+        return url
+
+
+def _shown(comment: Comment) -> str:
+    """:func:`comment_line`, or a line saying the comment could not be shown: never a raise."""
+    try:
+        return comment_line(comment)
+    except Exception:  # a record of any shape must never end the feed
+        return f"comment {capped(one_line(str(comment.id)), _ID_CHARS)}: (could not be shown)"
 
 
 class CommentFeed:
@@ -71,6 +89,6 @@ class CommentFeed:
             if comments is not None:
                 fresh = [c for c in reversed(comments) if seen is not None and c.id not in seen]
                 for comment in fresh:
-                    self._write(comment_line(comment))
+                    self._write(_shown(comment))
                 seen = (seen or set()) | {c.id for c in comments}
             signal.wait(token, _WAIT_S)

@@ -14,6 +14,7 @@ from starlette.responses import Response
 
 from maple_core.errors import (
     InvalidInputError,
+    LedgerFullError,
     MapleError,
     MissingCapabilityError,
     NotFoundError,
@@ -160,6 +161,8 @@ def refusal_for(exc: MapleError) -> RouteRefusalError | None:
         return RouteRefusalError(400, str(exc))
     if isinstance(exc, MissingCapabilityError):
         return RouteRefusalError(501, str(exc))
+    if isinstance(exc, LedgerFullError):  # what to shorten: the caller's to act on
+        return RouteRefusalError(413, str(exc))
     if isinstance(exc, StoreRejectedError):
         return RouteRefusalError(
             400,

@@ -51,7 +51,8 @@ def serve_route(options: RouteOptions, host: str, port: int, prefix: str) -> Non
     except ValueError:
         loopback = host == "localhost"
     if loopback:  # a page whose name was rebound to 127.0.0.1 still says its own name
-        app = TrustedHostMiddleware(app, allowed_hosts=["localhost", "127.0.0.1", "::1", "["])
+        # Starlette compares the Host's name with its brackets kept: "[::1]", not "::1".
+        app = TrustedHostMiddleware(app, allowed_hosts=["localhost", "127.0.0.1", "[::1]"])
     uvicorn.run(
         app,
         host=host,
