@@ -32,7 +32,7 @@ from maple_core.ports import Clock, TokenStore
 from maple_core.tokens import AccessToken, TokenScope, access_refusal
 from maple_entrypoints.route.answers import bearer_token, json_answer
 
-__all__ = ["WRITE_TOOLS", "McpEndpoint", "ScopeCheck", "TokenGuard", "mcp_endpoint"]
+__all__ = ["McpEndpoint", "ScopeCheck", "TokenGuard", "WRITE_TOOLS", "mcp_endpoint"]
 
 WRITE_TOOLS = frozenset({"resolve_comment", "reply_to_comment", "start_solo"})
 """The tools a ``read`` token may not call: each changes a comment (and publishes the gate)."""
