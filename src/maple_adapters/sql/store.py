@@ -13,11 +13,9 @@ from __future__ import annotations
 import builtins
 import contextlib
 import dataclasses
-import gc
 import json
 import uuid
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
@@ -27,6 +25,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.sql import Select
 
+from maple_adapters.bulk import without_gc_pauses
 from maple_adapters.sql.database import Database, Dialect
 from maple_adapters.sql.schema import approvals, comments, ledgers
 from maple_adapters.sql.signals import CHANNEL, PostgresChangeSignal, SqliteChangeSignal
@@ -78,18 +77,6 @@ def _loaded(record: str) -> JsonObject:
     if end != len(record) or not isinstance(value, dict):
         raise ValueError("not one JSON object")
     return value
-
-
-@contextmanager
-def _without_gc_pauses() -> Iterator[None]:
-    """Build many small acyclic objects without the cycle collector walking them mid-way."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 @dataclass
@@ -160,7 +147,7 @@ class SqlCommentStore:
 
     def _parsed(self, rows: Sequence[Any], operation: str) -> builtins.list[Comment]:
         parsed: builtins.list[Comment] = []
-        with _without_gc_pauses():
+        with without_gc_pauses():
             for seq, record in rows:
                 try:
                     parsed.append(Comment.from_json(_loaded(record)))
@@ -192,7 +179,7 @@ class SqlCommentStore:
             count, records = connection.execute(joined).one()
             if not count:
                 return []
-            with _without_gc_pauses(), contextlib.suppress(ValueError):
+            with without_gc_pauses(), contextlib.suppress(ValueError):
                 values = json.loads(f"[{records}]")
                 if len(values) == count:
                     return [Comment.from_json(value) for value in values]
