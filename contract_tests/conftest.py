@@ -14,7 +14,7 @@ from maple_adapters.files import FileCommentStore, FileMedia
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.memory import InMemoryCommentStore
 from maple_adapters.route import RouteCommentStore, RouteHttp
-from maple_adapters.sql import SqlCommentStore
+from maple_adapters.sql import SqlCommentStore, SqlMedia
 from maple_core.ports import CommentStore
 from maple_entrypoints.bootstrap.route import TokenStores
 from maple_entrypoints.route import RouteOptions
@@ -89,6 +89,14 @@ def _sql_postgres(clock: FakeClock, tmp: Path, request: pytest.FixtureRequest) -
     return SqlCommentStore(request.getfixturevalue("postgres_database"), clock, fresh_repository())
 
 
+def _route_sql(clock: FakeClock, tmp: Path, request: pytest.FixtureRequest) -> CommentStore:
+    database = request.getfixturevalue("postgres_database")
+    repository = fresh_repository()
+    store = SqlCommentStore(database, clock, repository)
+    options = RouteOptions(store=store, media=SqlMedia(database, repository), clock=clock)
+    return _through_route(options, request)
+
+
 STORE_ADAPTERS = [
     pytest.param(_memory, id="memory"),
     pytest.param(_file, id="file"),
@@ -98,6 +106,7 @@ STORE_ADAPTERS = [
     pytest.param(_route_github, id="route-github"),
     pytest.param(_sql_sqlite, id="sql-sqlite"),
     pytest.param(_sql_postgres, id="sql-postgres"),
+    pytest.param(_route_sql, id="route-sql"),
 ]
 """Every comment-store adapter. A new adapter is one new entry here."""
 

@@ -113,15 +113,24 @@ class SqlCommentStore:
         clock: stamps arrivals.
         repository: the repository the comments are on (``owner/name``); one database holds
             many, each apart.
+        heads: names the commit a branch's pull request is at (asked of GitHub by the route's
+            gate App); with it the store declares ``head``, so the route can publish the gate.
         name: the store's name.
     """
 
     def __init__(
-        self, database: Database, clock: Clock, repository: str = "default", *, name: str = "sql"
+        self,
+        database: Database,
+        clock: Clock,
+        repository: str = "default",
+        *,
+        heads: Callable[[str], str | None] | None = None,
+        name: str = "sql",
     ) -> None:
         self._database = database
         self._clock = clock
         self.repository = repository
+        self._heads = heads
         self._name = name
 
     @property
@@ -131,8 +140,8 @@ class SqlCommentStore:
 
     @property
     def capabilities(self) -> frozenset[Capability]:
-        """Everything but ``head``: the database does not know the commit a preview serves."""
-        return _CAPABILITIES
+        """Everything but ``head``, unless ``heads`` can name the commit a preview serves."""
+        return _CAPABILITIES | {Capability.HEAD} if self._heads is not None else _CAPABILITIES
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -203,8 +212,8 @@ class SqlCommentStore:
         return CommentPage(tuple(page))
 
     def head(self, branch: str) -> str | None:
-        """Always ``None``: the SQL store has no ``head``."""
-        return None
+        """The commit ``heads`` names for the branch; ``None`` without it (or a pull request)."""
+        return self._heads(branch) if self._heads is not None else None
 
     def _approvals(self, connection: Connection, branch: str) -> builtins.list[Approval]:
         rows = connection.execute(
@@ -240,7 +249,10 @@ class SqlCommentStore:
             approved = tuple(self._approvals(connection, branch))
             return BranchState(branch, kept, approved, None, token)
 
-        return self._read("state", read)
+        state = self._read("state", read)
+        if self._heads is None:
+            return state
+        return dataclasses.replace(state, head=self._heads(branch))
 
     def changes(self, branch: str) -> ChangeSignal:
         """A signal that wakes when the repository's comments may have changed."""

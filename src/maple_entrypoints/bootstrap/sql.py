@@ -8,22 +8,28 @@ Only this module imports ``maple_adapters.sql`` (and so SQLAlchemy), and only wh
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
+from dataclasses import dataclass
 
+import anyio.to_thread
 from pydantic import SecretStr
 
 from maple_core.errors import ConfigurationError
-from maple_core.ports import Clock, CommentStore, MediaStore, TokenStore
+from maple_core.json_types import JsonObject
+from maple_core.ports import Clock, CommentStore, MediaStore, TaskStore, TokenStore
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from maple_adapters.sql import Database, Upgrade
+    from maple_adapters.sql import Database, DatabaseHealth, Upgrade
 
 __all__ = [
+    "SqlRoute",
     "database_for",
+    "database_health",
     "database_revision",
     "sql_media",
+    "sql_route",
     "sql_store",
     "token_store",
     "upgrade_database",
@@ -67,13 +73,22 @@ def database_for(url: SecretStr | str | None) -> Database:
         return database
 
 
-def sql_store(url: SecretStr | str | None, repository: str, clock: Clock) -> CommentStore:
-    """The sql store of ``repository`` in the database ``url`` names."""
+def sql_store(
+    url: SecretStr | str | None,
+    repository: str,
+    clock: Clock,
+    heads: Callable[[str], str | None] | None = None,
+) -> CommentStore:
+    """The sql store of ``repository`` in the database ``url`` names.
+
+    ``heads`` names a branch's pull-request head (the gate App asking GitHub), so a route on
+    this store can publish the gate.
+    """
     database = database_for(url)
     with _installed():
         from maple_adapters.sql import SqlCommentStore
 
-        return SqlCommentStore(database, clock, repository)
+        return SqlCommentStore(database, clock, repository, heads=heads)
 
 
 def sql_media(url: SecretStr | str | None, repository: str) -> MediaStore:
@@ -103,6 +118,15 @@ def upgrade_database(url: SecretStr | str | None) -> Upgrade:
         return upgrade(database)
 
 
+def database_health(url: SecretStr | str | None) -> DatabaseHealth:
+    """Whether the database is reachable, migrated and (PostgreSQL) notifying."""
+    database = database_for(url)
+    with _installed():
+        from maple_adapters.sql import check_database
+
+        return check_database(database)
+
+
 def database_revision(url: SecretStr | str | None) -> tuple[str, str | None, str]:
     """The database as shown (no password), its schema revision, and this maple's."""
     database = database_for(url)
@@ -110,3 +134,73 @@ def database_revision(url: SecretStr | str | None) -> tuple[str, str | None, str
         from maple_adapters.sql import SCHEMA_REVISION, schema_revision
 
         return database.shown, schema_revision(database), SCHEMA_REVISION
+
+
+@dataclass(frozen=True)
+class SqlRoute:
+    """What a route worker on the sql store is wired to.
+
+    Attributes:
+        store: the repository's comments.
+        media: its screenshots.
+        tokens: the tokens agents call the MCP endpoint with.
+        tasks: the agents' waiting tasks, shared by every worker.
+        health: the database's check, for ``GET /health``.
+        lifespan: starts the worker's one listener and closes the database at the end.
+    """
+
+    store: CommentStore
+    media: MediaStore
+    tokens: TokenStore
+    tasks: TaskStore
+    health: Callable[[], tuple[bool, JsonObject]]
+    lifespan: Callable[[], AbstractAsyncContextManager[None]]
+
+
+def sql_route(
+    url: SecretStr | str | None,
+    repository: str,
+    clock: Clock,
+    heads: Callable[[str], str | None] | None = None,
+) -> SqlRoute:
+    """A route worker's parts on the sql store, from one database per process."""
+    database = database_for(url)
+    with _installed():
+        from maple_adapters.sql import (
+            Dialect,
+            SqlCommentStore,
+            SqlMedia,
+            SqlTaskStore,
+            SqlTokenStore,
+            check_database,
+        )
+
+    def health() -> tuple[bool, JsonObject]:
+        found = check_database(database)
+        shown: JsonObject = {
+            "reachable": found.reachable,
+            "schema": found.revision,
+            "wanted": found.wanted,
+            "notifications": found.notifications,
+            "problem": found.problem,
+        }
+        return found.ok, {"store": "sql", "database": shown}
+
+    @asynccontextmanager
+    async def lifespan() -> AsyncIterator[None]:
+        if database.dialect is Dialect.POSTGRESQL:
+            listening = database.notifications()  # started now: one listener for this worker
+            await anyio.to_thread.run_sync(listening.wait_until_listening, 5.0)
+        try:
+            yield
+        finally:
+            await anyio.to_thread.run_sync(database.close)
+
+    return SqlRoute(
+        store=SqlCommentStore(database, clock, repository, heads=heads),
+        media=SqlMedia(database, repository),
+        tokens=SqlTokenStore(database, clock),
+        tasks=SqlTaskStore(database, repository),
+        health=health,
+        lifespan=lifespan,
+    )

@@ -10,6 +10,7 @@ through any worker wakes the waits on every worker through the store's change si
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Callable
 from typing import Any
 
@@ -50,20 +51,41 @@ class WorkerApp:
         await self._app(scope, receive, send)
 
 
+def _listening(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host:port`` that every worker inherits.
+
+    ``IPPROTO_TCP`` is named so asyncio turns Nagle off on accepted connections; without it a
+    small answer (a wait's last event) can wait 40 ms for a delayed ACK.
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(2048)
+        sock.set_inheritable(True)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
 def serve_workers(recipe: AppRecipe, host: str, port: int, workers: int, **uvicorn: Any) -> None:
     """Serve ``recipe``'s app on ``host:port`` in ``workers`` processes until interrupted.
 
-    ``uvicorn`` holds the server's other settings (timeouts, the log level), the same as a
-    single process is served with; every request is bounded as :data:`BOUNDED_HTTP` bounds it.
+    ``uvicorn`` holds the server's other settings (timeouts, the log level); every request is
+    bounded as :data:`BOUNDED_HTTP` bounds it. One worker is served in this process.
     """
-    from uvicorn import Config
+    from uvicorn import Config, Server
     from uvicorn.supervisors import Multiprocess
 
-    config = Config(
-        WorkerApp(recipe), host=host, port=port, workers=workers, http=BOUNDED_HTTP, **uvicorn
-    )
-    socket = config.bind_socket()
+    sock = _listening(host, port)
     try:
-        Multiprocess(config, sockets=[socket]).run()
+        if workers <= 1:
+            config = Config(recipe(), http=BOUNDED_HTTP, **uvicorn)
+            Server(config).run(sockets=[sock])
+            return
+        config = Config(WorkerApp(recipe), workers=workers, http=BOUNDED_HTTP, **uvicorn)
+        Multiprocess(config, sockets=[sock]).run()
     finally:
-        socket.close()
+        sock.close()
