@@ -210,3 +210,19 @@ def test_maple_mcp_and_the_cli_load_no_database_library_unless_the_sql_store_is_
     assert not databases & _modules_loaded(code, repo, MAPLE_STORE="file")
     configured = _modules_loaded(code, repo, **sql_env(f"sqlite:///{repo / 'x.db'}"))
     assert {"sqlalchemy", "stamina"} <= configured  # the check above can see them
+
+
+def test_maple_doctor_checks_the_database(url: str, repo: Path) -> None:
+    env = sql_env(url)
+    before = run(repo, "maple", "doctor", "--json", **env)
+    assert before.returncode == 1
+    [database] = [f for f in json.loads(before.stdout) if f["check"] == "database"]
+    assert (database["ok"], database["fix"]) == (False, "maple db upgrade")
+    assert run(repo, "maple", "db", "upgrade", **env).returncode == 0
+    after = {
+        f["check"]: f for f in json.loads(run(repo, "maple", "doctor", "--json", **env).stdout)
+    }
+    assert after["database"]["ok"] is True
+    assert after["store"]["ok"] is True
+    postgres = url.startswith("postgresql")
+    assert after["notifications"]["ok"] is (True if postgres else None)
