@@ -149,6 +149,8 @@ def main() -> int:
     from bench.sql_rows import sql_appends_row, sql_list_rows
     from bench.task_wake_row import task_wake_row
     from bench.watch_row import watch_row
+    from bench.workers_rows import memory_row
+    from bench.workers_rows import wake_row as workers_wake_row
 
     with tempfile.TemporaryDirectory(prefix="maple-bench-") as tmp:
         rows = [bench_list(Path(tmp)), bench_appends(Path(tmp))]
@@ -157,6 +159,7 @@ def main() -> int:
     rows += [Row(*github_requests_row()), Row(*route_row()), Row(*solo_row())]
     rows += [Row(*capture_row()), Row(*refind_row()), Row(*task_wake_row()), Row(*watch_row())]
     rows += [Row(*r) for r in sql_list_rows()] + [Row(*sql_appends_row())]
+    rows += [Row(*workers_wake_row()), Row(*memory_row())]
     headers = ("benchmark", "figure", "anchor (same run)", "ratio", "budget", "")
     table = [
         (r.name, r.figure, r.anchor, f"{r.ratio:.3g}×", r.budget, "ok" if r.ok else "OVER BUDGET")
@@ -182,6 +185,8 @@ SINGLE_ROWS = {
     "watch": ("bench.watch_row", "watch_row"),
     "sql-list": ("bench.sql_rows", "sql_list_rows"),
     "sql-appends": ("bench.sql_rows", "sql_appends_row"),
+    "workers-wake": ("bench.workers_rows", "wake_row"),
+    "wait-memory": ("bench.workers_rows", "memory_row"),
 }
 
 

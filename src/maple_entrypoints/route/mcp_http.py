@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio.to_thread
@@ -29,7 +29,7 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from maple_core.ports import Clock, TokenStore
-from maple_core.tokens import AccessToken, TokenScope, access_refusal
+from maple_core.tokens import AccessToken, TokenScope, access_refusal, token_digest
 from maple_entrypoints.route.answers import bearer_token, json_answer
 
 __all__ = ["McpEndpoint", "ScopeCheck", "TokenGuard", "WRITE_TOOLS", "mcp_endpoint"]
@@ -44,6 +44,15 @@ _NO_TOKEN = (
 )
 
 
+@dataclass(eq=False)
+class _Lookup:
+    """A token lookup in flight, and its answer once it came."""
+
+    done: anyio.Event = field(default_factory=anyio.Event)
+    found: AccessToken | None = None
+    answered: bool = False
+
+
 class TokenGuard:
     """ASGI middleware: only a live token of this route's repository passes.
 
@@ -55,6 +64,28 @@ class TokenGuard:
         self.tokens = tokens
         self.repository = repository
         self.clock = clock
+        self._finding: dict[str, _Lookup] = {}  # lookups in flight, by the secret's digest
+
+    async def find(self, secret: str) -> AccessToken | None:
+        """The token ``secret`` names: one query for every request arriving with it meanwhile.
+
+        A burst of one agent's calls then costs the store one query and one thread, not one each.
+        """
+        key = token_digest(secret)
+        pending = self._finding.get(key)
+        if pending is not None:
+            await pending.done.wait()
+            if pending.answered:
+                return pending.found
+        lookup = self._finding[key] = _Lookup()
+        try:
+            lookup.found = await anyio.to_thread.run_sync(self.tokens.find, secret)
+            lookup.answered = True
+            return lookup.found
+        finally:
+            if self._finding.get(key) is lookup:
+                del self._finding[key]
+            lookup.done.set()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Answer 401 with the reason, or pass the request on with its token known."""
@@ -62,7 +93,7 @@ class TokenGuard:
             await self.app(scope, receive, send)
             return
         secret = bearer_token(Request(scope))
-        found = await anyio.to_thread.run_sync(self.tokens.find, secret) if secret else None
+        found = await self.find(secret) if secret else None
         refusal = (
             access_refusal(found, self.repository, TokenScope.READ, self.clock.now())
             if secret
@@ -131,6 +162,10 @@ def mcp_endpoint(endpoint: McpEndpoint) -> tuple[ASGIApp, StreamableHTTPSessionM
     # The route checks its Host itself on loopback (serve.py); tokens keep pages out elsewhere.
     server.streamable_http_app(
         stateless_http=True,
+        # Answers as JSON, not event streams: a held wait then costs a worker about a third less
+        # memory (bench: wait-memory). A long poll's progress notes are not sent over HTTP; the
+        # wait's 55 s bound and MCP tasks keep clients inside their timeouts instead.
+        json_response=True,
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
     manager = server.session_manager
