@@ -104,6 +104,17 @@ def test_an_unmigrated_database_is_refused_naming_the_upgrade_and_then_works(
         database.close()
 
 
+def test_sqlite_runs_in_wal_mode_with_commits_on_disk(tmp_path: Path) -> None:
+    database = Database(f"sqlite:///{tmp_path / 'wal.db'}")
+    try:
+        with database.engine.connect() as connection:
+            mode = connection.exec_driver_sql("PRAGMA journal_mode").scalar()
+            synchronous = connection.exec_driver_sql("PRAGMA synchronous").scalar()
+    finally:
+        database.close()
+    assert (mode, synchronous) == ("wal", 2)  # 2 is FULL: a commit is on disk when answered
+
+
 def test_two_upgrades_at_once_take_turns(empty_url: str) -> None:
     results: list[object] = []
 
