@@ -4,9 +4,9 @@ client over Streamable HTTP and through the route's HTTP API."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import random
 import signal
 import threading
 import time
@@ -151,12 +151,40 @@ def _wait(route: RouteProcess, token: str, cursor: str | None) -> dict[str, Any]
         return call_tool(client, route.mcp, token, "wait_for_comments", arguments)
 
 
+def _connections(pid: int, port: int) -> int:
+    """How many open TCP connections to ``port`` (the route's) the process ``pid`` holds."""
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(OSError):
+            target = os.readlink(fd)
+            if target.startswith("socket:["):
+                inodes.add(target[8:-1])
+    count = 0
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            local_port = int(fields[1].rsplit(":", 1)[1], 16)
+            if local_port == port and fields[3] == "01" and fields[9] in inodes:  # ESTABLISHED
+                count += 1
+    return count
+
+
+def _holding_a_wait(route: RouteProcess, waits: int) -> int:
+    """A worker holding one of the ``waits`` agents' connections, once every one is held."""
+    deadline = time.monotonic() + EVENT_S
+    while True:
+        held = {pid: _connections(pid, route.port) for pid in route.worker_pids()}
+        if sum(held.values()) >= waits:
+            return max(held, key=lambda pid: held[pid])
+        assert time.monotonic() < deadline, f"the waits never all arrived: {held}"
+        time.sleep(0.05)
+
+
 def test_no_comment_is_missed_across_workers_and_through_a_worker_killed_mid_wait(
     team: Team,
 ) -> None:
     route = team.route(workers=3)
     token = team.token(TokenScope.READ)
-    rng = random.Random(27)
     written: list[str] = []
     agents = 6
     cursors: list[str | None] = [None] * agents
@@ -181,10 +209,9 @@ def test_no_comment_is_missed_across_workers_and_through_a_worker_killed_mid_wai
         waits = [threading.Thread(target=agent, args=(i, failures)) for i in range(agents)]
         for wait in waits:
             wait.start()
-        time.sleep(0.5)  # the waits are in: each holds a connection to some worker
+        holder = _holding_a_wait(route, agents)  # every wait is in, on one worker or another
         if round_ % 2 == 1:
-            os.kill(rng.choice(route.worker_pids()), signal.SIGKILL)
-            time.sleep(0.2)
+            os.kill(holder, signal.SIGKILL)
         written.append(post_comment(route, f"comment {round_}"))
         for wait in waits:
             wait.join(EVENT_S)
