@@ -32,7 +32,7 @@ from maple_adapters.sql import (
     upgrade,
 )
 from maple_adapters.sql.schema import VERSION_TABLE, metadata
-from maple_core.comments import NewComment
+from maple_core.comments import Comment, NewComment
 from maple_core.errors import (
     ConfigurationError,
     CorruptLedgerError,
@@ -136,6 +136,32 @@ def test_two_upgrades_at_once_take_turns(empty_url: str) -> None:
 
 
 # -- configuration and errors ------------------------------------------------------------------
+
+
+def test_a_write_during_a_migration_waits_for_it_and_lands(postgres: Cluster) -> None:
+    url = postgres.create_database(f"migrating_{uuid.uuid4().hex[:8]}")
+    database = Database(url)
+    upgrade(database)
+    store = SqlCommentStore(database, FakeClock(), "acme/web")
+    landed: list[Comment] = []
+    with psycopg.connect(url) as migration:  # holds the tables as a migration's ALTER does
+        migration.execute("LOCK TABLE maple_ledgers, maple_comments IN ACCESS EXCLUSIVE MODE")
+        writer = threading.Thread(
+            target=lambda: landed.append(store.append(NewComment(branch="feat/x", body="Hi")))
+        )
+        writer.start()
+        deadline = time.monotonic() + 10
+        waiting = "SELECT count(*) FROM pg_locks WHERE NOT granted"
+        while migration.execute(waiting).fetchone() == (0,):
+            assert time.monotonic() < deadline, "the write never waited for the migration"
+            time.sleep(0.01)
+        assert landed == []  # waiting, not failed
+    writer.join(10)  # the migration's transaction ended with the block
+    try:
+        assert [c.id for c in list_all(store, "feat/x")] == [c.id for c in landed]
+        assert len(landed) == 1
+    finally:
+        database.close()
 
 
 @pytest.mark.parametrize(
