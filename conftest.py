@@ -12,6 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.sql_support import postgres, postgres_database, sqlite_database
+
+__all__ = ["postgres", "postgres_database", "sqlite_database"]  # the suite's database fixtures
+
 STRICT = os.environ.get("MAPLE_TEST_STRICT") == "1"
 
 # The suite runs as in an activated venv: its bin first on PATH, so a bare `gh` (in maple-mcp, the

@@ -17,6 +17,7 @@ from maple_adapters.github.shared import SharedTransport
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.memory import InMemoryCommentStore
 from maple_adapters.route import RouteCommentStore, RouteHttp
+from maple_adapters.sql import SqlCommentStore, SqlMedia
 from maple_core.ports import CommentStore
 from maple_core.trust import TrustPolicy
 from maple_entrypoints.bootstrap.route import TokenStores
@@ -24,6 +25,7 @@ from maple_entrypoints.route import RouteOptions
 from maple_entrypoints.route.serve import served_app
 from tests.github.fake_github import FakeGitHub, Served, serve
 from tests.loopback import serve_asgi
+from tests.sql_support import fresh_repository
 
 StoreFactory = Callable[[FakeClock, Path, pytest.FixtureRequest], CommentStore]
 BRANCHES_WITH_PULLS = ("feat/contract", "feat/other")
@@ -107,6 +109,22 @@ def _route_github(clock: FakeClock, tmp: Path, request: pytest.FixtureRequest) -
     return _through_route(RouteOptions(store=stores, clock=clock), request, TOKEN)
 
 
+def _sql_sqlite(clock: FakeClock, tmp: Path, request: pytest.FixtureRequest) -> CommentStore:
+    return SqlCommentStore(request.getfixturevalue("sqlite_database"), clock, fresh_repository())
+
+
+def _sql_postgres(clock: FakeClock, tmp: Path, request: pytest.FixtureRequest) -> CommentStore:
+    return SqlCommentStore(request.getfixturevalue("postgres_database"), clock, fresh_repository())
+
+
+def _route_sql(clock: FakeClock, tmp: Path, request: pytest.FixtureRequest) -> CommentStore:
+    database = request.getfixturevalue("postgres_database")
+    repository = fresh_repository()
+    store = SqlCommentStore(database, clock, repository)
+    options = RouteOptions(store=store, media=SqlMedia(database, repository), clock=clock)
+    return _through_route(options, request)
+
+
 STORE_ADAPTERS = [
     pytest.param(_memory, id="memory"),
     pytest.param(_file, id="file"),
@@ -118,8 +136,19 @@ STORE_ADAPTERS = [
     pytest.param(_github_review("api"), id="github-review-api"),
     pytest.param(_route_file, id="route-file"),
     pytest.param(_route_github, id="route-github"),
+    pytest.param(_sql_sqlite, id="sql-sqlite"),
+    pytest.param(_sql_postgres, id="sql-postgres"),
+    pytest.param(_route_sql, id="route-sql"),
 ]
 """Every comment-store adapter. A new adapter is one new entry here."""
+
+OFFLINE_STORE_ADAPTERS = [
+    pytest.param(_file, id="file"),
+    pytest.param(_sql_sqlite, id="sql-sqlite"),
+    pytest.param(_sql_postgres, id="sql-postgres"),
+]
+"""The adapters the agreement state machine compares with the reference, step by step: those
+that answer quickly enough for thousands of steps."""
 
 
 @pytest.fixture(scope="session")

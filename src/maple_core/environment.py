@@ -66,11 +66,21 @@ _ACTIONS = "Set by GitHub Actions: "
 ENVIRONMENT: tuple[EnvironmentVariable, ...] = (
     EnvironmentVariable(
         "MAPLE_STORE",
-        "file, github or route",
+        "file, github, route or sql",
         "Where comments live: file (the .maple/ folder at the main checkout), github (the pull "
-        "request's ledger comment) or route (a deployed Maple route); unset means github when "
-        "GITHUB_TOKEN, MAPLE_GITHUB_OWNER or MAPLE_GITHUB_REPO is set, else file.",
+        "request's ledger comment), route (a deployed Maple route) or sql (the database "
+        "MAPLE_DATABASE_URL names); unset means github when GITHUB_TOKEN, MAPLE_GITHUB_OWNER or "
+        "MAPLE_GITHUB_REPO is set, else file.",
         empty_is_unset=False,
+    ),
+    EnvironmentVariable(
+        "MAPLE_DATABASE_URL",
+        "URL",
+        "The sql store's database: postgresql://user:password@host/name for a team, or "
+        "sqlite:///path/to/maple.db for one machine; its comments are those of the repository "
+        "MAPLE_GITHUB_OWNER/MAPLE_GITHUB_REPO names (default when unset). Needs "
+        "pip install 'maple-review[sql]'.",
+        secret=True,
     ),
     EnvironmentVariable(
         "GITHUB_TOKEN",

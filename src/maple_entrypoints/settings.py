@@ -50,6 +50,7 @@ class StoreKind(StrEnum):
     GITHUB = "github"
     FILE = "file"
     ROUTE = "route"
+    SQL = "sql"
 
 
 class Transport(StrEnum):
@@ -106,6 +107,7 @@ class Settings(_FromEnvironment):
     """
 
     MAPLE_STORE: str | None
+    MAPLE_DATABASE_URL: SecretStr | None
     GITHUB_TOKEN: SecretStr | None
     MAPLE_GITHUB_OWNER: str | None
     MAPLE_GITHUB_REPO: str | None
@@ -173,6 +175,15 @@ class Settings(_FromEnvironment):
             )
         return share
 
+    @property
+    def repository(self) -> str:
+        """``owner/name`` from ``MAPLE_GITHUB_OWNER`` and ``MAPLE_GITHUB_REPO``, else ``default``.
+
+        The repository a sql store's comments and tokens belong to.
+        """
+        owner, repo = self.MAPLE_GITHUB_OWNER, self.MAPLE_GITHUB_REPO
+        return f"{owner}/{repo}" if owner and repo else "default"
+
     def secrets(self) -> list[str]:
         """Every secret value set, so output can be scrubbed of them."""
         values = (getattr(self, name) for name in sorted(SECRET_VARIABLES))
@@ -231,6 +242,8 @@ class ServerConfig:
     require_confirmation: bool = False
     route_url: str | None = None
     agents: tuple[str, ...] = ()
+    database_url: SecretStr | None = None
+    repository: str = "default"
 
 
 def _required(value: str | SecretStr | None, name: str, program: str) -> str:
@@ -251,8 +264,8 @@ def _store_kind(settings: Settings) -> StoreKind:
         return StoreKind(settings.MAPLE_STORE)
     except ValueError:
         raise ConfigurationError(
-            f'Unknown MAPLE_STORE {settings.MAPLE_STORE}; "github" and "file" exist, and "route" '
-            "for a deployed Maple route."
+            f'Unknown MAPLE_STORE {settings.MAPLE_STORE}; "github" and "file" exist, "route" '
+            'for a deployed Maple route and "sql" for a database.'
         ) from None
 
 
@@ -270,6 +283,8 @@ def store_kind(settings: Settings, program: str = "Maple's MCP server") -> Store
             _required(settings.GITHUB_TOKEN, "GITHUB_TOKEN", program)  # auto may use gh's
     elif store is StoreKind.ROUTE:
         _required(settings.MAPLE_URL, "MAPLE_URL", program)
+    elif store is StoreKind.SQL:
+        _required(settings.MAPLE_DATABASE_URL, "MAPLE_DATABASE_URL", program)
     return store
 
 
@@ -316,6 +331,8 @@ def resolve_config(settings: Settings, program: str = "Maple's MCP server") -> S
         ),
         route_url=settings.MAPLE_URL,
         agents=_agents(settings),
+        database_url=settings.MAPLE_DATABASE_URL,
+        repository=settings.repository,
     )
 
 

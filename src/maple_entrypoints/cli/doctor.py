@@ -171,6 +171,8 @@ def _store_findings(config: object, cwd: Path, branch: str | None, findings: lis
     if config.store is StoreKind.GITHUB:
         _github_findings(config, branch, findings)
         return
+    if config.store is StoreKind.SQL and not _database_findings(config, findings):
+        return
     if config.store is StoreKind.FILE:
         checkout = find_checkout(cwd)
         in_git = checkout.git_dir is not None
@@ -198,6 +200,38 @@ def _store_findings(config: object, cwd: Path, branch: str | None, findings: lis
         label = f"route at {config.route_url}"
     detail = f"{label}: {count} comment(s) on {branch}" if branch else f"{label}: reachable"
     findings.append(Finding("store", True, detail))
+
+
+def _database_findings(config: object, findings: list[Finding]) -> bool:
+    """The sql store's database: reachable, migrated, notifying; whether the store may be used."""
+    from maple_entrypoints.bootstrap.sql import database_health
+    from maple_entrypoints.settings import ServerConfig
+
+    assert isinstance(config, ServerConfig)
+    try:
+        health = database_health(config.database_url)
+    except ConfigurationError as exc:
+        findings.append(Finding("database", False, str(exc), "pip install 'maple-review[sql]'"))
+        return False
+    if not health.reachable:
+        findings.append(Finding("database", False, health.problem or "unreachable"))
+        return False
+    if health.revision != health.wanted:
+        fix = "maple db upgrade" if (health.revision or "") < health.wanted else "upgrade maple"
+        findings.append(Finding("database", False, health.problem or "", fix))
+        return False
+    findings.append(
+        Finding("database", True, f"{health.database}: schema at revision {health.revision}")
+    )
+    if health.notifications is None:
+        detail = "SQLite: waits on this machine wake by the database file (no notifications)"
+        findings.append(Finding("notifications", None, detail))
+    elif health.notifications:
+        findings.append(Finding("notifications", True, "LISTEN/NOTIFY: a probe came back"))
+    else:
+        fix = "connect straight to PostgreSQL, or through a session-mode pooler"
+        findings.append(Finding("notifications", False, health.problem or "", fix))
+    return True
 
 
 @dataclass(frozen=True)
