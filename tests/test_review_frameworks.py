@@ -215,11 +215,11 @@ def resolve(app: App, comment: dict[str, Any], note: str) -> None:
     from contract_tests.support import git
     from maple_core.comments import Resolution
     from maple_core.statuses import CommentStatus
-    from maple_entrypoints.bootstrap.local import local_store
+    from maple_entrypoints.bootstrap.local import local_checkout
 
     sha = git(app.repo, "rev-parse", "HEAD")
     resolution = Resolution(sha=sha, at="2026-12-01T12:00:00.000Z", note=note)
-    local_store(app.repo).set_status(comment["id"], CommentStatus.RESOLVED, resolution)
+    local_checkout(app.repo).store.set_status(comment["id"], CommentStatus.RESOLVED, resolution)
 
 
 def test_a_pin_leaves_with_its_route_and_comes_back_with_it(react19: App, page: Any) -> None:

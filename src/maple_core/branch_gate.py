@@ -69,8 +69,9 @@ def _verdict(
     store: CommentStore, state: BranchState, commit: str | None, rules: GateRules
 ) -> GateVerdict:
     """The gate policy, written once: what one read of a branch decides at ``commit``."""
+    gated = state.gated if state.gated is not None else state.comments
     return decide_gate(
-        newest_first(usable(state.comments, state.branch, None)),
+        newest_first(usable(gated, state.branch, None)),
         GatePolicy(
             status_tracked=Capability.SET_STATUS in store.capabilities,
             commit=commit,

@@ -51,6 +51,7 @@ __all__ = [
     "GITHUB_TOKEN",
     "MAPLE_AGENTS",
     "MAPLE_BRANCH",
+    "MAPLE_DATABASE_URL",
     "MAPLE_GATE_APP_ID",
     "MAPLE_GATE_INSTALLATION_ID",
     "MAPLE_GATE_PRIVATE_KEY",
@@ -58,11 +59,14 @@ __all__ = [
     "MAPLE_GITHUB_API",
     "MAPLE_GITHUB_OWNER",
     "MAPLE_GITHUB_REPO",
+    "MAPLE_GITHUB_RESERVE",
     "MAPLE_GITHUB_TRANSPORT",
+    "MAPLE_PR_REVIEW",
     "MAPLE_REQUIRE_APPROVAL",
     "MAPLE_REQUIRE_CONFIRMATION",
     "MAPLE_REVIEW_URL",
     "MAPLE_STORE",
+    "MAPLE_TRUSTED_BOTS",
     "MAPLE_UNATTENDED",
     "MAPLE_URL",
     "SECRETS",
@@ -80,13 +84,23 @@ _ACTIONS = "Set by GitHub Actions: "
 
 MAPLE_STORE = Variable(
     "MAPLE_STORE",
-    choice("file", "github", "route"),
+    choice("file", "github", "route", "sql"),
     "Where comments live: file (the .maple/ folder at the main checkout), github (the pull "
-    "request's ledger comment) or route (a deployed Maple route); unset means github when "
-    "GITHUB_TOKEN, MAPLE_GITHUB_OWNER or MAPLE_GITHUB_REPO is set, else file.",
+    "request's ledger comment), route (a deployed Maple route) or sql (the database "
+    "MAPLE_DATABASE_URL names); unset means github when GITHUB_TOKEN, MAPLE_GITHUB_OWNER or "
+    "MAPLE_GITHUB_REPO is set, else file.",
     empty_is_unset=False,
-    refusal='Unknown {name} {value}; "github" and "file" exist, and "route" for a deployed '
-    "Maple route.",
+    refusal='Unknown {name} {value}; "github" and "file" exist, "route" for a deployed Maple '
+    'route and "sql" for a database.',
+)
+MAPLE_DATABASE_URL = Variable(
+    "MAPLE_DATABASE_URL",
+    Kind("URL", Secret),
+    "The sql store's database: postgresql://user:password@host/name for a team, or "
+    "sqlite:///path/to/maple.db for one machine; its comments are those of the repository "
+    "MAPLE_GITHUB_OWNER/MAPLE_GITHUB_REPO names (default when unset). Needs "
+    "pip install 'maple-review[sql]'.",
+    secret=True,
 )
 GITHUB_TOKEN = Variable(
     "GITHUB_TOKEN",
@@ -106,6 +120,41 @@ MAPLE_GITHUB_TRANSPORT = Variable(
     "How to reach GitHub: auto (a GITHUB_TOKEN means api, else a signed-in gh means cli), "
     "api or cli.",
     default="auto",
+)
+MAPLE_PR_REVIEW = Variable(
+    "MAPLE_PR_REVIEW",
+    choice("off", "agent", "gate"),
+    "With the github store, how far the pull request's own review (threads, reviews, "
+    "conversation) reaches: off (the ledger only), agent (the agent sees and resolves it; "
+    "the gate ignores it) or gate (the merge gate also holds on open trusted threads and "
+    "requested changes).",
+    default="agent",
+)
+MAPLE_TRUSTED_BOTS = Variable(
+    "MAPLE_TRUSTED_BOTS",
+    Kind("list", str),
+    "Comma-separated bot logins whose words on a pull request are work (coderabbitai, "
+    "copilot-pull-request-reviewer); unset means every GitHub App's bot, empty means none.",
+    empty_is_unset=False,
+)
+
+
+def _share(text: str) -> float:
+    """A percentage from 0% to 90% (``20%`` or ``20``) as a share of the whole: 0.2."""
+    share = float(text.strip().removesuffix("%").strip()) / 100
+    if not 0.0 <= share <= 0.9:  # also refuses nan
+        raise ValueError(text)
+    return share
+
+
+MAPLE_GITHUB_RESERVE = Variable(
+    "MAPLE_GITHUB_RESERVE",
+    Kind("percentage", _share),
+    "The share of GitHub's rate limit maple leaves for you: polling pauses at it until the "
+    "reset (0% to 90%).",
+    default="20%",
+    refusal="Unknown {name} {value}; it must be a percentage from 0% to 90% of GitHub's rate "
+    "limit, such as 20%.",
 )
 MAPLE_BRANCH = Variable(
     "MAPLE_BRANCH",

@@ -24,6 +24,7 @@ from maple_core.ports import (
     CommentStore,
     Commits,
     MediaStore,
+    TaskStore,
 )
 from maple_core.targets import GateTarget
 from maple_entrypoints.mcp_tasks import (
@@ -86,6 +87,7 @@ def build_server(
     max_tasks: int = MAX_LIVE_TASKS,
     max_task_wait_s: float = MAX_TASK_WAIT_S,
     on_client: ClientNote | None = None,
+    task_store: TaskStore | None = None,
 ) -> MCPServer:
     """The MCP server over ``store``.
 
@@ -98,7 +100,8 @@ def build_server(
     ``get_comment_context`` shows the images of a comment that ``media`` holds.
     A client that declares the MCP tasks extension gets ``wait_for_comments`` as a task (see
     :mod:`~maple_entrypoints.mcp_tasks`): at most ``max_tasks`` at once, each waiting up to
-    ``max_task_wait_s`` seconds.
+    ``max_task_wait_s`` seconds. With a ``task_store`` shared by several servers (the route's
+    workers), any of them answers for any task, and takes over a task whose server stopped.
     """
     log = log or ServerLog(SERVICE)
     kit = Toolkit(
@@ -111,7 +114,13 @@ def build_server(
         solo=solo,
         on_client=on_client,
     )
-    tasks = TasksExtension(["wait_for_comments"], max_live=max_tasks, max_wait_s=max_task_wait_s)
+    tasks = TasksExtension(
+        ["wait_for_comments"],
+        max_live=max_tasks,
+        max_wait_s=max_task_wait_s,
+        store=task_store,
+        resume=lambda tool, arguments: server.call_tool(tool, arguments),
+    )
 
     @asynccontextmanager
     async def lifespan(server: MCPServer) -> AsyncIterator[None]:

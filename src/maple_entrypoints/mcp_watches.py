@@ -16,12 +16,14 @@ from mcp.server.mcpserver import Context
 
 from maple_core.comments import Comment
 from maple_core.cursor import FreshComments
+from maple_core.errors import MapleError
 from maple_core.listing import look
 from maple_core.ports import ChangeSignal, CommentStore
 from maple_core.wait import PROGRESS_INTERVAL_MS
 from maple_core.waiting import Look, Sleep, advance, wait_plan
 
 __all__ = [
+    "SharedRead",
     "Watch",
     "Watches",
     "wait_for_fresh",
@@ -47,6 +49,8 @@ class Watch:
     generation: int = 0  # how many changes the signal has seen
     running: bool = False  # one wait is running the signal's slices
     poke: anyio.Event = field(default_factory=anyio.Event)
+    reading: SharedRead | None = None  # a read of the branch in flight, for every look to share
+    current: bool = True  # ``token`` is the signal's latest (else the next read's is taken)
 
     def wake(self) -> None:
         """Wake every wait sleeping on this branch."""
@@ -62,9 +66,19 @@ class Watch:
         """
         if not self.seeded:
             self.token, self.seeded = token, True
+        elif not self.current:  # the signal counted this change already: only learn its token
+            self.token, self.current = token, True
         elif token != self.token:
             self.token, self.generation = token, self.generation + 1
             self.wake()
+
+
+@dataclass(eq=False)
+class SharedRead:
+    """One read of a branch that every wait looking meanwhile takes its answer from."""
+
+    done: anyio.Event = field(default_factory=anyio.Event)
+    answer: tuple[list[Comment], Hashable] | None = None
 
 
 class Watches:
@@ -97,6 +111,29 @@ class Watches:
         if watch.waits == 0 and self._watches.get(branch) is watch:
             del self._watches[branch]
 
+    async def look(
+        self, watch: Watch, read: Callable[[], tuple[list[Comment], Hashable]]
+    ) -> tuple[list[Comment], Hashable]:
+        """The branch's comments and change token, from a read in flight if there is one.
+
+        A hundred waits woken by one comment then cost one read of the store, not a hundred.
+        Sharing is safe because the answer carries the change token of its own read: a change
+        after it moves the signal at once, and every wait looks again.
+        """
+        shared = watch.reading
+        if shared is not None:
+            await shared.done.wait()
+            if shared.answer is not None:
+                return shared.answer
+            return await anyio.to_thread.run_sync(read)  # that read failed: read for oneself
+        shared = watch.reading = SharedRead()
+        try:
+            shared.answer = await anyio.to_thread.run_sync(read)
+            return shared.answer
+        finally:
+            watch.reading = None
+            shared.done.set()
+
     async def changed(self, watch: Watch, seen: int, timeout: float) -> None:
         """Return once the branch changed after generation ``seen``, or after ``timeout`` s."""
         if self._limiter is None:
@@ -127,8 +164,9 @@ class Watches:
                 watch.signal.wait, watch.token, step, abandon_on_cancel=True, limiter=limiter
             )
             if changed:
-                token = await anyio.to_thread.run_sync(watch.signal.token, limiter=limiter)
-                watch.token, watch.generation = token, watch.generation + 1
+                # The waits woken now read the branch at once, and the first read's token is
+                # the watch's (``note``): no query of its own between the change and the looks.
+                watch.current, watch.generation = False, watch.generation + 1
 
 
 async def wait_for_fresh(
@@ -161,7 +199,7 @@ async def wait_for_fresh(
         while not isinstance(step := advance(plan, reply), FreshComments):
             if isinstance(step, Look):
                 seen = watch.generation
-                reply, token = await anyio.to_thread.run_sync(read_all)
+                reply, token = await watches.look(watch, read_all)
                 watch.note(token)
             elif isinstance(step, Sleep):
                 await watches.changed(watch, seen, step.seconds)
@@ -169,8 +207,21 @@ async def wait_for_fresh(
             else:
                 if ctx is not None:
                     message = f"Waiting for comments on {branch}"
+                    held_back = await anyio.to_thread.run_sync(_held_back, watch.signal)
+                    if held_back:
+                        message += f"; {held_back}"
                     await ctx.report_progress(step.elapsed, step.total, message)
                 reply = None
     finally:
         watches.leave(branch, watch)
     return step
+
+
+def _held_back(signal: ChangeSignal) -> str:
+    """What holds the signal's polling back (GitHub's rate budget), if it can say; else ``""``."""
+    status = getattr(signal, "status", None)
+    try:
+        said = status() if callable(status) else ""
+    except (MapleError, OSError):  # a progress note is never worth failing a wait for
+        return ""
+    return said if isinstance(said, str) else ""

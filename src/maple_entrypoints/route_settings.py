@@ -7,6 +7,7 @@ from enum import StrEnum
 
 from maple_core.gate_rules import GateRules
 from maple_entrypoints.configuration import (
+    MAPLE_DATABASE_URL,
     MAPLE_GATE_APP_ID,
     MAPLE_GATE_INSTALLATION_ID,
     MAPLE_GATE_PRIVATE_KEY,
@@ -15,7 +16,14 @@ from maple_entrypoints.configuration import (
     MAPLE_GITHUB_REPO,
     Settings,
 )
-from maple_entrypoints.settings import gate_rules, missing, present, required, review_url_of
+from maple_entrypoints.settings import (
+    gate_rules,
+    missing,
+    present,
+    repository_of,
+    required,
+    review_url_of,
+)
 from maple_entrypoints.variables import Secret
 
 __all__ = [
@@ -31,6 +39,7 @@ class RouteStoreKind(StrEnum):
 
     FILE = "file"
     GITHUB = "github"
+    SQL = "sql"
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +56,8 @@ class RouteConfig:
     """``maple route serve``'s checked configuration.
 
     ``owner`` and ``repo`` name the repository (both, or neither on a file store); ``app`` is
-    the gate App, when configured.
+    the gate App, when configured. On the sql store, ``database_url`` names the database and
+    ``repository`` the repository its comments belong to.
     """
 
     store: RouteStoreKind
@@ -57,6 +67,8 @@ class RouteConfig:
     app: GateApp | None
     rules: GateRules
     secrets: tuple[str, ...]
+    database_url: Secret | None = None
+    repository: str = "default"
 
 
 def _gate_app(settings: Settings) -> GateApp | None:
@@ -98,4 +110,6 @@ def route_config(
         app=app,
         rules=rules,
         secrets=tuple(settings.secrets()),
+        database_url=settings[MAPLE_DATABASE_URL],
+        repository=repository_of(settings),
     )

@@ -27,16 +27,20 @@ from maple_entrypoints.configuration import (
     ENVIRONMENT,
     GITHUB_TOKEN,
     MAPLE_AGENTS,
+    MAPLE_DATABASE_URL,
     MAPLE_GATE_APP_ID,
     MAPLE_GATE_TOKEN,
     MAPLE_GITHUB_API,
     MAPLE_GITHUB_OWNER,
     MAPLE_GITHUB_REPO,
+    MAPLE_GITHUB_RESERVE,
     MAPLE_GITHUB_TRANSPORT,
+    MAPLE_PR_REVIEW,
     MAPLE_REQUIRE_APPROVAL,
     MAPLE_REQUIRE_CONFIRMATION,
     MAPLE_REVIEW_URL,
     MAPLE_STORE,
+    MAPLE_TRUSTED_BOTS,
     MAPLE_UNATTENDED,
     MAPLE_URL,
     XDG_CACHE_HOME,
@@ -58,6 +62,7 @@ __all__ = [
     "load_settings",
     "missing",
     "present",
+    "repository_of",
     "required",
     "resolve_config",
     "review_url_of",
@@ -71,6 +76,7 @@ class StoreKind(StrEnum):
     GITHUB = "github"
     FILE = "file"
     ROUTE = "route"
+    SQL = "sql"
 
 
 class Transport(StrEnum):
@@ -91,7 +97,12 @@ class GateMode(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class GitHubConfig:
-    """Where and how to reach the repository; tokens stay :class:`Secret`."""
+    """Where and how to reach the repository; tokens stay :class:`Secret`.
+
+    ``pr_review`` (``MAPLE_PR_REVIEW``), ``trusted_bots`` (``MAPLE_TRUSTED_BOTS``) and
+    ``reserve`` (``MAPLE_GITHUB_RESERVE``, a share) shape the pull request's own review, read
+    through the per-machine shared folder under ``cache_root``.
+    """
 
     owner: str | None = None
     repo: str | None = None
@@ -99,6 +110,10 @@ class GitHubConfig:
     token: Secret | None = None
     gate_token: Secret | None = None
     gate_app_id: int | None = None
+    pr_review: str = "agent"
+    trusted_bots: str | None = None
+    reserve: float = 0.2
+    cache_root: Path | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +128,17 @@ class ServerConfig:
     route_url: str | None = None
     agents: tuple[str, ...] = ()
     secrets: tuple[str, ...] = ()
+    database_url: Secret | None = None
+    repository: str = "default"
+
+
+def repository_of(settings: Settings) -> str:
+    """``owner/name`` from ``MAPLE_GITHUB_OWNER`` and ``MAPLE_GITHUB_REPO``, else ``default``.
+
+    The repository a sql store's comments and tokens belong to.
+    """
+    owner, repo = settings[MAPLE_GITHUB_OWNER], settings[MAPLE_GITHUB_REPO]
+    return f"{owner}/{repo}" if owner and repo else "default"
 
 
 def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
@@ -174,6 +200,8 @@ def store_kind(settings: Settings, program: str = "Maple's MCP server") -> Store
             _needed(settings, GITHUB_TOKEN, program)  # auto may use gh's
     elif store is StoreKind.ROUTE:
         _needed(settings, MAPLE_URL, program)
+    elif store is StoreKind.SQL:
+        _needed(settings, MAPLE_DATABASE_URL, program)
     return store
 
 
@@ -190,7 +218,8 @@ def gate_rules(settings: Settings, review_url: str | None = None) -> GateRules:
     )
 
 
-def _github(settings: Settings) -> GitHubConfig:
+def _github(settings: Settings, store: StoreKind) -> GitHubConfig:
+    reserve = settings[MAPLE_GITHUB_RESERVE] if store is StoreKind.GITHUB else None
     return GitHubConfig(
         owner=settings[MAPLE_GITHUB_OWNER],
         repo=settings[MAPLE_GITHUB_REPO],
@@ -198,6 +227,10 @@ def _github(settings: Settings) -> GitHubConfig:
         token=settings[GITHUB_TOKEN],
         gate_token=settings[MAPLE_GATE_TOKEN],
         gate_app_id=settings[MAPLE_GATE_APP_ID],
+        pr_review=settings[MAPLE_PR_REVIEW] or "agent",
+        trusted_bots=settings[MAPLE_TRUSTED_BOTS],
+        reserve=reserve if reserve is not None else 0.2,
+        cache_root=cache_folder(settings),
     )
 
 
@@ -229,10 +262,12 @@ def resolve_config(settings: Settings, program: str = "Maple's MCP server") -> S
         gate=gate,
         transport=_transport(settings),
         rules=gate_rules(settings),
-        github=_github(settings),
+        github=_github(settings, store),
         route_url=settings[MAPLE_URL],
         agents=_agents(settings),
         secrets=tuple(settings.secrets()),
+        database_url=settings[MAPLE_DATABASE_URL],
+        repository=repository_of(settings),
     )
 
 

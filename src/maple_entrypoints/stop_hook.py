@@ -84,7 +84,7 @@ def _within(seconds: float, read: Callable[[], list[JsonObject]]) -> list[JsonOb
     worker.start()
     worker.join(seconds)
     if not outcome:
-        raise TimeoutError(f"GitHub did not answer within {seconds:.0f} s")
+        raise TimeoutError(f"The store did not answer within {seconds:.0f} s")
     result = outcome[0]
     if isinstance(result, BaseException):
         raise result
@@ -100,15 +100,18 @@ def _path(cwd: str) -> Path:
 def open_comments(settings: Settings, cwd: str) -> list[JsonObject]:
     """The comments that keep the agent working: ``open`` and ``needs_reverify``, newest first.
 
-    Maple's hook consults the forge when an owner or a repository is set (not a token alone).
+    Maple's hook consults the forge when an owner or a repository is set (not a token alone),
+    and the database when ``MAPLE_STORE=sql``.
     Without a forge it reads ``.maple/`` only if the ledger already exists (it never creates the
     folder), and nothing when no branch is known, ``MAPLE_STORE`` is ``github``, or the working
     directory is gone.
     """
     branch = settings[MAPLE_BRANCH] or find_checkout(cwd).branch
-    if settings[MAPLE_GITHUB_OWNER] or settings[MAPLE_GITHUB_REPO]:
+    store = settings.text(MAPLE_STORE)
+    # On a forge (as Maple's hook), or when MAPLE_STORE=sql keeps comments in a database.
+    if settings[MAPLE_GITHUB_OWNER] or settings[MAPLE_GITHUB_REPO] or store == "sql":
         return _within(_FORGE_BUDGET_S, lambda: _forge_comments(settings, cwd, branch))
-    if branch is None or settings.text(MAPLE_STORE) == "github" or not os.path.isdir(cwd):
+    if branch is None or store == "github" or not os.path.isdir(cwd):
         return []
     # A missing ledger reads as empty (nothing is created); a link in its place is refused.
     return blocking_records(resolve_place(cwd).ledger, branch, _BLOCKING)

@@ -7,6 +7,7 @@ from typing import Unpack
 from urllib.parse import urlencode
 
 from maple_adapters.github.transport import GitHubResponse, GitHubTransport, RequestOptions
+from maple_core.json_types import JsonObject
 
 __all__ = ["ConditionalTransport"]
 
@@ -47,3 +48,7 @@ class ConditionalTransport:
                 self._cache.clear()
             self._cache[key] = (tag, response)
         return response
+
+    def graphql(self, query: str, variables: JsonObject | None = None) -> GitHubResponse:
+        """GraphQL has no ``ETag``: the request goes through as it is."""
+        return self.inner.graphql(query, variables)

@@ -22,7 +22,7 @@ from maple_adapters.github.transport import (
 from maple_adapters.github.wrappers import ResilientTransport
 from maple_core.errors import ConfigurationError
 
-__all__ = ["app_transport", "chosen_transport", "token_transport", "wrapped"]
+__all__ = ["app_transport", "bare_transport", "chosen_transport", "token_transport", "wrapped"]
 
 
 def wrapped(inner: GitHubTransport, secrets: Sequence[str]) -> GitHubTransport:
@@ -59,6 +59,18 @@ def _gh_signed_in(host: str | None) -> bool:
 def chosen_transport(token: str | None, api_url: str | None, choice: str) -> GitHubTransport:
     """The transport ``choice`` (``auto``, ``api`` or ``cli``) names, wrapped (:func:`wrapped`).
 
+    Raises:
+        ConfigurationError: the chosen transport cannot work here (see :func:`bare_transport`).
+    """
+    inner, secrets = bare_transport(token, api_url, choice)
+    return wrapped(inner, secrets)
+
+
+def bare_transport(
+    token: str | None, api_url: str | None, choice: str
+) -> tuple[GitHubTransport, list[str]]:
+    """The transport ``choice`` names, unwrapped, and the secrets to scrub from it.
+
     ``auto``: a ``token`` means ``api``; else a ``gh`` that answers ``gh auth token`` means
     ``cli``; else it refuses, naming both remedies. An explicit choice is honoured as it is and
     never falls back. The ``cli`` transport hands ``token``, when there is one, to ``gh``.
@@ -83,7 +95,7 @@ def chosen_transport(token: str | None, api_url: str | None, choice: str) -> Git
                 "MAPLE_GITHUB_TRANSPORT=api needs GITHUB_TOKEN; set it, or use "
                 "MAPLE_GITHUB_TRANSPORT=cli with a signed-in gh."
             )
-        return token_transport(token, api_url)
+        return PyGithubTransport(token, api_url), [token]
     if not _gh_signed_in(host):
         raise ConfigurationError(
             "MAPLE_GITHUB_TRANSPORT=cli needs gh signed in to "
@@ -92,4 +104,4 @@ def chosen_transport(token: str | None, api_url: str | None, choice: str) -> Git
             "MAPLE_GITHUB_TRANSPORT=api."
         )
     inner = GhCliTransport(host=host, env={"GH_TOKEN": token} if token else None)
-    return wrapped(inner, [token] if token else [])
+    return inner, [token] if token else []

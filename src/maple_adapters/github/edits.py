@@ -31,6 +31,7 @@ __all__ = [
     "Approving",
     "Conversing",
     "LedgerEdit",
+    "Marking",
     "StatusChange",
     "Withdrawing",
     "comment_in",
@@ -63,6 +64,32 @@ class LedgerEdit(ABC, Generic[T]):
     @abstractmethod
     def landed(self, merged: GitHubLedger) -> T | None:
         """What the change made, once ``merged`` (read back) shows it; ``None`` until then."""
+
+
+class Marking(LedgerEdit[bool]):
+    """A change to the ledger's records of review items (``reviewMarks``), made in place.
+
+    ``change`` makes it on the ledger as read; ``landed`` says, of a ledger read back, whether
+    it is there (``None`` until it is).
+    """
+
+    def __init__(
+        self,
+        operation: str,
+        change: Callable[[GitHubLedger], GitHubLedger],
+        landed: Callable[[GitHubLedger], bool | None],
+    ) -> None:
+        self.operation = operation
+        self._change = change
+        self._landed = landed
+
+    def change(self, current: GitHubLedger) -> GitHubLedger:
+        """The ledger with the marks changed."""
+        return self._change(current)
+
+    def landed(self, merged: GitHubLedger) -> bool | None:
+        """True once the marks are there."""
+        return self._landed(merged)
 
 
 def comment_in(ledger: GitHubLedger, comment_id: str, store: str, operation: str) -> Comment:

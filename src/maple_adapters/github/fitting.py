@@ -34,6 +34,8 @@ def _fence_json(ledger: GitHubLedger, comments: Sequence[Comment]) -> str:
         doc["approvals"] = [a.to_json() for a in ledger.approvals]
     if ledger.withdrawn:
         doc["withdrawn"] = list(ledger.withdrawn)  # ours: Maple ignores unknown keys
+    if ledger.marks:
+        doc["reviewMarks"] = [m.to_json() for m in ledger.marks]  # ours, as above
     doc["version"] = 1
     return stable_json(doc)
 

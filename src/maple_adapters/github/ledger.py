@@ -35,12 +35,18 @@ FENCE_BUDGET = 40_000
 
 @dataclass(frozen=True, slots=True)
 class GitHubLedger:
-    """The records one ledger comment holds."""
+    """The records one ledger comment holds.
+
+    ``marks`` are maple's records of the pull request's own review items (a review's or a
+    conversation comment's status, resolution and thread, by its ``ghrv_``/``ghic_`` id), kept
+    under ``reviewMarks``, a key Maple ignores.
+    """
 
     branch: str
     comments: tuple[Comment, ...] = ()
     approvals: tuple[Approval, ...] = ()
     withdrawn: tuple[str, ...] = ()
+    marks: tuple[Comment, ...] = ()
 
 
 def stable_json(value: JsonValue) -> str:

@@ -62,7 +62,15 @@ def merge_ledgers(
         version=lambda a: a.at,
     )
     kept = tuple(a for a in approvals if a.id not in withdrawn)
-    return GitHubLedger(ledgers[-1].branch, tuple(comments), kept, withdrawn)
+    every_mark = [m for ledger in ledgers for m in ledger.marks]
+    marks = _merge_records(
+        [(order, m) for order, ledger in enumerate(ledgers) for m in ledger.marks],
+        identity=lambda m: m.id,
+        version=_version,
+        ceiling=lambda order: caps[order],
+    )
+    marks = _union_threads(marks, every_mark, identity=lambda m: m.id)
+    return GitHubLedger(ledgers[-1].branch, tuple(comments), kept, withdrawn, tuple(marks))
 
 
 def _merge_records(
@@ -110,24 +118,29 @@ def _reply_order(entry: JsonObject) -> tuple[str, str]:
     )
 
 
-def _union_threads(merged: Sequence[Comment], versions: Sequence[Comment]) -> list[Comment]:
+def _union_threads(
+    merged: Sequence[Comment],
+    versions: Sequence[Comment],
+    identity: Callable[[Comment], Hashable] | None = None,
+) -> list[Comment]:
     """Each merged comment with every reply any of its versions holds, once each.
 
     The winning version's entries are kept as written; entries only other versions hold are
     added, and then the thread is ordered by ``receivedAt`` (then id). A comment whose winning
     version already holds every entry is left byte for byte as it is.
     """
+    key_of = identity or comment_identity
     extra: dict[Hashable, dict[str, JsonObject]] = {}
     for version in versions:
         raw = version.extra.get(REPLIES)
         if isinstance(raw, list):
-            found = extra.setdefault(comment_identity(version), {})
+            found = extra.setdefault(key_of(version), {})
             for entry in raw:
                 if isinstance(entry, dict):
                     found.setdefault(_reply_key(entry), entry)
     out: list[Comment] = []
     for comment in merged:
-        every = extra.get(comment_identity(comment))
+        every = extra.get(key_of(comment))
         raw = comment.extra.get(REPLIES)
         own = raw if isinstance(raw, list) else []
         held = {_reply_key(e) for e in own if isinstance(e, dict)}

@@ -15,6 +15,7 @@ from maple_core.approvals import Approval
 from maple_core.comments import Comment
 from maple_core.errors import InvalidRecordError
 from maple_core.page_context import Context
+from maple_core.pull_review import review_ref
 from maple_core.recipe import parse_recipe
 from maple_core.text import js_number
 
@@ -78,4 +79,10 @@ def parse_ledger_body(body: str, branch: str | None = None) -> GitHubLedger | No
         if isinstance(raw_withdrawn, list)
         else ()
     )
-    return GitHubLedger(target, comments, approvals, withdrawn)
+    raw_marks = doc.get("reviewMarks", [])
+    marks = tuple(
+        replace(Comment.from_json(m), branch=target)
+        for m in (raw_marks if isinstance(raw_marks, list) else [])
+        if isinstance(m, dict) and isinstance(mark_id := m.get("id"), str) and review_ref(mark_id)
+    )
+    return GitHubLedger(target, comments, approvals, withdrawn, marks)

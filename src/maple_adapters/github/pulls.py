@@ -94,6 +94,41 @@ class PullRequests:
             page = following
         return found
 
+    def by_number(self, pull: int) -> tuple[Pull, str | None]:
+        """Pull request ``pull`` with its head commit, and its head branch (one request)."""
+        answer = self._repo.transport.request("GET", f"{self._repo.base}/pulls/{pull}").data
+        head = answer.get("head") if isinstance(answer, dict) else None
+        sha = head.get("sha") if isinstance(head, dict) else None
+        ref = head.get("ref") if isinstance(head, dict) else None
+        found = Pull(pull, sha if isinstance(sha, str) else None)
+        return found, ref if isinstance(ref, str) else None
+
+    def branch_of(self, pull: int) -> str | None:
+        """The head branch of pull request ``pull``, or ``None`` when there is none."""
+        return self.by_number(pull)[1]
+
+    def on_pull(self, pull: int, sha: str) -> bool | None:
+        """Whether ``sha`` (7 characters or more) is on the pull request; ``None`` if unknown."""
+        found = self.by_number(pull)[0]
+        if found.head is not None and _abbreviates(sha, found.head):
+            return True
+        commits = self._listed(found)
+        return None if commits is None else any(_abbreviates(sha, c) for c in commits)
+
+    def _listed(self, pull: Pull) -> frozenset[str] | None:
+        """The pull request's commits, listed once per head; ``None`` when unknown."""
+        key = (pull.number, pull.head or "")
+        commits = self._commits.get(key)
+        if commits is None:
+            try:
+                listed = self._commits_of(pull.number)
+            except GitHubError:
+                return None  # unknown: the gate shows no "not pushed" rather than a wrong one
+            if listed is None:
+                return None
+            commits = self._commits[key] = listed
+        return commits
+
     def pushed(self, pull: Pull, comments: Sequence[Comment]) -> frozenset[str] | None:
         """The commits the pull request holds, as far as the resolved ``comments`` ask.
 
@@ -114,16 +149,9 @@ class PullRequests:
         }
         if all(_abbreviates(sha, head) for sha in named):
             return frozenset({head, *named})
-        key = (pull.number, head)
-        commits = self._commits.get(key)
+        commits = self._listed(pull)
         if commits is None:
-            try:
-                listed = self._commits_of(pull.number)
-            except GitHubError:
-                return None  # unknown: the gate shows no "not pushed" rather than a wrong one
-            if listed is None:
-                return None
-            commits = self._commits[key] = listed
+            return None
         return commits | {s for s in named if any(_abbreviates(s, c) for c in commits)}
 
     def _commits_of(self, pull: int) -> frozenset[str] | None:

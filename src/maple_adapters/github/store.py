@@ -5,17 +5,18 @@ from __future__ import annotations
 import builtins
 import contextlib
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 
 from maple_adapters.github.edits import (
     Appending,
     Approving,
     Conversing,
+    Marking,
     StatusChange,
     Withdrawing,
 )
 from maple_adapters.github.ledger import GitHubLedger
-from maple_adapters.github.pulls import PullRequests, fingerprint
+from maple_adapters.github.pulls import Pull, PullRequests, fingerprint
 from maple_adapters.github.repository import Repository
 from maple_adapters.github.signal import GitHubChangeSignal
 from maple_adapters.github.transport import GitHubError, GitHubTransport
@@ -181,6 +182,58 @@ class GitHubLedgerStore:
     def changes(self, branch: str) -> GitHubChangeSignal:
         """A signal that polls the pull request's comments with conditional requests."""
         return GitHubChangeSignal(self, branch, self._clock)
+
+    # -- what the pull request's review reads and writes through (see ``pull_store``) -------
+
+    def pull_of(self, branch: str) -> tuple[int, str | None] | None:
+        """The branch's pull request: its number and head commit (one request)."""
+        pull = self._pulls.find(branch)
+        return (pull.number, pull.head) if pull is not None else None
+
+    def branch_of(self, pull: int) -> str | None:
+        """The head branch of pull request ``pull``, or ``None`` when there is none."""
+        return self._pulls.branch_of(pull)
+
+    def read_back(self, pull: int) -> tuple[JsonObject, ...] | None:
+        """The issue comments this store's last write was read back from, once, within 2 s."""
+        return self._writer.read_back(pull)
+
+    def ledger_in(
+        self, pull: int, comments: Sequence[JsonObject], branch: str, operation: str
+    ) -> GitHubLedger:
+        """The trusted ledgers among ``comments``, merged (an empty ledger when there is none)."""
+        found = self._trust.ledgers_in(pull, comments, branch, operation)
+        return found.merged if found is not None else GitHubLedger(branch)
+
+    def writer_logins(self) -> frozenset[str]:
+        """The logins this store writes as."""
+        return self._trust.writer_logins()
+
+    @staticmethod
+    def fingerprint(comments: Sequence[JsonObject]) -> Hashable:
+        """A change token for a pull request's issue comments."""
+        return fingerprint(comments)
+
+    def pushed(
+        self, pull: int, head: str | None, comments: Sequence[Comment]
+    ) -> frozenset[str] | None:
+        """The pull request's commits, as far as ``comments``' resolutions ask (see ``state``)."""
+        return self._pulls.pushed(Pull(pull, head), comments)
+
+    def on_pull(self, pull: int, sha: str) -> bool | None:
+        """Whether ``sha`` (7 characters or more) is on the pull request; ``None`` if unknown."""
+        return self._pulls.on_pull(pull, sha)
+
+    def write_marks(
+        self,
+        pull: int,
+        operation: str,
+        change: Callable[[GitHubLedger], GitHubLedger],
+        landed: Callable[[GitHubLedger], bool | None],
+    ) -> None:
+        """Change the ledger's records of review items in place, as a resolve edits a comment."""
+        with self._failing(operation):
+            self._writer.write(pull, Marking(operation, change, landed))
 
     # -- writing ---------------------------------------------------------------------------
 

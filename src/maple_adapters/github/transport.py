@@ -1,9 +1,10 @@
-"""Two ways to reach GitHub's REST API: PyGithub (``api``) and the ``gh`` CLI (``cli``).
+"""Two ways to reach GitHub's REST and GraphQL APIs: PyGithub (``api``) and ``gh`` (``cli``).
 
-Both answer one call, :meth:`GitHubTransport.request`, with the status, headers and JSON body,
-so the ledger store and the gate publisher are written once. The wrappers in
-:mod:`maple_adapters.github.wrappers` add what both need: a timeout on every request, bounded
-retries of 5xx and network failures, ``Retry-After`` and rate-limit resets honoured, and errors
+Both answer two calls, :meth:`GitHubTransport.request` (REST) and
+:meth:`GitHubTransport.graphql`, with the status, headers and JSON body, so the stores and the
+gate publisher are written once. The wrappers in :mod:`maple_adapters.github.wrappers` add what
+both need: a timeout on every request, bounded retries of 5xx and network failures,
+``Retry-After`` and rate-limit resets honoured, GraphQL's errors raised as errors, and messages
 that name the fix and never a token.
 """
 
@@ -24,6 +25,7 @@ from maple_core.json_types import JsonObject, JsonValue
 __all__ = [
     "GhCliTransport",
     "GitHubError",
+    "GitHubGraphQLError",
     "GitHubResponse",
     "GitHubTransport",
     "GitHubUnavailableError",
@@ -53,6 +55,19 @@ class GitHubError(MapleError):
     def rejected(self) -> bool:
         """True when asking again will not help: a 4xx that is not a rate limit."""
         return 400 <= self.status < 500 and not self.rate_limited
+
+
+class GitHubGraphQLError(GitHubError):
+    """Raised when a GraphQL answer carries ``errors``; ``kind`` is GitHub's error ``type``.
+
+    GitHub answers such errors with ``200``; ``status`` is the REST status that means the same
+    (``NOT_FOUND`` 404, ``FORBIDDEN`` 403, anything else 422), so ``rejected`` reads alike.
+    """
+
+    def __init__(self, kind: str, message: str, *, rate_limited: bool = False) -> None:
+        status = {"NOT_FOUND": 404, "FORBIDDEN": 403}.get(kind, 429 if rate_limited else 422)
+        super().__init__(status, "graphql", f"{kind}: {message}", rate_limited=rate_limited)
+        self.kind = kind
 
 
 class GitHubUnavailableError(MapleError):
@@ -89,6 +104,10 @@ class GitHubTransport(Protocol):
 
     def request(self, method: str, path: str, **options: Unpack[RequestOptions]) -> GitHubResponse:
         """Send ``method path`` (a path such as ``/repos/o/r/pulls``) and return the answer."""
+        ...
+
+    def graphql(self, query: str, variables: JsonObject | None = None) -> GitHubResponse:
+        """POST one GraphQL request; the answer's ``data`` is the whole body (data and errors)."""
         ...
 
 
@@ -209,6 +228,18 @@ class PyGithubTransport:
         lowered = {k.lower(): v for k, v in answer_headers.items()}
         return GitHubResponse(status, lowered, _parse_body(text))
 
+    def graphql(self, query: str, variables: JsonObject | None = None) -> GitHubResponse:
+        """POST to the GraphQL endpoint beside the REST root (``/api/graphql`` on Enterprise)."""
+        requester = self._github.requester
+        body: JsonObject = {"query": query, "variables": variables or {}}
+        headers = {"Accept": "application/json"}
+        with _reaching("POST", "graphql"):
+            status, answer_headers, text = requester.requestJson(
+                "POST", requester.graphql_url, headers=headers, input=body
+            )
+        lowered = {k.lower(): v for k, v in answer_headers.items()}
+        return GitHubResponse(status, lowered, _parse_body(text))
+
 
 Runner = Callable[..., "subprocess.CompletedProcess[bytes]"]
 
@@ -269,6 +300,25 @@ class GhCliTransport:
                 check=False,
             )
         return _parse_gh_output(done.stdout, done.stderr, method, path)
+
+    def graphql(self, query: str, variables: JsonObject | None = None) -> GitHubResponse:
+        """Run ``gh api graphql -i`` with the request as its body.
+
+        The body goes on stdin as JSON (``--input -``), so a variable's value is never read as a
+        ``gh`` flag or a file name (``-F key=@file`` would read one).
+        """
+        payload = json.dumps({"query": query, "variables": variables or {}}).encode()
+        command = [self._executable, "api", "-i", "graphql", "--input", "-"]
+        with _reaching("POST", "graphql", gh=self._executable):
+            done = self._runner(
+                command,
+                input=payload,
+                capture_output=True,
+                env=self._env,
+                timeout=TIMEOUT_S,
+                check=False,
+            )
+        return _parse_gh_output(done.stdout, done.stderr, "POST", "graphql")
 
 
 def _parse_gh_output(stdout: bytes, stderr: bytes, method: str, path: str) -> GitHubResponse:

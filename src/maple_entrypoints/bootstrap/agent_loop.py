@@ -13,7 +13,7 @@ from pathlib import Path
 from maple_adapters.agents.pool import AgentPool
 from maple_adapters.files.media import FileMedia
 from maple_adapters.files.store import FileCommentStore
-from maple_adapters.github.connect import chosen_transport
+from maple_adapters.github.connect import bare_transport, chosen_transport
 from maple_adapters.github.gate import GitHubCheckRunPublisher
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.log import ServerLog
@@ -26,6 +26,7 @@ from maple_entrypoints.settings import GateMode, ServerConfig, StoreKind, Transp
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from maple_adapters.github.pull_store import PullRequestStore
     from maple_adapters.route.http import RouteHttp
 
 __all__ = ["AgentLoop", "agent_loop"]
@@ -45,8 +46,10 @@ class AgentLoop:
         config: the checked configuration.
         local: the local checkout the loop runs in.
         agents: the external agents ``MAPLE_AGENTS`` offers, or ``None``.
-        github: the store itself when it is a pull request's ledger, for ``maple doctor`` to
-            probe its transport and pull request; else ``None``.
+        github: the pull request's ledger store when the store is on GitHub, for ``maple
+            doctor`` to probe its transport and pull request; else ``None``.
+        review: the store itself when it reads the pull request's own review too
+            (``MAPLE_PR_REVIEW``), for ``maple doctor`` to show what it holds; else ``None``.
     """
 
     store: CommentStore
@@ -59,6 +62,7 @@ class AgentLoop:
     local: LocalCheckout
     agents: AgentPool | None
     github: GitHubLedgerStore | None
+    review: PullRequestStore | None = None
 
     def check_capabilities(self) -> None:
         """Refuse a loop whose store cannot do what the agent's tools and gate need.
@@ -70,7 +74,7 @@ class AgentLoop:
         if Capability.SET_STATUS not in store.capabilities:
             raise ConfigurationError(
                 f"resolve_comment needs a store that can change a status, and the {store.name} "
-                "store cannot; use MAPLE_STORE=file, github or route."
+                "store cannot; use MAPLE_STORE=file, github, route or sql."
             )
         gate = self.target.gate
         publishes = gate is not None and not isinstance(gate, GateRefresher)
@@ -102,6 +106,7 @@ def agent_loop(
     gate = _gate(config, local.clock)
     store = _store(config, cwd, local.clock)
     log = ServerLog(service, config.secrets)
+    github, review = _on_github(store)
     return AgentLoop(
         store=store,
         target=GateTarget(log, gate, config.rules),
@@ -112,8 +117,20 @@ def agent_loop(
         config=config,
         local=local,
         agents=local.agents.pool(config.agents, cwd),
-        github=store if isinstance(store, GitHubLedgerStore) else None,
+        github=github,
+        review=review,
     )
+
+
+def _on_github(store: CommentStore) -> tuple[GitHubLedgerStore | None, PullRequestStore | None]:
+    """The pull request's ledger store, and the store with its review, when there are."""
+    if isinstance(store, GitHubLedgerStore):
+        return store, None
+    if store.name != "github":
+        return None, None
+    from maple_adapters.github.pull_store import PullRequestStore
+
+    return (store.ledger, store) if isinstance(store, PullRequestStore) else (None, None)
 
 
 def _store(config: ServerConfig, cwd: Path, clock: Clock) -> CommentStore:
@@ -122,12 +139,37 @@ def _store(config: ServerConfig, cwd: Path, clock: Clock) -> CommentStore:
     github = config.github
     if config.store is StoreKind.GITHUB:
         token = github.token.get_secret_value() if github.token else None
-        transport = chosen_transport(token, github.api_url, config.transport)
         owner, repo = github.owner or "", github.repo or ""
+        if github.pr_review != "off":
+            return _review_store(config, token, clock)
+        transport = chosen_transport(token, github.api_url, config.transport)
         return GitHubLedgerStore(transport, owner, repo, clock, app_id=github.gate_app_id)
+    if config.store is StoreKind.SQL:
+        from maple_entrypoints.bootstrap.sql import sql_database
+
+        return sql_database(config.database_url).store(config.repository, clock)
     from maple_adapters.route.store import RouteCommentStore
 
     return RouteCommentStore(_route_http(config))
+
+
+def _review_store(config: ServerConfig, token: str | None, clock: Clock) -> PullRequestStore:
+    """The ledger and the pull request's own review, on the machine's shared poll."""
+    from maple_adapters.github.review_setup import ReviewPlace, review_store
+
+    github = config.github
+    inner, secrets = bare_transport(token, github.api_url, config.transport)
+    place = ReviewPlace(
+        owner=github.owner or "",
+        repo=github.repo or "",
+        api_url=github.api_url,
+        token=token,
+        app_id=github.gate_app_id,
+        trusted_bots=github.trusted_bots,
+        reserve=github.reserve,
+        cache_root=github.cache_root or Path.home() / ".cache" / "maple",
+    )
+    return review_store(inner, secrets, place, clock, gate=github.pr_review == "gate")
 
 
 def _route_http(config: ServerConfig) -> RouteHttp:

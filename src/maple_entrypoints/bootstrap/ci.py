@@ -40,6 +40,8 @@ def ci_gate(
 
     The ledger is read with ``GITHUB_TOKEN``, else the gate's token; the check run is written
     with ``MAPLE_GATE_TOKEN``, else ``GITHUB_TOKEN``. Both transports are scrubbed of both.
+    With ``MAPLE_PR_REVIEW=gate`` the pull request's own review is read beside the ledger (on
+    the machine's shared poll), and the gate holds on it too.
 
     Raises:
         InvalidInputError: the payload lacks what the event needs, or names another event.
@@ -48,13 +50,30 @@ def ci_gate(
     event = read_event(event_name, payload)
     config = ci_config(settings or Settings(), event.repository, review_url)
     secrets = [t for t in (config.token, config.gate_token) if t]
-    reader = wrapped(PyGithubTransport(config.token or config.gate_token, config.api_url), secrets)
+    read_as = PyGithubTransport(config.token or config.gate_token, config.api_url)
     writer = wrapped(PyGithubTransport(config.gate_token, config.api_url), secrets)
     clock = SystemClock()
     owner, repo, app_id = config.owner, config.repo, config.app_id
+    store: CommentStore
+    if config.review and config.cache_root is not None:
+        from maple_adapters.github.review_setup import ReviewPlace, review_store
+
+        place = ReviewPlace(
+            owner=owner,
+            repo=repo,
+            api_url=config.api_url,
+            token=config.token or config.gate_token,
+            app_id=app_id,
+            trusted_bots=config.trusted_bots,
+            reserve=config.reserve,
+            cache_root=config.cache_root,
+        )
+        store = review_store(read_as, secrets, place, clock, gate=True)
+    else:
+        store = GitHubLedgerStore(wrapped(read_as, secrets), owner, repo, clock, app_id=app_id)
     return CiGate(
         event=event,
-        store=GitHubLedgerStore(reader, owner, repo, clock, app_id=app_id),
+        store=store,
         publisher=GitHubCheckRunPublisher(writer, owner, repo, now=clock.now, app_id=app_id),
         rules=config.rules,
     )

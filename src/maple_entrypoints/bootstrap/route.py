@@ -1,10 +1,12 @@
-"""The route server: ``maple route serve``, keeping comments in ``.maple/`` or on GitHub.
+"""The route server: ``maple route serve``, keeping comments in ``.maple/``, on GitHub or in sql.
 
 ``--store file`` keeps comments in the ``.maple/`` folder of the directory it runs in, with
 screenshots beside them. ``--store github`` keeps them on the pull request and holds no GitHub
 token of its own: each request acts with the caller's bearer token (:class:`TokenStores`). With
 the gate App's id, installation id and private key set, the route publishes
-``maple/visual-review`` itself and ``POST /gate/refresh`` is on.
+``maple/visual-review`` itself and ``POST /gate/refresh`` is on. ``--store sql`` keeps
+comments, screenshots, agents' tokens and tasks in ``MAPLE_DATABASE_URL``, and serves the agent
+loop's tools at ``/mcp``.
 """
 
 from __future__ import annotations
@@ -25,6 +27,10 @@ from maple_entrypoints.bootstrap.local import local_checkout
 from maple_entrypoints.configuration import Settings
 from maple_entrypoints.route_settings import RouteConfig, RouteStoreKind, route_config
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from maple_entrypoints.bootstrap.sql import SqlRoute
+
 __all__ = ["RouteServer", "route_server"]
 
 SERVICE = "maple-route"
@@ -44,6 +50,10 @@ class RouteServer:
         rules: the gate's rules, its review link included.
         clock: the system's clock.
         log: one-line records on stderr, every secret scrubbed.
+        sql: on the sql store, the worker's parts in the database (its comments and media are
+            ``store`` and ``media``): the tokens agents call ``/mcp`` with, the agents' tasks,
+            the database's health and the worker's listener; else ``None``.
+        repository: the repository the sql store's comments belong to.
     """
 
     store: CommentStore | None
@@ -54,6 +64,8 @@ class RouteServer:
     rules: GateRules
     clock: Clock
     log: ServerLog
+    sql: SqlRoute | None = None
+    repository: str = "default"
 
 
 def route_server(
@@ -74,6 +86,8 @@ def route_server(
     config = route_config(settings or Settings(), store, review_url)
     local = local_checkout(cwd, clock)
     clock = local.clock
+    if store is RouteStoreKind.SQL:
+        return _sql_server(config, clock)
     on_github = store is RouteStoreKind.GITHUB
     return RouteServer(
         store=None if on_github else local.store,
@@ -85,6 +99,41 @@ def route_server(
         clock=clock,
         log=ServerLog(SERVICE, config.secrets),
     )
+
+
+def _sql_server(config: RouteConfig, clock: Clock) -> RouteServer:
+    """A worker on the sql store: comments, screenshots, tokens and tasks in the database.
+
+    With the gate App, the pull requests' heads are asked of GitHub as the App, so the route
+    can publish the gate.
+    """
+    from maple_entrypoints.bootstrap.sql import sql_database
+
+    pulls = _app_pulls(config, clock)
+    heads = pulls.head if pulls is not None else None
+    parts = sql_database(config.database_url).route(config.repository, clock, heads)
+    return RouteServer(
+        store=parts.store,
+        stores=None,
+        media=parts.media,
+        gate=_gate(config, clock),
+        push_access=_push_access(config, clock),
+        rules=config.rules,
+        clock=clock,
+        log=ServerLog(SERVICE, config.secrets),
+        sql=parts,
+        repository=config.repository,
+    )
+
+
+def _app_pulls(config: RouteConfig, clock: Clock) -> GitHubLedgerStore | None:
+    """The repository's pull requests as the gate App sees them, or ``None`` without one."""
+    app = config.app
+    if app is None or not config.owner or not config.repo:
+        return None
+    key = app.private_key.get_secret_value()
+    transport = app_transport(app.app_id, key, app.installation_id, config.api_url)
+    return GitHubLedgerStore(transport, config.owner, config.repo, clock, app_id=app.app_id)
 
 
 def _token_stores(config: RouteConfig, clock: Clock) -> TokenStores:

@@ -18,7 +18,12 @@ from maple_entrypoints.bootstrap.agent_loop import AgentLoop, agent_loop
 from maple_entrypoints.bootstrap.ci import CiGate, ci_gate
 from maple_entrypoints.bootstrap.local import LocalCheckout, local_checkout
 from maple_entrypoints.bootstrap.route import RouteServer, route_server
+from maple_entrypoints.configuration import MAPLE_DATABASE_URL, Settings
 from maple_entrypoints.route_settings import RouteStoreKind
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # SQLAlchemy loads only for a command on the database
+    from maple_entrypoints.bootstrap.sql import SqlDatabase
 
 __all__ = [
     "BranchOption",
@@ -29,6 +34,7 @@ __all__ = [
     "MapleCommands",
     "branch_of",
     "ci_gate_here",
+    "database_here",
     "exit_code_for",
     "fail",
     "git_author",
@@ -163,6 +169,17 @@ def route_server_here(kind: RouteStoreKind, cwd: Path, review_url: str | None) -
         ConfigurationError: a variable the store or the gate needs is unset or malformed (exit 2).
     """
     return route_server(kind, cwd, review_url=review_url)
+
+
+def database_here() -> SqlDatabase:
+    """The database ``MAPLE_DATABASE_URL`` names (``maple db``, ``maple tokens``, the doctor).
+
+    Raises:
+        ConfigurationError: it is unset or unusable, or the sql extra is not installed.
+    """
+    from maple_entrypoints.bootstrap.sql import sql_database
+
+    return sql_database(Settings()[MAPLE_DATABASE_URL])
 
 
 def local_here(cwd: Path) -> LocalCheckout:

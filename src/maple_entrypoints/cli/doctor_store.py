@@ -3,14 +3,34 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Protocol
 
+from maple_core.comments import Comment
 from maple_core.errors import ConfigurationError, MapleError
 from maple_core.listing import list_all
 from maple_core.paging import ListQuery
-from maple_entrypoints.cli.common import local_here, loop_here
+from maple_core.ports import CommentStore
+from maple_core.rate_budget import PollVerdict
+from maple_entrypoints.cli.common import database_here, local_here, loop_here
 from maple_entrypoints.cli.findings import Finding
 from maple_entrypoints.configuration import MAPLE_GATE_TOKEN, MAPLE_URL, Settings
 from maple_entrypoints.settings import ServerConfig, StoreKind, resolve_config
+
+
+class _Budget(Protocol):
+    def budget_lines(self) -> list[str]: ...
+
+    def verdict(self) -> PollVerdict: ...
+
+
+class _Review(CommentStore, Protocol):
+    """What the doctor reads of a store with the pull request's own review."""
+
+    @property
+    def source(self) -> _Budget: ...
+
+    def held(self, branch: str) -> list[Comment]: ...
+
 
 __all__ = [
     "config_findings",
@@ -43,10 +63,11 @@ def config_findings(findings: list[Finding]) -> ServerConfig | None:
 def _github_findings(config: ServerConfig, branch: str | None, findings: list[Finding]) -> None:
     github = config.github
     try:
-        store = loop_here(Path.cwd()).github
+        loop = loop_here(Path.cwd())
     except ConfigurationError as exc:
         findings.append(Finding("github transport", False, str(exc)))
         return
+    store = loop.github
     assert store is not None  # MAPLE_STORE=github
     transport = store.transport
     findings.append(Finding("github transport", True, f"{transport.name} ({config.transport})"))
@@ -91,6 +112,67 @@ def _github_findings(config: ServerConfig, branch: str | None, findings: list[Fi
         findings.append(
             Finding("store", True, f"pull request #{pull}: {len(comments)} comment(s) on {branch}")
         )
+        if loop.review is not None:
+            _review_findings(loop.review, github.pr_review, branch, findings)
+
+
+def _review_findings(store: _Review, mode: str, branch: str, findings: list[Finding]) -> None:
+    """The pull request's own review: what it holds for the agent and apart, and the budget."""
+    from maple_core.pull_review import review_ref
+
+    try:
+        work = sum(1 for c in list_all(store, branch) if review_ref(c.id) is not None)
+        held = store.held(branch)
+    except MapleError as exc:
+        findings.append(Finding("pull request review", False, str(exc)))
+        return
+    findings.append(
+        Finding(
+            "pull request review",
+            True,
+            f"MAPLE_PR_REVIEW={mode}: {work} item(s) for the agent, {len(held)} held "
+            "apart "
+            "(maple comments list --all)",
+        )
+    )
+    lines = store.source.budget_lines()
+    paused = not store.source.verdict().poll
+    findings.append(
+        Finding(
+            "rate budget",
+            None if paused else True,
+            "; ".join(lines) or "no rate-limit answer read yet",
+            "polling resumes by itself at the time given" if paused else "",
+        )
+    )
+
+
+def _database_findings(findings: list[Finding]) -> bool:
+    """The sql store's database: reachable, migrated, notifying; whether the store may be used."""
+    try:
+        health = database_here().health()
+    except ConfigurationError as exc:
+        findings.append(Finding("database", False, str(exc), "pip install 'maple-review[sql]'"))
+        return False
+    if not health.reachable:
+        findings.append(Finding("database", False, health.problem or "unreachable"))
+        return False
+    if health.revision != health.wanted:
+        fix = "maple db upgrade" if (health.revision or "") < health.wanted else "upgrade maple"
+        findings.append(Finding("database", False, health.problem or "", fix))
+        return False
+    findings.append(
+        Finding("database", True, f"{health.database}: schema at revision {health.revision}")
+    )
+    if health.notifications is None:
+        detail = "SQLite: waits on this machine wake by the database file (no notifications)"
+        findings.append(Finding("notifications", None, detail))
+    elif health.notifications:
+        findings.append(Finding("notifications", True, "LISTEN/NOTIFY: a probe came back"))
+    else:
+        fix = "connect straight to PostgreSQL, or through a session-mode pooler"
+        findings.append(Finding("notifications", False, health.problem or "", fix))
+    return True
 
 
 def store_findings(
@@ -99,6 +181,8 @@ def store_findings(
     """Whether the configured store answers: the checkout, GitHub access, a listing."""
     if config.store is StoreKind.GITHUB:
         _github_findings(config, branch, findings)
+        return
+    if config.store is StoreKind.SQL and not _database_findings(findings):
         return
     if config.store is StoreKind.FILE:
         checkout = local_here(cwd).checkout
