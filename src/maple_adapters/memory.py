@@ -8,6 +8,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from maple_core.approvals import Approval, NewApproval
+from maple_core.claims import ClaimRequest, ClaimResult, apply_claim, apply_sweep
 from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.conversation import ThreadEvent, apply_event
 from maple_core.cursor import format_js_timestamp, format_stamp, next_arrival_stamp
@@ -133,6 +134,28 @@ class InMemoryCommentStore:
             state.comments[index] = updated
             self._changed()
             return updated
+
+    def claim(self, comment_id: str, request: ClaimRequest) -> ClaimResult:
+        """Apply a claim request under the store's lock, at the clock's ``now``."""
+        with self._condition:
+            index = self._index_of(comment_id, "claim")
+            updated, decision = apply_claim(self._state.comments[index], request, self._clock.now())
+            if decision.write:
+                self._state.comments[index] = updated
+                self._changed()
+            return ClaimResult(updated, decision)
+
+    def sweep_claims(self, branch: str, request: ClaimRequest) -> builtins.list[Comment]:
+        """Renew or end the session's live claims on ``branch`` under the store's lock."""
+        with self._condition:
+            comments = self._state.comments
+            mine = [i for i, c in enumerate(comments) if c.branch == branch]
+            changed = apply_sweep([comments[i] for i in mine], request, self._clock.now())
+            for at, comment in changed.items():
+                comments[mine[at]] = comment
+            if changed:
+                self._changed()
+            return list(changed.values())
 
     def edit(self, comment_id: str, body: str, check: Callable[[Comment], None]) -> Comment:
         """Replace a comment's body once ``check`` accepts it (unknown id: ``NotFoundError``)."""

@@ -168,6 +168,13 @@ class Folder:
         if stat.S_ISLNK(mode):
             raise _linked(self.where(name), False, self.store, self.operation)
 
+    def stat(self, name: str) -> os.stat_result | None:
+        """The status of ``name`` itself (a link is not followed), or ``None`` when missing."""
+        try:
+            return os.stat(name, dir_fd=self._fd, follow_symlinks=False)
+        except FileNotFoundError:
+            return None
+
     def names(self) -> list[str]:
         """The names of the folder's entries, in no particular order."""
         return os.listdir(self._fd)
@@ -179,12 +186,16 @@ class Folder:
         except FileNotFoundError:
             pass
 
-    def replace(self, name: str, *chunks: bytes | memoryview) -> os.stat_result:
+    def replace(
+        self, name: str, *chunks: bytes | memoryview, durable: bool = True
+    ) -> os.stat_result:
         """Write ``chunks`` to a new temporary file, flush it to disk, and rename it over ``name``.
 
         A crash leaves the old file or the new one, never half of either; a link at ``name`` is
         replaced, never followed. Returns the written file's status, taken before the rename, so
-        it describes our file even if another tool replaces it the moment after.
+        it describes our file even if another tool replaces it the moment after. Without
+        ``durable`` the data is not forced to disk before the rename (a file whose loss in a
+        crash costs nothing, such as the claims): readers still see the old file or the new one.
         """
         self.sweep()
         temp = f"{name}.{os.getpid()}.{os.urandom(4).hex()}{_TEMP}"
@@ -194,7 +205,8 @@ class Folder:
                 for chunk in chunks:
                     handle.write(chunk)
                 handle.flush()
-                os.fsync(fd)
+                if durable:
+                    os.fsync(fd)
                 written = os.fstat(fd)
             os.replace(temp, name, src_dir_fd=self._fd, dst_dir_fd=self._fd)
         except BaseException:

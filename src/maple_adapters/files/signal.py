@@ -21,23 +21,27 @@ def _identity(path: Path) -> Hashable:
 
 
 class FileChangeSignal:
-    """Wakes when the ledger at ``path`` is written (every write replaces it atomically).
+    """Wakes when the ledger at ``path`` (or a file in ``also``) is written.
 
-    A stat costs microseconds, so checking every 5 ms wakes a waiter within a few milliseconds of
-    a write by any process, with no watcher threads to leak.
+    Every write replaces its file atomically. A stat costs microseconds, so checking every 5 ms
+    wakes a waiter within a few milliseconds of a write by any process, with no watcher threads
+    to leak.
     """
 
-    def __init__(self, path: Path) -> None:
-        self._path = path
+    def __init__(self, path: Path, *also: Path) -> None:
+        self._paths = (path, *also)
+
+    def _identities(self) -> Hashable:
+        return tuple(_identity(p) for p in self._paths)
 
     def token(self) -> Hashable:
-        """The file's inode, size and times (``None`` while it does not exist)."""
-        return _identity(self._path)
+        """The files' inodes, sizes and times (``None`` for one that does not exist)."""
+        return self._identities()
 
     def wait(self, token: Hashable, timeout: float) -> bool:
-        """Block until the file's identity differs from ``token`` or ``timeout`` seconds pass."""
+        """Block until the files' identities differ from ``token`` or ``timeout`` seconds pass."""
         deadline = time.monotonic() + timeout
-        while _identity(self._path) == token:
+        while self._identities() == token:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return False
