@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
 
-from maple_core.comments import Comment
+from maple_core.comments import Comment, kind_of, object_of
 from maple_core.conversation import awaiting_reviewer
 from maple_core.cursor import FreshComments, format_js_timestamp, newest_first, parse_stamp
 from maple_core.errors import InvalidInputError, MapleError
@@ -263,6 +263,47 @@ class ClaimRequest:
     def release(cls, claimant: Claimant, *, force: bool = False) -> ClaimRequest:
         """End the session's claim (anyone's, with ``force``)."""
         return cls(ClaimAction.RELEASE, claimant, DEFAULT_LEASE_S, force)
+
+    @classmethod
+    def from_json(cls, value: JsonValue) -> ClaimRequest:
+        """Read a claim posted to a route: ``{action?, agent, session, model?, leaseSeconds?,
+        force?}`` (``action`` is ``claim`` or ``release``; every text is made inert).
+
+        Raises:
+            InvalidInputError: a field is missing or of the wrong type, or out of bounds.
+        """
+        obj = object_of(value, "a claim")
+        action = obj.get("action", "claim")
+        if action not in ("claim", "release"):
+            raise InvalidInputError("'action' must be claim or release.")
+        texts = {k: obj.get(k) for k in ("agent", "session")}
+        for key, text in texts.items():
+            if not isinstance(text, str):
+                raise InvalidInputError(f"A claim needs a string {key!r}; it has {kind_of(text)}.")
+        model = obj.get("model")
+        if model is not None and not isinstance(model, str):
+            raise InvalidInputError(f"'model' must be a string, not {kind_of(model)}.")
+        lease = obj.get("leaseSeconds", DEFAULT_LEASE_S)
+        if isinstance(lease, bool) or not isinstance(lease, (int, float)):
+            raise InvalidInputError(f"'leaseSeconds' must be a number, not {kind_of(lease)}.")
+        force = obj.get("force", False)
+        if not isinstance(force, bool):
+            raise InvalidInputError(f"'force' must be true or false, not {kind_of(force)}.")
+        claimant = Claimant.of(str(texts["agent"]), str(texts["session"]), model)
+        return cls(ClaimAction(action), claimant, float(lease), force)
+
+    def to_json(self) -> JsonObject:
+        """The request as a route reads it (:meth:`from_json`)."""
+        out: JsonObject = {
+            "action": self.action.value,
+            "agent": self.claimant.agent,
+            "session": self.claimant.session,
+            "leaseSeconds": self.lease_s,
+            "force": self.force,
+        }
+        if self.claimant.model:
+            out["model"] = self.claimant.model
+        return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,9 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
+from maple_adapters.github.claim_chain import current_claim
 from maple_core.approvals import Approval
+from maple_core.claims import CLAIM
 from maple_core.comments import Anchor, Comment, Context
 from maple_core.conversation import (
     REPLIES,
@@ -598,7 +600,9 @@ def _ledger_fence(body: str) -> JsonObject | None:
 
 
 def merge_ledgers(
-    ledgers: Sequence[GitHubLedger], ceilings: Sequence[str] | None = None
+    ledgers: Sequence[GitHubLedger],
+    ceilings: Sequence[str] | None = None,
+    ids: Sequence[int] | None = None,
 ) -> GitHubLedger:
     """Union of ledgers given oldest write first: every comment once, its newest version kept.
 
@@ -615,7 +619,9 @@ def merge_ledgers(
     ledger can outrank a change made after it.
 
     A comment's thread is the union of every version's (see :func:`_union_threads`): two
-    racing repliers each write a version with their own reply, and both replies stay.
+    racing repliers each write a version with their own reply, and both replies stay. Its claim
+    is the one GitHub's numbering of the ledger comments (``ids``, the ledgers' issue comment
+    ids) decides from every version's (see :mod:`~maple_adapters.github.claim_chain`).
     """
     if not ledgers:
         raise ValueError("merge_ledgers needs at least one ledger")
@@ -627,6 +633,11 @@ def merge_ledgers(
         ceiling=lambda order: caps[order],
     )
     comments = _union_threads(comments, [c for ledger in ledgers for c in ledger.comments])
+    numbers = list(ids) if ids is not None else list(range(1, len(ledgers) + 1))
+    comments = _union_claims(
+        comments,
+        [(n, c) for n, ledger in zip(numbers, ledgers, strict=True) for c in ledger.comments],
+    )
     withdrawn = tuple(dict.fromkeys(w for ledger in ledgers for w in ledger.withdrawn))
     approvals = _merge_records(
         [(order, a) for order, ledger in enumerate(ledgers) for a in ledger.approvals],
@@ -711,6 +722,29 @@ def _union_threads(merged: Sequence[Comment], versions: Sequence[Comment]) -> li
         entries.sort(key=_reply_order)
         others: list[JsonValue] = [e for e in own if not isinstance(e, dict)]
         out.append(replace(comment, extra={**comment.extra, REPLIES: [*others, *entries]}))
+    return out
+
+
+def _union_claims(
+    merged: Sequence[Comment], versions: Sequence[tuple[int, Comment]]
+) -> list[Comment]:
+    """Each merged comment with the claim its versions' ledgers decide (or none)."""
+    found: dict[Hashable, list[tuple[int, JsonValue]]] = {}
+    for ledger_id, version in versions:
+        if CLAIM in version.extra:
+            found.setdefault(comment_identity(version), []).append(
+                (ledger_id, version.extra[CLAIM])
+            )
+    if not found:
+        return list(merged)
+    out: list[Comment] = []
+    for comment in merged:
+        claimed = found.get(comment_identity(comment))
+        current = current_claim(claimed) if claimed else None
+        if current is None:
+            out.append(comment)
+        else:
+            out.append(replace(comment, extra={**comment.extra, CLAIM: current}))
     return out
 
 

@@ -23,9 +23,11 @@ from maple_adapters.github.ledger import (
     record_number,
     render_ledger_body,
 )
+from maple_adapters.github.ledger_claims import LedgerClaims
 from maple_adapters.github.transport import GitHubError, GitHubTransport
 from maple_core.approvals import Approval, NewApproval
 from maple_core.authors import guest_author, server_author
+from maple_core.claims import ClaimRequest, ClaimResult
 from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.conversation import (
     ConversationError,
@@ -141,6 +143,7 @@ class GitHubLedgerStore:
         self._writing = threading.Lock()  # one write at a time from this store
         self._read_back: _ReadBack | None = None
         self._commits: dict[tuple[int, str], frozenset[str]] = {}  # (pull, head) -> its commits
+        self._claims = LedgerClaims(self)
 
     @property
     def name(self) -> str:
@@ -344,7 +347,9 @@ class GitHubLedgerStore:
         # A record cannot have changed after GitHub last saw its ledger change: the comment's
         # server time caps the stamps written inside it.
         merged = merge_ledgers(
-            [ledger for _, _, ledger in ledgers], ceilings=[u for u, _, _ in ledgers]
+            [ledger for _, _, ledger in ledgers],
+            ceilings=[u for u, _, _ in ledgers],
+            ids=[i for _, i, _ in ledgers],
         )
         return _Ledgers(
             pull, tuple(i for _, i, _ in ledgers), merged, tuple(u for u, _, _ in ledgers)
@@ -522,6 +527,7 @@ class GitHubLedgerStore:
         raise (``NotFoundError``) when what it changes is not there.
         """
         with self._writing:
+            self._claims.forget()
             return self._write_until_landed(
                 pull, branch, operation, change, landed, repost=repost, adds_words=adds_words
             )
@@ -768,6 +774,23 @@ class GitHubLedgerStore:
                 repost=False,
                 adds_words=event.kind is ReplyKind.REPLY,
             )
+
+    def claim(self, comment_id: str, request: ClaimRequest) -> ClaimResult:
+        """Apply a claim request; a new claim is arbitrated by GitHub's order (``ledger_claims``)."""
+        pull = self._by_id(_COMMENT_ID, comment_id, "comment", "claim")
+        return self._claims.claim(pull, comment_id, request)
+
+    def sweep_claims(self, branch: str, request: ClaimRequest) -> builtins.list[Comment]:
+        """Renew or end the session's live claims on ``branch`` in one checked edit."""
+        with self._failing("claim"):
+            pull = self.find_pull(branch)
+            if pull is None:
+                return []
+            return self._claims.sweep(pull, branch, request)
+
+    def list_branch(self, branch: str) -> builtins.list[Comment]:
+        """Every comment on ``branch`` (all pages), as :meth:`list` gives them."""
+        return builtins.list(self.state(branch).comments)
 
     def approve(self, approval: NewApproval) -> Approval:
         """Store an approval as ``gha_<pull>_<n>`` (a repost, like an append)."""

@@ -10,6 +10,7 @@ from urllib.parse import quote
 
 from maple_adapters.route.http import RouteAnswer, RouteHttp, RouteUnreachableError
 from maple_core.approvals import Approval, NewApproval
+from maple_core.claims import Claim, ClaimDecision, ClaimOutcome, ClaimRequest, ClaimResult
 from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.conversation import ConversationError, ReplyKind, ThreadEvent
 from maple_core.errors import (
@@ -36,6 +37,7 @@ _CAPABILITIES = frozenset(
         Capability.SET_STATUS,
         Capability.APPROVALS,
         Capability.CONVERSE,
+        Capability.CLAIM,
     }
 )
 POLL_S = 1.0
@@ -62,7 +64,7 @@ class RouteCommentStore:
 
     @property
     def capabilities(self) -> frozenset[Capability]:
-        """List, append, append many, set status, approvals and threads."""
+        """List, append, append many, set status, approvals, threads and claims."""
         return _CAPABILITIES
 
     def __repr__(self) -> str:
@@ -209,6 +211,44 @@ class RouteCommentStore:
         if not answer.ok:
             raise self._refusal(answer, "converse")
         return Comment.from_json(answer.data)
+
+    def claim(self, comment_id: str, request: ClaimRequest) -> ClaimResult:
+        """``POST /comments/{id}/claim``; the route decides on its own clock (409: held).
+
+        Raises:
+            MissingCapabilityError: the route keeps no claims (no such endpoint).
+        """
+        path = "/comments/" + quote(comment_id, safe="") + "/claim"
+        answer = self._claims_answer("claim", path, request.to_json())
+        data = answer.data if isinstance(answer.data, dict) else {}
+        outcome = data.get("outcome")
+        if outcome not in ClaimOutcome._value2member_map_:
+            raise InvalidRecordError("The route's claim answer has no readable 'outcome'.")
+        decision = ClaimDecision(
+            ClaimOutcome(str(outcome)),
+            Claim.read(data.get("claim")),
+            Claim.read(data.get("holder")),
+            write=data.get("changed") is True,
+        )
+        return ClaimResult(Comment.from_json(data.get("comment")), decision)
+
+    def sweep_claims(self, branch: str, request: ClaimRequest) -> builtins.list[Comment]:
+        """``POST /claims``: the session's claims on ``branch``, renewed or ended at once."""
+        answer = self._claims_answer("claim", "/claims", {"branch": branch, **request.to_json()})
+        return self._comments(answer.data, "claims")
+
+    def _claims_answer(self, operation: str, path: str, body: JsonObject) -> RouteAnswer:
+        answer = self._send(operation, "POST", path, body=body)
+        if answer.status == 404 and _generic_not_found(answer):
+            raise MissingCapabilityError(
+                f"{answer.describe()} The route keeps no claims: it has no claim endpoint (a "
+                "TypeScript Maple route, or an older maple).",
+                store=self.name,
+                operation=operation,
+            )
+        if answer.ok or answer.status == 409:
+            return answer
+        raise self._refusal(answer, operation)
 
     def head(self, branch: str) -> str | None:
         """Always ``None``: a route does not say which commit its preview serves."""

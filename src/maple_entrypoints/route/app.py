@@ -10,7 +10,9 @@
 
 Endpoints (paths under the mount): ``GET``/``POST /comments``, ``PATCH``/``DELETE /comments/{id}``,
 ``POST /comments/{id}/thread``
-(a reply, a reopening or a confirmation in the comment's thread), ``POST /media``,
+(a reply, a reopening or a confirmation in the comment's thread), ``POST /comments/{id}/claim``
+(an agent's claim or release, ours) and ``POST /claims`` (a session's claims on a branch,
+renewed or ended at once), ``POST /media``,
 ``GET /media/{key}``, ``GET``/``POST /approvals``, ``DELETE /approvals/{id}``,
 ``GET /me`` and ``POST /gate/refresh``. Every answer is JSON with ``cache-control: no-store``
 except a media blob.
@@ -37,6 +39,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from maple_core.approvals import NewApproval
 from maple_core.authors import Reviewer
+from maple_core.claims import ClaimOutcome, ClaimRequest
 from maple_core.comments import Comment
 from maple_core.conversation import ConversationError, Role, ThreadEvent
 from maple_core.cursor import format_js_timestamp
@@ -48,6 +51,7 @@ from maple_core.ports import (
     Capability,
     Clock,
     CommentAmending,
+    CommentClaims,
     CommentConversation,
     CommentStore,
     GatePublisher,
@@ -420,6 +424,60 @@ class _Route:
             changed.to_json(), background=self.after_write(store, request, changed.branch)
         )
 
+    # -- claims ------------------------------------------------------------------------------
+
+    def claims_store(self, request: Request) -> tuple[CommentStore, CommentClaims]:
+        """The store and its claims; a reviewer's browser never claims.
+
+        On a route serving one person's browser (``client_authors``), every caller is that
+        browser: claims are an agent's (or a person's through ``maple comments claim``), so
+        the browser only sees them.
+        """
+        if self.options.client_authors:
+            raise RouteRefusalError(
+                403,
+                "A reviewer's browser cannot claim comments: claims are an agent's (maple-mcp) "
+                "or a person's (maple comments claim).",
+            )
+        store = self.store_for(request)
+        if Capability.CLAIM not in store.capabilities or not isinstance(store, CommentClaims):
+            raise RouteRefusalError(501, "This store keeps no claims")
+        return store, store
+
+    async def claim(self, request: Request) -> Response:
+        """``POST /comments/{id}/claim``: claim, renew or release; 409 names the holder."""
+        store, claims = self.claims_store(request)
+        asked = ClaimRequest.from_json(await read_json(request, self.options.max_json_bytes))
+        comment_id = request.path_params["id"]
+        with _known_comment(comment_id):
+            result = await _off_loop(claims.claim, comment_id, asked)
+        body: JsonObject = {
+            **result.to_json(),
+            "changed": result.decision.write,
+            "comment": result.comment.to_json(),
+        }
+        held = result.outcome is ClaimOutcome.HELD
+        # The check run's summary says who is on each comment, so a claim that changed is
+        # published as a status change is.
+        after = (
+            self.after_write(store, request, result.comment.branch)
+            if result.decision.write
+            else None
+        )
+        return json_answer(body, 409 if held else 200, background=after)
+
+    async def sweep_claims(self, request: Request) -> Response:
+        """``POST /claims``: renew (``claim``) or end (``release``) a session's claims on a branch."""
+        store, claims = self.claims_store(request)
+        posted = await read_json(request, self.options.max_json_bytes)
+        branch = read_branch(posted)
+        asked = ClaimRequest.from_json(posted)
+        changed = await _off_loop(claims.sweep_claims, branch, asked)
+        body: JsonObject = {"comments": [c.to_json() for c in changed]}
+        return json_answer(
+            body, background=self.after_write(store, request, branch) if changed else None
+        )
+
     # -- media -------------------------------------------------------------------------------
 
     def media_store(self) -> MediaStore:
@@ -651,6 +709,8 @@ def create_route_app(options: RouteOptions) -> Starlette:
             at("/comments/{id}", route.patch_comment, "PATCH"),
             at("/comments/{id}", route.delete_comment, "DELETE"),
             at("/comments/{id}/thread", route.thread, "POST"),
+            at("/comments/{id}/claim", route.claim, "POST"),
+            at("/claims", route.sweep_claims, "POST"),
             at("/media", route.put_media, "POST"),
             at("/media/{key:path}", route.get_media, "GET"),
             at("/approvals", route.approvals),

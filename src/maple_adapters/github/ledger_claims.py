@@ -1,0 +1,253 @@
+"""The GitHub store's claims: a grant posted as a new ledger, its revisions edited in place.
+
+A new claim (or a take-over) posts the ledger with the claim as a new issue comment, reads the
+pull request's comments back, and has won when the chain (:mod:`.claim_chain`) names its
+comment; the ledgers it consolidated are then deleted, each only if nobody changed it since it
+was read. A claimant that lost deletes its own ledger (unless somebody changed it) and is
+answered ``held``, naming the winner. The holder's renewal or release is a revision of its
+grant, one edit of the newest ledger: cheap, and if a racing edit ever overwrote it the claim
+would only keep its earlier expiry.
+
+The comments a claim read (or read back) stand in for a fresh read for 2 s, so a claim and its
+release cost a post, a read, a delete and an edit: about what listing the comments costs twice.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from maple_adapters.github.claim_chain import Link, chained, link_of
+from maple_adapters.github.ledger import GitHubLedger
+from maple_adapters.github.transport import GitHubError
+from maple_core.authors import guest_author
+from maple_core.claims import (
+    Claim,
+    ClaimDecision,
+    ClaimOutcome,
+    ClaimRequest,
+    ClaimResult,
+    apply_claim,
+    apply_sweep,
+    claim_of,
+    with_claim,
+)
+from maple_core.comments import Comment
+from maple_core.errors import MapleError, StoreUnavailableError
+from maple_core.json_types import JsonObject
+
+if TYPE_CHECKING:
+    from maple_adapters.github.store import GitHubLedgerStore, _Ledgers
+
+__all__ = ["LedgerClaims"]
+
+_ATTEMPTS = 5
+_REUSE_S = 2.0
+_GUEST = guest_author()
+
+
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """A pull request's issue comments as a claim last read them, and when."""
+
+    pull: int
+    at: float
+    comments: tuple[JsonObject, ...]
+
+
+class LedgerClaims:
+    """Claims on one GitHub store's ledgers (see the module docstring)."""
+
+    def __init__(self, store: GitHubLedgerStore) -> None:
+        self._store = store
+        self._recent: _Read | None = None
+        self._lock = threading.Lock()
+
+    def forget(self) -> None:
+        """Drop the remembered read: the store wrote the ledger some other way."""
+        self._recent = None
+
+    def _read(self, pull: int, fresh: bool) -> tuple[tuple[JsonObject, ...], bool]:
+        """The pull request's comments: remembered (and ``True``) when young enough."""
+        store = self._store
+        recent = self._recent
+        young = recent is not None and store._clock.monotonic() - recent.at <= _REUSE_S
+        if not fresh and recent is not None and recent.pull == pull and young:
+            return recent.comments, True
+        comments = tuple(store.issue_comments(pull))
+        self._remember(pull, comments)
+        return comments, False
+
+    def _remember(self, pull: int, comments: Sequence[JsonObject]) -> None:
+        self._recent = _Read(pull, self._store._clock.monotonic(), tuple(comments))
+
+    def _ledger(self, pull: int, comments: Sequence[JsonObject], comment_id: str) -> _Ledgers:
+        found = self._store._ledgers_in(pull, comments, None, "claim")
+        if found is None:  # no ledger: the id names no comment
+            self._store._comment_in(GitHubLedger(""), comment_id, "claim")
+        assert found is not None
+        return found
+
+    def claim(self, pull: int, comment_id: str, request: ClaimRequest) -> ClaimResult:
+        """Apply ``request`` to ``comment_id`` on pull request ``pull``."""
+        store = self._store
+        with store._failing("claim"), self._lock:
+            fresh = False
+            for _ in range(_ATTEMPTS):
+                comments, remembered = self._read(pull, fresh)
+                found = self._ledger(pull, comments, comment_id)
+                comment = store._comment_in(found.merged, comment_id, "claim")
+                updated, decision = apply_claim(comment, request, store._clock.now())
+                if not decision.write:
+                    if remembered and decision.outcome is not ClaimOutcome.RENEWED:
+                        fresh = True  # a refusal is never made on a remembered read
+                        continue
+                    return ClaimResult(updated, decision)
+                if decision.outcome in (ClaimOutcome.CLAIMED, ClaimOutcome.TAKEN_OVER):
+                    result = self._grant(pull, found, comment, decision)
+                else:
+                    result = self._revise(pull, found, comment, decision)
+                if result is not None:
+                    return result
+                fresh = False  # lost, or the ledger moved: decide again on what was read back
+        raise StoreUnavailableError(
+            f"Other writers kept changing pull request #{pull}'s ledger, so the claim on "
+            f"{comment_id} did not land. Try again.",
+            store=store.name,
+            operation="claim",
+        )
+
+    def _body(self, found: _Ledgers, comment_id: str, claim: Claim) -> str:
+        """The merged ledger with ``claim`` on ``comment_id``, as every write leaves it."""
+        comments = tuple(
+            (with_claim(c, claim) if c.id == comment_id else c).for_maple(_GUEST)
+            for c in found.merged.comments
+        )
+        return self._store._body(
+            replace(found.merged, comments=comments), "claim", adds_words=False
+        )
+
+    def _grant(
+        self, pull: int, found: _Ledgers, comment: Comment, decision: ClaimDecision
+    ) -> ClaimResult | None:
+        """Post the new grant, read back, and keep it if the chain names it (else ``None``)."""
+        store = self._store
+        before = claim_of(comment)
+        depth = link_of(before, 0).depth + 1 if before is not None else 1
+        assert decision.claim is not None
+        granted = chained(decision.claim, Link(0, depth, 1))
+        created = store._transport.request(
+            "POST",
+            f"{store._base}/issues/{pull}/comments",
+            body={"body": self._body(found, comment.id, granted)},
+        ).data
+        store._learn_writer(created)
+        grant_id = created.get("id") if isinstance(created, dict) else None
+        after = tuple(store.issue_comments(pull))
+        merged = self._ledger(pull, after, comment.id).merged
+        now = store._comment_in(merged, comment.id, "claim")
+        held = claim_of(now)
+        won = held is not None and isinstance(grant_id, int) and link_of(held, 0).grant == grant_id
+        if won:
+            stale = [i for i in found.ids if i != grant_id]
+            gone = self._delete_unchanged(pull, stale, found, after)
+        else:
+            ours = [(grant_id, created.get("updated_at"))] if isinstance(created, dict) else []
+            gone = self._delete_own(pull, ours, after)
+        self._remember(pull, [c for c in after if c.get("id") not in gone])
+        if not won:
+            return None
+        return ClaimResult(now, replace(decision, claim=held))
+
+    def _revise(
+        self, pull: int, found: _Ledgers, comment: Comment, decision: ClaimDecision
+    ) -> ClaimResult | None:
+        """Edit the newest ledger with the holder's next revision (``None``: it is gone)."""
+        store = self._store
+        before = claim_of(comment)
+        assert decision.claim is not None and before is not None
+        link = link_of(before, found.ids[-1])
+        revised = chained(decision.claim, Link(link.grant, link.depth, link.rev + 1))
+        try:
+            edited = store._transport.request(
+                "PATCH",
+                f"{store._base}/issues/comments/{found.ids[-1]}",
+                body={"body": self._body(found, comment.id, revised)},
+            ).data
+        except GitHubError as exc:
+            if exc.status != 404:
+                raise
+            self.forget()
+            return None
+        recent = self._recent
+        if recent is not None and isinstance(edited, dict):
+            kept = [edited if c.get("id") == edited.get("id") else c for c in recent.comments]
+            self._remember(pull, kept)
+        return ClaimResult(with_claim(comment, revised), replace(decision, claim=revised))
+
+    def _delete_unchanged(
+        self,
+        pull: int,
+        ids: Sequence[int],
+        found: _Ledgers,
+        after: Sequence[JsonObject],
+    ) -> set[int]:
+        """Delete the ledgers ``ids`` read in ``found`` that ``after`` shows nobody changed."""
+        updated = dict(zip(found.ids, found.updated, strict=True))
+        return self._delete_own(pull, [(i, updated.get(i)) for i in ids], after)
+
+    def _delete_own(
+        self, pull: int, ledgers: Sequence[tuple[object, object]], after: Sequence[JsonObject]
+    ) -> set[int]:
+        store = self._store
+        now = {c.get("id"): c.get("updated_at") for c in after}
+        gone: set[int] = set()
+        for ledger_id, seen in ledgers:
+            if not isinstance(ledger_id, int) or seen is None or now.get(ledger_id) != seen:
+                continue
+            with contextlib.suppress(MapleError):
+                store._transport.request("DELETE", f"{store._base}/issues/comments/{ledger_id}")
+                gone.add(ledger_id)
+        return gone
+
+    def sweep(self, pull: int, branch: str, request: ClaimRequest) -> builtins.list[Comment]:
+        """Renew or end the session's live claims on ``branch``, as one checked edit."""
+        store = self._store
+        changed: builtins.list[Comment] = []
+
+        def change(current: GitHubLedger) -> GitHubLedger:
+            mine = [c for c in current.comments if c.branch == branch]
+            revised = apply_sweep(mine, request, store._clock.now())
+            by_id: dict[str, Comment] = {}
+            for updated in revised.values():
+                before = claim_of(next(c for c in mine if c.id == updated.id))
+                after = claim_of(updated)
+                if before is None or after is None:
+                    continue
+                link = link_of(before, 0)
+                by_id[updated.id] = with_claim(
+                    updated, chained(after, Link(link.grant, link.depth, link.rev + 1))
+                )
+            changed[:] = list(by_id.values())
+            return replace(current, comments=tuple(by_id.get(c.id, c) for c in current.comments))
+
+        def landed(merged: GitHubLedger) -> builtins.list[Comment] | None:
+            wanted = {c.id: claim_of(c) for c in changed}
+            now = {c.id: claim_of(c) for c in merged.comments if c.id in wanted}
+            ok = all(
+                now.get(i) is not None and w is not None and now[i] == w
+                for i, w in wanted.items()
+            )
+            return [c for c in merged.comments if c.id in wanted] if ok else None
+
+        with self._lock:
+            self.forget()
+            now = store._clock.now()
+            held = [c for c in store.list_branch(branch) if c.branch == branch]
+            if not apply_sweep(held, request, now):
+                return []  # nothing of this session's to renew or end: nothing is written
+            return store._write(pull, branch, "claim", change, landed, repost=False)
