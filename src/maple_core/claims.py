@@ -266,8 +266,10 @@ class ClaimRequest:
 
     @classmethod
     def from_json(cls, value: JsonValue) -> ClaimRequest:
-        """Read a claim posted to a route: ``{action?, agent, session, model?, leaseSeconds?,
-        force?}`` (``action`` is ``claim`` or ``release``; every text is made inert).
+        """Read a claim posted to a route.
+
+        ``{action?, agent, session, model?, leaseSeconds?, force?}``: ``action`` is ``claim``
+        (the default) or ``release``; every text is made inert.
 
         Raises:
             InvalidInputError: a field is missing or of the wrong type, or out of bounds.

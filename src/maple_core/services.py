@@ -41,6 +41,7 @@ from maple_core.statuses import CommentStatus
 __all__ = [
     "GateLog",
     "Look",
+    "Pick",
     "Progress",
     "PublishOutcome",
     "Sleep",
@@ -155,6 +156,11 @@ WaitPlan = Generator[Look | Sleep | Progress, Sequence[Comment] | bool | None, F
 """A wait written once, without I/O: its driver lists, sleeps and reports as the steps say."""
 
 
+Pick = Callable[[Sequence[Comment]], tuple[FreshComments, float | None]]
+"""A wait's choice from a look: what it returns (none: wait on), and the seconds until the
+choice may change without any write (a claim lapsing), or ``None``."""
+
+
 def wait_plan(
     cursor: str | None,
     budget_ms: int,
@@ -162,6 +168,7 @@ def wait_plan(
     *,
     relist_s: float | None = None,
     progress_s: float | None = None,
+    pick: Pick | None = None,
 ) -> WaitPlan:
     """The wait for comments newer than ``cursor``, up to ``budget_ms``, as steps to drive.
 
@@ -172,24 +179,29 @@ def wait_plan(
     with no comments and the cursor unchanged. ``now`` is a monotonic clock in seconds; the
     budget starts when the plan is made. Cancelling is the driver's: it stops driving.
 
+    ``pick`` chooses what a look returns (the fresh comments, by default); a claim-aware wait
+    passes one that waits on while only other sessions' comments are fresh, and names when a
+    claim lapses, so it looks again then.
+
     Raises:
         InvalidCursorError: ``cursor`` is not a timestamp (at the first look).
     """
-    return _planned(cursor, now(), budget_ms / 1000, now, relist_s, progress_s)
+    chosen = pick or (lambda comments: (select_fresh(comments, cursor), None))
+    return _planned(now(), budget_ms / 1000, now, relist_s, progress_s, chosen)
 
 
 def _planned(
-    cursor: str | None,
     start: float,
     budget_s: float,
     now: Callable[[], float],
     relist_s: float | None,
     progress_s: float | None,
+    pick: Pick,
 ) -> WaitPlan:
     deadline = start + budget_s
     next_progress = start + progress_s if progress_s else math.inf
-    found = select_fresh(_listed((yield Look())), cursor)
-    next_relist = now() + relist_s if relist_s else math.inf
+    found, lapse = pick(_listed((yield Look())))
+    next_relist = _relist_at(now(), relist_s, lapse)
     while not found.comments:
         moment = now()
         if moment >= deadline:
@@ -197,11 +209,17 @@ def _planned(
         if progress_s and moment >= next_progress:
             yield Progress(round(moment - start, 3), budget_s)
             next_progress += progress_s
-        changed = yield Sleep(min(deadline, next_progress, next_relist) - moment)
+        changed = yield Sleep(max(min(deadline, next_progress, next_relist) - moment, 0.0))
         if changed or now() >= next_relist:
-            found = select_fresh(_listed((yield Look())), cursor)
-            next_relist = now() + relist_s if relist_s else math.inf
+            found, lapse = pick(_listed((yield Look())))
+            next_relist = _relist_at(now(), relist_s, lapse)
     return found
+
+
+def _relist_at(moment: float, relist_s: float | None, lapse_s: float | None) -> float:
+    """When a wait looks again unprompted: the safety net's time, or a claim's lapse if sooner."""
+    at = moment + relist_s if relist_s else math.inf
+    return min(at, moment + lapse_s) if lapse_s is not None else at
 
 
 def advance(
@@ -260,12 +278,14 @@ def resolve_comment(
     *,
     commits: Commits | None = None,
     author: JsonObject | None = None,
+    by: JsonObject | None = None,
 ) -> Comment:
-    """Mark a comment resolved, recording the commit that addressed it and when.
+    """Mark a comment resolved, recording the commit that addressed it, when, and ``by`` whom.
 
-    With ``commits`` (the checkout the agent works in), ``sha`` must name a commit HEAD can
-    reach; the full sha is recorded (see :func:`verified_commit`). On a store that keeps threads,
-    a comment already resolved keeps its first resolution and the thread records this one.
+    ``by`` is an agent's signature (see :func:`stamped_resolution`). With ``commits`` (the
+    checkout the agent works in), ``sha`` must name a commit HEAD can reach; the full sha is
+    recorded (see :func:`verified_commit`). On a store that keeps threads, a comment already
+    resolved keeps its first resolution and the thread records this one.
 
     Raises:
         MissingCapabilityError: the store cannot change a status.
@@ -279,7 +299,7 @@ def resolve_comment(
         )
     if commits is not None:
         sha = verified_commit(commits, sha)
-    resolution = stamped_resolution(sha, note, clock)
+    resolution = stamped_resolution(sha, note, clock, by)
     if Capability.CONVERSE in store.capabilities and isinstance(store, CommentConversation):
         return store.converse(comment_id, ThreadEvent.resolve(resolution, author))
     return store.set_status(comment_id, CommentStatus.RESOLVED, resolution)
@@ -369,9 +389,15 @@ def converse_and_report(
     return changed
 
 
-def stamped_resolution(sha: str, note: str | None, clock: Clock) -> Resolution:
-    """The resolution of a comment by ``sha``, stamped now: the one place a resolve is dated."""
-    return Resolution(sha=sha, note=note, at=format_js_timestamp(clock.now()))
+def stamped_resolution(
+    sha: str, note: str | None, clock: Clock, by: JsonObject | None = None
+) -> Resolution:
+    """The resolution of a comment by ``sha``, stamped now: the one place a resolve is dated.
+
+    ``by`` records the agent, model and session that resolved it, when an agent did.
+    """
+    extra: JsonObject = {"by": by} if by else {}
+    return Resolution(sha=sha, note=note, at=format_js_timestamp(clock.now()), extra=extra)
 
 
 @dataclass(frozen=True, slots=True)
@@ -526,6 +552,7 @@ def resolve_and_report(
     require_confirmation: bool = False,
     commits: Commits | None = None,
     author: JsonObject | None = None,
+    by: JsonObject | None = None,
 ) -> Comment:
     """Resolve a comment (:func:`resolve_comment`), then tell the gate (:func:`report_to_gate`).
 
@@ -533,7 +560,9 @@ def resolve_and_report(
         MissingCapabilityError: the store cannot change a status.
         UnverifiedCommitError: ``commits`` cannot reach the commit ``sha`` names.
     """
-    resolved = resolve_comment(store, comment_id, sha, note, clock, commits=commits, author=author)
+    resolved = resolve_comment(
+        store, comment_id, sha, note, clock, commits=commits, author=author, by=by
+    )
     report_to_gate(
         store,
         resolved.branch,

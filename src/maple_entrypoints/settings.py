@@ -22,6 +22,7 @@ from maple_core.environment import (
     VARIABLES,
     describe_variable,
     read_variable,
+    temp_folder,
 )
 from maple_core.errors import ConfigurationError
 
@@ -31,6 +32,7 @@ __all__ = [
     "GitHubConfig",
     "InstallSettings",
     "ServerConfig",
+    "SessionSettings",
     "Settings",
     "StoreKind",
     "Transport",
@@ -152,6 +154,24 @@ class AgentSettings(_FromEnvironment):
     def unattended(self) -> bool:
         """``MAPLE_UNATTENDED`` is set: this process runs in a turn nobody watches."""
         return self.MAPLE_UNATTENDED is not None
+
+
+class SessionSettings(_FromEnvironment):
+    """What a session reads about itself: its id, its client's session, the temporary folder."""
+
+    MAPLE_SESSION: str | None
+    CLAUDE_CODE_SESSION_ID: str | None
+    TMPDIR: str | None
+    TMP: str | None
+    TEMP: str | None
+
+    @property
+    def temp_dir(self) -> str:
+        """Where this machine's sessions note who they are (as the Stop hook finds it)."""
+        known = {k: v for k, v in (("TMPDIR", self.TMPDIR), ("TMP", self.TMP)) if v}
+        if self.TEMP:
+            known["TEMP"] = self.TEMP
+        return temp_folder(known)
 
 
 class InstallSettings(_FromEnvironment):

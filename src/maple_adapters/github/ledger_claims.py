@@ -169,7 +169,8 @@ class LedgerClaims:
         """Edit the newest ledger with the holder's next revision (``None``: it is gone)."""
         store = self._store
         before = claim_of(comment)
-        assert decision.claim is not None and before is not None
+        assert decision.claim is not None
+        assert before is not None
         link = link_of(before, found.ids[-1])
         revised = chained(decision.claim, Link(link.grant, link.depth, link.rev + 1))
         try:
@@ -239,8 +240,7 @@ class LedgerClaims:
             wanted = {c.id: claim_of(c) for c in changed}
             now = {c.id: claim_of(c) for c in merged.comments if c.id in wanted}
             ok = all(
-                now.get(i) is not None and w is not None and now[i] == w
-                for i, w in wanted.items()
+                now.get(i) is not None and w is not None and now[i] == w for i, w in wanted.items()
             )
             return [c for c in merged.comments if c.id in wanted] if ok else None
 

@@ -776,7 +776,7 @@ class GitHubLedgerStore:
             )
 
     def claim(self, comment_id: str, request: ClaimRequest) -> ClaimResult:
-        """Apply a claim request; a new claim is arbitrated by GitHub's order (``ledger_claims``)."""
+        """Apply a claim request; GitHub's order arbitrates a new claim (``ledger_claims``)."""
         pull = self._by_id(_COMMENT_ID, comment_id, "comment", "claim")
         return self._claims.claim(pull, comment_id, request)
 

@@ -467,7 +467,7 @@ class _Route:
         return json_answer(body, 409 if held else 200, background=after)
 
     async def sweep_claims(self, request: Request) -> Response:
-        """``POST /claims``: renew (``claim``) or end (``release``) a session's claims on a branch."""
+        """``POST /claims``: renew (``claim``) or end (``release``) a session's branch claims."""
         store, claims = self.claims_store(request)
         posted = await read_json(request, self.options.max_json_bytes)
         branch = read_branch(posted)
