@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
@@ -72,11 +73,13 @@ def register_claim_tool(
     result_of: Callable[[object, dict[str, Any]], CallToolResult],
     after_change: Callable[[str], None],
     report: Callable[[str], None],
+    touched: Callable[[Context | None], None],
 ) -> None:
     """Register ``claim_comment`` on ``server`` for ``session``.
 
     ``after_change`` is told the branch of a comment whose claim changed (to republish the
-    gate, whose summary says who is on each comment).
+    gate, whose summary says who is on each comment); ``touched`` is told of every call (the
+    session learns its client's name and renews its claims).
     """
 
     @server.tool(
@@ -112,7 +115,9 @@ def register_claim_tool(
             bool, Field(description="True to end this session's claim instead.")
         ] = False,
         model: Model = None,
+        ctx: Context | None = None,
     ) -> Annotated[CallToolResult, ClaimModel]:
+        touched(ctx)
         session.declare_model(model)
         if leaseSeconds is not None:
             session.lease_s = leaseSeconds

@@ -237,15 +237,19 @@ def build_server(
     watches = _Watches(store)
     noted: set[tuple[str, bool]] = set()
 
-    async def active(ctx: Context | None) -> None:
-        """A tool was called: learn the client's name, and renew the claims that are due."""
+    def touched(ctx: Context | None) -> None:
+        """A tool was called (blocking): learn the client's name, renew the claims due."""
         if ctx is not None:
             known = claims.agent
             claims.learn_agent(_client_name(ctx))
             if on_agent is not None and claims.agent != known:
                 with contextlib.suppress(Exception):  # a note for others never fails a tool
-                    await anyio.to_thread.run_sync(on_agent, claims.agent)
-        await anyio.to_thread.run_sync(claims.renew_due)
+                    on_agent(claims.agent)
+        claims.renew_due()
+
+    async def active(ctx: Context | None) -> None:
+        """As :func:`touched`, from an ``async`` tool."""
+        await anyio.to_thread.run_sync(touched, ctx)
 
     def gate_after(branch: str) -> None:
         """A claim changed: publish the gate, whose summary says who is on each comment."""
@@ -413,9 +417,10 @@ def build_server(
             Field(max_length=_MAX_TEXT, description="What you changed, for the reviewer."),
         ] = None,
         model: Model = None,
+        ctx: Context | None = None,
     ) -> Annotated[CallToolResult, CommentOut]:
+        touched(ctx)
         claims.declare_model(model)
-        claims.renew_due()
         claimant = claims.claimant()
         if Capability.SET_STATUS in store.capabilities:  # else the resolve says where to go
             claim_for_work(store, id, claimant, claims.lease_s, "resolve")
@@ -465,9 +470,10 @@ def build_server(
             bool, Field(description="True to ask the reviewer and wait for their answer.")
         ] = False,
         model: Model = None,
+        ctx: Context | None = None,
     ) -> Annotated[CallToolResult, CommentOut]:
+        touched(ctx)
         claims.declare_model(model)
-        claims.renew_due()
         event = ThreadEvent.reply(
             Role.AGENT, body, question=question, author=agent_author(), by=claims.signature()
         )
@@ -563,7 +569,7 @@ def build_server(
         data = {"link": link, "bridge": bridge}
         return _result(data, data, reviewers=False)
 
-    register_claim_tool(server, claims, tool_errors, _result, gate_after, report)
+    register_claim_tool(server, claims, tool_errors, _result, gate_after, report, touched)
     if agents is not None:
         from maple_entrypoints.mcp_agents import register_agent_tools
 

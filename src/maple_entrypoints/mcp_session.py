@@ -19,7 +19,6 @@ import contextlib
 import os
 import secrets
 import threading
-import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -117,7 +116,7 @@ class ClaimSession:
     def holds_on(self, branch: str) -> None:
         """The session claimed something on ``branch``: renew it there, release it at the end."""
         with self._lock:
-            self._branches.setdefault(branch, time.monotonic())
+            self._branches.setdefault(branch, self.clock.monotonic())
 
     def branches(self) -> list[str]:
         """The branches the session claimed on."""
@@ -130,7 +129,7 @@ class ClaimSession:
         Blocking (run it on a worker thread); a failure is reported, never raised: a claim that
         was not renewed lapses, which only lets another session take it.
         """
-        now = time.monotonic()
+        now = self.clock.monotonic()
         with self._lock:
             due = [b for b, at in self._branches.items() if now - at >= self.lease_s / 3]
             for branch in due:
