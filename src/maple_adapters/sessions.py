@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import os
 
-from maple_core.quickjson import loads
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from maple_core.json_types import JsonObject
@@ -145,6 +143,8 @@ class SessionRegistry:
             return None
         finally:
             os.close(fd)
+        from maple_core.quickjson import loads  # the hook loads this module only when needed
+
         try:
             entry = loads(data)
         except (ValueError, UnicodeDecodeError, RecursionError):

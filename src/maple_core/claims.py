@@ -27,6 +27,7 @@ from maple_core.cursor import FreshComments, format_js_timestamp, newest_first, 
 from maple_core.errors import InvalidInputError, MapleError
 from maple_core.json_types import JsonObject, JsonValue
 from maple_core.statuses import BLOCKING_STATUSES, CommentStatus
+from maple_core.stop import CLAIM_HORIZON_S
 from maple_core.text import one_line
 
 __all__ = [
@@ -65,7 +66,7 @@ DEFAULT_LEASE_S = 600
 """How long a claim lasts when nobody says: ten minutes, renewed by the session's activity."""
 MIN_LEASE_S = 10
 """The shortest lease taken."""
-MAX_LEASE_S = 3600
+MAX_LEASE_S = CLAIM_HORIZON_S
 """The longest lease taken, and the furthest ahead of now any stored claim can be live."""
 MAX_AGENT_CHARS = 64
 """The longest agent or model name kept; a longer one is cut."""
