@@ -7,6 +7,7 @@ session or a process the hook runs under.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -96,10 +97,13 @@ def test_a_lapsed_or_released_claim_is_everyones_again(hook: Hook, repo: Path) -
 def test_a_claim_planted_far_ahead_holds_nobody_off(hook: Hook, repo: Path) -> None:
     comment = add(repo)
     claims = repo / ".maple" / "feat-x" / "claims.json"
-    claims.write_text(
-        '{"version": 1, "claims": {"%s": {"agent": "x", "session": "ms-squatter", '
-        '"since": "2026-01-01T00:00:00.000Z", "expires": "9999-01-01T00:00:00.000Z"}}}' % comment
-    )
+    squatter = {
+        "agent": "x",
+        "session": "ms-squatter",
+        "since": "2026-01-01T00:00:00.000Z",
+        "expires": "9999-01-01T00:00:00.000Z",
+    }
+    claims.write_text(json.dumps({"version": 1, "claims": {comment: squatter}}))
     decision = hook.decide(stop(repo), repo)
     assert decision["decision"] == "block"  # a lease is bounded whatever the record says
     assert "ms-squatter" not in decision["reason"]

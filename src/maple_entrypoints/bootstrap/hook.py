@@ -20,14 +20,14 @@ __all__ = ["blocking_records", "find_checkout", "process_ancestors", "resolve_pl
 
 
 def sessions(temp_dir: str) -> SessionRegistry:
-    """This machine's session entries, loaded only when a stop meets a live claim."""
+    """The session entries of this machine, loaded only when a stop meets a live claim."""
     from maple_adapters.sessions import SessionRegistry
 
     return SessionRegistry(temp_dir)
 
 
 def process_ancestors() -> list[int]:
-    """This process and its parents, nearest first (see ``maple_adapters.sessions``)."""
+    """The hook's process and its parents, nearest first (``maple_adapters.sessions``)."""
     from maple_adapters.sessions import ancestors
 
     return ancestors()
