@@ -316,3 +316,23 @@ def _end(intervals: list[list[object]], claim: Claim | None, now: datetime) -> N
         if interval[0] == claim.session:
             interval[2] = min(interval[2], now)  # type: ignore[type-var]
             return
+
+
+def test_many_claims_land_in_one_call_each_decided_alone(
+    store: CommentStore, clock: FakeClock
+) -> None:
+    free = [store.append(new(f"free {i}")).id for i in range(3)]
+    taken = store.append(new("taken")).id
+    claims(store).claim(taken, ClaimRequest.claim(BEN))
+    results = claims(store).claim_many([*free, taken, "gone"], ClaimRequest.claim(ANA, 120))
+    assert [r.comment.id for r in results] == [*free, taken]  # the unknown id has no result
+    assert [r.outcome for r in results] == [ClaimOutcome.CLAIMED] * 3 + [ClaimOutcome.HELD]
+    assert results[-1].decision.holder is not None
+    assert results[-1].decision.holder.session == "ms-ben"
+    for comment_id in free:
+        held = listed(store, comment_id)
+        assert held is not None
+        assert held.session == "ms-ana"
+    again = claims(store).claim_many(free, ClaimRequest.claim(ANA, 120))
+    assert [r.outcome for r in again] == [ClaimOutcome.RENEWED] * 3
+    assert claims(store).claim_many([], ClaimRequest.claim(ANA)) == []

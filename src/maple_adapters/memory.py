@@ -138,12 +138,28 @@ class InMemoryCommentStore:
     def claim(self, comment_id: str, request: ClaimRequest) -> ClaimResult:
         """Apply a claim request under the store's lock, at the clock's ``now``."""
         with self._condition:
-            index = self._index_of(comment_id, "claim")
-            updated, decision = apply_claim(self._state.comments[index], request, self._clock.now())
-            if decision.write:
-                self._state.comments[index] = updated
+            self._index_of(comment_id, "claim")
+            return self.claim_many([comment_id], request)[0]
+
+    def claim_many(
+        self, comment_ids: Sequence[str], request: ClaimRequest
+    ) -> builtins.list[ClaimResult]:
+        """Apply a claim request to each comment under the store's lock; unknown ids skipped."""
+        with self._condition:
+            comments = self._state.comments
+            where = {c.id: i for i, c in enumerate(comments)}
+            now = self._clock.now()
+            results: builtins.list[ClaimResult] = []
+            for comment_id in comment_ids:
+                index = where.get(comment_id)
+                if index is None:
+                    continue
+                updated, decision = apply_claim(comments[index], request, now)
+                comments[index] = updated
+                results.append(ClaimResult(updated, decision))
+            if any(r.decision.write for r in results):
                 self._changed()
-            return ClaimResult(updated, decision)
+            return results
 
     def sweep_claims(self, branch: str, request: ClaimRequest) -> builtins.list[Comment]:
         """Renew or end the session's live claims on ``branch`` under the store's lock."""

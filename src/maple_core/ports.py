@@ -226,6 +226,16 @@ class CommentClaims(Protocol):
         """Apply ``request`` to one comment; an unknown id raises ``NotFoundError``."""
         ...
 
+    def claim_many(
+        self, comment_ids: Sequence[str], request: ClaimRequest
+    ) -> builtins.list[ClaimResult]:
+        """Apply ``request`` to each comment in one write (``maple watch``'s batch).
+
+        The results are in the order asked, each decided as :meth:`claim` would; an id that
+        names no comment (deleted since it was listed) has no result.
+        """
+        ...
+
     def sweep_claims(self, branch: str, request: ClaimRequest) -> builtins.list[Comment]:
         """Renew (``claim``) or end (``release``) the session's live claims on ``branch``.
 

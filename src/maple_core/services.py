@@ -14,7 +14,13 @@ from typing import Protocol, cast
 
 from maple_core.comments import Comment, Resolution
 from maple_core.conversation import ThreadEvent
-from maple_core.cursor import FreshComments, format_js_timestamp, newest_first, select_fresh
+from maple_core.cursor import (
+    FreshComments,
+    format_js_timestamp,
+    newest_first,
+    parse_cursor,
+    select_fresh,
+)
 from maple_core.errors import CorruptLedgerError, MissingCapabilityError, UnverifiedCommitError
 from maple_core.gate import (
     GatePolicy,
@@ -246,17 +252,20 @@ def wait_for_comments(
     clock: Clock,
     *,
     report: Callable[[str], None] | None = None,
+    pick: Pick | None = None,
 ) -> FreshComments:
     """Wait up to ``budget_ms`` for comments on ``branch`` newer than ``cursor`` (blocking).
 
     Drives :func:`wait_plan` with the store: it sleeps on the store's change signal between
     looks. Records in a bad shape are left out or read in part, and described to ``report``
-    (see :func:`list_all`).
+    (see :func:`list_all`). ``pick`` chooses what a look returns (see :func:`wait_plan`).
 
     Raises:
         InvalidCursorError: ``cursor`` is not a timestamp.
     """
-    plan = wait_plan(cursor, budget_ms, clock.monotonic)
+    if cursor is not None:
+        parse_cursor(cursor)
+    plan = wait_plan(cursor, budget_ms, clock.monotonic, pick=pick)
     changes = store.changes(branch)
     token: Hashable = None
     reply: Sequence[Comment] | bool | None = None

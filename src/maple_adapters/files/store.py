@@ -402,19 +402,35 @@ class FileCommentStore:
 
     def claim(self, comment_id: str, request: ClaimRequest) -> ClaimResult:
         """Apply a claim request under the claims file's lock, at the clock's ``now``."""
+        found = self.claim_many([comment_id], request)
+        if not found:
+            self._index_of((), comment_id, "claim")  # raises NotFoundError
+        return found[0]
+
+    def claim_many(
+        self, comment_ids: Sequence[str], request: ClaimRequest
+    ) -> builtins.list[ClaimResult]:
+        """Apply a claim request to each comment in one write of the claims file."""
         with self._claims_locked("claim") as folder:
-            comments = self._comments_of(folder, "claim") if folder is not None else ()
-            comment = comments[self._index_of(comments, comment_id, "claim")]
-            assert folder is not None  # a comment was found in it
+            if folder is None:
+                return []
+            by_id = {c.id: c for c in self._comments_of(folder, "claim")}
             claims = read_claims(folder)
-            stored = claims.get(comment_id)
             now = self._clock.now()
-            current = with_claim(comment, Claim.read(stored) if stored is not None else None)
-            updated, decision = apply_claim(current, request, now)
-            if decision.write and decision.claim is not None:
-                claims[comment_id] = decision.claim.to_json()
+            results: builtins.list[ClaimResult] = []
+            for comment_id in comment_ids:
+                comment = by_id.get(comment_id)
+                if comment is None:
+                    continue
+                stored = claims.get(comment_id)
+                current = with_claim(comment, Claim.read(stored) if stored is not None else None)
+                updated, decision = apply_claim(current, request, now)
+                if decision.write and decision.claim is not None:
+                    claims[comment_id] = decision.claim.to_json()
+                results.append(ClaimResult(updated, decision))
+            if any(r.decision.write for r in results):
                 write_claims(folder, claims, now)
-            return ClaimResult(updated, decision)
+            return results
 
     def sweep_claims(self, branch: str, request: ClaimRequest) -> builtins.list[Comment]:
         """Renew or end the session's live claims on ``branch`` in one write of the claims."""

@@ -85,99 +85,150 @@ class LedgerClaims:
     def _remember(self, pull: int, comments: Sequence[JsonObject]) -> None:
         self._recent = _Read(pull, self._store._clock.monotonic(), tuple(comments))
 
-    def _ledger(self, pull: int, comments: Sequence[JsonObject], comment_id: str) -> _Ledgers:
-        found = self._store._ledgers_in(pull, comments, None, "claim")
-        if found is None:  # no ledger: the id names no comment
-            self._store._comment_in(GitHubLedger(""), comment_id, "claim")
-        assert found is not None
-        return found
+    def claim(
+        self, pull: int, comment_ids: Sequence[str], request: ClaimRequest
+    ) -> builtins.list[ClaimResult]:
+        """Apply ``request`` to each of ``comment_ids`` on pull request ``pull``, in one write.
 
-    def claim(self, pull: int, comment_id: str, request: ClaimRequest) -> ClaimResult:
-        """Apply ``request`` to ``comment_id`` on pull request ``pull``."""
+        An id the ledgers do not hold has no result.
+        """
         store = self._store
         with store._failing("claim"), self._lock:
             fresh = False
             for _ in range(_ATTEMPTS):
                 comments, remembered = self._read(pull, fresh)
-                found = self._ledger(pull, comments, comment_id)
-                comment = store._comment_in(found.merged, comment_id, "claim")
-                updated, decision = apply_claim(comment, request, store._clock.now())
-                if not decision.write:
-                    if remembered and decision.outcome is not ClaimOutcome.RENEWED:
+                found = store._ledgers_in(pull, comments, None, "claim")
+                if found is None:
+                    return []
+                by_id = {c.id: c for c in found.merged.comments}
+                now = store._clock.now()
+                asked = [
+                    (by_id[i], *apply_claim(by_id[i], request, now))
+                    for i in comment_ids
+                    if i in by_id
+                ]
+                if not any(decision.write for _, _, decision in asked):
+                    refused = any(d.outcome is not ClaimOutcome.RENEWED for _, _, d in asked)
+                    if remembered and refused:
                         fresh = True  # a refusal is never made on a remembered read
                         continue
-                    return ClaimResult(updated, decision)
-                if decision.outcome in (ClaimOutcome.CLAIMED, ClaimOutcome.TAKEN_OVER):
-                    result = self._grant(pull, found, comment, decision)
-                else:
-                    result = self._revise(pull, found, comment, decision)
-                if result is not None:
-                    return result
-                fresh = False  # lost, or the ledger moved: decide again on what was read back
+                    return [ClaimResult(updated, d) for _, updated, d in asked]
+                results = self._write(pull, found, asked, request)
+                if results is not None:
+                    return results
+                fresh = False  # the ledger moved: decide again on what was read back
         raise StoreUnavailableError(
-            f"Other writers kept changing pull request #{pull}'s ledger, so the claim on "
-            f"{comment_id} did not land. Try again.",
+            f"Other writers kept changing pull request #{pull}'s ledger, so the claims on "
+            f"{', '.join(comment_ids[:5])} did not land. Try again.",
             store=store.name,
             operation="claim",
         )
 
-    def _body(self, found: _Ledgers, comment_id: str, claim: Claim) -> str:
-        """The merged ledger with ``claim`` on ``comment_id``, as every write leaves it."""
+    def _body(self, found: _Ledgers, claims: dict[str, Claim]) -> str:
+        """The merged ledger with ``claims`` on their comments, as every write leaves it."""
         comments = tuple(
-            (with_claim(c, claim) if c.id == comment_id else c).for_maple(_GUEST)
+            (with_claim(c, claims[c.id]) if c.id in claims else c).for_maple(_GUEST)
             for c in found.merged.comments
         )
         return self._store._body(
             replace(found.merged, comments=comments), "claim", adds_words=False
         )
 
+    def _write(
+        self,
+        pull: int,
+        found: _Ledgers,
+        asked: Sequence[tuple[Comment, Comment, ClaimDecision]],
+        request: ClaimRequest,
+    ) -> builtins.list[ClaimResult] | None:
+        """Write every change asked: a post when one is a new grant, else one edit."""
+        written: dict[str, Claim] = {}
+        grants: set[str] = set()
+        for before, _, decision in asked:
+            if not decision.write or decision.claim is None:
+                continue
+            held = claim_of(before)
+            if decision.outcome in (ClaimOutcome.CLAIMED, ClaimOutcome.TAKEN_OVER):
+                depth = link_of(held, 0).depth + 1 if held is not None else 1
+                written[before.id] = chained(decision.claim, Link(0, depth, 1))
+                grants.add(before.id)
+            elif held is not None:
+                link = link_of(held, found.ids[-1])
+                written[before.id] = chained(
+                    decision.claim, Link(link.grant, link.depth, link.rev + 1)
+                )
+        if grants:
+            return self._grant(pull, found, asked, written, grants, request)
+        return self._revise(pull, found, asked, written)
+
     def _grant(
-        self, pull: int, found: _Ledgers, comment: Comment, decision: ClaimDecision
-    ) -> ClaimResult | None:
-        """Post the new grant, read back, and keep it if the chain names it (else ``None``)."""
+        self,
+        pull: int,
+        found: _Ledgers,
+        asked: Sequence[tuple[Comment, Comment, ClaimDecision]],
+        written: dict[str, Claim],
+        grants: set[str],
+        request: ClaimRequest,
+    ) -> builtins.list[ClaimResult]:
+        """Post the changes as a new ledger, read back, and keep each grant the chain names.
+
+        A grant another claimant's won is answered as :meth:`claim` answers a refusal.
+        """
         store = self._store
-        before = claim_of(comment)
-        depth = link_of(before, 0).depth + 1 if before is not None else 1
-        assert decision.claim is not None
-        granted = chained(decision.claim, Link(0, depth, 1))
         created = store._transport.request(
             "POST",
             f"{store._base}/issues/{pull}/comments",
-            body={"body": self._body(found, comment.id, granted)},
+            body={"body": self._body(found, written)},
         ).data
         store._learn_writer(created)
         grant_id = created.get("id") if isinstance(created, dict) else None
         after = tuple(store.issue_comments(pull))
-        merged = self._ledger(pull, after, comment.id).merged
-        now = store._comment_in(merged, comment.id, "claim")
-        held = claim_of(now)
-        won = held is not None and isinstance(grant_id, int) and link_of(held, 0).grant == grant_id
-        if won:
+        merged = store._ledgers_in(pull, after, None, "claim")
+        now_by_id = {c.id: c for c in merged.merged.comments} if merged is not None else {}
+        now = store._clock.now()
+        results: builtins.list[ClaimResult] = []
+        kept = False
+        for before, updated, decision in asked:
+            current = now_by_id.get(before.id, updated)
+            held = claim_of(current)
+            if before.id not in grants:
+                kept = kept or before.id in written
+                results.append(ClaimResult(current if before.id in written else updated, decision))
+                continue
+            won = (
+                held is not None
+                and isinstance(grant_id, int)
+                and link_of(held, 0).grant == grant_id
+            )
+            if won:
+                kept = True
+                results.append(ClaimResult(current, replace(decision, claim=held)))
+            else:
+                again, refusal = apply_claim(current, request, now)
+                results.append(ClaimResult(again, refusal))
+        if kept:
             stale = [i for i in found.ids if i != grant_id]
             gone = self._delete_unchanged(pull, stale, found, after)
         else:
             ours = [(grant_id, created.get("updated_at"))] if isinstance(created, dict) else []
             gone = self._delete_own(pull, ours, after)
         self._remember(pull, [c for c in after if c.get("id") not in gone])
-        if not won:
-            return None
-        return ClaimResult(now, replace(decision, claim=held))
+        return results
 
     def _revise(
-        self, pull: int, found: _Ledgers, comment: Comment, decision: ClaimDecision
-    ) -> ClaimResult | None:
-        """Edit the newest ledger with the holder's next revision (``None``: it is gone)."""
+        self,
+        pull: int,
+        found: _Ledgers,
+        asked: Sequence[tuple[Comment, Comment, ClaimDecision]],
+        written: dict[str, Claim],
+    ) -> builtins.list[ClaimResult] | None:
+        """Edit the newest ledger with the holder's revisions (``None``: that ledger is gone)."""
         store = self._store
-        before = claim_of(comment)
-        assert decision.claim is not None
-        assert before is not None
-        link = link_of(before, found.ids[-1])
-        revised = chained(decision.claim, Link(link.grant, link.depth, link.rev + 1))
         try:
             edited = store._transport.request(
                 "PATCH",
                 f"{store._base}/issues/comments/{found.ids[-1]}",
-                body={"body": self._body(found, comment.id, revised)},
+                body={"body": self._body(found, written)},
             ).data
         except GitHubError as exc:
             if exc.status != 404:
@@ -188,7 +239,16 @@ class LedgerClaims:
         if recent is not None and isinstance(edited, dict):
             kept = [edited if c.get("id") == edited.get("id") else c for c in recent.comments]
             self._remember(pull, kept)
-        return ClaimResult(with_claim(comment, revised), replace(decision, claim=revised))
+        results: builtins.list[ClaimResult] = []
+        for before, updated, decision in asked:
+            claim = written.get(before.id)
+            if claim is None:
+                results.append(ClaimResult(updated, decision))
+            else:
+                results.append(
+                    ClaimResult(with_claim(before, claim), replace(decision, claim=claim))
+                )
+        return results
 
     def _delete_unchanged(
         self,

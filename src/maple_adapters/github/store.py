@@ -778,7 +778,25 @@ class GitHubLedgerStore:
     def claim(self, comment_id: str, request: ClaimRequest) -> ClaimResult:
         """Apply a claim request; GitHub's order arbitrates a new claim (``ledger_claims``)."""
         pull = self._by_id(_COMMENT_ID, comment_id, "comment", "claim")
-        return self._claims.claim(pull, comment_id, request)
+        found = self._claims.claim(pull, [comment_id], request)
+        if not found:
+            self._comment_in(GitHubLedger(""), comment_id, "claim")  # raises NotFoundError
+        return found[0]
+
+    def claim_many(
+        self, comment_ids: Sequence[str], request: ClaimRequest
+    ) -> builtins.list[ClaimResult]:
+        """Apply a claim request to each comment, one write per pull request they are on."""
+        by_pull: dict[int, builtins.list[str]] = {}
+        for comment_id in comment_ids:
+            match = _COMMENT_ID.fullmatch(comment_id)
+            if match is not None:
+                by_pull.setdefault(int(match.group(1)), []).append(comment_id)
+        done: dict[str, ClaimResult] = {}
+        for pull, ids in by_pull.items():
+            for result in self._claims.claim(pull, ids, request):
+                done[result.comment.id] = result
+        return [done[i] for i in comment_ids if i in done]
 
     def sweep_claims(self, branch: str, request: ClaimRequest) -> builtins.list[Comment]:
         """Renew or end the session's live claims on ``branch`` in one checked edit."""

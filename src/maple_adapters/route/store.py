@@ -220,17 +220,20 @@ class RouteCommentStore:
         """
         path = "/comments/" + quote(comment_id, safe="") + "/claim"
         answer = self._claims_answer("claim", path, request.to_json())
-        data = answer.data if isinstance(answer.data, dict) else {}
-        outcome = data.get("outcome")
-        if outcome not in ClaimOutcome._value2member_map_:
-            raise InvalidRecordError("The route's claim answer has no readable 'outcome'.")
-        decision = ClaimDecision(
-            ClaimOutcome(str(outcome)),
-            Claim.read(data.get("claim")),
-            Claim.read(data.get("holder")),
-            write=data.get("changed") is True,
-        )
-        return ClaimResult(Comment.from_json(data.get("comment")), decision)
+        return _claim_result(answer.data)
+
+    def claim_many(
+        self, comment_ids: Sequence[str], request: ClaimRequest
+    ) -> builtins.list[ClaimResult]:
+        """``POST /claims`` with the ids: one write on the route's store."""
+        if not comment_ids:
+            return []
+        body: JsonObject = {**request.to_json(), "ids": list(comment_ids)}
+        answer = self._claims_answer("claim", "/claims", body)
+        results = answer.data.get("results") if isinstance(answer.data, dict) else None
+        if not isinstance(results, list):
+            raise InvalidRecordError("The route's claims answer has no 'results' array.")
+        return [_claim_result(r) for r in results]
 
     def sweep_claims(self, branch: str, request: ClaimRequest) -> builtins.list[Comment]:
         """``POST /claims``: the session's claims on ``branch``, renewed or ended at once."""
@@ -301,6 +304,21 @@ class RouteCommentStore:
     def changes(self, branch: str) -> RouteChangeSignal:
         """A signal that polls the branch's listing (conditionally, when the route sends ETags)."""
         return RouteChangeSignal(self._http, branch, self._poll_s)
+
+
+def _claim_result(data: JsonValue) -> ClaimResult:
+    """A route's answer about one claim: ``{outcome, claim?, holder?, changed, comment}``."""
+    found = data if isinstance(data, dict) else {}
+    outcome = found.get("outcome")
+    if not isinstance(outcome, str) or outcome not in ClaimOutcome._value2member_map_:
+        raise InvalidRecordError("The route's claim answer has no readable 'outcome'.")
+    decision = ClaimDecision(
+        ClaimOutcome(outcome),
+        Claim.read(found.get("claim")),
+        Claim.read(found.get("holder")),
+        write=found.get("changed") is True,
+    )
+    return ClaimResult(Comment.from_json(found.get("comment")), decision)
 
 
 def _generic_not_found(answer: RouteAnswer) -> bool:

@@ -467,16 +467,35 @@ class _Route:
         return json_answer(body, 409 if held else 200, background=after)
 
     async def sweep_claims(self, request: Request) -> Response:
-        """``POST /claims``: renew (``claim``) or end (``release``) a session's branch claims."""
+        """``POST /claims``: many claims at once.
+
+        With ``ids``, the request applies to each of those comments (``{results: [...]}``, a
+        result per comment found); with ``branch``, it renews (``claim``) or ends
+        (``release``) the session's claims there (``{comments: [...]}``, those that changed).
+        """
         store, claims = self.claims_store(request)
         posted = await read_json(request, self.options.max_json_bytes)
-        branch = read_branch(posted)
         asked = ClaimRequest.from_json(posted)
+        ids = posted.get("ids") if isinstance(posted, dict) else None
+        if ids is not None:
+            if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+                raise RouteRefusalError(400, "'ids' must be a list of comment ids")
+            if len(ids) > _MAX_CLAIMED:
+                raise RouteRefusalError(400, f"At most {_MAX_CLAIMED} comments at once")
+            results = await _off_loop(claims.claim_many, [str(i) for i in ids], asked)
+            answered: JsonObject = {
+                "results": [
+                    {**r.to_json(), "changed": r.decision.write, "comment": r.comment.to_json()}
+                    for r in results
+                ]
+            }
+            branches = [r.comment.branch for r in results if r.decision.write]
+            return json_answer(answered, background=self.after_write(store, request, *branches))
+        branch = read_branch(posted)
         changed = await _off_loop(claims.sweep_claims, branch, asked)
         body: JsonObject = {"comments": [c.to_json() for c in changed]}
-        return json_answer(
-            body, background=self.after_write(store, request, branch) if changed else None
-        )
+        after = self.after_write(store, request, branch) if changed else None
+        return json_answer(body, background=after)
 
     # -- media -------------------------------------------------------------------------------
 
@@ -690,6 +709,7 @@ async def json_http_error(request: Request, exc: Exception) -> Response:
 
 
 _ANY = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+_MAX_CLAIMED = 10_000  # comments one POST /claims may claim: a branch's whole listing
 _REOPENED_BY_STATUS = "Reopened (status set to open, without a reason)."
 """The reason a reopening through Maple's ``PATCH {status: "open"}`` records."""
 
