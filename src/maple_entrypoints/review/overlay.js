@@ -14,12 +14,30 @@
  * @returns {Promise<import("./types.js").StoredComment[] | null>}
  */
 async function listComments(api, branch) {
+  const listed = await listChanged(api, branch, null);
+  return listed === "unchanged" ? null : listed && listed.comments;
+}
+
+/**
+ * The branch's comments and their ETag, "unchanged" when they are still the ones `etag` names
+ * (the route's 304: cheap enough to ask twice a second), or null when they could not be read.
+ * @param {string} api
+ * @param {string} branch
+ * @param {string | null} etag
+ * @returns {Promise<{ comments: import("./types.js").StoredComment[], etag: string | null } | "unchanged" | null>}
+ */
+async function listChanged(api, branch, etag) {
   try {
-    const answer = await fetch(api + "/comments?branch=" + encodeURIComponent(branch), { credentials: "same-origin" });
+    const answer = await fetch(api + "/comments?branch=" + encodeURIComponent(branch), {
+      credentials: "same-origin",
+      cache: "no-store",
+      headers: etag ? { "if-none-match": etag } : {},
+    });
+    if (answer.status === 304) return "unchanged";
     if (!answer.ok) return null;
     /** @type {{ comments?: import("./types.js").StoredComment[] }} */
     const page = await answer.json();
-    return page.comments || [];
+    return { comments: page.comments || [], etag: answer.headers.get("etag") };
   } catch {
     return null;
   }
@@ -586,6 +604,11 @@ const OVERLAY_CSS =
   ".pin { position: fixed; width: 24px; height: 24px; border-radius: 12px; background: #b45309; color: #fff; display: flex; align-items: center; justify-content: center; font-weight: 700; font-size: 12px; padding: 0; border: 0; pointer-events: auto; }" +
   ".pin.resolved { background: #15803d; }" +
   ".pin[data-maple-waiting] { box-shadow: 0 0 0 3px #fde68a; }" + // the agent asks the reviewer
+  ".pin[data-maple-presence=on-it] { box-shadow: 0 0 0 3px #93c5fd; }" + // an agent is on it
+  ".panel .presence { font-size: 12px; color: #4b5563; }" +
+  ".panel .presence.on-it { color: #1d4ed8; }" +
+  ".panel .presence.waiting-for-you { color: #b45309; }" +
+  ".panel .presence.resolved { color: #15803d; }" +
   ".panel { position: fixed; right: 16px; bottom: 64px; width: 300px; max-height: 50vh; overflow: auto; background: #fff; color: #111; border: 1px solid #d1d5db; border-radius: 8px; pointer-events: auto; display: none; }" +
   ".panel ol { margin: 0; padding: 8px 8px 8px 28px; }" +
   ".panel li { padding: 4px 0; }" +
@@ -1125,8 +1148,22 @@ function writerOf(reply) {
   const author = reply.author || {};
   const name = typeof author.name === "string" ? author.name.trim() : "";
   const named = name && author.provenance !== "guest" ? name : "";
-  if (reply.role === "agent") return named ? named + " (agent)" : "Agent";
+  if (reply.role === "agent") return (named ? named + " (agent)" : "Agent") + signed(reply.by);
   return name || "Reviewer";
+}
+
+/**
+ * Which agent, model and session wrote something, as words after its writer's name:
+ * " · claude-code · claude-sonnet-4-5 · session ms-1a2b3c"; nothing when unsigned.
+ * @param {import("./types.js").Signature | undefined} by
+ * @returns {string}
+ */
+function signed(by) {
+  if (!by || typeof by !== "object") return "";
+  const parts = [by.agent, by.model, by.session ? "session " + by.session : undefined]
+    .filter((part) => typeof part === "string" && part)
+    .map((part) => String(part).slice(0, 80));
+  return parts.length ? " · " + parts.join(" · ") : "";
 }
 
 /**
@@ -1283,6 +1320,91 @@ function threadSection(comment, options) {
   return section;
 }
 
+// --- overlay/presence.js ---
+// What the reviewer sees of who is on a comment: nobody yet, an agent "on it" (its claim,
+// maple's `claim` key), waiting for you (the agent's unanswered question), or resolved. The same
+// order as maple_core.claims.presence_of: resolved, then waiting, then a live claim. Every name
+// here is someone else's words: shown as text, never parsed as HTML.
+
+
+/**
+ * @typedef {"nobody" | "on-it" | "waiting-for-you" | "resolved"} PresenceKind
+ * @typedef {{ kind: PresenceKind, claim: import("./types.js").Claim | null }} Presence
+ */
+
+/** The longest lease a claim can have: none is live further ahead of now (maple's MAX_LEASE_S). */
+const HORIZON_MS = 3600 * 1000;
+
+/**
+ * The comment's claim while it is live at `now` (milliseconds since the epoch), else null.
+ * @param {import("./types.js").StoredComment} comment
+ * @param {number} now
+ * @returns {import("./types.js").Claim | null}
+ */
+function liveClaim(comment, now) {
+  const claim = comment.claim;
+  if (!claim || typeof claim !== "object" || typeof claim.expires !== "string" || typeof claim.agent !== "string") {
+    return null;
+  }
+  const ends = Date.parse(claim.expires);
+  return Number.isFinite(ends) && ends > now && ends - now <= HORIZON_MS ? claim : null;
+}
+
+/**
+ * @param {import("./types.js").StoredComment} comment
+ * @param {number} now milliseconds since the epoch
+ * @returns {Presence}
+ */
+function presenceOf(comment, now) {
+  if (comment.status === "resolved") return { kind: "resolved", claim: null };
+  if (awaitingReviewer(comment)) return { kind: "waiting-for-you", claim: null };
+  const claim = liveClaim(comment, now);
+  return claim ? { kind: "on-it", claim } : { kind: "nobody", claim: null };
+}
+
+/**
+ * A time as the reviewer's clock shows it: "14:05".
+ * @param {string} stamp
+ * @returns {string}
+ */
+function clockTime(stamp) {
+  const when = new Date(stamp);
+  if (Number.isNaN(when.getTime())) return "?";
+  return when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+}
+
+/**
+ * The presence in words: "on it: claude-code since 14:05", "waiting for you", "resolved", "nobody yet".
+ * @param {Presence} presence
+ * @returns {string}
+ */
+function presenceText(presence) {
+  if (presence.kind === "resolved") return "resolved";
+  if (presence.kind === "waiting-for-you") return "waiting for you";
+  if (presence.kind === "on-it" && presence.claim) {
+    return "on it: " + presence.claim.agent.slice(0, 64) + " since " + clockTime(presence.claim.since);
+  }
+  return "nobody yet";
+}
+
+/**
+ * When the presence of some comment changes without anything written: the first live claim's
+ * end, in milliseconds from `now` (null when none lapses).
+ * @param {import("./types.js").StoredComment[]} comments
+ * @param {number} now
+ * @returns {number | null}
+ */
+function nextLapse(comments, now) {
+  let soonest = null;
+  for (const comment of comments) {
+    const claim = liveClaim(comment, now);
+    if (!claim) continue;
+    const left = Date.parse(claim.expires) - now;
+    if (soonest === null || left < soonest) soonest = left;
+  }
+  return soonest;
+}
+
 // --- overlay/entries.js ---
 // The comment list's entries: each comment's text, status, author and resolution, and its
 // thread with Reply, Reopen and Confirm (thread.js); a press on an entry shows its element; and,
@@ -1298,7 +1420,9 @@ function describeStatus(comment) {
   const resolution = comment.resolution;
   if (comment.status !== "resolved" || !resolution) return comment.status;
   const commit = resolution.sha ? " in " + resolution.sha.slice(0, 7) : "";
-  return "resolved" + commit + (resolution.note ? ": " + resolution.note : "");
+  const by = signed(resolution.by);
+  return "resolved" + commit + (by ? " (by" + by.replace(/^ ·/, "") + ")" : "") +
+    (resolution.note ? ": " + resolution.note : "");
 }
 
 /**
@@ -1357,9 +1481,16 @@ function entryMaker(options) {
     const status = el("div", { class: "status " + comment.status }, [
       describeStatus(comment) + (author ? " · " + author : "") + (found ? "" : " · element gone"),
     ]);
-    const item = el("li", { tabindex: "0", "data-maple-comment": comment.id, "data-maple-status": comment.status }, [
+    const presence = presenceOf(comment, Date.now());
+    const item = el("li", {
+      tabindex: "0",
+      "data-maple-comment": comment.id,
+      "data-maple-status": comment.status,
+      "data-maple-presence": presence.kind,
+    }, [
       el("p", { class: "body" }, [comment.body]),
       status,
+      el("div", { class: "presence " + presence.kind }, [presenceText(presence)]),
     ]);
     if (!found) item.setAttribute("data-maple-gone", "");
     const own = comment.author && comment.author.id === "browser:" + options.reviewer().id;
@@ -1576,7 +1707,10 @@ function pinName(comment, number) {
   const quoted = words.slice(0, NAMED_WORDS).join(" ") + (words.length > NAMED_WORDS ? "…" : "");
   const author = comment.author && comment.author.name ? " by " + comment.author.name : "";
   const asks = awaitingReviewer(comment) ? ", the agent asks you a question" : "";
-  return "Comment " + number + author + ": " + quoted + (comment.status === "resolved" ? ", resolved" : "") + asks;
+  const presence = presenceOf(comment, Date.now());
+  const onIt = presence.kind === "on-it" ? ", " + presenceText(presence) : "";
+  return "Comment " + number + author + ": " + quoted + (comment.status === "resolved" ? ", resolved" : "") + asks +
+    onIt;
 }
 
 /**
@@ -1594,6 +1728,9 @@ function drawPin(pin, comment, number, at) {
   pin.setAttribute("aria-label", pinName(comment, number));
   pin.setAttribute("data-maple-status", comment.status);
   pin.toggleAttribute("data-maple-waiting", awaitingReviewer(comment));
+  const presence = presenceOf(comment, Date.now());
+  pin.setAttribute("data-maple-presence", presence.kind);
+  pin.title = comment.body + " (" + describeStatus(comment) + "; " + presenceText(presence) + ")";
   pin.style.left = at.left + "px";
   pin.style.top = at.top + "px";
 }
@@ -1643,9 +1780,10 @@ function pinBoard(ui, { entry, hideResolved, open }) {
     const hide = hideResolved();
     const shown = comments.filter((c) => onThisPage(c) && !(hide && c.status === "resolved"));
     const found = shown.map(locate);
-    const signature = JSON.stringify(
-      shown.map((c, i) => [c.id, c.body, c.status, c.resolution, c.author, c.replies, found[i] !== null]),
-    );
+    const now = Date.now();
+    const signature = JSON.stringify(shown.map((c, i) => [
+      c.id, c.body, c.status, c.resolution, c.author, c.replies, found[i] !== null, presenceOf(c, now),
+    ]));
     if (signature !== listed) {
       listed = signature;
       const writing = fieldInUse(ui);
@@ -1674,9 +1812,9 @@ function pinBoard(ui, { entry, hideResolved, open }) {
       pins.push(pin);
     });
     for (const id of kept.keys()) if (!shown.some((c) => c.id === id)) kept.delete(id);
-    const now = Array.from(ui.pins.children);
+    const drawn = Array.from(ui.pins.children);
     // moving a focused pin would blur it: the children change only when which pins show does
-    if (now.length !== pins.length || pins.some((pin, i) => now[i] !== pin)) ui.pins.replaceChildren(...pins);
+    if (drawn.length !== pins.length || pins.some((pin, i) => drawn[i] !== pin)) ui.pins.replaceChildren(...pins);
     ui.count.textContent = String(shown.length);
   };
 }
@@ -1745,7 +1883,8 @@ function rememberReviewer(reviewer) {
 // the entry module: tests/overlay_bundle.py joins it and the modules it imports into ../overlay.js.
 
 
-const POLL_MS = 3000;
+/** How often the comments are asked for: an agent's claim shows within a second (a 304 costs little). */
+const POLL_MS = 500;
 /** How long a list entry's element stays highlighted after the reviewer picks the entry. */
 const SHOW_MS = 2000;
 
@@ -1810,10 +1949,15 @@ function start(script) {
       dock(ui);
     });
   };
+  /** @type {string | null} */
+  let etag = null;
   const refresh = async () => {
-    const listed = await listComments(api, branch);
-    if (listed) comments = listed;
-    redraw();
+    const listed = await listChanged(api, branch, etag);
+    if (listed && listed !== "unchanged") {
+      comments = listed.comments;
+      etag = listed.etag;
+    }
+    redraw(); // a claim lapses with nothing written: the presence is drawn anew each time
   };
   const composer = createComposer(ui, {
     api, appOrigin, branch, say, sent: changed, author: () => ({ id: reviewer.id, name: reviewer.name }),

@@ -2,7 +2,7 @@
 // Injected by `maple review` with data-maple-branch, data-maple-api and data-maple-app. This is
 // the entry module: tests/overlay_bundle.py joins it and the modules it imports into ../overlay.js.
 
-import { listComments } from "./api.js";
+import { listChanged } from "./api.js";
 import { createComposer } from "./composer.js";
 import { dock } from "./dock.js";
 import { entryMaker } from "./entries.js";
@@ -12,7 +12,8 @@ import { pinBoard } from "./pins.js";
 import { rememberReviewer, rememberedReviewer } from "./reviewer.js";
 import { buildUi, fold, outline } from "./ui.js";
 
-const POLL_MS = 3000;
+/** How often the comments are asked for: an agent's claim shows within a second (a 304 costs little). */
+const POLL_MS = 500;
 /** How long a list entry's element stays highlighted after the reviewer picks the entry. */
 const SHOW_MS = 2000;
 
@@ -77,10 +78,15 @@ function start(script) {
       dock(ui);
     });
   };
+  /** @type {string | null} */
+  let etag = null;
   const refresh = async () => {
-    const listed = await listComments(api, branch);
-    if (listed) comments = listed;
-    redraw();
+    const listed = await listChanged(api, branch, etag);
+    if (listed && listed !== "unchanged") {
+      comments = listed.comments;
+      etag = listed.etag;
+    }
+    redraw(); // a claim lapses with nothing written: the presence is drawn anew each time
   };
   const composer = createComposer(ui, {
     api, appOrigin, branch, say, sent: changed, author: () => ({ id: reviewer.id, name: reviewer.name }),
