@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Generator, Hashable, Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Protocol, cast
 
 from maple_core.comments import Comment, Resolution
@@ -379,6 +380,7 @@ def converse_and_report(
     refresher: GateRefresher | None = None,
     require_approval: bool = False,
     require_confirmation: bool = False,
+    now: datetime | None = None,
 ) -> Comment:
     """Apply ``event`` (:func:`converse`), then tell the gate (:func:`report_to_gate`).
 
@@ -394,6 +396,7 @@ def converse_and_report(
         refresher=refresher,
         require_approval=require_approval,
         require_confirmation=require_confirmation,
+        now=now,
     )
     return changed
 
@@ -425,6 +428,7 @@ def publish_gate(
     require_approval: bool = False,
     require_confirmation: bool = False,
     review_url: str | None = None,
+    now: datetime | None = None,
 ) -> PublishOutcome:
     """Decide the gate for ``branch``'s head commit and publish it (Maple's ``publishGate``).
 
@@ -433,7 +437,7 @@ def publish_gate(
     publishes nothing: publishing on a guessed commit is worse than not publishing. A ledger
     that cannot be read is published as blocked (``ledger-unreadable``), never neutral. Other
     errors from the store or the publisher propagate; the caller decides that a publish
-    failure never fails a resolve.
+    failure never fails a resolve. With ``now``, the summary names the comments an agent is on.
     """
     if Capability.HEAD not in store.capabilities:
         return PublishOutcome(
@@ -445,7 +449,7 @@ def publish_gate(
         sha, verdict = store.head(branch), unreadable_ledger_verdict(str(exc))
     else:
         sha = state.head
-        verdict = _verdict(store, state, sha, require_approval, require_confirmation)
+        verdict = _verdict(store, state, sha, require_approval, require_confirmation, now)
     if sha is None:
         return PublishOutcome(skipped=f'No head commit for "{branch}", so no gate was published.')
     report = GateReport(branch=branch, sha=sha, verdict=verdict, review_url=review_url)
@@ -476,6 +480,7 @@ def _verdict(
     commit: str | None,
     require_approval: bool,
     require_confirmation: bool,
+    now: datetime | None = None,
 ) -> GateVerdict:
     """The gate policy, written once: what one read of a branch decides at ``commit``."""
     return decide_gate(
@@ -487,6 +492,7 @@ def _verdict(
             approvals=state.approvals,
             require_confirmation=require_confirmation,
             pushed=state.pushed,
+            now=now,
         ),
     )
 
@@ -512,11 +518,13 @@ def report_to_gate(
     refresher: GateRefresher | None = None,
     require_approval: bool = False,
     require_confirmation: bool = False,
+    now: datetime | None = None,
 ) -> None:
     """After a status change: publish the gate (``gate``) or ask the route to (``refresher``).
 
     Neither ever fails the change that was saved: a failure is logged, and so is a gate that
-    could not be published on a named commit.
+    could not be published on a named commit. ``now`` is for the summary's presence (see
+    :func:`publish_gate`).
     """
     if gate is not None:
         try:
@@ -526,6 +534,7 @@ def report_to_gate(
                 branch,
                 require_approval=require_approval,
                 require_confirmation=require_confirmation,
+                now=now,
             )
         except Exception as exc:
             log.error(
@@ -580,5 +589,6 @@ def resolve_and_report(
         refresher=refresher,
         require_approval=require_approval,
         require_confirmation=require_confirmation,
+        now=clock.now(),
     )
     return resolved

@@ -261,6 +261,7 @@ def build_server(
             refresher=refresher,
             require_approval=require_approval,
             require_confirmation=require_confirmation,
+            now=clock.now(),
         )
 
     tasks = TasksExtension(["wait_for_comments"], max_live=max_tasks, max_wait_s=max_task_wait_s)
@@ -486,6 +487,7 @@ def build_server(
             refresher=refresher,
             require_approval=require_approval,
             require_confirmation=require_confirmation,
+            now=clock.now(),
         )
         data = shown_one(changed, report)
         return _result(data, {"notice": REVIEW_DATA_NOTICE, **data})

@@ -12,11 +12,12 @@ import json
 import re
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import TypeVar
 
 from maple_adapters.github.claim_chain import current_claim
 from maple_core.approvals import Approval
-from maple_core.claims import CLAIM
+from maple_core.claims import CLAIM, live_claim
 from maple_core.comments import Anchor, Comment, Context
 from maple_core.conversation import (
     REPLIES,
@@ -330,8 +331,21 @@ def _lines_length(lines: Sequence[str]) -> int:
     return sum(github_length(line) + 1 for line in lines)
 
 
+def _agent_cell(comment: Comment, now: datetime) -> str:
+    """Who is on a comment, for its row: ``on it: `claude-code` until 12:15 UTC``, or ``—``."""
+    claim = live_claim(comment, now)
+    if claim is None or comment.status is CommentStatus.RESOLVED:
+        return "—"
+    ends = parse_stamp(claim.expires)
+    until = f" until {ends:%H:%M} UTC" if ends is not None else ""
+    return f"on it: {_cell(claim.agent, 40)}{until}"
+
+
 def render_ledger_body(
-    ledger: GitHubLedger, budget: int = FENCE_BUDGET, limit: int = BODY_LIMIT
+    ledger: GitHubLedger,
+    budget: int = FENCE_BUDGET,
+    limit: int = BODY_LIMIT,
+    now: datetime | None = None,
 ) -> str:
     """The ledger comment's markdown: intro, table, approvals, the ```` ```maple ```` fence.
 
@@ -342,7 +356,8 @@ def render_ledger_body(
     counted instead of shown (the fence has them all). Once any comment has a thread, a
     ``Conversation`` column shows each thread as the fence holds it (how many replies, whether
     the agent waits for the reviewer, the reviewer's latest words); replies shed to fit the
-    fence are counted in a note under the intro.
+    fence are counted in a note under the intro. With ``now``, an ``Agent`` column shows who is
+    on each comment (their live claims then), once any agent is.
 
     Raises:
         LedgerTooLargeError: even with everything shed the body would pass ``limit``: the
@@ -376,11 +391,13 @@ def render_ledger_body(
     if comments:
         with_status = any(c.status is not CommentStatus.OPEN for c in comments)
         with_thread = any(thread_of(c) for c in fitted.comments)
+        with_agent = now is not None and any(_agent_cell(c, now) != "—" for c in comments)
         header = [
             "#",
             "Where",
             "Comment",
             *(["Status"] if with_status else []),
+            *(["Agent"] if with_agent else []),
             *(["Conversation"] if with_thread else []),
             "Viewport",
         ]
@@ -391,6 +408,8 @@ def render_ledger_body(
             row = [str(i), _cell(where_of(c.anchor) or ""), _cell(c.body, _ROW_TEXT_LIMIT)]
             if with_status:
                 row.append(_STATUS_WORDS[c.status])
+            if with_agent and now is not None:
+                row.append(_agent_cell(c, now))
             if with_thread:
                 row.append(_thread_cell(kept))
             row.append(_viewport(c))

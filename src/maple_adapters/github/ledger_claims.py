@@ -84,6 +84,7 @@ class LedgerClaims:
 
     def _remember(self, pull: int, comments: Sequence[JsonObject]) -> None:
         self._recent = _Read(pull, self._store._clock.monotonic(), tuple(comments))
+        self._store._read_back = None  # the store's own remembered read predates this one
 
     def claim(
         self, pull: int, comment_ids: Sequence[str], request: ClaimRequest

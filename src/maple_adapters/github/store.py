@@ -480,7 +480,7 @@ class GitHubLedgerStore:
         """
         limit = BODY_LIMIT - _STATUS_ROOM if adds_words else BODY_LIMIT
         try:
-            return render_ledger_body(ledger, limit=limit)
+            return render_ledger_body(ledger, limit=limit, now=self._clock.now())
         except LedgerTooLargeError as exc:
             raise LedgerFullError(str(exc), store=self.name, operation=operation) from None
 

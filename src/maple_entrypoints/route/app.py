@@ -240,6 +240,7 @@ class _Route:
                     require_approval=self.options.require_approval,
                     require_confirmation=self.options.require_confirmation,
                     review_url=self.options.review_url,
+                    now=self.options.clock.now(),
                 )
             )
         except Exception as exc:
@@ -616,6 +617,7 @@ class _Route:
             require_confirmation=self.options.require_confirmation,
             review_url=self.options.review_url,
             limit=self.options.max_json_bytes,
+            now=self.options.clock.now(),
         )
 
 
