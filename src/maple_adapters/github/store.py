@@ -71,6 +71,7 @@ _SETTLE_S = 0.25
 _MAX_SETTLE_S = 3.0
 _REUSE_S = _POLL_S  # how long a write's read-back stands in for a fresh read (see ``state``)
 _STATUS_ROOM = 4_096  # of GitHub's body limit, kept for status changes by writes that add words
+_PARSED = 8  # ledger bodies kept parsed (a pull request seldom has more than two at once)
 _T = TypeVar("_T")
 
 
@@ -144,6 +145,8 @@ class GitHubLedgerStore:
         self._read_back: _ReadBack | None = None
         self._commits: dict[tuple[int, str], frozenset[str]] = {}  # (pull, head) -> its commits
         self._claims = LedgerClaims(self)
+        self._parsed: dict[tuple[int, str | None, str], GitHubLedger | None] = {}
+        self._parsing = threading.Lock()
 
     @property
     def name(self) -> str:
@@ -326,7 +329,7 @@ class GitHubLedgerStore:
             if "```maple" not in body or not self._trusted(comment):
                 continue
             try:
-                ledger = parse_ledger_body(body, branch)
+                ledger = self._parse(comment_id, body, branch)
             except InvalidRecordError as exc:
                 where = comment.get("html_url")
                 location = where if isinstance(where, str) else f"issue comment {comment_id}"
@@ -354,6 +357,23 @@ class GitHubLedgerStore:
         return _Ledgers(
             pull, tuple(i for _, i, _ in ledgers), merged, tuple(u for u, _, _ in ledgers)
         )
+
+    def _parse(self, comment_id: int, body: str, branch: str | None) -> GitHubLedger | None:
+        """The ledger in ``body``, parsed once per text.
+
+        A ledger comment is read far more often than it changes: every listing, every wait's
+        look, every write's read-back.
+        """
+        key = (comment_id, branch, body)
+        with self._parsing:
+            found = self._parsed.get(key)
+        if found is None:
+            found = parse_ledger_body(body, branch)
+            with self._parsing:
+                if len(self._parsed) >= _PARSED:
+                    self._parsed.pop(next(iter(self._parsed)))
+                self._parsed[key] = found
+        return found
 
     def list(self, query: ListQuery) -> CommentPage:
         """One page of the branch's comments; no pull request means none."""
