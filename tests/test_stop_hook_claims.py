@@ -2,7 +2,7 @@
 
 ``maple-stop-hook`` runs as a subprocess, as the clients run it. A claim is another session's
 unless this machine's entry for that session (``maple_adapters.sessions``) names the payload's
-session or a process the hook runs under.
+session, or (when they do not both name one) a process the hook runs under.
 """
 
 from __future__ import annotations
@@ -62,6 +62,19 @@ def test_its_own_claim_holds_the_session_known_by_its_client_process(
     claim(repo, comment, "codex-mcp-client", "ms-child")
     note(hook, "ms-child", client=os.getpid())  # the hook runs under this test's process
     assert hook.decide(stop(repo, session="thread-1"), repo)["decision"] == "block"
+
+
+def test_another_conversation_under_the_same_process_is_still_another_session(
+    hook: Hook, repo: Path
+) -> None:
+    """Two Claude Code conversations started from one terminal share an ancestor: the
+    conversations they name, not the processes, tell them apart."""
+    comment = add(repo, "Tighten the header.")
+    claim(repo, comment, "claude-code", "ms-beside")
+    note(hook, "ms-beside", conversation="session-2", client=os.getpid())
+    decision = hook.decide(stop(repo, session="session-1"), repo)
+    assert "decision" not in decision
+    assert f"[{comment}] claimed by claude-code (session ms-beside)" in decision["reason"]
 
 
 def test_unclaimed_comments_hold_it_and_the_others_claims_are_named_after_them(

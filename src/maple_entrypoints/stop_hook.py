@@ -217,9 +217,9 @@ class OwnSessions:
     """Whether a session holding a claim is the one this hook runs in.
 
     It is when this machine's entry for it (``maple_adapters.sessions``) names the client's own
-    session the payload names (Claude Code's ``session_id``), or names as its client a process
-    this hook runs under (Codex, ``maple watch``). A session with no entry here (another
-    machine's, a person's) is never this one.
+    session the payload names (Claude Code's ``session_id``), or, when the two do not both name
+    one, names as its client a process this hook runs under (Codex, ``maple watch``). A session
+    with no entry here (another machine's, a person's) is never this one.
     """
 
     def __init__(self, payload_session: str | None, temp_dir: str) -> None:
@@ -240,8 +240,10 @@ class OwnSessions:
         if entry is None:
             return False
         conversation = entry.get("conversation")
-        if self._payload_session and conversation == self._payload_session:
-            return True
+        if self._payload_session and isinstance(conversation, str):
+            # Both name a conversation: that settles it. Two conversations can share an
+            # ancestor (a terminal, a test runner), so the processes are asked only otherwise.
+            return conversation == self._payload_session
         if self._above is None:
             self._above = set(process_ancestors())
         client = entry.get("client")
