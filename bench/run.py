@@ -140,7 +140,8 @@ def main() -> int:
     from bench.claim_row import file_claim_row, github_claim_row
     from bench.github_row import github_requests_row, github_row
     from bench.hook_row import hook_row
-    from bench.mcp_rows import startup_row, wake_row
+    from bench.mcp_rows import startup_rows, wake_row
+    from bench.refind_row import refind_row
     from bench.route_row import route_row
     from bench.solo_row import solo_row
     from bench.task_wake_row import task_wake_row
@@ -148,9 +149,10 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory(prefix="maple-bench-") as tmp:
         rows = [bench_list(Path(tmp)), bench_appends(Path(tmp))]
-    rows += [Row(*hook_row()), Row(*wake_row()), Row(*startup_row()), Row(*github_row())]
+    rows += [Row(*hook_row()), Row(*wake_row()), *(Row(*r) for r in startup_rows())]
+    rows += [Row(*github_row())]
     rows += [Row(*github_requests_row()), Row(*route_row()), Row(*solo_row())]
-    rows += [Row(*capture_row()), Row(*task_wake_row()), Row(*watch_row())]
+    rows += [Row(*capture_row()), Row(*refind_row()), Row(*task_wake_row()), Row(*watch_row())]
     rows += [Row(*file_claim_row()), Row(*github_claim_row())]
     headers = ("benchmark", "figure", "anchor (same run)", "ratio", "budget", "")
     table = [
@@ -165,12 +167,14 @@ def main() -> int:
 
 SINGLE_ROWS = {
     "hook": ("bench.hook_row", "hook_row"),
+    "startup": ("bench.mcp_rows", "startup_rows"),
     "hook-tricks": ("bench.hook_row", "hook_tricks"),
     "github": ("bench.github_row", "github_row"),
     "github-requests": ("bench.github_row", "github_requests_row"),
     "route": ("bench.route_row", "route_row"),
     "solo": ("bench.solo_row", "solo_row"),
     "capture": ("bench.capture_row", "capture_row"),
+    "refind": ("bench.refind_row", "refind_row"),
     "task-wake": ("bench.task_wake_row", "task_wake_row"),
     "watch": ("bench.watch_row", "watch_row"),
     "claims-file": ("bench.claim_row", "file_claim_row"),

@@ -10,31 +10,31 @@ import contextlib
 import functools
 import inspect
 import json
-import sys
 from collections.abc import AsyncIterator, Callable, Hashable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Annotated, Any, Literal, ParamSpec, TypeVar, cast
+from typing import IO, Annotated, Any, Literal, ParamSpec, TypeVar, cast
 
 import anyio
 import anyio.to_thread
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.stdio import stdio_server
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from maple_core.claiming import claim_for_work, release_quietly
-from maple_core.claims import ClaimRefusedError, check_session_id
+from maple_core.claims import ClaimRefusedError
 from maple_core.comments import Comment
 from maple_core.context import comment_context
 from maple_core.conversation import MAX_REPLY_CHARS, Role, ThreadEvent, agent_author
 from maple_core.cursor import FreshComments, parse_cursor
 from maple_core.display import shown, shown_one
-from maple_core.errors import ConfigurationError, InvalidInputError, MapleError
+from maple_core.errors import MapleError
 from maple_core.json_types import JsonObject
 from maple_core.ports import (
     Capability,
@@ -68,17 +68,18 @@ from maple_entrypoints.bootstrap.local import (
     session_registry,
     system_clock,
 )
-from maple_entrypoints.bootstrap.server import (
-    build_gate,
-    build_refresher,
-    build_store,
-    check_capabilities,
-)
+from maple_entrypoints.bootstrap.server import CheckedServer
 from maple_entrypoints.mcp_claims import CLAIM_TOOL, Model, register_claim_tool
 from maple_entrypoints.mcp_images import comment_images
 from maple_entrypoints.mcp_models import CommentList, ContextModel, SoloModel, WaitModel
 from maple_entrypoints.mcp_models import CommentModel as CommentOut
-from maple_entrypoints.mcp_session import ClaimSession, SessionNote, new_session_id
+from maple_entrypoints.mcp_session import (
+    ClaimSession,
+    SessionIdentity,
+    SessionNote,
+    new_session_id,
+)
+from maple_entrypoints.mcp_start import SERVICE
 from maple_entrypoints.mcp_tasks import (
     MAX_LIVE_TASKS,
     MAX_TASK_WAIT_S,
@@ -86,16 +87,22 @@ from maple_entrypoints.mcp_tasks import (
     task_budget_s,
 )
 from maple_entrypoints.server_log import ServerLog
-from maple_entrypoints.settings import SessionSettings, load_settings, resolve_config
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from maple_entrypoints.bootstrap.agents import AgentPool
     from maple_entrypoints.solo_bridges import SoloBridges
 
-__all__ = ["SERVICE", "TOOL_NAMES", "build_server", "main", "package_version", "tool_errors"]
+__all__ = [
+    "SERVICE",
+    "StdioServer",
+    "TOOL_NAMES",
+    "build_server",
+    "package_version",
+    "stdio_server_for",
+    "tool_errors",
+]
 
-SERVICE = "maple-mcp"
 TOOL_NAMES = (
     "list_comments",
     "wait_for_comments",
@@ -802,46 +809,70 @@ def _within(seconds: float, work: Callable[[], None]) -> None:
     worker.join(seconds)
 
 
-def main() -> None:
-    """Run ``maple-mcp`` over stdio; a bad configuration exits 1 with one line on stderr."""
-    try:
-        settings = load_settings()
-        config = resolve_config(settings)
-        gate = build_gate(config)
-        refresher = build_refresher(config)
-        store = build_store(config, Path.cwd())
-        check_capabilities(store, gate)
-        session_settings = SessionSettings.load()
-        inherited = session_settings.MAPLE_SESSION
-        session_id = check_session_id(inherited) if inherited else new_session_id()
-    except (ConfigurationError, InvalidInputError) as exc:
-        sys.stderr.write(f"{SERVICE}: {exc}\n")
-        raise SystemExit(1) from None
-    log = ServerLog(SERVICE, settings.secrets())
-    from maple_entrypoints.solo_bridges import SoloBridge, SoloBridges
+@dataclass(frozen=True, slots=True)
+class StdioServer:
+    """``maple-mcp``'s server over a checked configuration, ready to serve a stdio pair.
 
-    cwd = Path.cwd()
+    ``begin`` notes the session for this machine's other tools; ``end`` releases its claims (so
+    they lapse now, not at their expiry), forgets the note and ends every agent it started.
+    """
+
+    server: MCPServer
+    begin: Callable[[], None]
+    end: Callable[[], None]
+
+    def serve(self, stdin: IO[str], stdout: IO[str]) -> None:
+        """Serve the client on ``stdin`` and ``stdout`` until it closes (on the main thread)."""
+        _exit_on_signals(self.end)
+        lowlevel = self.server._lowlevel_server  # MCPServer.run_stdio_async, on given streams
+
+        async def run() -> None:
+            streams = anyio.wrap_file(stdin), anyio.wrap_file(stdout)
+            async with stdio_server(*streams) as (read, write):
+                await lowlevel.run(read, write, lowlevel.create_initialization_options())
+
+        self.begin()
+        try:
+            anyio.run(run)
+        finally:
+            _within(_STOP_S, self.end)
+
+
+def stdio_server_for(
+    checked: CheckedServer, cwd: Path, identity: SessionIdentity | None = None
+) -> StdioServer:
+    """Build the server ``maple-mcp`` serves over ``checked``, in ``cwd``.
+
+    It is the session ``identity`` names (by default, the one the environment names).
+    """
+    identity = identity or SessionIdentity.load()
+    config = checked.config
+    log = ServerLog(SERVICE, checked.settings.secrets())
+    from maple_entrypoints.solo_bridges import SoloBridge, SoloBridges
 
     def start(url: str) -> SoloBridge:
         from maple_entrypoints.solo import start_bridge  # the web stack, on first use only
 
         return start_bridge(url, cwd=cwd, log=log)
 
-    solo = SoloBridges(start)
-    from maple_entrypoints.bootstrap.agents import build_agents, kill_all_agents
+    from maple_entrypoints.bootstrap.agents import build_agents
 
     agents = build_agents(config, cwd)
     clock = system_clock()
     session = ClaimSession(
-        store, clock, session_id, inherited=inherited is not None, report=log.warn
+        checked.store,
+        clock,
+        identity.session_id,
+        inherited=identity.inherited,
+        report=log.warn,
     )
-    sessions = session_registry(session_settings.temp_dir)
-    noted = SessionNote(sessions, session, session_settings.CLAUDE_CODE_SESSION_ID, cwd)
+    sessions = session_registry(identity.settings.temp_dir)
+    noted = SessionNote(sessions, session, identity.settings.CLAUDE_CODE_SESSION_ID, cwd)
     server = build_server(
-        store,
-        gate=gate,
-        refresher=refresher,
-        solo=solo,
+        checked.store,
+        gate=checked.gate,
+        refresher=checked.refresher,
+        solo=SoloBridges(start),
         agents=agents,
         require_approval=config.require_approval,
         require_confirmation=config.require_confirmation,
@@ -863,16 +894,13 @@ def main() -> None:
 
     def end() -> None:
         try:
-            session.end()  # the claims lapse now, not at their expiry
+            session.end()
             noted.forget()
         finally:
             if agents is not None:  # every child and everything it started ends with the server
+                from maple_entrypoints.bootstrap.agents import kill_all_agents
+
                 agents.close_all()
                 kill_all_agents()
 
-    noted.write()
-    _exit_on_signals(end)
-    try:
-        server.run("stdio")
-    finally:
-        _within(_STOP_S, end)
+    return StdioServer(server, begin=noted.write, end=end)

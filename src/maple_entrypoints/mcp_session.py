@@ -20,6 +20,7 @@ import os
 import secrets
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
@@ -40,8 +41,16 @@ from maple_core.cursor import FreshComments, select_fresh
 from maple_core.errors import InvalidInputError, MapleError
 from maple_core.json_types import JsonObject
 from maple_core.ports import Clock, CommentStore
+from maple_entrypoints.settings import SessionSettings
 
-__all__ = ["UNNAMED_CLIENT", "ClaimSession", "Registry", "SessionNote", "new_session_id"]
+__all__ = [
+    "UNNAMED_CLIENT",
+    "ClaimSession",
+    "Registry",
+    "SessionIdentity",
+    "SessionNote",
+    "new_session_id",
+]
 
 UNNAMED_CLIENT = "an unnamed MCP client"
 """The agent's name when its client gives none."""
@@ -50,6 +59,30 @@ UNNAMED_CLIENT = "an unnamed MCP client"
 def new_session_id(prefix: str = "ms") -> str:
     """A fresh session id: ``<prefix>-`` and 12 hex digits."""
     return f"{prefix}-{secrets.token_hex(6)}"
+
+
+@dataclass(frozen=True, slots=True)
+class SessionIdentity:
+    """Who a ``maple-mcp`` session is, and what it reads about itself.
+
+    Its id is ``MAPLE_SESSION``'s, checked, when ``maple watch`` handed it one; else a fresh one.
+    """
+
+    session_id: str
+    inherited: bool
+    settings: SessionSettings
+
+    @classmethod
+    def load(cls) -> SessionIdentity:
+        """The identity the environment names.
+
+        Raises:
+            InvalidInputError: ``MAPLE_SESSION`` is not a plain session id.
+        """
+        settings = SessionSettings.load()
+        given = settings.MAPLE_SESSION
+        session_id = check_session_id(given) if given else new_session_id()
+        return cls(session_id, given is not None, settings)
 
 
 class ClaimSession:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from maple_adapters.files import FileCommentStore
@@ -18,6 +19,7 @@ from maple_entrypoints.settings import (
     GateMode,
     GitHubConfig,
     ServerConfig,
+    Settings,
     StoreKind,
     Transport,
     load_settings,
@@ -29,10 +31,12 @@ if TYPE_CHECKING:
     from maple_adapters.route import RouteHttp
 
 __all__ = [
+    "CheckedServer",
     "build_gate",
     "build_refresher",
     "build_store",
     "check_capabilities",
+    "check_server",
     "store_from_environment",
 ]
 
@@ -120,3 +124,29 @@ def store_from_environment(
     """
     config = resolve_config(load_settings(environ), program)
     return build_store(config, cwd or Path.cwd())
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedServer:
+    """What ``maple-mcp`` serves, built from a configuration it checked: store, gate, refresher."""
+
+    settings: Settings
+    config: ServerConfig
+    store: CommentStore
+    gate: GatePublisher | None
+    refresher: GateRefresher | None
+
+
+def check_server(cwd: Path) -> CheckedServer:
+    """Check the process's configuration as ``maple-mcp`` does before serving, and build its parts.
+
+    Raises:
+        ConfigurationError: one line naming the variable and what to do.
+    """
+    settings = load_settings()
+    config = resolve_config(settings)
+    gate = build_gate(config)
+    refresher = build_refresher(config)
+    store = build_store(config, cwd)
+    check_capabilities(store, gate)
+    return CheckedServer(settings, config, store, gate, refresher)
