@@ -31,16 +31,26 @@ class EnvironmentVariable(Frozen):
 
     ``description`` is one sentence; ``type`` is what the value must be, in the docs' words
     (say ``URL`` or ``number``). An empty value reads as unset (so as ``default``) unless
-    ``empty_is_unset`` is false.
+    ``empty_is_unset`` is false. A ``per_session`` variable names who a session is (each
+    session its own value), never how maple behaves, so nothing is keyed on it.
     """
 
-    __slots__ = ("default", "description", "empty_is_unset", "name", "secret", "type")
+    __slots__ = (
+        "default",
+        "description",
+        "empty_is_unset",
+        "name",
+        "per_session",
+        "secret",
+        "type",
+    )
     name: str
     type: str
     default: str | None
     secret: bool
     description: str
     empty_is_unset: bool
+    per_session: bool
 
     def __init__(
         self,
@@ -51,12 +61,14 @@ class EnvironmentVariable(Frozen):
         default: str | None = None,
         secret: bool = False,
         empty_is_unset: bool = True,
+        per_session: bool = False,
     ) -> None:
         self._set(
             default=default,
             description=description,
             empty_is_unset=empty_is_unset,
             name=name,
+            per_session=per_session,
             secret=secret,
             type=type,
         )
@@ -163,6 +175,7 @@ ENVIRONMENT: tuple[EnvironmentVariable, ...] = (
         "The session maple-mcp claims comments as (1 to 64 letters, digits and . _ : @ -); "
         "maple watch sets it for the agent it wakes, so that agent's claims are the watch's; "
         "unset means each maple-mcp process is a session of its own with a new id.",
+        per_session=True,
     ),
     EnvironmentVariable(
         "CLAUDE_CODE_SESSION_ID",
@@ -170,6 +183,7 @@ ENVIRONMENT: tuple[EnvironmentVariable, ...] = (
         "Set by Claude Code for the MCP servers and hooks it starts: maple-mcp notes it beside "
         "its session on this machine, so the Stop hook of that conversation knows its claims "
         "as its own.",
+        per_session=True,
     ),
     EnvironmentVariable(
         "GH_TOKEN",

@@ -358,11 +358,15 @@ def configuration_values(environ: Mapping[str, str] | None = None) -> list[tuple
     """Every variable of the table as set in ``environ`` (a secret only as ``set`` or unset).
 
     What a program's behaviour can depend on, for keying what is derived from it; the raw
-    value, so an empty variable and an unset one differ.
+    value, so an empty variable and an unset one differ. A variable naming the session
+    (``per_session``: Claude Code gives each conversation its own) is left out, or nothing
+    recorded under one session's key would serve the next.
     """
     env = os.environ if environ is None else environ
     values: list[tuple[str, str | None]] = []
     for variable in ENVIRONMENT:
+        if variable.per_session:
+            continue
         value = env.get(variable.name)
         values.append((variable.name, "set" if variable.secret and value else value))
     return values
