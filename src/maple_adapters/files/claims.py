@@ -3,8 +3,9 @@
 ``{"version": 1, "claims": {"<comment id>": {agent, session, since, expires}}}``. Claims change
 far more often than comments (every claim, renewal and release), are worth nothing after their
 lease, and Maple's own tools rewrite ``comments.json`` whole, so they are kept apart from the
-ledger: a claim rewrites this small file (under its own lock, atomically replaced, without the
-ledger's ``fsync``, since a crash loses at most leases that lapse anyway) and never the ledger.
+ledger: a claim rewrites this small file (in place, under its own lock, whose shared side its
+readers hold; without the ledger's ``fsync``), never the ledger. A crash, or a writer killed
+mid-write, loses at most these leases, which lapse anyway: never a comment.
 A store lists each comment with its claim from here under the comment's ``claim`` key.
 
 A file that cannot be read holds no claims (it is maple's own and only ever holds leases); an
@@ -19,19 +20,34 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 
 from maple_adapters.files.folders import Folder
-from maple_adapters.files.records import CLAIMS, parse_claims
+from maple_adapters.files.lock import read_shared
+from maple_adapters.files.records import (
+    CLAIMS,
+    CLAIMS_LOCK,
+    CLAIMS_READ_TIMEOUT_S,
+    parse_claims,
+)
 from maple_core.claims import CLAIM, Claim
 from maple_core.comments import Comment
 from maple_core.json_types import JsonObject
 
-__all__ = ["CLAIMS", "CLAIMS_LOCK", "claimed_view", "read_claims", "write_claims"]
+__all__ = [
+    "CLAIMS",
+    "CLAIMS_LOCK",
+    "claimed_view",
+    "read_claims",
+    "read_current_claims",
+    "write_claims",
+]
 
-CLAIMS_LOCK = CLAIMS + ".lock"
 _FORGET_AFTER = timedelta(hours=1)
 
 
 def read_claims(folder: Folder) -> dict[str, JsonObject]:
-    """The folder's claims by comment id (none when the file is missing or unreadable)."""
+    """The folder's claims by comment id, read by a writer holding ``CLAIMS_LOCK``.
+
+    None when the file is missing or unreadable.
+    """
     try:
         data = folder.read(CLAIMS)
     except FileNotFoundError:
@@ -39,8 +55,17 @@ def read_claims(folder: Folder) -> dict[str, JsonObject]:
     return parse_claims(data)
 
 
+def read_current_claims(folder: Folder) -> dict[str, JsonObject]:
+    """The folder's claims by comment id, read by a reader (the lock's shared side)."""
+    data = read_shared(folder, CLAIMS, CLAIMS_LOCK, CLAIMS_READ_TIMEOUT_S)
+    return parse_claims(data) if data is not None else {}
+
+
 def write_claims(folder: Folder, claims: Mapping[str, JsonObject], now: datetime) -> None:
-    """Replace the claims file with ``claims``, less those that ended over an hour ago."""
+    """Write ``claims`` over the claims file, less those that ended over an hour ago.
+
+    The caller holds ``CLAIMS_LOCK``; the file is written in place (readers share the lock).
+    """
     kept: dict[str, JsonObject] = {}
     for comment_id, value in claims.items():
         claim = Claim.read(value)
@@ -48,7 +73,7 @@ def write_claims(folder: Folder, claims: Mapping[str, JsonObject], now: datetime
         if ends is not None and now - ends <= _FORGET_AFTER:
             kept[comment_id] = value
     data = json.dumps({"version": 1, "claims": kept}, ensure_ascii=False, sort_keys=True)
-    folder.replace(CLAIMS, data.encode("utf-8") + b"\n", durable=False)
+    folder.overwrite(CLAIMS, data.encode("utf-8") + b"\n")
 
 
 def claimed_view(

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CLAIMS",
+    "CLAIMS_LOCK",
+    "CLAIMS_READ_TIMEOUT_S",
     "Records",
     "blocking_records",
     "claims_beside",
@@ -32,6 +34,10 @@ __all__ = [
 
 CLAIMS = "claims.json"
 """The file beside a ledger holding its claims (see ``maple_adapters.files.claims``)."""
+CLAIMS_LOCK = CLAIMS + ".lock"
+"""Its lock: a writer holds it exclusively, a reader shares it (the file is written in place)."""
+CLAIMS_READ_TIMEOUT_S = 2.0
+"""How long a reader waits for a writer of the claims (who holds it for well under that)."""
 
 
 class Records:
@@ -127,7 +133,11 @@ def claims_beside(path: str) -> dict[str, Record]:
     Raises:
         UnsafePathError: the file, or a folder from ``.maple`` down to it, is a symbolic link.
     """
-    data = read_beneath(os.path.join(os.path.dirname(path), CLAIMS), "list")
+    data = read_beneath(
+        os.path.join(os.path.dirname(path), CLAIMS),
+        "list",
+        beside=(CLAIMS_LOCK, CLAIMS_READ_TIMEOUT_S),
+    )
     return parse_claims(data) if data is not None else {}
 
 

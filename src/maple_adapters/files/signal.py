@@ -10,6 +10,7 @@ from pathlib import Path
 __all__ = ["FileChangeSignal"]
 
 _STEP_S = 0.005
+_CONTENT_BYTES = 65_536
 
 
 def _identity(path: Path) -> Hashable:
@@ -20,19 +21,34 @@ def _identity(path: Path) -> Hashable:
     return (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
 
 
-class FileChangeSignal:
-    """Wakes when the ledger at ``path`` (or a file in ``also``) is written.
+def _content(path: Path) -> Hashable:
+    """A small file written in place: its status and its bytes.
 
-    Every write replaces its file atomically. A stat costs microseconds, so checking every 5 ms
-    wakes a waiter within a few milliseconds of a write by any process, with no watcher threads
-    to leak.
+    Two writes in one tick of the file system's clock can leave the same size and times; a
+    write read half-way only wakes a waiter early.
+    """
+    try:
+        with open(path, "rb") as handle:
+            return (_identity(path), handle.read(_CONTENT_BYTES))
+    except OSError:
+        return None
+
+
+class FileChangeSignal:
+    """Wakes when the ledger at ``path`` (or a small file in ``also``) is written.
+
+    Every write replaces the ledger atomically, so its status names it; a file in ``also`` (the
+    claims, written in place) is told by its bytes too. A stat costs microseconds, so checking
+    every 5 ms wakes a waiter within a few milliseconds of a write by any process, with no
+    watcher threads to leak.
     """
 
     def __init__(self, path: Path, *also: Path) -> None:
-        self._paths = (path, *also)
+        self._path = path
+        self._also = also
 
     def _identities(self) -> Hashable:
-        return tuple(_identity(p) for p in self._paths)
+        return (_identity(self._path), *(_content(p) for p in self._also))
 
     def token(self) -> Hashable:
         """The files' inodes, sizes and times (``None`` for one that does not exist)."""

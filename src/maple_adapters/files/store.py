@@ -16,6 +16,7 @@ from maple_adapters.files.claims import (
     CLAIMS_LOCK,
     claimed_view,
     read_claims,
+    read_current_claims,
     write_claims,
 )
 from maple_adapters.files.folders import MAPLE, Folder, make_folder, open_folder
@@ -156,7 +157,7 @@ class FileCommentStore:
                 ledger = read_ledger(folder, operation)
                 if not ledger.comments:
                     return ledger
-                shown = claimed_view(ledger.comments, read_claims(folder))
+                shown = claimed_view(ledger.comments, read_current_claims(folder))
                 return Ledger(shown, ledger.approvals, ledger.top)
 
     def list(self, query: ListQuery) -> CommentPage:
