@@ -38,20 +38,26 @@ def exclusive(folder: Folder, name: str, timeout: float) -> Iterator[None]:
     """
     fd = folder.open(name, os.O_RDWR | os.O_CREAT)
     try:
-        deadline = time.monotonic() + timeout
-        delay = _FIRST_DELAY_S
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise LockTimeoutError(folder.where(name)) from None
-                time.sleep(delay)
-                delay = min(delay * 2, _MAX_DELAY_S)
+        if not _flock(fd, fcntl.LOCK_EX, timeout):
+            raise LockTimeoutError(folder.where(name))
         yield
     finally:
         os.close(fd)
+
+
+def _flock(fd: int, operation: int, timeout: float) -> bool:
+    """Take ``operation`` (``LOCK_EX`` or ``LOCK_SH``) on ``fd``; ``False`` after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    delay = _FIRST_DELAY_S
+    while True:
+        try:
+            fcntl.flock(fd, operation | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(delay)
+            delay = min(delay * 2, _MAX_DELAY_S)
 
 
 def read_shared(folder: Folder, name: str, lock: str, timeout: float) -> bytes | None:
@@ -70,17 +76,7 @@ def read_shared(folder: Folder, name: str, lock: str, timeout: float) -> bytes |
         fd = -1
     try:
         if fd >= 0:
-            deadline = time.monotonic() + timeout
-            delay = _FIRST_DELAY_S
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() >= deadline:
-                        break
-                    time.sleep(delay)
-                    delay = min(delay * 2, _MAX_DELAY_S)
+            _flock(fd, fcntl.LOCK_SH, timeout)  # held past the timeout: read anyway
         try:
             return folder.read(name)
         except FileNotFoundError:
