@@ -47,6 +47,12 @@ async def call(client: Client, tool: str, **arguments: Any) -> Any:
     return structured(await client.call_tool(tool, arguments))
 
 
+async def wait_into(woke: dict[str, Any], client: Client, cursor: str) -> None:
+    """A long wait from ``cursor``, its result put in ``woke``."""
+    answer = await call(client, "wait_for_comments", branch=BRANCH, cursor=cursor, timeoutMs=30_000)
+    woke.update(answer)
+
+
 def add(store: InMemoryCommentStore, body: str) -> str:
     return store.append(NewComment(branch=BRANCH, body=body)).id
 
@@ -136,21 +142,9 @@ async def test_a_wait_is_not_ended_by_another_sessions_comment_and_wakes_when_it
         assert quiet["status"] == "timeout"
         assert quiet["cursor"] == drained["cursor"]
         woke: dict[str, Any] = {}
-
-        async def wait() -> None:
-            woke.update(
-                await call(
-                    ben,
-                    "wait_for_comments",
-                    branch=BRANCH,
-                    cursor=drained["cursor"],
-                    timeoutMs=30_000,
-                )
-            )
-
         with anyio.fail_after(EVENT_S):
             async with anyio.create_task_group() as group:
-                group.start_soon(wait)
+                group.start_soon(wait_into, woke, ben, drained["cursor"])
                 await anyio.sleep(0.2)
                 await call(ana, "claim_comment", id=comment, release=True)
         assert woke["status"] == "comments"
@@ -172,21 +166,9 @@ async def test_a_waiting_agent_is_woken_when_a_claim_it_was_shown_lapses(
         shown = await call(ben, "list_comments", branch=BRANCH)
         assert shown[0]["claimedBy"]["session"] == "ms-ana"
         woke: dict[str, Any] = {}
-
-        async def wait() -> None:
-            woke.update(
-                await call(
-                    ben,
-                    "wait_for_comments",
-                    branch=BRANCH,
-                    cursor=first["cursor"],
-                    timeoutMs=30_000,
-                )
-            )
-
         with anyio.fail_after(EVENT_S):
             async with anyio.create_task_group() as group:
-                group.start_soon(wait)
+                group.start_soon(wait_into, woke, ben, first["cursor"])
                 await anyio.sleep(0.2)
                 clock.advance(31)  # the claim lapses: no write, so the wait looks again itself
         assert woke["status"] == "comments"
