@@ -14,6 +14,7 @@ from maple_core.comments import Comment
 from maple_core.conversation import awaiting_reviewer, confirmation_of, thread_of
 from maple_core.cursor import parse_stamp
 from maple_core.errors import ConfigurationError
+from maple_core.pull_review import review_link
 from maple_core.statuses import BLOCKING_STATUSES, CommentStatus
 from maple_core.stop import member_name
 from maple_core.text import capped, code_span, one_line, where_of
@@ -155,6 +156,9 @@ def _open_summary(
             note += " _(the agent asked a question; waiting for the reviewer)_"
         else:
             note += _on_it(comment, now)
+        link = review_link(comment)
+        if link is not None:
+            note += f" ([on GitHub]({link}))"
         lines.append(f"{index + 1}. {prefix}{code_span(comment.body, _BODY_LIMIT)}{note}")
     if len(blocking) > _LISTED:
         lines.append(f"…and {len(blocking) - _LISTED} more.")
