@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from contract_tests.claim_racers import RECIPE, Racers, gh_recipe, recipe
 from contract_tests.github_peers import TOKEN, api_transport, cli_transport, shared_transport
 from contract_tests.support import FakeClock, make_repo
 from maple_adapters.files import FileCommentStore, FileMedia
@@ -36,25 +37,34 @@ def _memory(clock: FakeClock, tmp: Path, request: pytest.FixtureRequest) -> Comm
 
 
 def _file(clock: FakeClock, tmp: Path, request: pytest.FixtureRequest) -> CommentStore:
-    return FileCommentStore(clock, make_repo(tmp / "repo", "feat/contract"))
+    repo = make_repo(tmp / "repo", "feat/contract")
+    request.node.stash[RECIPE] = recipe("file", repo=str(repo))
+    return FileCommentStore(clock, repo)
 
 
-def _github(clock: FakeClock, served: Served, transport_name: str, tmp: Path) -> CommentStore:
+def _github(
+    clock: FakeClock,
+    served: Served,
+    transport_name: str,
+    tmp: Path,
+    request: pytest.FixtureRequest,
+) -> CommentStore:
     served.fake.reset()
     for branch in BRANCHES_WITH_PULLS:
         served.fake.open_pull(branch)
     transport = (
         api_transport(served) if transport_name == "api" else cli_transport(served, tmp / "gh")
     )
+    request.node.stash[RECIPE] = gh_recipe(served, transport_name, TOKEN, tmp / "gh-racers")
     return GitHubLedgerStore(transport, "acme", "web", clock)
 
 
 def _github_api(clock: FakeClock, tmp: Path, request: pytest.FixtureRequest) -> CommentStore:
-    return _github(clock, request.getfixturevalue("github_server"), "api", tmp)
+    return _github(clock, request.getfixturevalue("github_server"), "api", tmp, request)
 
 
 def _github_cli(clock: FakeClock, tmp: Path, request: pytest.FixtureRequest) -> CommentStore:
-    return _github(clock, request.getfixturevalue("github_server"), "cli", tmp)
+    return _github(clock, request.getfixturevalue("github_server"), "cli", tmp, request)
 
 
 def review_store(
@@ -89,6 +99,7 @@ def _through_route(
     request.addfinalizer(running.stop)
     http = RouteHttp(running.url + "/api/maple", token)
     request.addfinalizer(http.close)
+    request.node.stash[RECIPE] = recipe("route", url=running.url + "/api/maple", token=token)
     return RouteCommentStore(http, poll_s=0.05)
 
 
@@ -174,3 +185,9 @@ def store(
     store_factory: StoreFactory, clock: FakeClock, tmp_path: Path, request: pytest.FixtureRequest
 ) -> CommentStore:
     return store_factory(clock, tmp_path, request)
+
+
+@pytest.fixture
+def racers(store: CommentStore, request: pytest.FixtureRequest) -> Racers:
+    """Claimants of ``store`` in other processes (threads, for a store no process shares)."""
+    return Racers(store, request.node.stash.get(RECIPE, None))

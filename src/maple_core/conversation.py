@@ -88,7 +88,7 @@ class ReplyKind(StrEnum):
 _ROLES = {r.value: r for r in Role}
 _KINDS = {k.value: k for k in ReplyKind}
 _REPLY_KEYS = frozenset(
-    {"id", "role", "kind", "body", "author", "at", "receivedAt", "question", "resolution"}
+    {"id", "role", "kind", "body", "author", "at", "receivedAt", "question", "resolution", "by"}
 )
 
 
@@ -115,13 +115,14 @@ class Reply:
     kind: ReplyKind = ReplyKind.REPLY
     author: JsonObject | None = None
     resolution: JsonObject | None = None
+    by: JsonObject | None = None
     extra: JsonObject = field(default_factory=dict)
 
     @classmethod
     def from_json(cls, value: JsonValue) -> Reply:
         """Read a stored entry (it must be an object)."""
         obj = object_of(value, "a reply")
-        author, resolution = obj.get("author"), obj.get("resolution")
+        author, resolution, by = obj.get("author"), obj.get("resolution"), obj.get("by")
         return cls(
             id=_str(obj, "id") or "",
             role=_ROLES.get(_str(obj, "role") or "", Role.REVIEWER),
@@ -132,6 +133,7 @@ class Reply:
             kind=_KINDS.get(_str(obj, "kind") or "", ReplyKind.REPLY),
             author=author if isinstance(author, dict) else None,
             resolution=resolution if isinstance(resolution, dict) else None,
+            by=by if isinstance(by, dict) else None,
             extra=dict(obj),
         )
 
@@ -149,6 +151,10 @@ class Reply:
         out["question"] = self.question
         if self.resolution is not None:
             out["resolution"] = self.resolution
+        if self.by is not None:
+            out["by"] = self.by
+        elif "by" in self.extra:
+            out["by"] = self.extra["by"]
         return out
 
     @property
@@ -209,6 +215,8 @@ class ThreadEvent:
         question: the agent asks the reviewer and waits for the answer.
         author: who wrote it, in Maple's author shape, when known.
         resolution: for ``resolve``, the resolution asked for.
+        by: for the agent's entries, the agent, model and session that wrote it
+            (:meth:`~maple_core.claims.Claimant.signature`).
     """
 
     kind: ReplyKind
@@ -217,6 +225,7 @@ class ThreadEvent:
     question: bool = False
     author: JsonObject | None = None
     resolution: Resolution | None = None
+    by: JsonObject | None = None
 
     def __post_init__(self) -> None:
         if len(self.body) > MAX_REPLY_CHARS:
@@ -238,10 +247,16 @@ class ThreadEvent:
 
     @classmethod
     def reply(
-        cls, role: Role, body: str, *, question: bool = False, author: JsonObject | None = None
+        cls,
+        role: Role,
+        body: str,
+        *,
+        question: bool = False,
+        author: JsonObject | None = None,
+        by: JsonObject | None = None,
     ) -> ThreadEvent:
         """Words in the conversation (a question, when the agent asks one)."""
-        return cls(ReplyKind.REPLY, role, body, question, author)
+        return cls(ReplyKind.REPLY, role, body, question, author, by=by)
 
     @classmethod
     def reopen(cls, reason: str, author: JsonObject | None = None) -> ThreadEvent:
@@ -255,8 +270,20 @@ class ThreadEvent:
 
     @classmethod
     def resolve(cls, resolution: Resolution, author: JsonObject | None = None) -> ThreadEvent:
-        """The agent resolves the comment (recorded in the thread if it already was)."""
-        return cls(ReplyKind.RESOLVE, Role.AGENT, resolution.note or "", False, author, resolution)
+        """The agent resolves the comment (recorded in the thread if it already was).
+
+        The resolution's ``by`` (its writer, when known) is the entry's too.
+        """
+        by = resolution.extra.get("by")
+        return cls(
+            ReplyKind.RESOLVE,
+            Role.AGENT,
+            resolution.note or "",
+            False,
+            author,
+            resolution,
+            by if isinstance(by, dict) else None,
+        )
 
     @classmethod
     def from_json(cls, value: JsonValue, *, role: Role | None = None) -> ThreadEvent:
@@ -326,6 +353,7 @@ def apply_event(
         question=event.question,
         kind=event.kind,
         author=event.author,
+        by=event.by,
     )
     resolved = comment.status is CommentStatus.RESOLVED
     if event.kind is ReplyKind.REPLY:
@@ -363,6 +391,9 @@ def _recorded(resolution: Resolution) -> JsonObject:
     not make every reopening as long as it.
     """
     recorded: JsonObject = {"sha": resolution.sha[:_MAX_SHA_CHARS], "at": resolution.at}
+    by = resolution.extra.get("by")
+    if isinstance(by, dict):
+        recorded["by"] = by
     if resolution.note is not None:
         note = resolution.note
         recorded["note"] = (

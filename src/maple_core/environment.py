@@ -22,6 +22,7 @@ __all__ = [
     "describe_variable",
     "read_variable",
     "render_markdown",
+    "temp_folder",
 ]
 
 
@@ -30,16 +31,26 @@ class EnvironmentVariable(Frozen):
 
     ``description`` is one sentence; ``type`` is what the value must be, in the docs' words
     (say ``URL`` or ``number``). An empty value reads as unset (so as ``default``) unless
-    ``empty_is_unset`` is false.
+    ``empty_is_unset`` is false. A ``per_session`` variable names who a session is (each
+    session its own value), never how maple behaves, so nothing is keyed on it.
     """
 
-    __slots__ = ("default", "description", "empty_is_unset", "name", "secret", "type")
+    __slots__ = (
+        "default",
+        "description",
+        "empty_is_unset",
+        "name",
+        "per_session",
+        "secret",
+        "type",
+    )
     name: str
     type: str
     default: str | None
     secret: bool
     description: str
     empty_is_unset: bool
+    per_session: bool
 
     def __init__(
         self,
@@ -50,12 +61,14 @@ class EnvironmentVariable(Frozen):
         default: str | None = None,
         secret: bool = False,
         empty_is_unset: bool = True,
+        per_session: bool = False,
     ) -> None:
         self._set(
             default=default,
             description=description,
             empty_is_unset=empty_is_unset,
             name=name,
+            per_session=per_session,
             secret=secret,
             type=type,
         )
@@ -190,6 +203,22 @@ ENVIRONMENT: tuple[EnvironmentVariable, ...] = (
         "agent maple starts there approves nothing; unset means a person watches.",
     ),
     EnvironmentVariable(
+        "MAPLE_SESSION",
+        "session id",
+        "The session maple-mcp claims comments as (1 to 64 letters, digits and . _ : @ -); "
+        "maple watch sets it for the agent it wakes, so that agent's claims are the watch's; "
+        "unset means each maple-mcp process is a session of its own with a new id.",
+        per_session=True,
+    ),
+    EnvironmentVariable(
+        "CLAUDE_CODE_SESSION_ID",
+        "text",
+        "Set by Claude Code for the MCP servers and hooks it starts: maple-mcp notes it beside "
+        "its session on this machine, so the Stop hook of that conversation knows its claims "
+        "as its own.",
+        per_session=True,
+    ),
+    EnvironmentVariable(
         "GH_TOKEN",
         "token",
         "gh's own token, read by gh when the cli transport runs it (maple passes it through).",
@@ -255,8 +284,9 @@ ENVIRONMENT: tuple[EnvironmentVariable, ...] = (
     EnvironmentVariable(
         "TMPDIR",
         "path",
-        "Where the Stop hook keeps its block counts, shared with Maple's hook (then TMP, then "
-        "TEMP, then /tmp, as Node looks).",
+        "Where the Stop hook keeps its block counts, shared with Maple's hook, and where this "
+        "machine's maple sessions note who they are (then TMP, then TEMP, then /tmp, as Node "
+        "looks).",
     ),
     EnvironmentVariable("TMP", "path", "The Stop hook's temporary folder when TMPDIR is unset."),
     EnvironmentVariable(
@@ -285,6 +315,20 @@ def read_variable(environ: Mapping[str, str], name: str) -> str | None:
     if value is None or (value == "" and variable.empty_is_unset):
         return variable.default
     return value
+
+
+def temp_folder(environ: Mapping[str, str]) -> str:
+    """The temporary folder as Node's ``os.tmpdir()`` finds it.
+
+    ``TMPDIR``, then ``TMP``, then ``TEMP``, else ``/tmp``; a trailing slash is dropped.
+    """
+    temp = (
+        read_variable(environ, "TMPDIR")
+        or read_variable(environ, "TMP")
+        or read_variable(environ, "TEMP")
+        or "/tmp"
+    )
+    return temp.rstrip("/") or "/"
 
 
 def describe_variable(name: str) -> str | None:

@@ -16,6 +16,7 @@ from typing import Protocol, runtime_checkable
 
 from maple_core.agents import AgentRun, ProviderInfo
 from maple_core.approvals import Approval, NewApproval
+from maple_core.claims import ClaimRequest, ClaimResult
 from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.conversation import ThreadEvent
 from maple_core.gate import GateReport, GateVerdict
@@ -34,6 +35,7 @@ __all__ = [
     "ChangeSignal",
     "Clock",
     "CommentAmending",
+    "CommentClaims",
     "CommentConversation",
     "CommentStore",
     "CommitCheck",
@@ -48,7 +50,10 @@ __all__ = [
 
 
 class Capability(StrEnum):
-    """Operations a comment store may or may not support (Maple's nine, ``watch`` as ours)."""
+    """Operations a comment store may or may not support.
+
+    Maple's nine, and ours: ``watch``, ``amend``, ``converse`` and ``claim``.
+    """
 
     LIST = "list"
     APPEND = "append"
@@ -61,6 +66,7 @@ class Capability(StrEnum):
     UNAPPROVE = "unapprove"
     AMEND = "amend"
     CONVERSE = "converse"
+    CLAIM = "claim"
 
 
 class Clock(Protocol):
@@ -224,6 +230,39 @@ class CommentConversation(Protocol):
 
         Raises:
             ConversationError: the comment cannot take the event (reopening an open one…).
+        """
+        ...
+
+
+@runtime_checkable
+class CommentClaims(Protocol):
+    """A store that keeps claims on comments (``Capability.CLAIM``; ours).
+
+    The store reads the comment's claim and applies :func:`~maple_core.claims.apply_claim` at
+    its own clock's ``now`` atomically (under its write lock, a row update, or a
+    compare-and-swap), so of any number of racing claimants exactly one is granted the claim
+    and every other is answered ``held``, naming the holder. Nothing is written for a refusal.
+    """
+
+    def claim(self, comment_id: str, request: ClaimRequest) -> ClaimResult:
+        """Apply ``request`` to one comment; an unknown id raises ``NotFoundError``."""
+        ...
+
+    def claim_many(
+        self, comment_ids: Sequence[str], request: ClaimRequest
+    ) -> builtins.list[ClaimResult]:
+        """Apply ``request`` to each comment in one write (``maple watch``'s batch).
+
+        The results are in the order asked, each decided as :meth:`claim` would; an id that
+        names no comment (deleted since it was listed) has no result.
+        """
+        ...
+
+    def sweep_claims(self, branch: str, request: ClaimRequest) -> builtins.list[Comment]:
+        """Renew (``claim``) or end (``release``) the session's live claims on ``branch``.
+
+        One write; returns the comments that changed (see
+        :func:`~maple_core.claims.apply_sweep`).
         """
         ...
 

@@ -10,11 +10,18 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Generator, Hashable, Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Protocol, cast
 
 from maple_core.comments import Comment, Resolution
 from maple_core.conversation import ThreadEvent
-from maple_core.cursor import FreshComments, format_js_timestamp, newest_first, select_fresh
+from maple_core.cursor import (
+    FreshComments,
+    format_js_timestamp,
+    newest_first,
+    parse_cursor,
+    select_fresh,
+)
 from maple_core.errors import CorruptLedgerError, MissingCapabilityError, UnverifiedCommitError
 from maple_core.gate import (
     GatePolicy,
@@ -41,6 +48,7 @@ from maple_core.statuses import CommentStatus
 __all__ = [
     "GateLog",
     "Look",
+    "Pick",
     "Progress",
     "PublishOutcome",
     "Sleep",
@@ -155,6 +163,11 @@ WaitPlan = Generator[Look | Sleep | Progress, Sequence[Comment] | bool | None, F
 """A wait written once, without I/O: its driver lists, sleeps and reports as the steps say."""
 
 
+Pick = Callable[[Sequence[Comment]], tuple[FreshComments, float | None]]
+"""A wait's choice from a look: what it returns (none: wait on), and the seconds until the
+choice may change without any write (a claim lapsing), or ``None``."""
+
+
 def wait_plan(
     cursor: str | None,
     budget_ms: int,
@@ -162,6 +175,7 @@ def wait_plan(
     *,
     relist_s: float | None = None,
     progress_s: float | None = None,
+    pick: Pick | None = None,
 ) -> WaitPlan:
     """The wait for comments newer than ``cursor``, up to ``budget_ms``, as steps to drive.
 
@@ -172,24 +186,29 @@ def wait_plan(
     with no comments and the cursor unchanged. ``now`` is a monotonic clock in seconds; the
     budget starts when the plan is made. Cancelling is the driver's: it stops driving.
 
+    ``pick`` chooses what a look returns (the fresh comments, by default); a claim-aware wait
+    passes one that waits on while only other sessions' comments are fresh, and names when a
+    claim lapses, so it looks again then.
+
     Raises:
         InvalidCursorError: ``cursor`` is not a timestamp (at the first look).
     """
-    return _planned(cursor, now(), budget_ms / 1000, now, relist_s, progress_s)
+    chosen = pick or (lambda comments: (select_fresh(comments, cursor), None))
+    return _planned(now(), budget_ms / 1000, now, relist_s, progress_s, chosen)
 
 
 def _planned(
-    cursor: str | None,
     start: float,
     budget_s: float,
     now: Callable[[], float],
     relist_s: float | None,
     progress_s: float | None,
+    pick: Pick,
 ) -> WaitPlan:
     deadline = start + budget_s
     next_progress = start + progress_s if progress_s else math.inf
-    found = select_fresh(_listed((yield Look())), cursor)
-    next_relist = now() + relist_s if relist_s else math.inf
+    found, lapse = pick(_listed((yield Look())))
+    next_relist = _relist_at(now(), relist_s, lapse)
     while not found.comments:
         moment = now()
         if moment >= deadline:
@@ -197,11 +216,17 @@ def _planned(
         if progress_s and moment >= next_progress:
             yield Progress(round(moment - start, 3), budget_s)
             next_progress += progress_s
-        changed = yield Sleep(min(deadline, next_progress, next_relist) - moment)
+        changed = yield Sleep(max(min(deadline, next_progress, next_relist) - moment, 0.0))
         if changed or now() >= next_relist:
-            found = select_fresh(_listed((yield Look())), cursor)
-            next_relist = now() + relist_s if relist_s else math.inf
+            found, lapse = pick(_listed((yield Look())))
+            next_relist = _relist_at(now(), relist_s, lapse)
     return found
+
+
+def _relist_at(moment: float, relist_s: float | None, lapse_s: float | None) -> float:
+    """When a wait looks again unprompted: the safety net's time, or a claim's lapse if sooner."""
+    at = moment + relist_s if relist_s else math.inf
+    return min(at, moment + lapse_s) if lapse_s is not None else at
 
 
 def advance(
@@ -228,17 +253,20 @@ def wait_for_comments(
     clock: Clock,
     *,
     report: Callable[[str], None] | None = None,
+    pick: Pick | None = None,
 ) -> FreshComments:
     """Wait up to ``budget_ms`` for comments on ``branch`` newer than ``cursor`` (blocking).
 
     Drives :func:`wait_plan` with the store: it sleeps on the store's change signal between
     looks. Records in a bad shape are left out or read in part, and described to ``report``
-    (see :func:`list_all`).
+    (see :func:`list_all`). ``pick`` chooses what a look returns (see :func:`wait_plan`).
 
     Raises:
         InvalidCursorError: ``cursor`` is not a timestamp.
     """
-    plan = wait_plan(cursor, budget_ms, clock.monotonic)
+    if cursor is not None:
+        parse_cursor(cursor)
+    plan = wait_plan(cursor, budget_ms, clock.monotonic, pick=pick)
     changes = store.changes(branch)
     token: Hashable = None
     reply: Sequence[Comment] | bool | None = None
@@ -260,12 +288,14 @@ def resolve_comment(
     *,
     commits: Commits | None = None,
     author: JsonObject | None = None,
+    by: JsonObject | None = None,
 ) -> Comment:
-    """Mark a comment resolved, recording the commit that addressed it and when.
+    """Mark a comment resolved, recording the commit that addressed it, when, and ``by`` whom.
 
-    With ``commits`` (the checkout the agent works in), ``sha`` must name a commit HEAD can
-    reach; the full sha is recorded (see :func:`verified_commit`). On a store that keeps threads,
-    a comment already resolved keeps its first resolution and the thread records this one.
+    ``by`` is an agent's signature (see :func:`stamped_resolution`). With ``commits`` (the
+    checkout the agent works in), ``sha`` must name a commit HEAD can reach; the full sha is
+    recorded (see :func:`verified_commit`). On a store that keeps threads, a comment already
+    resolved keeps its first resolution and the thread records this one.
 
     Raises:
         MissingCapabilityError: the store cannot change a status.
@@ -279,7 +309,7 @@ def resolve_comment(
         )
     if commits is not None:
         sha = verified_commit(commits, sha)
-    resolution = stamped_resolution(sha, note, clock)
+    resolution = stamped_resolution(sha, note, clock, by)
     if Capability.CONVERSE in store.capabilities and isinstance(store, CommentConversation):
         return store.converse(comment_id, ThreadEvent.resolve(resolution, author))
     return store.set_status(comment_id, CommentStatus.RESOLVED, resolution)
@@ -350,6 +380,7 @@ def converse_and_report(
     refresher: GateRefresher | None = None,
     require_approval: bool = False,
     require_confirmation: bool = False,
+    now: datetime | None = None,
 ) -> Comment:
     """Apply ``event`` (:func:`converse`), then tell the gate (:func:`report_to_gate`).
 
@@ -365,13 +396,20 @@ def converse_and_report(
         refresher=refresher,
         require_approval=require_approval,
         require_confirmation=require_confirmation,
+        now=now,
     )
     return changed
 
 
-def stamped_resolution(sha: str, note: str | None, clock: Clock) -> Resolution:
-    """The resolution of a comment by ``sha``, stamped now: the one place a resolve is dated."""
-    return Resolution(sha=sha, note=note, at=format_js_timestamp(clock.now()))
+def stamped_resolution(
+    sha: str, note: str | None, clock: Clock, by: JsonObject | None = None
+) -> Resolution:
+    """The resolution of a comment by ``sha``, stamped now: the one place a resolve is dated.
+
+    ``by`` records the agent, model and session that resolved it, when an agent did.
+    """
+    extra: JsonObject = {"by": by} if by else {}
+    return Resolution(sha=sha, note=note, at=format_js_timestamp(clock.now()), extra=extra)
 
 
 @dataclass(frozen=True, slots=True)
@@ -390,6 +428,7 @@ def publish_gate(
     require_approval: bool = False,
     require_confirmation: bool = False,
     review_url: str | None = None,
+    now: datetime | None = None,
 ) -> PublishOutcome:
     """Decide the gate for ``branch``'s head commit and publish it (Maple's ``publishGate``).
 
@@ -398,7 +437,7 @@ def publish_gate(
     publishes nothing: publishing on a guessed commit is worse than not publishing. A ledger
     that cannot be read is published as blocked (``ledger-unreadable``), never neutral. Other
     errors from the store or the publisher propagate; the caller decides that a publish
-    failure never fails a resolve.
+    failure never fails a resolve. With ``now``, the summary names the comments an agent is on.
     """
     if Capability.HEAD not in store.capabilities:
         return PublishOutcome(
@@ -410,7 +449,7 @@ def publish_gate(
         sha, verdict = store.head(branch), unreadable_ledger_verdict(str(exc))
     else:
         sha = state.head
-        verdict = _verdict(store, state, sha, require_approval, require_confirmation)
+        verdict = _verdict(store, state, sha, require_approval, require_confirmation, now)
     if sha is None:
         return PublishOutcome(skipped=f'No head commit for "{branch}", so no gate was published.')
     report = GateReport(branch=branch, sha=sha, verdict=verdict, review_url=review_url)
@@ -441,6 +480,7 @@ def _verdict(
     commit: str | None,
     require_approval: bool,
     require_confirmation: bool,
+    now: datetime | None = None,
 ) -> GateVerdict:
     """The gate policy, written once: what one read of a branch decides at ``commit``."""
     gated = state.gated if state.gated is not None else state.comments
@@ -453,6 +493,7 @@ def _verdict(
             approvals=state.approvals,
             require_confirmation=require_confirmation,
             pushed=state.pushed,
+            now=now,
         ),
     )
 
@@ -478,11 +519,13 @@ def report_to_gate(
     refresher: GateRefresher | None = None,
     require_approval: bool = False,
     require_confirmation: bool = False,
+    now: datetime | None = None,
 ) -> None:
     """After a status change: publish the gate (``gate``) or ask the route to (``refresher``).
 
     Neither ever fails the change that was saved: a failure is logged, and so is a gate that
-    could not be published on a named commit.
+    could not be published on a named commit. ``now`` is for the summary's presence (see
+    :func:`publish_gate`).
     """
     if gate is not None:
         try:
@@ -492,6 +535,7 @@ def report_to_gate(
                 branch,
                 require_approval=require_approval,
                 require_confirmation=require_confirmation,
+                now=now,
             )
         except Exception as exc:
             log.error(
@@ -527,6 +571,7 @@ def resolve_and_report(
     require_confirmation: bool = False,
     commits: Commits | None = None,
     author: JsonObject | None = None,
+    by: JsonObject | None = None,
 ) -> Comment:
     """Resolve a comment (:func:`resolve_comment`), then tell the gate (:func:`report_to_gate`).
 
@@ -534,7 +579,9 @@ def resolve_and_report(
         MissingCapabilityError: the store cannot change a status.
         UnverifiedCommitError: ``commits`` cannot reach the commit ``sha`` names.
     """
-    resolved = resolve_comment(store, comment_id, sha, note, clock, commits=commits, author=author)
+    resolved = resolve_comment(
+        store, comment_id, sha, note, clock, commits=commits, author=author, by=by
+    )
     report_to_gate(
         store,
         resolved.branch,
@@ -543,5 +590,6 @@ def resolve_and_report(
         refresher=refresher,
         require_approval=require_approval,
         require_confirmation=require_confirmation,
+        now=clock.now(),
     )
     return resolved

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from maple_core.environment import read_variable
+from maple_core.environment import read_variable, temp_folder
 from maple_core.frozen import Frozen
 
 __all__ = ["HookSettings", "read_hook_settings"]
@@ -68,11 +68,10 @@ def read_hook_settings(environ: Mapping[str, str] | None = None) -> HookSettings
     def read(name: str) -> str | None:
         return read_variable(env, name)
 
-    temp = read("TMPDIR") or read("TMP") or read("TEMP") or "/tmp"
     return HookSettings(
         branch=read("MAPLE_BRANCH"),
         owner=read("MAPLE_GITHUB_OWNER"),
         repo=read("MAPLE_GITHUB_REPO"),
         store=read("MAPLE_STORE"),
-        temp_dir=temp.rstrip("/") or "/",
+        temp_dir=temp_folder(env),
     )

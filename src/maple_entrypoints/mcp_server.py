@@ -27,13 +27,17 @@ from mcp.server.stdio import stdio_server
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
+from maple_core.claiming import claim_for_work, release_quietly
+from maple_core.claims import ClaimRefusedError
 from maple_core.comments import Comment
 from maple_core.context import comment_context
 from maple_core.conversation import MAX_REPLY_CHARS, Role, ThreadEvent, agent_author
 from maple_core.cursor import FreshComments, parse_cursor
 from maple_core.display import shown, shown_one
 from maple_core.errors import MapleError
+from maple_core.json_types import JsonObject
 from maple_core.ports import (
+    Capability,
     ChangeSignal,
     Clock,
     CommentStore,
@@ -45,11 +49,13 @@ from maple_core.ports import (
 )
 from maple_core.services import (
     Look,
+    Pick,
     Sleep,
     advance,
     converse_and_report,
     list_all,
     look,
+    report_to_gate,
     resolve_and_report,
     wait_plan,
 )
@@ -60,12 +66,20 @@ from maple_entrypoints.bootstrap.local import (
     local_commits,
     local_media,
     note_client,
+    session_registry,
     system_clock,
 )
 from maple_entrypoints.bootstrap.server import CheckedServer
+from maple_entrypoints.mcp_claims import CLAIM_TOOL, Model, register_claim_tool
 from maple_entrypoints.mcp_images import comment_images
 from maple_entrypoints.mcp_models import CommentList, ContextModel, SoloModel, WaitModel
 from maple_entrypoints.mcp_models import CommentModel as CommentOut
+from maple_entrypoints.mcp_session import (
+    ClaimSession,
+    SessionIdentity,
+    SessionNote,
+    new_session_id,
+)
 from maple_entrypoints.mcp_start import SERVICE
 from maple_entrypoints.mcp_tasks import (
     MAX_LIVE_TASKS,
@@ -97,8 +111,10 @@ TOOL_NAMES = (
     "reply_to_comment",
     "get_comment_context",
     "start_solo",
+    CLAIM_TOOL,
 )
-"""The tools in the order they are advertised (Maple's five and maple's ``reply_to_comment``)."""
+"""The tools in the order they are advertised (Maple's five, and maple's ``reply_to_comment``
+and ``claim_comment``)."""
 
 _SIGNAL_SLICE_S = 0.25
 _RELIST_S = 5.0  # a safety net under the change signal
@@ -195,9 +211,16 @@ def build_server(
     max_tasks: int = MAX_LIVE_TASKS,
     max_task_wait_s: float = MAX_TASK_WAIT_S,
     on_client: ClientNote | None = None,
+    session: ClaimSession | None = None,
+    on_agent: Callable[[str], None] | None = None,
     task_store: TaskStore | None = None,
 ) -> MCPServer:
     """The MCP server over ``store``.
+
+    The server is one session (``session``, a new one by default): its claims and what it has
+    been shown (see :mod:`~maple_entrypoints.mcp_session`). Comments other sessions claimed are
+    marked ``claimedBy`` and listed last; ``get_comment_context`` and ``resolve_comment`` claim
+    the comment first, and every tool call renews the session's claims.
 
     After a resolve or a reply it publishes the gate to ``gate`` (``MAPLE_GATE_TOKEN``) or asks
     ``refresher`` (``MAPLE_URL``) to; neither ever fails the change. A resolve's ``sha`` must be
@@ -220,8 +243,37 @@ def build_server(
             reported.add(problem)
             log.warn(problem)
 
+    claims = session or ClaimSession(store, clock, new_session_id(), report=log.warn)
     watches = _Watches(store)
     noted: set[tuple[str, bool]] = set()
+
+    def touched(ctx: Context | None) -> None:
+        """A tool was called (blocking): learn the client's name, renew the claims due."""
+        if ctx is not None:
+            known = claims.agent
+            claims.learn_agent(_client_name(ctx))
+            if on_agent is not None and claims.agent != known:
+                with contextlib.suppress(Exception):  # a note for others never fails a tool
+                    on_agent(claims.agent)
+        claims.renew_due()
+
+    async def active(ctx: Context | None) -> None:
+        """As :func:`touched`, from an ``async`` tool."""
+        await anyio.to_thread.run_sync(touched, ctx)
+
+    def gate_after(branch: str) -> None:
+        """A claim changed: publish the gate, whose summary says who is on each comment."""
+        report_to_gate(
+            store,
+            branch,
+            log,
+            gate=gate,
+            refresher=refresher,
+            require_approval=require_approval,
+            require_confirmation=require_confirmation,
+            now=clock.now(),
+        )
+
     tasks = TasksExtension(
         ["wait_for_comments"],
         max_live=max_tasks,
@@ -257,19 +309,28 @@ def build_server(
 
     @server.tool(
         title="List review comments",
-        description="Return the review comments on a branch, newest first.",
+        description=(
+            "Return the review comments on a branch, newest first; those another agent "
+            "session is working on are marked claimedBy and come last: leave them to it."
+        ),
         annotations=reader,
     )
     @tool_errors
-    def list_comments(
+    async def list_comments(
         branch: Branch,
+        ctx: Context,
         statuses: Annotated[
             list[StatusName] | None,
             Field(max_length=4, description="Only these states. Omit for all of them."),
         ] = None,
     ) -> Annotated[CallToolResult, CommentList]:
+        await active(ctx)
         wanted = [CommentStatus(s) for s in statuses] if statuses else None
-        comments = shown(list_all(store, branch, wanted, report=report), report)
+        listed = await anyio.to_thread.run_sync(
+            lambda: list_all(store, branch, wanted, report=report)
+        )
+        ordered, claimed = claims.shown(listed, branch, clock.now())
+        comments = shown(ordered, report, claimed=claimed)
         return _result(comments, {"notice": REVIEW_DATA_NOTICE, "result": comments})
 
     @server.tool(
@@ -281,7 +342,8 @@ def build_server(
             'there. Replies that arrived after the cursor are marked "new": true. Where the '
             "client runs it as a background task, the wait lasts up to an hour: leave it "
             "running and end your turn; the wait continues in the background and you'll be "
-            "woken when a reviewer comments."
+            "woken when a reviewer comments. Comments another agent session claimed are marked "
+            "claimedBy and never end the wait alone; one is returned when its claim lapses."
         ),
         annotations=reader,
     )
@@ -309,14 +371,33 @@ def build_server(
             parse_cursor(since)
         long_budget = task_budget_s()  # running as an MCP task: wait far longer, silently
         await _note_client(ctx, long_budget is not None, on_client, noted)
+        await active(ctx)
         budget_ms = clamp_wait_ms(timeoutMs) if long_budget is None else int(long_budget * 1000)
+
+        def pick(comments: Sequence[Comment]) -> tuple[FreshComments, float | None]:
+            return claims.pick(comments, branch, since, clock.now())
+
         found = await _wait_for_fresh(
-            watches, store, branch, since, budget_ms, ctx if long_budget is None else None, report
+            watches,
+            store,
+            branch,
+            since,
+            budget_ms,
+            ctx if long_budget is None else None,
+            report,
+            pick=pick,
+            renew=claims.renew_due,
         )
+        ordered, claimed = claims.shown(found.comments, branch, clock.now())
         data: dict[str, Any] = {
             "status": "comments" if found.comments else "timeout",
             "cursor": found.cursor,
-            "comments": shown(found.comments, report, since=parse_cursor(since) if since else None),
+            "comments": shown(
+                ordered,
+                report,
+                since=parse_cursor(since) if since else None,
+                claimed=claimed,
+            ),
         }
         return _result(data, {"notice": REVIEW_DATA_NOTICE, **data})
 
@@ -326,7 +407,9 @@ def build_server(
         description=(
             "Mark a comment resolved, recording the commit that addressed it. Commit first: "
             "in a git checkout the sha must be a commit HEAD reaches. Resolving a resolved "
-            "comment again keeps the first resolution and records this one in its thread."
+            "comment again keeps the first resolution and records this one in its thread. "
+            "Resolving claims the comment first (refused, naming them, when another agent "
+            "session holds it) and releases it once resolved."
         ),
         annotations=ToolAnnotations(
             read_only_hint=False,
@@ -350,7 +433,14 @@ def build_server(
             str | None,
             Field(max_length=_MAX_TEXT, description="What you changed, for the reviewer."),
         ] = None,
+        model: Model = None,
+        ctx: Context | None = None,
     ) -> Annotated[CallToolResult, CommentOut]:
+        touched(ctx)
+        claims.declare_model(model)
+        claimant = claims.claimant()
+        if Capability.SET_STATUS in store.capabilities:  # else the resolve says where to go
+            claim_for_work(store, id, claimant, claims.lease_s, "resolve")
         resolved = resolve_and_report(
             store,
             id,
@@ -364,7 +454,9 @@ def build_server(
             require_confirmation=require_confirmation,
             commits=commits,
             author=agent_author(),
+            by=claims.signature(),
         )
+        release_quietly(store, id, claimant, log.warn)
         data = shown_one(resolved, report)
         return _result(data, {"notice": REVIEW_DATA_NOTICE, **data})
 
@@ -394,8 +486,14 @@ def build_server(
         question: Annotated[
             bool, Field(description="True to ask the reviewer and wait for their answer.")
         ] = False,
+        model: Model = None,
+        ctx: Context | None = None,
     ) -> Annotated[CallToolResult, CommentOut]:
-        event = ThreadEvent.reply(Role.AGENT, body, question=question, author=agent_author())
+        touched(ctx)
+        claims.declare_model(model)
+        event = ThreadEvent.reply(
+            Role.AGENT, body, question=question, author=agent_author(), by=claims.signature()
+        )
         changed = converse_and_report(
             store,
             id,
@@ -405,6 +503,7 @@ def build_server(
             refresher=refresher,
             require_approval=require_approval,
             require_confirmation=require_confirmation,
+            now=clock.now(),
         )
         data = shown_one(changed, report)
         return _result(data, {"notice": REVIEW_DATA_NOTICE, **data})
@@ -416,16 +515,35 @@ def build_server(
             "markup and any replay link. A comment written under a Maple Mock carries "
             "`mock.recipe` and `mock.replay`, a link to the page in that state. Images the "
             "reviewer attached (the overlay's capture of what they saw, with `elementBox` and "
-            "`clickPoint` in the context) follow as image content."
+            "`clickPoint` in the context) follow as image content. It claims the comment for "
+            "this session; when another session holds it, the comment comes back marked "
+            "claimedBy: leave it to them. (It stays marked read-only: a claim is a lease the "
+            "session renews or lets lapse, never a change to the comment.)"
         ),
         annotations=reader,
     )
     @tool_errors
-    def get_comment_context(
-        id: CommentId, branch: Branch
+    async def get_comment_context(
+        id: CommentId, branch: Branch, ctx: Context
     ) -> Annotated[CallToolResult, ContextModel]:
-        context = comment_context(list_all(store, branch, report=report), id, branch)
+        await active(ctx)
+        listed = await anyio.to_thread.run_sync(lambda: list_all(store, branch, report=report))
+        context = comment_context(listed, id, branch)
         data = context.to_json()
+        try:
+            claimed = await anyio.to_thread.run_sync(
+                lambda: claim_for_work(store, id, claims.claimant(), claims.lease_s, "work on")
+            )
+        except ClaimRefusedError as refused:
+            mark: JsonObject = {"claimedBy": refused.holder.shown()}
+        else:
+            mark = {}
+            if claimed is not None and claimed.decision.claim is not None:
+                claims.holds_on(claimed.comment.branch)
+                mark = {"claim": claimed.decision.claim.shown()}
+        shown_comment = data["comment"]
+        if mark and isinstance(shown_comment, dict):
+            data["comment"] = {**shown_comment, **mark}
         result = _result(data, {"notice": REVIEW_DATA_NOTICE, **data})
         result.content.extend(comment_images(context.comment, media))
         return result
@@ -469,6 +587,7 @@ def build_server(
         data = {"link": link, "bridge": bridge}
         return _result(data, data, reviewers=False)
 
+    register_claim_tool(server, claims, tool_errors, _result, gate_after, report, touched)
     if agents is not None:
         from maple_entrypoints.mcp_agents import register_agent_tools
 
@@ -607,6 +726,16 @@ class _Watches:
                 watch.current, watch.generation = False, watch.generation + 1
 
 
+def _client_name(ctx: Context) -> str | None:
+    """The name the client gave in its ``initialize``, if it gave one."""
+    try:
+        params = ctx.session.client_params
+        info = params.client_info if params is not None else None
+    except (AttributeError, ValueError):
+        return None
+    return info.name if info is not None else None
+
+
 ClientNote = Callable[[str, str, str, bool], None]
 """Told a client's name, version, protocol and whether it waits as a task (it can wake)."""
 
@@ -641,12 +770,17 @@ async def _wait_for_fresh(
     budget_ms: int,
     ctx: Context | None,
     report: Callable[[str], None],
+    *,
+    pick: Pick | None = None,
+    renew: Callable[[], None] | None = None,
 ) -> FreshComments:
     """Drive :func:`~maple_core.services.wait_plan` on the branch's shared watch.
 
     The wait lists on a worker thread, holds no thread while it sleeps, looks again when the
-    watch says the branch changed (or every few seconds), stops at once when cancelled, and
-    reports progress to ``ctx`` every 15 s (without ``ctx``, as in a task, it reports none).
+    watch says the branch changed (or every few seconds, or when a claim lapses), stops at once
+    when cancelled, and reports progress to ``ctx`` every 15 s (without ``ctx``, as in a task,
+    it reports none). ``pick`` chooses what a look returns; ``renew`` runs after every look (the
+    session's claims renewed while it waits).
     """
     plan = wait_plan(
         cursor,
@@ -654,6 +788,7 @@ async def _wait_for_fresh(
         anyio.current_time,
         relist_s=_RELIST_S,
         progress_s=PROGRESS_INTERVAL_MS / 1000 if ctx is not None else None,
+        pick=pick,
     )
     watch = await watches.join(branch)
     read_all = functools.partial(look, store, branch, report=report)
@@ -665,6 +800,8 @@ async def _wait_for_fresh(
                 seen = watch.generation
                 reply, token = await watches.look(watch, read_all)
                 watch.note(token)
+                if renew is not None:
+                    await anyio.to_thread.run_sync(renew)
             elif isinstance(step, Sleep):
                 await watches.changed(watch, seen, step.seconds)
                 reply = watch.generation != seen
@@ -691,46 +828,60 @@ def _held_back(signal: ChangeSignal) -> str:
     return said if isinstance(said, str) else ""
 
 
-def _exit_on_signals() -> None:
-    """On SIGTERM or SIGHUP, kill every agent's process group and exit, within 5 s however it goes.
+def _exit_on_signals(end: Callable[[], None]) -> None:
+    """On SIGTERM or SIGHUP, run ``end`` and exit, within 5 s however it goes.
+
+    ``end`` releases the session's claims and kills every agent's process group.
 
     Not by unwinding the event loop: the stdio transport reads stdin on a worker thread that
     ends only when the client closes the pipe, and Python waits for that thread at exit. (Were
-    this process killed outright, the agents' watchdogs would end them.)
+    this process killed outright, the agents' watchdogs would end them, and its claims would
+    lapse at their expiry.)
     """
     import os
     import signal
     import threading
 
-    from maple_entrypoints.bootstrap.agents import kill_all_agents
-
     def stop(signum: int, frame: object) -> None:
-        def end() -> None:
+        def finish() -> None:
             try:
-                kill_all_agents()
+                end()
             finally:
                 os._exit(128 + signum)
 
         cap = threading.Timer(_STOP_S, os._exit, (128 + signum,))
         cap.daemon = True
         cap.start()
-        threading.Thread(target=end, name="maple-stop", daemon=True).start()
+        threading.Thread(target=finish, name="maple-stop", daemon=True).start()
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGHUP, stop)
 
 
+def _within(seconds: float, work: Callable[[], None]) -> None:
+    """Run ``work`` on a thread and wait at most ``seconds`` for it (an exit never hangs)."""
+    import threading
+
+    worker = threading.Thread(target=work, name="maple-end", daemon=True)
+    worker.start()
+    worker.join(seconds)
+
+
 @dataclass(frozen=True, slots=True)
 class StdioServer:
-    """``maple-mcp``'s server over a checked configuration, ready to serve a stdio pair."""
+    """``maple-mcp``'s server over a checked configuration, ready to serve a stdio pair.
+
+    ``begin`` notes the session for this machine's other tools; ``end`` releases its claims (so
+    they lapse now, not at their expiry), forgets the note and ends every agent it started.
+    """
 
     server: MCPServer
-    agents: AgentPool | None
+    begin: Callable[[], None]
+    end: Callable[[], None]
 
     def serve(self, stdin: IO[str], stdout: IO[str]) -> None:
         """Serve the client on ``stdin`` and ``stdout`` until it closes (on the main thread)."""
-        if self.agents is not None:
-            _exit_on_signals()
+        _exit_on_signals(self.end)
         lowlevel = self.server._lowlevel_server  # MCPServer.run_stdio_async, on given streams
 
         async def run() -> None:
@@ -738,18 +889,21 @@ class StdioServer:
             async with stdio_server(*streams) as (read, write):
                 await lowlevel.run(read, write, lowlevel.create_initialization_options())
 
+        self.begin()
         try:
             anyio.run(run)
         finally:
-            if self.agents is not None:  # every child and everything it started ends with us
-                from maple_entrypoints.bootstrap.agents import kill_all_agents
-
-                self.agents.close_all()
-                kill_all_agents()
+            _within(_STOP_S, self.end)
 
 
-def stdio_server_for(checked: CheckedServer, cwd: Path) -> StdioServer:
-    """Build the server ``maple-mcp`` serves over ``checked``, in ``cwd``."""
+def stdio_server_for(
+    checked: CheckedServer, cwd: Path, identity: SessionIdentity | None = None
+) -> StdioServer:
+    """Build the server ``maple-mcp`` serves over ``checked``, in ``cwd``.
+
+    It is the session ``identity`` names (by default, the one the environment names).
+    """
+    identity = identity or SessionIdentity.load()
     config = checked.config
     log = ServerLog(SERVICE, checked.settings.secrets())
     from maple_entrypoints.solo_bridges import SoloBridge, SoloBridges
@@ -762,6 +916,16 @@ def stdio_server_for(checked: CheckedServer, cwd: Path) -> StdioServer:
     from maple_entrypoints.bootstrap.agents import build_agents
 
     agents = build_agents(config, cwd)
+    clock = system_clock()
+    session = ClaimSession(
+        checked.store,
+        clock,
+        identity.session_id,
+        inherited=identity.inherited,
+        report=log.warn,
+    )
+    sessions = session_registry(identity.settings.temp_dir)
+    noted = SessionNote(sessions, session, identity.settings.CLAUDE_CODE_SESSION_ID, cwd)
     server = build_server(
         checked.store,
         gate=checked.gate,
@@ -771,6 +935,7 @@ def stdio_server_for(checked: CheckedServer, cwd: Path) -> StdioServer:
         require_approval=config.require_approval,
         require_confirmation=config.require_confirmation,
         log=log,
+        clock=clock,
         media=local_media(cwd),
         commits=local_commits(cwd),
         on_client=lambda name, version, protocol, tasks: note_client(
@@ -781,5 +946,19 @@ def stdio_server_for(checked: CheckedServer, cwd: Path) -> StdioServer:
             tasks=tasks,
             at=datetime.now(UTC).isoformat(timespec="seconds"),
         ),
+        session=session,
+        on_agent=noted.agent_known,
     )
-    return StdioServer(server, agents)
+
+    def end() -> None:
+        try:
+            session.end()
+            noted.forget()
+        finally:
+            if agents is not None:  # every child and everything it started ends with the server
+                from maple_entrypoints.bootstrap.agents import kill_all_agents
+
+                agents.close_all()
+                kill_all_agents()
+
+    return StdioServer(server, begin=noted.write, end=end)

@@ -27,11 +27,12 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from maple_core.errors import ConfigurationError
+from maple_core.errors import ConfigurationError, InvalidInputError
 from maple_entrypoints.bootstrap.server import CheckedServer, check_server
 from maple_entrypoints.mcp_recorded import RecordedAnswers, run_key
 from maple_entrypoints.mcp_recorder import Recorder
 from maple_entrypoints.mcp_replay import key_method
+from maple_entrypoints.mcp_session import SessionIdentity
 from maple_entrypoints.mcp_wire import Front, Stdio
 from maple_entrypoints.settings import Settings, configuration_values
 
@@ -75,10 +76,10 @@ class _Loader(threading.Thread):
         return self._server
 
 
-def _load(checked: CheckedServer, cwd: Path) -> StdioServer:
+def _load(checked: CheckedServer, cwd: Path, identity: SessionIdentity) -> StdioServer:
     from maple_entrypoints.mcp_server import stdio_server_for  # the SDK: the slow part
 
-    return stdio_server_for(checked, cwd)
+    return stdio_server_for(checked, cwd, identity)
 
 
 def _recorded(settings: Settings, argv: list[str]) -> RecordedAnswers | None:
@@ -119,12 +120,13 @@ def _serve(stdio: Stdio) -> None:
     cwd = Path.cwd()
     try:
         checked = check_server(cwd)
-    except ConfigurationError as exc:
+        identity = SessionIdentity.load()
+    except (ConfigurationError, InvalidInputError) as exc:
         sys.stderr.write(f"{SERVICE}: {exc}\n")
         raise SystemExit(1) from None
     recorded = _recorded(checked.settings, sys.argv[1:])
     recorder = _recorder(recorded, checked.settings.secrets())
-    loader = _Loader(lambda: _load(checked, cwd))
+    loader = _Loader(lambda: _load(checked, cwd, identity))
     interval = sys.getswitchinterval()
     sys.setswitchinterval(_SWITCH_S)
     loader.start()

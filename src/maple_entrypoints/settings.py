@@ -24,6 +24,7 @@ from maple_core.environment import (
     VARIABLES,
     describe_variable,
     read_variable,
+    temp_folder,
 )
 from maple_core.errors import ConfigurationError
 
@@ -33,6 +34,7 @@ __all__ = [
     "GitHubConfig",
     "InstallSettings",
     "ServerConfig",
+    "SessionSettings",
     "Settings",
     "StoreKind",
     "Transport",
@@ -199,6 +201,24 @@ class AgentSettings(_FromEnvironment):
     def unattended(self) -> bool:
         """``MAPLE_UNATTENDED`` is set: this process runs in a turn nobody watches."""
         return self.MAPLE_UNATTENDED is not None
+
+
+class SessionSettings(_FromEnvironment):
+    """What a session reads about itself: its id, its client's session, the temporary folder."""
+
+    MAPLE_SESSION: str | None
+    CLAUDE_CODE_SESSION_ID: str | None
+    TMPDIR: str | None
+    TMP: str | None
+    TEMP: str | None
+
+    @property
+    def temp_dir(self) -> str:
+        """Where this machine's sessions note who they are (as the Stop hook finds it)."""
+        known = {k: v for k, v in (("TMPDIR", self.TMPDIR), ("TMP", self.TMP)) if v}
+        if self.TEMP:
+            known["TEMP"] = self.TEMP
+        return temp_folder(known)
 
 
 class InstallSettings(_FromEnvironment):
@@ -390,11 +410,15 @@ def configuration_values(environ: Mapping[str, str] | None = None) -> list[tuple
     """Every variable of the table as set in ``environ`` (a secret only as ``set`` or unset).
 
     What a program's behaviour can depend on, for keying what is derived from it; the raw
-    value, so an empty variable and an unset one differ.
+    value, so an empty variable and an unset one differ. A variable naming the session
+    (``per_session``: Claude Code gives each conversation its own) is left out, or nothing
+    recorded under one session's key would serve the next.
     """
     env = os.environ if environ is None else environ
     values: list[tuple[str, str | None]] = []
     for variable in ENVIRONMENT:
+        if variable.per_session:
+            continue
         value = env.get(variable.name)
         values.append((variable.name, "set" if variable.secret and value else value))
     return values

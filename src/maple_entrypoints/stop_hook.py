@@ -10,21 +10,30 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Callable, Sequence
 
 from maple_core.errors import ConfigurationError, MapleError
 from maple_core.quickjson import dumps_flat
 from maple_core.stop import (
+    CLAIM_HORIZON_S,
     CounterUpdate,
     StopPayload,
     decide_loop_count_stop,
     decide_session_stop,
     parse_stop_payload,
+    split_by_claims,
 )
-from maple_entrypoints.bootstrap.hook import blocking_records, find_checkout, resolve_place
+from maple_entrypoints.bootstrap.hook import (
+    blocking_records,
+    find_checkout,
+    process_ancestors,
+    resolve_place,
+    sessions,
+)
 from maple_entrypoints.hook_settings import HookSettings, read_hook_settings
 
-__all__ = ["BlockCounter", "main", "open_comments", "run"]
+__all__ = ["BlockCounter", "OwnSessions", "main", "open_comments", "run", "sorted_by_claims"]
 
 try:  # the interpreter's own SHA-256, which starts faster than hashlib's OpenSSL
     from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
@@ -197,6 +206,59 @@ def open_comments(settings: HookSettings, cwd: str) -> list[JsonObject]:
     return blocking_records(resolve_place(cwd).ledger, branch, _BLOCKING)
 
 
+def _js_stamp(seconds: float) -> str:
+    """``seconds`` since the epoch as JavaScript's ``toISOString`` writes it."""
+    whole = int(seconds)
+    millis = int((seconds - whole) * 1000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)) + f".{millis:03d}Z"
+
+
+class OwnSessions:
+    """Whether a session holding a claim is the one this hook runs in.
+
+    It is when this machine's entry for it (``maple_adapters.sessions``) names the client's own
+    session the payload names (Claude Code's ``session_id``), or, when the two do not both name
+    one, names as its client a process this hook runs under (Codex, ``maple watch``). A session
+    with no entry here (another machine's, a person's) is never this one.
+    """
+
+    def __init__(self, payload_session: str | None, temp_dir: str) -> None:
+        self._payload_session = payload_session
+        self._temp_dir = temp_dir
+        self._above: set[int] | None = None
+        self._known: dict[str, bool] = {}
+
+    def __call__(self, session: str) -> bool:
+        """True when ``session`` is the one this hook runs in (asked once per session)."""
+        known = self._known.get(session)
+        if known is None:
+            known = self._known[session] = self._decide(session)
+        return known
+
+    def _decide(self, session: str) -> bool:
+        entry = sessions(self._temp_dir).read(session)
+        if entry is None:
+            return False
+        conversation = entry.get("conversation")
+        if self._payload_session and isinstance(conversation, str):
+            # Both name a conversation: that settles it. Two conversations can share an
+            # ancestor (a terminal, a test runner), so the processes are asked only otherwise.
+            return conversation == self._payload_session
+        if self._above is None:
+            self._above = set(process_ancestors())
+        client = entry.get("client")
+        return isinstance(client, int) and client > 1 and client in self._above
+
+
+def sorted_by_claims(
+    comments: Sequence[JsonObject], payload: StopPayload, temp_dir: str
+) -> tuple[list[JsonObject], list[JsonObject]]:
+    """The comments that may hold this session, and those another live session claimed."""
+    now = time.time()
+    own = OwnSessions(payload.session_id, temp_dir)
+    return split_by_claims(comments, own, _js_stamp(now), _js_stamp(now + CLAIM_HORIZON_S))
+
+
 def _emit(data: dict[str, str]) -> None:
     # ASCII-escaped, so any locale's stdout can carry it (and half an emoji stays valid JSON).
     sys.stdout.write(dumps_flat(data, ascii_only=True))
@@ -204,10 +266,11 @@ def _emit(data: dict[str, str]) -> None:
 
 
 def _decide(
-    payload: StopPayload, comments: Sequence[JsonObject], client: str, temp_dir: str
+    payload: StopPayload, every: Sequence[JsonObject], client: str, temp_dir: str
 ) -> dict[str, str]:
+    comments, claimed = sorted_by_claims(every, payload, temp_dir)
     if client == "cursor":
-        decision = decide_loop_count_stop(comments, payload)
+        decision = decide_loop_count_stop(comments, payload, claimed)
         if decision.block and decision.reason:
             return {"followup_message": decision.reason}
         if decision.reason:
@@ -215,7 +278,7 @@ def _decide(
         return {}
     counter = BlockCounter(temp_dir)
     stored = counter.read(payload.session_id) if payload.session_id else 0
-    step = decide_session_stop(comments, payload, stored)
+    step = decide_session_stop(comments, payload, stored, claimed)
     try:
         if payload.session_id is not None and step.counter == CounterUpdate.WRITE:
             counter.write(payload.session_id, step.count)

@@ -12,9 +12,12 @@ import json
 import re
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import TypeVar
 
+from maple_adapters.github.claim_chain import current_claim
 from maple_core.approvals import Approval
+from maple_core.claims import CLAIM, live_claim
 from maple_core.comments import Anchor, Comment, Context
 from maple_core.conversation import (
     REPLIES,
@@ -337,8 +340,21 @@ def _lines_length(lines: Sequence[str]) -> int:
     return sum(github_length(line) + 1 for line in lines)
 
 
+def _agent_cell(comment: Comment, now: datetime) -> str:
+    """Who is on a comment, for its row: ``on it: `claude-code` until 12:15 UTC``, or ``—``."""
+    claim = live_claim(comment, now)
+    if claim is None or comment.status is CommentStatus.RESOLVED:
+        return "—"
+    ends = parse_stamp(claim.expires)
+    until = f" until {ends:%H:%M} UTC" if ends is not None else ""
+    return f"on it: {_cell(claim.agent, 40)}{until}"
+
+
 def render_ledger_body(
-    ledger: GitHubLedger, budget: int = FENCE_BUDGET, limit: int = BODY_LIMIT
+    ledger: GitHubLedger,
+    budget: int = FENCE_BUDGET,
+    limit: int = BODY_LIMIT,
+    now: datetime | None = None,
 ) -> str:
     """The ledger comment's markdown: intro, table, approvals, the ```` ```maple ```` fence.
 
@@ -349,7 +365,8 @@ def render_ledger_body(
     counted instead of shown (the fence has them all). Once any comment has a thread, a
     ``Conversation`` column shows each thread as the fence holds it (how many replies, whether
     the agent waits for the reviewer, the reviewer's latest words); replies shed to fit the
-    fence are counted in a note under the intro.
+    fence are counted in a note under the intro. With ``now``, an ``Agent`` column shows who is
+    on each comment (their live claims then), once any agent is.
 
     Raises:
         LedgerTooLargeError: even with everything shed the body would pass ``limit``: the
@@ -383,11 +400,13 @@ def render_ledger_body(
     if comments:
         with_status = any(c.status is not CommentStatus.OPEN for c in comments)
         with_thread = any(thread_of(c) for c in fitted.comments)
+        with_agent = now is not None and any(_agent_cell(c, now) != "—" for c in comments)
         header = [
             "#",
             "Where",
             "Comment",
             *(["Status"] if with_status else []),
+            *(["Agent"] if with_agent else []),
             *(["Conversation"] if with_thread else []),
             "Viewport",
         ]
@@ -398,6 +417,8 @@ def render_ledger_body(
             row = [str(i), _cell(where_of(c.anchor) or ""), _cell(c.body, _ROW_TEXT_LIMIT)]
             if with_status:
                 row.append(_STATUS_WORDS[c.status])
+            if with_agent and now is not None:
+                row.append(_agent_cell(c, now))
             if with_thread:
                 row.append(_thread_cell(kept))
             row.append(_viewport(c))
@@ -613,7 +634,9 @@ def _ledger_fence(body: str) -> JsonObject | None:
 
 
 def merge_ledgers(
-    ledgers: Sequence[GitHubLedger], ceilings: Sequence[str] | None = None
+    ledgers: Sequence[GitHubLedger],
+    ceilings: Sequence[str] | None = None,
+    ids: Sequence[int] | None = None,
 ) -> GitHubLedger:
     """Union of ledgers given oldest write first: every comment once, its newest version kept.
 
@@ -630,7 +653,9 @@ def merge_ledgers(
     ledger can outrank a change made after it.
 
     A comment's thread is the union of every version's (see :func:`_union_threads`): two
-    racing repliers each write a version with their own reply, and both replies stay.
+    racing repliers each write a version with their own reply, and both replies stay. Its claim
+    is the one GitHub's numbering of the ledger comments (``ids``, the ledgers' issue comment
+    ids) decides from every version's (see :mod:`~maple_adapters.github.claim_chain`).
     """
     if not ledgers:
         raise ValueError("merge_ledgers needs at least one ledger")
@@ -642,6 +667,11 @@ def merge_ledgers(
         ceiling=lambda order: caps[order],
     )
     comments = _union_threads(comments, [c for ledger in ledgers for c in ledger.comments])
+    numbers = list(ids) if ids is not None else list(range(1, len(ledgers) + 1))
+    comments = _union_claims(
+        comments,
+        [(n, c) for n, ledger in zip(numbers, ledgers, strict=True) for c in ledger.comments],
+    )
     withdrawn = tuple(dict.fromkeys(w for ledger in ledgers for w in ledger.withdrawn))
     approvals = _merge_records(
         [(order, a) for order, ledger in enumerate(ledgers) for a in ledger.approvals],
@@ -739,6 +769,29 @@ def _union_threads(
         entries.sort(key=_reply_order)
         others: list[JsonValue] = [e for e in own if not isinstance(e, dict)]
         out.append(replace(comment, extra={**comment.extra, REPLIES: [*others, *entries]}))
+    return out
+
+
+def _union_claims(
+    merged: Sequence[Comment], versions: Sequence[tuple[int, Comment]]
+) -> list[Comment]:
+    """Each merged comment with the claim its versions' ledgers decide (or none)."""
+    found: dict[Hashable, list[tuple[int, JsonValue]]] = {}
+    for ledger_id, version in versions:
+        if CLAIM in version.extra:
+            found.setdefault(comment_identity(version), []).append(
+                (ledger_id, version.extra[CLAIM])
+            )
+    if not found:
+        return list(merged)
+    out: list[Comment] = []
+    for comment in merged:
+        claimed = found.get(comment_identity(comment))
+        current = current_claim(claimed) if claimed else None
+        if current is None:
+            out.append(comment)
+        else:
+            out.append(replace(comment, extra={**comment.extra, CLAIM: current}))
     return out
 
 

@@ -24,6 +24,7 @@ from maple_adapters.github.shared import SharedTransport
 from maple_adapters.github.store import GitHubChangeSignal, GitHubLedgerStore
 from maple_adapters.github.transport import GitHubError, GitHubTransport
 from maple_core.approvals import Approval, NewApproval
+from maple_core.claims import ClaimRequest, ClaimResult
 from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.conversation import (
     ConversationError,
@@ -199,6 +200,20 @@ class PullRequestStore:
     def append_many(self, comments: Sequence[NewComment]) -> builtins.list[Comment]:
         """Store comments in the ledger, in one write."""
         return self._ledger.append_many(comments)
+
+    def claim(self, comment_id: str, request: ClaimRequest) -> ClaimResult:
+        """Claim a ledger comment (a review thread's comment keeps no claim yet)."""
+        return self._ledger.claim(comment_id, request)
+
+    def claim_many(
+        self, comment_ids: Sequence[str], request: ClaimRequest
+    ) -> builtins.list[ClaimResult]:
+        """Claim ledger comments in one write; a review thread's comment has no result."""
+        return self._ledger.claim_many(comment_ids, request)
+
+    def sweep_claims(self, branch: str, request: ClaimRequest) -> builtins.list[Comment]:
+        """Renew or end the session's claims on the branch's ledger comments."""
+        return self._ledger.sweep_claims(branch, request)
 
     def approve(self, approval: NewApproval) -> Approval:
         """Store an approval in the ledger."""

@@ -23,9 +23,11 @@ from maple_adapters.github.ledger import (
     record_number,
     render_ledger_body,
 )
+from maple_adapters.github.ledger_claims import LedgerClaims
 from maple_adapters.github.transport import GitHubError, GitHubTransport
 from maple_core.approvals import Approval, NewApproval
 from maple_core.authors import guest_author, server_author
+from maple_core.claims import ClaimRequest, ClaimResult
 from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.conversation import (
     ConversationError,
@@ -69,6 +71,7 @@ _SETTLE_S = 0.25
 _MAX_SETTLE_S = 3.0
 _REUSE_S = _POLL_S  # how long a write's read-back stands in for a fresh read (see ``state``)
 _STATUS_ROOM = 4_096  # of GitHub's body limit, kept for status changes by writes that add words
+_PARSED = 8  # ledger bodies kept parsed (a pull request seldom has more than two at once)
 _T = TypeVar("_T")
 
 
@@ -141,6 +144,9 @@ class GitHubLedgerStore:
         self._writing = threading.Lock()  # one write at a time from this store
         self._read_back: _ReadBack | None = None
         self._commits: dict[tuple[int, str], frozenset[str]] = {}  # (pull, head) -> its commits
+        self._claims = LedgerClaims(self)
+        self._parsed: dict[tuple[int, str | None, str], GitHubLedger | None] = {}
+        self._parsing = threading.Lock()
 
     @property
     def name(self) -> str:
@@ -323,7 +329,7 @@ class GitHubLedgerStore:
             if "```maple" not in body or not self._trusted(comment):
                 continue
             try:
-                ledger = parse_ledger_body(body, branch)
+                ledger = self._parse(comment_id, body, branch)
             except InvalidRecordError as exc:
                 where = comment.get("html_url")
                 location = where if isinstance(where, str) else f"issue comment {comment_id}"
@@ -344,11 +350,30 @@ class GitHubLedgerStore:
         # A record cannot have changed after GitHub last saw its ledger change: the comment's
         # server time caps the stamps written inside it.
         merged = merge_ledgers(
-            [ledger for _, _, ledger in ledgers], ceilings=[u for u, _, _ in ledgers]
+            [ledger for _, _, ledger in ledgers],
+            ceilings=[u for u, _, _ in ledgers],
+            ids=[i for _, i, _ in ledgers],
         )
         return _Ledgers(
             pull, tuple(i for _, i, _ in ledgers), merged, tuple(u for u, _, _ in ledgers)
         )
+
+    def _parse(self, comment_id: int, body: str, branch: str | None) -> GitHubLedger | None:
+        """The ledger in ``body``, parsed once per text.
+
+        A ledger comment is read far more often than it changes: every listing, every wait's
+        look, every write's read-back.
+        """
+        key = (comment_id, branch, body)
+        with self._parsing:
+            found = self._parsed.get(key)
+        if found is None:
+            found = parse_ledger_body(body, branch)
+            with self._parsing:
+                if len(self._parsed) >= _PARSED:
+                    self._parsed.pop(next(iter(self._parsed)))
+                self._parsed[key] = found
+        return found
 
     def list(self, query: ListQuery) -> CommentPage:
         """One page of the branch's comments; no pull request means none."""
@@ -550,7 +575,7 @@ class GitHubLedgerStore:
         """
         limit = BODY_LIMIT - _STATUS_ROOM if adds_words else BODY_LIMIT
         try:
-            return render_ledger_body(ledger, limit=limit)
+            return render_ledger_body(ledger, limit=limit, now=self._clock.now())
         except LedgerTooLargeError as exc:
             raise LedgerFullError(str(exc), store=self.name, operation=operation) from None
 
@@ -597,6 +622,7 @@ class GitHubLedgerStore:
         raise (``NotFoundError``) when what it changes is not there.
         """
         with self._writing:
+            self._claims.forget()
             return self._write_until_landed(
                 pull, branch, operation, change, landed, repost=repost, adds_words=adds_words
             )
@@ -843,6 +869,41 @@ class GitHubLedgerStore:
                 repost=False,
                 adds_words=event.kind is ReplyKind.REPLY,
             )
+
+    def claim(self, comment_id: str, request: ClaimRequest) -> ClaimResult:
+        """Apply a claim request; GitHub's order arbitrates a new claim (``ledger_claims``)."""
+        pull = self._by_id(_COMMENT_ID, comment_id, "comment", "claim")
+        found = self._claims.claim(pull, [comment_id], request)
+        if not found:
+            self._comment_in(GitHubLedger(""), comment_id, "claim")  # raises NotFoundError
+        return found[0]
+
+    def claim_many(
+        self, comment_ids: Sequence[str], request: ClaimRequest
+    ) -> builtins.list[ClaimResult]:
+        """Apply a claim request to each comment, one write per pull request they are on."""
+        by_pull: dict[int, builtins.list[str]] = {}
+        for comment_id in comment_ids:
+            match = _COMMENT_ID.fullmatch(comment_id)
+            if match is not None:
+                by_pull.setdefault(int(match.group(1)), []).append(comment_id)
+        done: dict[str, ClaimResult] = {}
+        for pull, ids in by_pull.items():
+            for result in self._claims.claim(pull, ids, request):
+                done[result.comment.id] = result
+        return [done[i] for i in comment_ids if i in done]
+
+    def sweep_claims(self, branch: str, request: ClaimRequest) -> builtins.list[Comment]:
+        """Renew or end the session's live claims on ``branch`` in one checked edit."""
+        with self._failing("claim"):
+            pull = self.find_pull(branch)
+            if pull is None:
+                return []
+            return self._claims.sweep(pull, branch, request)
+
+    def list_branch(self, branch: str) -> builtins.list[Comment]:
+        """Every comment on ``branch`` (all pages), as :meth:`list` gives them."""
+        return builtins.list(self.state(branch).comments)
 
     def approve(self, approval: NewApproval) -> Approval:
         """Store an approval as ``gha_<pull>_<n>`` (a repost, like an append)."""

@@ -10,6 +10,7 @@ from urllib.parse import quote
 
 from maple_adapters.route.http import RouteAnswer, RouteHttp, RouteUnreachableError
 from maple_core.approvals import Approval, NewApproval
+from maple_core.claims import Claim, ClaimDecision, ClaimOutcome, ClaimRequest, ClaimResult
 from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.conversation import ConversationError, ReplyKind, ThreadEvent
 from maple_core.errors import (
@@ -36,6 +37,7 @@ _CAPABILITIES = frozenset(
         Capability.SET_STATUS,
         Capability.APPROVALS,
         Capability.CONVERSE,
+        Capability.CLAIM,
     }
 )
 POLL_S = 1.0
@@ -62,7 +64,7 @@ class RouteCommentStore:
 
     @property
     def capabilities(self) -> frozenset[Capability]:
-        """List, append, append many, set status, approvals and threads."""
+        """List, append, append many, set status, approvals, threads and claims."""
         return _CAPABILITIES
 
     def __repr__(self) -> str:
@@ -210,6 +212,47 @@ class RouteCommentStore:
             raise self._refusal(answer, "converse")
         return Comment.from_json(answer.data)
 
+    def claim(self, comment_id: str, request: ClaimRequest) -> ClaimResult:
+        """``POST /comments/{id}/claim``; the route decides on its own clock (409: held).
+
+        Raises:
+            MissingCapabilityError: the route keeps no claims (no such endpoint).
+        """
+        path = "/comments/" + quote(comment_id, safe="") + "/claim"
+        answer = self._claims_answer("claim", path, request.to_json())
+        return _claim_result(answer.data)
+
+    def claim_many(
+        self, comment_ids: Sequence[str], request: ClaimRequest
+    ) -> builtins.list[ClaimResult]:
+        """``POST /claims`` with the ids: one write on the route's store."""
+        if not comment_ids:
+            return []
+        body: JsonObject = {**request.to_json(), "ids": list(comment_ids)}
+        answer = self._claims_answer("claim", "/claims", body)
+        results = answer.data.get("results") if isinstance(answer.data, dict) else None
+        if not isinstance(results, list):
+            raise InvalidRecordError("The route's claims answer has no 'results' array.")
+        return [_claim_result(r) for r in results]
+
+    def sweep_claims(self, branch: str, request: ClaimRequest) -> builtins.list[Comment]:
+        """``POST /claims``: the session's claims on ``branch``, renewed or ended at once."""
+        answer = self._claims_answer("claim", "/claims", {"branch": branch, **request.to_json()})
+        return self._comments(answer.data, "claims")
+
+    def _claims_answer(self, operation: str, path: str, body: JsonObject) -> RouteAnswer:
+        answer = self._send(operation, "POST", path, body=body)
+        if answer.status == 404 and _generic_not_found(answer):
+            raise MissingCapabilityError(
+                f"{answer.describe()} The route keeps no claims: it has no claim endpoint (a "
+                "TypeScript Maple route, or an older maple).",
+                store=self.name,
+                operation=operation,
+            )
+        if answer.ok or answer.status == 409:
+            return answer
+        raise self._refusal(answer, operation)
+
     def head(self, branch: str) -> str | None:
         """Always ``None``: a route does not say which commit its preview serves."""
         return None
@@ -261,6 +304,21 @@ class RouteCommentStore:
     def changes(self, branch: str) -> RouteChangeSignal:
         """A signal that polls the branch's listing (conditionally, when the route sends ETags)."""
         return RouteChangeSignal(self._http, branch, self._poll_s)
+
+
+def _claim_result(data: JsonValue) -> ClaimResult:
+    """A route's answer about one claim: ``{outcome, claim?, holder?, changed, comment}``."""
+    found = data if isinstance(data, dict) else {}
+    outcome = found.get("outcome")
+    if not isinstance(outcome, str) or outcome not in ClaimOutcome._value2member_map_:
+        raise InvalidRecordError("The route's claim answer has no readable 'outcome'.")
+    decision = ClaimDecision(
+        ClaimOutcome(outcome),
+        Claim.read(found.get("claim")),
+        Claim.read(found.get("holder")),
+        write=found.get("changed") is True,
+    )
+    return ClaimResult(Comment.from_json(found.get("comment")), decision)
 
 
 def _generic_not_found(answer: RouteAnswer) -> bool:

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AgentPool",
+    "SESSION",
     "UNATTENDED",
     "agent_provider",
     "build_agents",
@@ -29,6 +30,8 @@ __all__ = [
 
 UNATTENDED = "MAPLE_UNATTENDED"
 """The variable that marks a turn nobody watches, and everything started from it."""
+SESSION = "MAPLE_SESSION"
+"""The variable naming the session an agent's ``maple-mcp`` claims comments as."""
 
 
 def running_unattended() -> bool:
@@ -36,7 +39,9 @@ def running_unattended() -> bool:
     return AgentSettings.load().unattended
 
 
-def agent_provider(name: str, *, approve: bool = True, unattended: bool = False) -> AgentProvider:
+def agent_provider(
+    name: str, *, approve: bool = True, unattended: bool = False, session: str | None = None
+) -> AgentProvider:
     """The provider called ``name`` (``codex`` or ``claude``).
 
     ``approve`` answers the agent's permission requests yes; ``False`` answers them no, so only
@@ -44,7 +49,9 @@ def agent_provider(name: str, *, approve: bool = True, unattended: bool = False)
     (``maple watch``): it, its commands and its MCP servers carry ``MAPLE_UNATTENDED``, so a
     ``maple-mcp`` there offers no external-agent tools and any agent started there approves
     nothing. A process that itself runs unattended only starts agents that are unattended and
-    approve nothing: an agent cannot be given more than the turn that started it.
+    approve nothing: an agent cannot be given more than the turn that started it. ``session``
+    (``maple watch``'s) is the agent's ``MAPLE_SESSION``, and its MCP servers': the claims the
+    agent's ``maple-mcp`` makes are that session's.
 
     Raises:
         InvalidInputError: no provider has that name.
@@ -52,11 +59,13 @@ def agent_provider(name: str, *, approve: bool = True, unattended: bool = False)
     if name not in PROVIDERS:
         raise InvalidInputError(f'unknown provider {name}; "codex" and "claude" exist.')
     inherited = running_unattended()
-    marks = {UNATTENDED: "1"} if unattended or inherited else None
+    marks = {UNATTENDED: "1"} if unattended or inherited else {}
+    if session is not None:
+        marks[SESSION] = session
     approve = approve and not inherited
     if name == "codex":
-        return CodexProvider(approve=approve, marks=marks)
-    return ClaudeProvider(approve=approve, marks=marks)
+        return CodexProvider(approve=approve, marks=marks or None)
+    return ClaudeProvider(approve=approve, marks=marks or None)
 
 
 def build_agents(config: ServerConfig, root: Path) -> AgentPool | None:

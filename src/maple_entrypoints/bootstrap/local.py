@@ -11,6 +11,7 @@ from maple_core.ports import Clock, CommentStore, Commits, MediaStore
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from maple_adapters.files.clients import ClientSeen
+    from maple_adapters.sessions import SessionRegistry
 
 __all__ = [
     "clients_seen",
@@ -20,6 +21,7 @@ __all__ = [
     "local_media_file",
     "local_store",
     "note_client",
+    "session_registry",
     "system_clock",
 ]
 
@@ -58,6 +60,13 @@ def clients_seen(cwd: Path) -> list[ClientSeen]:
     from maple_adapters.files.clients import read_clients
 
     return read_clients(cwd)
+
+
+def session_registry(temp_dir: str) -> SessionRegistry:
+    """The session entries of this machine, under ``temp_dir`` (``maple_adapters.sessions``)."""
+    from maple_adapters.sessions import SessionRegistry
+
+    return SessionRegistry(temp_dir)
 
 
 def local_media(cwd: Path) -> MediaStore:

@@ -35,6 +35,7 @@ from maple_core.services import (
 from maple_core.statuses import CommentStatus
 from maple_core.text import one_line
 from maple_entrypoints.bootstrap.local import local_commits, system_clock
+from maple_entrypoints.cli import claims
 from maple_entrypoints.cli.common import (
     EXIT_CONFIG,
     BranchOption,
@@ -58,6 +59,12 @@ comments_app = typer.Typer(
     help="Read and write review comments.",
     no_args_is_help=True,
     epilog="Example: maple comments list --status open",
+)
+comments_app.command("claim", epilog="Example: maple comments claim loc_3f9a2b1c4d5e --force")(
+    claims.claim
+)
+comments_app.command("release", epilog="Example: maple comments release loc_3f9a2b1c4d5e")(
+    claims.release
 )
 
 

@@ -10,7 +10,9 @@
 
 Endpoints (paths under the mount): ``GET``/``POST /comments``, ``PATCH``/``DELETE /comments/{id}``,
 ``POST /comments/{id}/thread``
-(a reply, a reopening or a confirmation in the comment's thread), ``POST /media``,
+(a reply, a reopening or a confirmation in the comment's thread), ``POST /comments/{id}/claim``
+(an agent's claim or release, ours) and ``POST /claims`` (a session's claims on a branch,
+renewed or ended at once), ``POST /media``,
 ``GET /media/{key}``, ``GET``/``POST /approvals``, ``DELETE /approvals/{id}``,
 ``GET /me``, ``GET /health`` and ``POST /gate/refresh``; and, with an MCP endpoint, ``/mcp``
 (the agent loop's tools over Streamable HTTP, see ``route.mcp_http``). Every answer is JSON with
@@ -47,6 +49,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from maple_core.approvals import NewApproval
 from maple_core.authors import Reviewer
+from maple_core.claims import ClaimOutcome, ClaimRequest
 from maple_core.comments import Comment
 from maple_core.conversation import ConversationError, Role, ThreadEvent
 from maple_core.cursor import format_js_timestamp
@@ -58,6 +61,7 @@ from maple_core.ports import (
     Capability,
     Clock,
     CommentAmending,
+    CommentClaims,
     CommentConversation,
     CommentStore,
     GatePublisher,
@@ -260,6 +264,7 @@ class _Route:
                     require_approval=self.options.require_approval,
                     require_confirmation=self.options.require_confirmation,
                     review_url=self.options.review_url,
+                    now=self.options.clock.now(),
                 )
             )
         except Exception as exc:
@@ -444,6 +449,79 @@ class _Route:
             changed.to_json(), background=self.after_write(store, request, changed.branch)
         )
 
+    # -- claims ------------------------------------------------------------------------------
+
+    def claims_store(self, request: Request) -> tuple[CommentStore, CommentClaims]:
+        """The store and its claims; a reviewer's browser never claims.
+
+        On a route serving one person's browser (``client_authors``), every caller is that
+        browser: claims are an agent's (or a person's through ``maple comments claim``), so
+        the browser only sees them.
+        """
+        if self.options.client_authors:
+            raise RouteRefusalError(
+                403,
+                "A reviewer's browser cannot claim comments: claims are an agent's (maple-mcp) "
+                "or a person's (maple comments claim).",
+            )
+        store = self.store_for(request)
+        if Capability.CLAIM not in store.capabilities or not isinstance(store, CommentClaims):
+            raise RouteRefusalError(501, "This store keeps no claims")
+        return store, store
+
+    async def claim(self, request: Request) -> Response:
+        """``POST /comments/{id}/claim``: claim, renew or release; 409 names the holder."""
+        store, claims = self.claims_store(request)
+        asked = ClaimRequest.from_json(await read_json(request, self.options.max_json_bytes))
+        comment_id = request.path_params["id"]
+        with _known_comment(comment_id):
+            result = await _off_loop(claims.claim, comment_id, asked)
+        body: JsonObject = {
+            **result.to_json(),
+            "changed": result.decision.write,
+            "comment": result.comment.to_json(),
+        }
+        held = result.outcome is ClaimOutcome.HELD
+        # The check run's summary says who is on each comment, so a claim that changed is
+        # published as a status change is.
+        after = (
+            self.after_write(store, request, result.comment.branch)
+            if result.decision.write
+            else None
+        )
+        return json_answer(body, 409 if held else 200, background=after)
+
+    async def sweep_claims(self, request: Request) -> Response:
+        """``POST /claims``: many claims at once.
+
+        With ``ids``, the request applies to each of those comments (``{results: [...]}``, a
+        result per comment found); with ``branch``, it renews (``claim``) or ends
+        (``release``) the session's claims there (``{comments: [...]}``, those that changed).
+        """
+        store, claims = self.claims_store(request)
+        posted = await read_json(request, self.options.max_json_bytes)
+        asked = ClaimRequest.from_json(posted)
+        ids = posted.get("ids") if isinstance(posted, dict) else None
+        if ids is not None:
+            if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+                raise RouteRefusalError(400, "'ids' must be a list of comment ids")
+            if len(ids) > _MAX_CLAIMED:
+                raise RouteRefusalError(400, f"At most {_MAX_CLAIMED} comments at once")
+            results = await _off_loop(claims.claim_many, [str(i) for i in ids], asked)
+            answered: JsonObject = {
+                "results": [
+                    {**r.to_json(), "changed": r.decision.write, "comment": r.comment.to_json()}
+                    for r in results
+                ]
+            }
+            branches = [r.comment.branch for r in results if r.decision.write]
+            return json_answer(answered, background=self.after_write(store, request, *branches))
+        branch = read_branch(posted)
+        changed = await _off_loop(claims.sweep_claims, branch, asked)
+        body: JsonObject = {"comments": [c.to_json() for c in changed]}
+        after = self.after_write(store, request, branch) if changed else None
+        return json_answer(body, background=after)
+
     # -- media -------------------------------------------------------------------------------
 
     def media_store(self) -> MediaStore:
@@ -570,6 +648,7 @@ class _Route:
             require_confirmation=self.options.require_confirmation,
             review_url=self.options.review_url,
             limit=self.options.max_json_bytes,
+            now=self.options.clock.now(),
         )
 
 
@@ -663,6 +742,7 @@ async def json_http_error(request: Request, exc: Exception) -> Response:
 
 
 _ANY = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+_MAX_CLAIMED = 10_000  # comments one POST /claims may claim: a branch's whole listing
 _REOPENED_BY_STATUS = "Reopened (status set to open, without a reason)."
 """The reason a reopening through Maple's ``PATCH {status: "open"}`` records."""
 
@@ -705,6 +785,8 @@ def create_route_app(options: RouteOptions) -> Starlette:
             at("/comments/{id}", route.patch_comment, "PATCH"),
             at("/comments/{id}", route.delete_comment, "DELETE"),
             at("/comments/{id}/thread", route.thread, "POST"),
+            at("/comments/{id}/claim", route.claim, "POST"),
+            at("/claims", route.sweep_claims, "POST"),
             at("/media", route.put_media, "POST"),
             at("/media/{key:path}", route.get_media, "GET"),
             at("/approvals", route.approvals),

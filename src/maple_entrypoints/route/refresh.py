@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 
 import anyio.to_thread
 from starlette.requests import Request
@@ -48,6 +49,7 @@ async def refresh_gate(
     require_confirmation: bool = False,
     review_url: str | None,
     limit: int,
+    now: datetime | None = None,
 ) -> Response:
     """Check the caller, then decide and publish the gate; Maple's checks in Maple's order.
 
@@ -82,6 +84,7 @@ async def refresh_gate(
             require_approval=require_approval,
             require_confirmation=require_confirmation,
             review_url=review_url,
+            now=now,
         )
     )
     if outcome.report is None:

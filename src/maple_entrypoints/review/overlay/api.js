@@ -8,12 +8,30 @@
  * @returns {Promise<import("./types.js").StoredComment[] | null>}
  */
 export async function listComments(api, branch) {
+  const listed = await listChanged(api, branch, null);
+  return listed === "unchanged" ? null : listed && listed.comments;
+}
+
+/**
+ * The branch's comments and their ETag, "unchanged" when they are still the ones `etag` names
+ * (the route's 304: cheap enough to ask twice a second), or null when they could not be read.
+ * @param {string} api
+ * @param {string} branch
+ * @param {string | null} etag
+ * @returns {Promise<{ comments: import("./types.js").StoredComment[], etag: string | null } | "unchanged" | null>}
+ */
+export async function listChanged(api, branch, etag) {
   try {
-    const answer = await fetch(api + "/comments?branch=" + encodeURIComponent(branch), { credentials: "same-origin" });
+    const answer = await fetch(api + "/comments?branch=" + encodeURIComponent(branch), {
+      credentials: "same-origin",
+      cache: "no-store",
+      headers: etag ? { "if-none-match": etag } : {},
+    });
+    if (answer.status === 304) return "unchanged";
     if (!answer.ok) return null;
     /** @type {{ comments?: import("./types.js").StoredComment[] }} */
     const page = await answer.json();
-    return page.comments || [];
+    return { comments: page.comments || [], etag: answer.headers.get("etag") };
   } catch {
     return null;
   }

@@ -24,6 +24,11 @@ export const OVERLAY_CSS =
   ":host([data-maple-listing]) .pin { pointer-events: auto; }" +
   ".pin.resolved { background: #15803d; }" +
   ".pin[data-maple-waiting] { box-shadow: 0 0 0 3px #fde68a; }" + // the agent asks the reviewer
+  ".pin[data-maple-presence=on-it] { box-shadow: 0 0 0 3px #93c5fd; }" + // an agent is on it
+  ".panel .presence { font-size: 12px; color: #4b5563; }" +
+  ".panel .presence.on-it { color: #1d4ed8; }" +
+  ".panel .presence.waiting-for-you { color: #b45309; }" +
+  ".panel .presence.resolved { color: #15803d; }" +
   ".panel { position: fixed; right: 16px; bottom: 64px; width: 300px; max-height: 50vh; overflow: auto; background: #fff; color: #111; border: 1px solid #d1d5db; border-radius: 8px; pointer-events: auto; display: none; }" +
   ".panel ol { margin: 0; padding: 8px 8px 8px 28px; }" +
   ".panel li { padding: 4px 0; }" +

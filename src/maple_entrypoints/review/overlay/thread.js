@@ -80,8 +80,22 @@ function writerOf(reply) {
   const author = reply.author || {};
   const name = typeof author.name === "string" ? author.name.trim() : "";
   const named = name && author.provenance !== "guest" ? name : "";
-  if (reply.role === "agent") return named ? named + " (agent)" : "Agent";
+  if (reply.role === "agent") return (named ? named + " (agent)" : "Agent") + signed(reply.by);
   return name || "Reviewer";
+}
+
+/**
+ * Which agent, model and session wrote something, as words after its writer's name:
+ * " · claude-code · claude-sonnet-4-5 · session ms-1a2b3c"; nothing when unsigned.
+ * @param {import("./types.js").Signature | undefined} by
+ * @returns {string}
+ */
+export function signed(by) {
+  if (!by || typeof by !== "object") return "";
+  const parts = [by.agent, by.model, by.session ? "session " + by.session : undefined]
+    .filter((part) => typeof part === "string" && part)
+    .map((part) => String(part).slice(0, 80));
+  return parts.length ? " · " + parts.join(" · ") : "";
 }
 
 /**

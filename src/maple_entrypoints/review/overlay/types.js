@@ -89,6 +89,22 @@
  * @property {{ id?: string, name?: string }} [author]
  * @property {Resolution} [resolution] present once something claimed to resolve it
  * @property {Reply[]} [replies] the comment's thread (maple's; Maple keeps it unread)
+ * @property {Claim} [claim] the agent session on it (maple's; live until `expires`)
+ */
+
+/**
+ * @typedef {object} Claim An agent session's lease on a comment (maple's `claim` key).
+ * @property {string} agent the agent's name, as its client gives it
+ * @property {string} session the session's id
+ * @property {string} since when the claim began
+ * @property {string} expires when it lapses unless the session renews it
+ */
+
+/**
+ * @typedef {object} Signature Which agent, model and session wrote an entry or a resolution.
+ * @property {string} [agent]
+ * @property {string} [model]
+ * @property {string} [session]
  */
 
 /**
@@ -102,6 +118,7 @@
  * @property {boolean} [question] the agent asks the reviewer, and waits for the answer
  * @property {{ sha?: string, note?: string, at?: string }} [resolution] what a reopening undid,
  *   a confirmation confirmed or a second resolve claimed
+ * @property {Signature} [by] the agent's entries: which agent, model and session wrote it
  */
 
 /**
@@ -116,6 +133,7 @@
  * @property {string} sha the commit that resolved it
  * @property {string} [note] what the resolver said about it
  * @property {string} [at]
+ * @property {Signature} [by] which agent, model and session resolved it
  */
 
 export {};
