@@ -40,6 +40,7 @@ __all__ = [
     "push_access",
     "read_event",
     "review_store",
+    "token_review_store",
     "token_transport",
     "wrapped",
 ]
@@ -161,6 +162,25 @@ def review_store(
     """
     inner, secrets = _bare_transport(github, transport)
     return _review_store_over(inner, secrets, github, clock, gate=gate)
+
+
+def token_review_store(
+    token: str, github: GitHubConfig, clock: Clock, *, gate: bool
+) -> PullRequestStore:
+    """:func:`review_store` acting with ``token`` on the ``api`` transport (the route's callers).
+
+    Raises:
+        ConfigurationError: the shared folder cannot be made.
+    """
+    from dataclasses import replace
+
+    from pydantic import SecretStr
+
+    from maple_adapters.github.transport import PyGithubTransport
+
+    identity = replace(github, token=SecretStr(token))
+    inner = PyGithubTransport(token, github.api_url)
+    return _review_store_over(inner, [token], identity, clock, gate=gate)
 
 
 def _review_store_over(
