@@ -21,7 +21,7 @@ from maple_core.ports import Clock, CommentStore, GatePublisher
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from maple_adapters.github.events import GitHubEvent
+    from maple_adapters.github.events import GitHubEvent, PullToLookUp
     from maple_adapters.github.pull_store import PullRequestStore
     from maple_adapters.github.store import GitHubLedgerStore
     from maple_adapters.github.transport import GitHubTransport
@@ -36,6 +36,7 @@ __all__ = [
     "build_transport",
     "check_run_publisher",
     "ci_gate",
+    "head_of",
     "ledger_store",
     "push_access",
     "read_event",
@@ -243,7 +244,7 @@ def push_access(
     return PushAccess(lambda token: PyGithubTransport(token, api_url), owner, repo, clock)
 
 
-def read_event(name: str, payload: JsonValue) -> GitHubEvent:
+def read_event(name: str, payload: JsonValue) -> GitHubEvent | PullToLookUp:
     """What ``maple gate publish`` needs from the GitHub Actions event ``name``.
 
     Raises:
@@ -254,12 +255,32 @@ def read_event(name: str, payload: JsonValue) -> GitHubEvent:
     return read(name, payload)
 
 
+def head_of(event: GitHubEvent | PullToLookUp, gate: CiGate, owner: str, repo: str) -> GitHubEvent:
+    """``event`` with its head: a conversation comment's pull request is asked for it.
+
+    Asked of GitHub with the gate's reading token; any other event is returned as it is.
+
+    Raises:
+        MapleError: GitHub did not answer, or not with a pull request that has a head.
+    """
+    from maple_adapters.github.events import PullToLookUp, looked_up
+
+    if not isinstance(event, PullToLookUp):
+        return event
+    answer = gate.reader.request("GET", f"/repos/{owner}/{repo}/pulls/{event.number}")
+    return looked_up(event, answer.data)
+
+
 @dataclass(frozen=True, slots=True)
 class CiGate:
-    """What ``maple gate publish`` needs in CI: the ledger it reads, the check run it writes."""
+    """What ``maple gate publish`` needs in CI: the ledger it reads, the check run it writes.
+
+    ``reader`` is the reading token's transport, for a pull request's head.
+    """
 
     store: CommentStore
     publisher: GatePublisher
+    reader: GitHubTransport
 
 
 def ci_gate(
@@ -296,4 +317,5 @@ def ci_gate(
     return CiGate(
         store=store,
         publisher=check_run_publisher(writer, owner, repo, clock, app_id),
+        reader=wrapped(read_as, secrets),
     )

@@ -111,6 +111,14 @@ def _review_config(settings: Settings, token: str) -> GitHubConfig | None:
     )
 
 
+def _skipped(why: str, as_json: bool) -> None:
+    """Say that this event publishes nothing, and why (exit 0: nothing is wrong)."""
+    if as_json:
+        print_json({"published": False, "why": why})
+    else:
+        print(f"nothing to publish: {why}")
+
+
 @gate_app.command(
     "publish",
     epilog="Example (in a workflow step): maple gate publish   (docs/workflows/maple-gate.yml)",
@@ -146,7 +154,7 @@ def publish(
     App) count. The check run is written with
     MAPLE_GATE_TOKEN (a gate App's token) or else GITHUB_TOKEN (needs `checks: write`).
     """
-    from maple_entrypoints.bootstrap.github import ci_gate, read_event
+    from maple_entrypoints.bootstrap.github import ci_gate, head_of, read_event
     from maple_entrypoints.bootstrap.local import system_clock
 
     settings = load_settings()
@@ -198,6 +206,13 @@ def publish(
         clock=system_clock(),
         review=_review_config(settings, token or gate_token),
     )
+    try:
+        event = head_of(event, parts, owner, repo)  # a conversation comment's is asked for
+    except MapleError as exc:
+        raise fail(f"cannot find the pull request's head: {exc}", EXIT_ERROR) from None
+    if event.skip:
+        _skipped(event.skip, as_json)
+        return
     if event.merge_queue:
         verdict = merge_queue_verdict()
     elif event.no_review or no_review:
