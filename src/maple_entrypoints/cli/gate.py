@@ -148,7 +148,9 @@ def publish(
     """Publish maple/visual-review for the GitHub Actions event this job runs for.
 
     A pull request gets the verdict of its comments (a fork's or a bot's, or with --no-review,
-    neutral no-review); a merge queue's commit passes at once. It always reports: comments that
+    neutral no-review), on its own events and its review's (pull_request_review,
+    pull_request_review_comment, pull_request_review_thread, issue_comment: the head is read
+    from the pull request, never the event's words); a merge queue's commit passes at once. It always reports: comments that
     cannot be read are published as blocked "ledger-unreadable", never neutral. Only ledgers
     written by people with push access (or by the token's own user, or the MAPLE_GATE_APP_ID
     App) count. The check run is written with
