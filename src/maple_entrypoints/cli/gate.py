@@ -150,8 +150,9 @@ def publish(
     A pull request gets the verdict of its comments (a fork's or a bot's, or with --no-review,
     neutral no-review), on its own events and its review's (pull_request_review,
     pull_request_review_comment, pull_request_review_thread, issue_comment: the head is read
-    from the pull request, never the event's words); a merge queue's commit passes at once. It always reports: comments that
-    cannot be read are published as blocked "ledger-unreadable", never neutral. Only ledgers
+    from the pull request, never the event's words); a merge queue's commit passes at once.
+    It always reports: comments that cannot be read are published as blocked
+    "ledger-unreadable", never neutral. Only ledgers
     written by people with push access (or by the token's own user, or the MAPLE_GATE_APP_ID
     App) count. The check run is written with
     MAPLE_GATE_TOKEN (a gate App's token) or else GITHUB_TOKEN (needs `checks: write`).
