@@ -21,7 +21,7 @@ from maple_core.ports import Clock, CommentStore, GatePublisher
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from maple_adapters.github.events import GitHubEvent
+    from maple_adapters.github.events import GitHubEvent, PullToLookUp
     from maple_adapters.github.pull_store import PullRequestStore
     from maple_adapters.github.store import GitHubLedgerStore
     from maple_adapters.github.transport import GitHubTransport
@@ -36,10 +36,12 @@ __all__ = [
     "build_transport",
     "check_run_publisher",
     "ci_gate",
+    "head_of",
     "ledger_store",
     "push_access",
     "read_event",
     "review_store",
+    "token_review_store",
     "token_transport",
     "wrapped",
 ]
@@ -163,6 +165,25 @@ def review_store(
     return _review_store_over(inner, secrets, github, clock, gate=gate)
 
 
+def token_review_store(
+    token: str, github: GitHubConfig, clock: Clock, *, gate: bool
+) -> PullRequestStore:
+    """:func:`review_store` acting with ``token`` on the ``api`` transport (the route's callers).
+
+    Raises:
+        ConfigurationError: the shared folder cannot be made.
+    """
+    from dataclasses import replace
+
+    from pydantic import SecretStr
+
+    from maple_adapters.github.transport import PyGithubTransport
+
+    identity = replace(github, token=SecretStr(token))
+    inner = PyGithubTransport(token, github.api_url)
+    return _review_store_over(inner, [token], identity, clock, gate=gate)
+
+
 def _review_store_over(
     inner: GitHubTransport, secrets: list[str], github: GitHubConfig, clock: Clock, *, gate: bool
 ) -> PullRequestStore:
@@ -223,7 +244,7 @@ def push_access(
     return PushAccess(lambda token: PyGithubTransport(token, api_url), owner, repo, clock)
 
 
-def read_event(name: str, payload: JsonValue) -> GitHubEvent:
+def read_event(name: str, payload: JsonValue) -> GitHubEvent | PullToLookUp:
     """What ``maple gate publish`` needs from the GitHub Actions event ``name``.
 
     Raises:
@@ -234,12 +255,32 @@ def read_event(name: str, payload: JsonValue) -> GitHubEvent:
     return read(name, payload)
 
 
+def head_of(event: GitHubEvent | PullToLookUp, gate: CiGate, owner: str, repo: str) -> GitHubEvent:
+    """``event`` with its head: a conversation comment's pull request is asked for it.
+
+    Asked of GitHub with the gate's reading token; any other event is returned as it is.
+
+    Raises:
+        MapleError: GitHub did not answer, or not with a pull request that has a head.
+    """
+    from maple_adapters.github.events import PullToLookUp, looked_up
+
+    if not isinstance(event, PullToLookUp):
+        return event
+    answer = gate.reader.request("GET", f"/repos/{owner}/{repo}/pulls/{event.number}")
+    return looked_up(event, answer.data)
+
+
 @dataclass(frozen=True, slots=True)
 class CiGate:
-    """What ``maple gate publish`` needs in CI: the ledger it reads, the check run it writes."""
+    """What ``maple gate publish`` needs in CI: the ledger it reads, the check run it writes.
+
+    ``reader`` is the reading token's transport, for a pull request's head.
+    """
 
     store: CommentStore
     publisher: GatePublisher
+    reader: GitHubTransport
 
 
 def ci_gate(
@@ -276,4 +317,5 @@ def ci_gate(
     return CiGate(
         store=store,
         publisher=check_run_publisher(writer, owner, repo, clock, app_id),
+        reader=wrapped(read_as, secrets),
     )

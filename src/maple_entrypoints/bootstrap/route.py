@@ -30,6 +30,7 @@ from maple_entrypoints.bootstrap.github import (
     check_run_publisher,
     ledger_store,
     push_access,
+    token_review_store,
     token_transport,
 )
 from maple_entrypoints.bootstrap.local import local_media, local_store, system_clock
@@ -40,7 +41,7 @@ from maple_entrypoints.server_log import ServerLog
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the settings load pydantic, which the local route never needs
-    from maple_entrypoints.settings import Settings
+    from maple_entrypoints.settings import GitHubConfig, Settings
 
 __all__ = ["RouteStoreKind", "TokenStores", "local_route_options", "route_options"]
 
@@ -121,6 +122,28 @@ def _gate(
     return check_run_publisher(transport, owner, repo, clock, app_id), pulls
 
 
+def _gate_review(settings: Settings) -> GitHubConfig | None:
+    """With ``MAPLE_PR_REVIEW=gate``, how the caller's store reads the pull request's review.
+
+    The gate the route publishes then agrees with every other publisher's. In ``agent`` and
+    ``off`` the route keeps the ledger alone, as before: the gate ignores the review there.
+    """
+    if settings.MAPLE_PR_REVIEW != "gate":
+        return None
+    from maple_entrypoints.settings import GitHubConfig
+
+    return GitHubConfig(
+        owner=settings.MAPLE_GITHUB_OWNER,
+        repo=settings.MAPLE_GITHUB_REPO,
+        api_url=settings.MAPLE_GITHUB_API,
+        gate_app_id=settings.MAPLE_GATE_APP_ID,
+        pr_review="gate",
+        trusted_bots=settings.MAPLE_TRUSTED_BOTS,
+        reserve=settings.github_reserve,
+        cache_root=settings.cache_folder,
+    )
+
+
 def route_options(
     settings: Settings,
     store: RouteStoreKind,
@@ -153,8 +176,11 @@ def route_options(
     app = _gate(settings, owner, repo, clock) if owner and repo else None
     gate = app[0] if app is not None else None
     app_id = settings.MAPLE_GATE_APP_ID
+    review = _gate_review(settings) if on_github else None
 
     def github_store(token: str) -> CommentStore:
+        if review is not None:  # the gate holds on the pull request's own review too
+            return token_review_store(token, review, clock, gate=True)
         return ledger_store(token_transport(token, api), owner or "", repo or "", clock, app_id)
 
     per_token = TokenStores(github_store)  # one cache for the route and its refresh

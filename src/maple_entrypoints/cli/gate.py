@@ -111,6 +111,14 @@ def _review_config(settings: Settings, token: str) -> GitHubConfig | None:
     )
 
 
+def _skipped(why: str, as_json: bool) -> None:
+    """Say that this event publishes nothing, and why (exit 0: nothing is wrong)."""
+    if as_json:
+        print_json({"published": False, "why": why})
+    else:
+        print(f"nothing to publish: {why}")
+
+
 @gate_app.command(
     "publish",
     epilog="Example (in a workflow step): maple gate publish   (docs/workflows/maple-gate.yml)",
@@ -140,13 +148,16 @@ def publish(
     """Publish maple/visual-review for the GitHub Actions event this job runs for.
 
     A pull request gets the verdict of its comments (a fork's or a bot's, or with --no-review,
-    neutral no-review); a merge queue's commit passes at once. It always reports: comments that
-    cannot be read are published as blocked "ledger-unreadable", never neutral. Only ledgers
+    neutral no-review), on its own events and its review's (pull_request_review,
+    pull_request_review_comment, pull_request_review_thread, issue_comment: the head is read
+    from the pull request, never the event's words); a merge queue's commit passes at once.
+    It always reports: comments that cannot be read are published as blocked
+    "ledger-unreadable", never neutral. Only ledgers
     written by people with push access (or by the token's own user, or the MAPLE_GATE_APP_ID
     App) count. The check run is written with
     MAPLE_GATE_TOKEN (a gate App's token) or else GITHUB_TOKEN (needs `checks: write`).
     """
-    from maple_entrypoints.bootstrap.github import ci_gate, read_event
+    from maple_entrypoints.bootstrap.github import ci_gate, head_of, read_event
     from maple_entrypoints.bootstrap.local import system_clock
 
     settings = load_settings()
@@ -198,6 +209,13 @@ def publish(
         clock=system_clock(),
         review=_review_config(settings, token or gate_token),
     )
+    try:
+        event = head_of(event, parts, owner, repo)  # a conversation comment's is asked for
+    except MapleError as exc:
+        raise fail(f"cannot find the pull request's head: {exc}", EXIT_ERROR) from None
+    if event.skip:
+        _skipped(event.skip, as_json)
+        return
     if event.merge_queue:
         verdict = merge_queue_verdict()
     elif event.no_review or no_review:
