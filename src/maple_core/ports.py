@@ -17,8 +17,10 @@ from typing import Protocol, runtime_checkable
 from maple_core.agents import AgentRun, ProviderInfo
 from maple_core.approvals import Approval, NewApproval
 from maple_core.comments import Comment, NewComment, Resolution
-from maple_core.conversation import ThreadEvent
+from maple_core.conversation import EntryNote, ThreadEvent
+from maple_core.feedback import HarnessAnswer
 from maple_core.gate import GateReport, GateVerdict
+from maple_core.json_types import JsonObject
 from maple_core.media import MediaRef
 from maple_core.paging import CommentPage, ListQuery
 from maple_core.statuses import CommentStatus
@@ -35,6 +37,7 @@ __all__ = [
     "CommentStore",
     "CommitCheck",
     "Commits",
+    "FeedbackClassifier",
     "GatePublisher",
     "GateRefresher",
     "MediaStore",
@@ -55,6 +58,7 @@ class Capability(StrEnum):
     UNAPPROVE = "unapprove"
     AMEND = "amend"
     CONVERSE = "converse"
+    NOTE = "note"
 
 
 class Clock(Protocol):
@@ -197,12 +201,37 @@ class CommentConversation(Protocol):
     holds (comments' and replies'), so a waiting agent's cursor never skips a reply.
     """
 
-    def converse(self, comment_id: str, event: ThreadEvent) -> Comment:
+    def converse(self, comment_id: str, event: ThreadEvent | EntryNote) -> Comment:
         """Apply ``event`` to the comment's thread; an unknown id raises ``NotFoundError``.
+
+        An :class:`~maple_core.conversation.EntryNote` (a note on an entry already there, such
+        as its classification) is decided under the same lock. A store that cannot keep notes
+        (a route, which keeps them where it runs) raises ``MissingCapabilityError``.
 
         Raises:
             ConversationError: the comment cannot take the event (reopening an open one…).
         """
+        ...
+
+
+class FeedbackClassifier(Protocol):
+    """A harness that reads a reviewer's words and answers in a schema (Claude Code, Codex).
+
+    maple implements no model protocol: the harness is the client, run headless with nothing
+    it could run, each run bounded in time.
+    """
+
+    @property
+    def name(self) -> str:
+        """``claude`` or ``codex`` (``memory`` for the reference)."""
+        ...
+
+    def detect(self) -> ProviderInfo:
+        """Whether the harness is installed and signed in, and what to do if not."""
+        ...
+
+    def classify(self, prompt: str, schema: JsonObject) -> HarnessAnswer:
+        """Ask once: the answer in ``schema``'s place (unchecked), or why there is none."""
         ...
 
 

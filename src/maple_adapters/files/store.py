@@ -29,7 +29,7 @@ from maple_adapters.files.signal import FileChangeSignal
 from maple_core.approvals import Approval, NewApproval
 from maple_core.authors import guest_author
 from maple_core.comments import Comment, NewComment, Resolution
-from maple_core.conversation import ThreadEvent, activity_stamps, apply_event
+from maple_core.conversation import EntryNote, ThreadEvent, activity_stamps, apply_event
 from maple_core.cursor import format_js_timestamp, format_stamp, latest_stamp, next_arrival_stamp
 from maple_core.errors import NotFoundError, StoreUnavailableError
 from maple_core.paging import CommentPage, ListQuery, page_of
@@ -279,7 +279,7 @@ class FileCommentStore:
         self._rewrite("set_status", change)
         return updated[0]
 
-    def converse(self, comment_id: str, event: ThreadEvent) -> Comment:
+    def converse(self, comment_id: str, event: ThreadEvent | EntryNote) -> Comment:
         """Apply a thread event under the ledger's lock; the entry gets a ``rep_`` id."""
         updated: builtins.list[Comment] = []
 
