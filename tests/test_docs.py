@@ -18,7 +18,13 @@ from maple_core.environment import (
     render_markdown,
 )
 from maple_entrypoints.hook_settings import read_hook_settings
-from maple_entrypoints.settings import InstallSettings, Settings, load_settings, secret_values
+from maple_entrypoints.settings import (
+    ClassifierSettings,
+    InstallSettings,
+    Settings,
+    load_settings,
+    secret_values,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -52,7 +58,11 @@ def test_the_table_lists_exactly_what_settings_reads() -> None:
     environ = Recording()
     read_hook_settings(environ)
     assert environ.asked, "the hook's reader reads nothing through the table"
-    fields = {**Settings.model_fields, **InstallSettings.model_fields}
+    fields = {
+        **Settings.model_fields,
+        **InstallSettings.model_fields,
+        **ClassifierSettings.model_fields,
+    }
     assert sorted(v.name for v in ENVIRONMENT) == sorted(fields.keys() | environ.asked)
     for variable in ENVIRONMENT:
         if variable.name in fields:

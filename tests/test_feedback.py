@@ -374,16 +374,20 @@ def test_undoing_an_approval_withdraws_its_confirmation(
     store: InMemoryCommentStore, clock: FakeClock
 ) -> None:
     comment, entry_id = reply(store, resolved(store, clock), "LGTM now")
-    reading = classify_reply(store, comment, entry_id, answering("approved"), clock)
-    undone = undo_reading(store, reading.comment, entry_id, DANA, clock)
+    classify_reply(store, comment, entry_id, answering("approved"), clock)
+    undone = undo_reading(store, comment.id, entry_id, DANA, clock)
     assert confirmation_of(undone) is None
     record = classification_of(next(r for r in thread_of(undone) if r.id == entry_id))
     assert record is not None
     assert record.undone is not None
     assert record.undone["by"] == DANA
     assert gate(store).reason is GateReason.AWAITING_CONFIRMATION
-    with pytest.raises(ConversationError, match="undone already"):
-        undo_reading(store, undone, entry_id, DANA, clock)
+    again = undo_reading(store, comment.id, entry_id, DANA, clock)  # nothing more to undo
+    assert again == undone
+    other = store.append(NewComment(branch=BRANCH, body="Another."))
+    other, unread = reply(store, other, "Hello")
+    with pytest.raises(ConversationError, match="no reading of maple's"):
+        undo_reading(store, other.id, unread, DANA, clock)
 
 
 def test_undoing_a_reopening_resolves_the_comment_again(
@@ -392,7 +396,7 @@ def test_undoing_a_reopening_resolves_the_comment_again(
     comment, entry_id = reply(store, resolved(store, clock), "LGTM, I think")
     reading = classify_reply(store, comment, entry_id, answering("changes-requested"), clock)
     assert reading.comment.status is CommentStatus.OPEN
-    undone = undo_reading(store, reading.comment, entry_id, DANA, clock)
+    undone = undo_reading(store, comment.id, entry_id, DANA, clock)
     assert undone.status is CommentStatus.RESOLVED
     assert undone.resolution is not None
     assert undone.resolution.sha == SHA
@@ -407,7 +411,7 @@ def test_undoing_approved_with_comments_deletes_the_untouched_remarks(
     reading = classify_reply(store, comment, entry_id, classifier, clock)
     footer, logo = reading.remarks
     converse(store, logo.id, ThreadEvent.reply(Role.AGENT, "On it."))  # touched: kept
-    undo_reading(store, reading.comment, entry_id, DANA, clock)
+    undo_reading(store, comment.id, entry_id, DANA, clock)
     left = {c.id for c in list_all(store, BRANCH)}
     assert footer.id not in left
     assert logo.id in left

@@ -129,7 +129,7 @@ def play(
         entry = thread[step[1] % len(thread)]
         if kind == "undo":
             with contextlib.suppress(ConversationError):
-                undo_reading(store, comment, entry.id, DANA, clock)
+                undo_reading(store, comment_id, entry.id, DANA, clock)
         else:
             _edit(store, comment_id, entry.id, entry.body + " (edited)")
     clock.advance(1)

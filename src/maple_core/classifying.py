@@ -200,37 +200,31 @@ def _opened(
 
 
 def undo_reading(
-    store: CommentStore, comment: Comment, entry_id: str, by: JsonObject, clock: Clock
+    store: CommentStore, comment_id: str, entry_id: str, by: JsonObject, clock: Clock
 ) -> Comment:
-    """Undo the reading of entry ``entry_id``, as the person ``by`` asked.
+    """Undo the reading of entry ``entry_id`` of comment ``comment_id``, as ``by`` asked.
 
     Its confirmation stops counting, a reopening it made is undone while nothing came after it
     (see :func:`~maple_core.feedback.undo_note`), and the comments opened from its remarks that
-    nobody has touched (still open, no thread) are deleted where the store can delete.
+    nobody has touched (still open, no thread) are deleted where the store can delete. Undoing
+    a reading undone already changes nothing.
 
     Raises:
         MissingCapabilityError: the store keeps no notes on entries.
-        ConversationError: the comment holds no such entry, or the entry no reading of maple's
-            (or one undone already).
+        ConversationError: the comment holds no such entry, or the entry no reading of maple's.
+        NotFoundError: no comment has that id.
     """
     conversing = noting(store)
-    before = classification_of(entry_of(comment, entry_id))
-    if before is None or before.undone is not None:
-        raise _nothing_to_undo(comment, entry_id)
     at = format_js_timestamp(clock.now())
-    changed = conversing.converse(comment.id, undo_note(entry_id, by, at))
+    changed = conversing.converse(comment_id, undo_note(entry_id, by, at))
     record = classification_of(entry_of(changed, entry_id))
     if record is None or record.undone is None:
-        raise _nothing_to_undo(comment, entry_id)
+        raise ConversationError(
+            f"Entry {entry_id} of {comment_id} holds no reading of maple's to undo; only what "
+            "maple understood from a reviewer's reply can be undone."
+        )
     _delete_untouched_remarks(store, changed, entry_id)
     return changed
-
-
-def _nothing_to_undo(comment: Comment, entry_id: str) -> ConversationError:
-    return ConversationError(
-        f"Entry {entry_id} of {comment.id} holds no reading of maple's to undo (it was never "
-        "read, or its reading was undone already)."
-    )
 
 
 def _delete_untouched_remarks(store: CommentStore, comment: Comment, entry_id: str) -> None:

@@ -65,8 +65,8 @@ __all__ = [
     "refusal",
     "remark_comments",
     "stale",
-    "unheard",
     "undo_note",
+    "unheard",
 ]
 
 

@@ -55,6 +55,7 @@ from maple_core.services import (
 from maple_core.statuses import CommentStatus
 from maple_core.text import REVIEW_DATA_NOTICE, framed_json, without_lone_surrogates
 from maple_core.wait import PROGRESS_INTERVAL_MS, clamp_wait_ms
+from maple_entrypoints.bootstrap.classifier import classifier_from_environment
 from maple_entrypoints.bootstrap.local import (
     local_commits,
     local_media,
@@ -669,6 +670,7 @@ def main() -> None:
         refresher = build_refresher(config)
         store = build_store(config, Path.cwd())
         check_capabilities(store, gate)
+        classifier = classifier_from_environment()  # for the solo bridge's reviewer's replies
     except ConfigurationError as exc:
         sys.stderr.write(f"{SERVICE}: {exc}\n")
         raise SystemExit(1) from None
@@ -680,7 +682,7 @@ def main() -> None:
     def start(url: str) -> SoloBridge:
         from maple_entrypoints.solo import start_bridge  # the web stack, on first use only
 
-        return start_bridge(url, cwd=cwd, log=log)
+        return start_bridge(url, cwd=cwd, log=log, classifier=classifier)
 
     solo = SoloBridges(start)
     from maple_entrypoints.bootstrap.agents import build_agents, kill_all_agents

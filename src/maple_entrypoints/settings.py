@@ -27,6 +27,8 @@ from maple_core.errors import ConfigurationError
 
 __all__ = [
     "AgentSettings",
+    "ClassifierKind",
+    "ClassifierSettings",
     "GateMode",
     "GitHubConfig",
     "InstallSettings",
@@ -63,6 +65,14 @@ class GateMode(StrEnum):
     NONE = "none"
     DIRECT = "direct"
     ROUTE = "route"
+
+
+class ClassifierKind(StrEnum):
+    """The harnesses ``MAPLE_CLASSIFIER`` can name to read reviewers' words (``off``: none)."""
+
+    OFF = "off"
+    CLAUDE = "claude"
+    CODEX = "codex"
 
 
 class _FromEnvironment(BaseModel):
@@ -152,6 +162,13 @@ class AgentSettings(_FromEnvironment):
     def unattended(self) -> bool:
         """``MAPLE_UNATTENDED`` is set: this process runs in a turn nobody watches."""
         return self.MAPLE_UNATTENDED is not None
+
+
+class ClassifierSettings(_FromEnvironment):
+    """What every program that receives reviewers' replies reads: which harness reads them."""
+
+    MAPLE_CLASSIFIER: ClassifierKind
+    MAPLE_CLASSIFIER_MODEL: str | None
 
 
 class InstallSettings(_FromEnvironment):

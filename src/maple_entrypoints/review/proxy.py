@@ -31,7 +31,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Mount, Route, Router
 
-from maple_core.ports import Clock
+from maple_core.ports import Clock, FeedbackClassifier
 from maple_entrypoints.bootstrap.route import local_route_options
 from maple_entrypoints.review.page import (
     OverlayNeeds,
@@ -326,10 +326,16 @@ def review_app(
     *,
     clock: Clock | None = None,
     log: ServerLog | None = None,
+    classifier: FeedbackClassifier | None = None,
 ) -> Any:
-    """The proxy in front of the app at ``upstream``, with the route over ``cwd``'s ``.maple/``."""
+    """The proxy in front of the app at ``upstream``, with the route over ``cwd``'s ``.maple/``.
+
+    The reviewer's replies on resolved comments are read by ``classifier``, when given.
+    """
     # the one reviewer at this machine names themselves in the overlay
-    options = local_route_options(cwd, clock, log or ServerLog("maple-review"), client_authors=True)
+    options = local_route_options(
+        cwd, clock, log or ServerLog("maple-review"), client_authors=True, classifier=classifier
+    )
     forwarder = _Forwarder(upstream, branch)
 
     @contextlib.asynccontextmanager
