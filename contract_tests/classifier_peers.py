@@ -10,7 +10,6 @@ get it from the scripted loopback model as their own wire expects it (Claude's
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +17,6 @@ from typing import Any
 
 import pytest
 
-from contract_tests.agent_peers import CODEX_CONFIG, _bundled
 from maple_adapters.agents.classifiers import ClaudeClassifier, CodexClassifier
 from maple_adapters.memory_classifier import HANG, ScriptedClassifier
 from maple_core.feedback import HarnessAnswer
@@ -105,66 +103,22 @@ _INERT = {
 
 def real_classifier_peer(name: str, tmp: Path, request: pytest.FixtureRequest) -> ClassifierPeer:
     """The real ``claude`` or ``codex`` against a scripted model on loopback."""
-    from tests.agents.model_server import ScriptedModel, _blocks, _text_of
-    from tests.loopback import serve_asgi
+    from tests.agents.model_server import _blocks, _text_of
+    from tests.harness_support import start_harness
 
-    binary = str(_bundled(name))
-    home = tmp / "home"
-    home.mkdir(parents=True, exist_ok=True)
-    model = ScriptedModel(tmp / "pids", tmp)
-    running = serve_asgi(model.app)
-    request.addfinalizer(running.stop)
+    harness = start_harness(name, tmp, request)
+    model = harness.model
     answering: list[Answering] = [lambda prompt: {"outcome": "wait", "remarks": []}]
 
     def step(prompt: str, index: int) -> dict[str, Any]:
         said = answering[0](prompt)
         if isinstance(said, Stall):
-            return {
-                "stall": said.seconds,
-                "then": _step_of(name, {"outcome": "wait", "remarks": []}),
-            }
+            wait = _step_of(name, {"outcome": "wait", "remarks": []})
+            return {"stall": said.seconds, "then": wait}
         return _step_of(name, said)
 
     model.answer = step
-    base = {"HOME": str(home), "NO_COLOR": "1", "RUST_LOG": "warn"}
-    if name == "claude":
-        env = {
-            **base,
-            "ANTHROPIC_BASE_URL": running.url,
-            "ANTHROPIC_API_KEY": "sk-ant-scripted-model",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-            "DISABLE_AUTOUPDATER": "1",
-            "DISABLE_TELEMETRY": "1",
-        }
-        signed_out_env = {k: v for k, v in env.items() if k != "ANTHROPIC_API_KEY"}
-
-        def make(timeout_s: float) -> FeedbackClassifier:
-            return ClaudeClassifier(binary, env, timeout_s=timeout_s)
-
-        def signed_out() -> FeedbackClassifier:
-            return ClaudeClassifier(binary, signed_out_env)
-
-    else:
-        codex_home, bare_home = tmp / "codex-home", tmp / "codex-home-signed-out"
-        for folder in (codex_home, bare_home):
-            folder.mkdir(exist_ok=True)
-            (folder / "config.toml").write_text(CODEX_CONFIG.format(url=running.url))
-        env = {**base, "CODEX_HOME": str(codex_home)}
-        subprocess.run(  # a key on stdin makes Codex count as signed in, as a user's would
-            [binary, "login", "--with-api-key"],
-            input="sk-scripted-model",
-            env={"PATH": "/usr/bin:/bin", **env},
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=True,
-        )
-
-        def make(timeout_s: float) -> FeedbackClassifier:
-            return CodexClassifier(binary, env, timeout_s=timeout_s)
-
-        def signed_out() -> FeedbackClassifier:
-            return CodexClassifier(binary, {**base, "CODEX_HOME": str(bare_home)})
+    kind = ClaudeClassifier if name == "claude" else CodexClassifier
 
     def prompts() -> list[str]:
         seen = []
@@ -188,12 +142,12 @@ def real_classifier_peer(name: str, tmp: Path, request: pytest.FixtureRequest) -
 
     return ClassifierPeer(
         f"{name}-real",
-        make,
+        harness.classifier,
         lambda fn: answering.__setitem__(0, fn),
         prompts,
         offered,
-        signed_out,
-        {"model": model, "binary": binary},
+        lambda: kind(name, harness.signed_out_env),
+        {"model": model},
     )
 
 
