@@ -5,7 +5,8 @@
 
 // --- overlay/api.js ---
 // The route under the proxy's /__maple/api: list this branch's comments, post a new one, edit
-// or delete one of the reviewer's own while it is open, and answer in a comment's thread.
+// or delete one of the reviewer's own while it is open, answer in a comment's thread, and undo
+// what maple understood from a reply.
 
 /**
  * The branch's comments, or null when they could not be read.
@@ -118,6 +119,24 @@ async function postThread(api, id, event) {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify(event),
+    credentials: "same-origin",
+  });
+  if (!answer.ok) throw await refusal(answer);
+}
+
+/**
+ * Undoes what maple understood from one of the reviewer's replies (its confirmation stops
+ * counting, a reopening it made is undone); rejects with the route's reason.
+ * @param {string} api
+ * @param {string} id the comment's id
+ * @param {{ entry: string, branch: string, author: { id: string, name: string } }} undo
+ * @returns {Promise<void>}
+ */
+async function undoReading(api, id, undo) {
+  const answer = await fetch(api + "/comments/" + encodeURIComponent(id) + "/classification/undo", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(undo),
     credentials: "same-origin",
   });
   if (!answer.ok) throw await refusal(answer);
@@ -611,6 +630,9 @@ const OVERLAY_CSS =
   ".panel .thread li[data-maple-question=waiting] { border-left-color: #b45309; background: #fef3c7; }" +
   ".panel .thread li[data-maple-question=waiting] .asks { background: #b45309; color: #fff; }" +
   ".panel .confirmed { margin-top: 4px; font-size: 12px; color: #15803d; }" +
+  // what maple understood from a reply, and its Undo (thread.js)
+  ".panel .thread .understood { margin-top: 2px; font-size: 12px; color: #374151; font-style: italic; }" +
+  ".panel .thread .understood .undo { padding: 0 6px; font-size: 11px; font-style: normal; background: #e5e7eb; color: #111; }" +
   ".panel .writer textarea { width: 100%; min-height: 48px; margin-top: 4px; color: #111; background: #fff; border: 1px solid #9ca3af; border-radius: 4px; }" +
   ".panel .conversation .cancel { background: #e5e7eb; color: #111; }" +
   ".panel .conversation [hidden] { display: none !important; }" + // over `.panel li .row`'s flex
@@ -1044,15 +1066,85 @@ function dock(ui) {
   ui.panel.style.bottom = bottom + 48 + "px";
 }
 
+// --- overlay/digest.js ---
+// SHA-256 of a text's UTF-8, synchronously, as maple_core.text.text_hash writes it
+// ("sha256:<hex>"): the thread shows a reading as no longer counting once the words it read were
+// edited, and crypto.subtle is neither synchronous nor there on a page served over plain http.
+
+const SHA256_K = new Uint32Array([
+  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+  0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+  0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+  0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+  0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+  0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+  0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+  0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+]);
+
+/**
+ * @param {number} x
+ * @param {number} n
+ * @returns {number}
+ */
+const rotr = (x, n) => (x >>> n) | (x << (32 - n));
+
+/**
+ * The digest of `text`, as "sha256:" and 64 hex digits.
+ * @param {string} text
+ * @returns {string}
+ */
+function textHash(text) {
+  const data = new TextEncoder().encode(text);
+  const length = Math.ceil((data.length + 9) / 64) * 64;
+  const padded = new Uint8Array(length);
+  padded.set(data);
+  padded[data.length] = 0x80;
+  const view = new DataView(padded.buffer);
+  view.setUint32(length - 8, Math.floor((data.length * 8) / 2 ** 32));
+  view.setUint32(length - 4, (data.length * 8) >>> 0);
+  const h = new Uint32Array([
+    0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+  ]);
+  const w = new Uint32Array(64);
+  for (let block = 0; block < length; block += 64) {
+    for (let i = 0; i < 16; i++) w[i] = view.getUint32(block + i * 4);
+    for (let i = 16; i < 64; i++) {
+      const s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >>> 3);
+      const s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >>> 10);
+      w[i] = (w[i - 16] + s0 + w[i - 7] + s1) >>> 0;
+    }
+    let [a, b, c, d, e, f, g, k] = h;
+    for (let i = 0; i < 64; i++) {
+      const t1 = (k + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + SHA256_K[i] + w[i]) >>> 0;
+      const t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) >>> 0;
+      k = g;
+      g = f;
+      f = e;
+      e = (d + t1) >>> 0;
+      d = c;
+      c = b;
+      b = a;
+      a = (t1 + t2) >>> 0;
+    }
+    [a, b, c, d, e, f, g, k].forEach((value, i) => {
+      h[i] = (h[i] + value) >>> 0;
+    });
+  }
+  return "sha256:" + Array.from(h, (x) => x.toString(16).padStart(8, "0")).join("");
+}
+
 // --- overlay/thread.js ---
 // A comment's thread in its list entry: the agent's and the reviewers' entries (an agent's
-// question waiting for the reviewer marked as one), "Confirmed by <name>" under a confirmed
-// resolution, and the reviewer's answers: Reply, Reopen (with a reason) and Confirm. Every word
-// in a thread is someone else's: it is shown as text, never parsed as HTML.
+// question waiting for the reviewer marked as one), what maple understood from a reply (with
+// Undo on the reviewer's own), "Confirmed by <name>" under a confirmed resolution, and the
+// reviewer's answers: Reply, Reopen (with a reason) and Confirm. Every word in a thread is
+// someone else's: it is shown as text, never parsed as HTML.
 
 
 /**
  * @typedef {import("./types.js").Reply} Reply
+ * @typedef {import("./types.js").Reading} Reading
  * @typedef {import("./types.js").StoredComment} StoredComment
  */
 
@@ -1097,7 +1189,8 @@ function awaitingReviewer(comment) {
 
 /**
  * The reviewer's confirmation of the comment's current resolution, if any: one naming its
- * commit and time, with no reopening after it (as maple_core.conversation.confirmation_of).
+ * commit and time, with no reopening after it, and (for one maple made from a reply) whose
+ * reading still stands (as maple_core.conversation.confirmation_of).
  * @param {StoredComment} comment
  * @returns {Reply | null}
  */
@@ -1110,9 +1203,65 @@ function confirmationOf(comment) {
     if (reply.kind === "reopen") return null;
     const named = reply.resolution;
     if (reply.kind === "confirm" && reply.role === "reviewer" && named && named.sha === resolution.sha &&
-      named.at === resolution.at) return reply;
+      named.at === resolution.at && !withdrawn(reply, thread)) return reply;
   }
   return null;
+}
+
+/**
+ * True when `entry` was made from a reading that no longer stands: undone, not a confirming
+ * one, or of words edited since (as maple_core.conversation.withdrawn).
+ * @param {Reply} entry
+ * @param {Reply[]} thread
+ * @returns {boolean}
+ */
+function withdrawn(entry, thread) {
+  if (typeof entry.classified !== "string") return false;
+  const source = thread.find((r) => r.id === entry.classified);
+  if (!source) return false;
+  const reading = source.classification;
+  if (!reading || typeof reading !== "object") return true;
+  const confirming = reading.applied === "confirm" || reading.applied === "confirm-and-open-remarks";
+  return Boolean(reading.undone) || !confirming || reading.textHash !== textHash(source.body || "");
+}
+
+/** @type {Record<string, string>} */
+const READ_AS = {
+  approved: "approval",
+  "approved-with-comments": "approval with remarks",
+  "changes-requested": "changes requested",
+  wait: "not decisive yet",
+};
+
+/** @type {Record<string, string>} */
+const DONE = {
+  confirm: "confirmed the resolution",
+  "confirm-and-open-remarks": "confirmed the resolution and opened the remarks as comments",
+  reopen: "reopened the comment",
+  none: "changed nothing",
+};
+
+/**
+ * What maple understood from a reply, in one sentence for the reviewer, or "" when it read
+ * nothing there.
+ * @param {Reply} reply
+ * @returns {string}
+ */
+function understood(reply) {
+  const reading = reply.classification;
+  if (!reading || typeof reading !== "object" || !reading.outcome) return "";
+  let line = reading.note && reading.outcome === "wait"
+    ? "maple could not tell what this means (" + reading.note + "), so it changed nothing"
+    : "maple read this as " + (READ_AS[reading.outcome] || reading.outcome) + " and " +
+      (DONE[reading.applied || "none"] || DONE.none);
+  if (reading.why) line += ": " + reading.why;
+  if (reading.undone) {
+    const by = reading.undone.by && reading.undone.by.name;
+    line += " · undone" + (by ? " by " + by : "");
+  } else if (reading.textHash && reading.textHash !== textHash(reply.body || "")) {
+    line += " · the words changed since, so it no longer counts";
+  }
+  return line;
 }
 
 /**
@@ -1136,18 +1285,60 @@ function writerOf(reply) {
  */
 function deedOf(reply) {
   const sha = reply.resolution && typeof reply.resolution.sha === "string" ? reply.resolution.sha.slice(0, 7) : "";
-  if (reply.kind === "reopen") return "reopened it";
-  if (reply.kind === "confirm") return "confirmed the resolution" + (sha ? " in " + sha : "");
+  const read = typeof reply.classified === "string" ? " (maple, from their reply)" : "";
+  if (reply.kind === "reopen") return "reopened it" + read;
+  if (reply.kind === "confirm") return "confirmed the resolution" + (sha ? " in " + sha : "") + read;
   if (reply.kind === "resolve") return "resolved it again" + (sha ? " in " + sha : "");
   return "";
 }
 
 /**
+ * The line saying what maple understood from `reply`, with Undo when the reply is this
+ * reviewer's and its reading changed something that still stands.
+ * @param {StoredComment} comment
+ * @param {Reply} reply
+ * @param {ThreadOptions} options
+ * @returns {HTMLDivElement | null}
+ */
+function readingLine(comment, reply, options) {
+  const said = understood(reply);
+  const reading = reply.classification;
+  if (!said || !reading) return null;
+  const line = el("div", {
+    class: "understood",
+    "data-maple-outcome": String(reading.outcome || ""),
+    "data-maple-applied": String(reading.applied || "none"),
+  }, [said]);
+  const author = reply.author || {};
+  const mine = author.id === "browser:" + options.author().id;
+  if (mine && !reading.undone && reading.applied && reading.applied !== "none") {
+    const undo = el("button", { class: "undo", type: "button", title: "Undo what maple understood" }, ["Undo"]);
+    const problem = el("span", { class: "problem", role: "alert", hidden: "" });
+    undo.addEventListener("click", async () => {
+      if (undo.disabled) return;
+      undo.disabled = true;
+      try {
+        await undoReading(options.api, comment.id, { entry: String(reply.id), branch: comment.branch, author: options.author() });
+      } catch (error) {
+        problem.textContent = "Not undone: " + (error instanceof Error ? error.message : String(error));
+        problem.hidden = false;
+        undo.disabled = false;
+        return;
+      }
+      options.changed();
+    });
+    line.append(" ", undo, problem);
+  }
+  return line;
+}
+
+/**
  * The list of a comment's thread entries, oldest first.
  * @param {StoredComment} comment
+ * @param {ThreadOptions} options
  * @returns {HTMLOListElement}
  */
-function threadList(comment) {
+function threadList(comment, options) {
   const thread = threadOf(comment);
   const waiting = awaitingReviewer(comment);
   let lastQuestion = -1;
@@ -1169,6 +1360,8 @@ function threadList(comment) {
       head.prepend(el("span", { class: "asks" }, [open ? "Question for you" : "Question"]), " ");
     }
     if (reply.body) entry.append(el("p", { class: "said" }, [reply.body]));
+    const reading = readingLine(comment, reply, options);
+    if (reading) entry.append(reading);
     return entry;
   }));
 }
@@ -1209,7 +1402,7 @@ async function answer(button, problem, comment, event, options) {
 function threadSection(comment, options) {
   const problem = el("p", { class: "problem", role: "alert", hidden: "" });
   const section = el("div", { class: "conversation" });
-  if (threadOf(comment).length) section.append(threadList(comment));
+  if (threadOf(comment).length) section.append(threadList(comment, options));
   if (awaitingReviewer(comment)) section.setAttribute("data-maple-waiting", "");
   const resolved = comment.status === "resolved" && comment.resolution;
   const confirmation = confirmationOf(comment);

@@ -1,5 +1,6 @@
 // The route under the proxy's /__maple/api: list this branch's comments, post a new one, edit
-// or delete one of the reviewer's own while it is open, and answer in a comment's thread.
+// or delete one of the reviewer's own while it is open, answer in a comment's thread, and undo
+// what maple understood from a reply.
 
 /**
  * The branch's comments, or null when they could not be read.
@@ -112,6 +113,24 @@ export async function postThread(api, id, event) {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify(event),
+    credentials: "same-origin",
+  });
+  if (!answer.ok) throw await refusal(answer);
+}
+
+/**
+ * Undoes what maple understood from one of the reviewer's replies (its confirmation stops
+ * counting, a reopening it made is undone); rejects with the route's reason.
+ * @param {string} api
+ * @param {string} id the comment's id
+ * @param {{ entry: string, branch: string, author: { id: string, name: string } }} undo
+ * @returns {Promise<void>}
+ */
+export async function undoReading(api, id, undo) {
+  const answer = await fetch(api + "/comments/" + encodeURIComponent(id) + "/classification/undo", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(undo),
     credentials: "same-origin",
   });
   if (!answer.ok) throw await refusal(answer);
