@@ -137,6 +137,7 @@ def bench_appends(base: Path) -> Row:
 
 def main() -> int:
     from bench.capture_row import capture_row
+    from bench.classify_row import classify_rows
     from bench.github_row import github_requests_row, github_row
     from bench.hook_row import hook_row
     from bench.mcp_rows import startup_row, wake_row
@@ -150,6 +151,7 @@ def main() -> int:
     rows += [Row(*hook_row()), Row(*wake_row()), Row(*startup_row()), Row(*github_row())]
     rows += [Row(*github_requests_row()), Row(*route_row()), Row(*solo_row())]
     rows += [Row(*capture_row()), Row(*task_wake_row()), Row(*watch_row())]
+    rows += [Row(*row) for row in classify_rows()]
     headers = ("benchmark", "figure", "anchor (same run)", "ratio", "budget", "")
     table = [
         (r.name, r.figure, r.anchor, f"{r.ratio:.3g}×", r.budget, "ok" if r.ok else "OVER BUDGET")
@@ -171,6 +173,7 @@ SINGLE_ROWS = {
     "capture": ("bench.capture_row", "capture_row"),
     "task-wake": ("bench.task_wake_row", "task_wake_row"),
     "watch": ("bench.watch_row", "watch_row"),
+    "classify": ("bench.classify_row", "classify_rows"),
 }
 
 

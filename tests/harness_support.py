@@ -82,8 +82,16 @@ def reply_in(prompt: str) -> str | None:
     return said if isinstance(said, str) else None
 
 
-def start_harness(name: str, tmp: Path, request: pytest.FixtureRequest) -> Harness:
-    """The real ``name`` on a private PATH folder, pointed at a new scripted model."""
+def start_harness(
+    name: str,
+    tmp: Path,
+    request: pytest.FixtureRequest,
+    wrap: Callable[[Any], Any] | None = None,
+) -> Harness:
+    """The real ``name`` on a private PATH folder, pointed at a new scripted model.
+
+    ``wrap`` (ASGI middleware) goes around the model's app, to time it, say.
+    """
     binary = _bundled(name)
     folder = tmp / f"{name}-bin"
     folder.mkdir(parents=True, exist_ok=True)
@@ -91,7 +99,7 @@ def start_harness(name: str, tmp: Path, request: pytest.FixtureRequest) -> Harne
     home = tmp / f"{name}-home"
     home.mkdir(exist_ok=True)
     model = ScriptedModel(tmp / "pids", tmp)
-    running = serve_asgi(model.app)
+    running = serve_asgi(wrap(model.app) if wrap else model.app)
     request.addfinalizer(running.stop)
     path = f"{folder}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}"
     base = {"PATH": path, "HOME": str(home), "NO_COLOR": "1", "RUST_LOG": "warn"}
