@@ -10,9 +10,10 @@ unattended, so it is given nothing it can run or reach:
   permission prompt denied (``--permission-mode dontAsk --permission-prompts none``), nothing
   saved (``--no-session-persistence``) and maple's own short system prompt.
 - Codex: ``codex exec --output-schema F`` (Codex sends F to the model but does not check the
-  answer, so maple does) with its shell, exec, image, agent, goal and web tools off, no MCP
-  servers, hooks, plugins or apps, a read-only sandbox, approvals never asked, no rules files
-  and nothing saved (``--ephemeral``).
+  answer, so maple does) with its shell, exec, image, agent, goal and web tools off, every MCP
+  server it lists turned off (``-c mcp_servers.<name>.enabled=false``: an empty table would only
+  merge with the configured ones), no hooks, plugins or apps, a read-only sandbox, approvals
+  never asked, no rules files and nothing saved (``--ephemeral``).
 
 Both run in an empty folder of their own, in their own process group, with maple's secrets
 removed from the environment and ``MAPLE_UNATTENDED`` set, and are killed with everything they
@@ -195,6 +196,7 @@ def _json_object(text: str) -> dict[str, JsonValue] | None:
     return value if isinstance(value, dict) else None
 
 
+_SERVER_NAME = re.compile(r"[A-Za-z0-9_-]+")  # a bare TOML key: one a -c path can name
 _MODEL_LINE = re.compile(r"^model: (\S{1,120})\s*$", re.MULTILINE)
 
 
@@ -226,8 +228,37 @@ class CodexClassifier(_Harness):
             info.details["unsupported"] = ", ".join(unsupported)
         return info
 
-    def argv(self, schema_file: str, answer_file: str, cwd: str) -> list[str]:
-        """The command line of one reading."""
+    def servers_off(self, cwd: str) -> list[str] | HarnessAnswer:
+        """The ``-c`` overrides turning off every MCP server Codex would start, or why not.
+
+        A reading never runs with a server it could not turn off: a list Codex cannot give, or
+        a server whose name no override can reach, is a failure naming the fix.
+        """
+        listed = CodexProvider(self.binary, self.env).run_quietly("mcp", "list", "--json", cwd=cwd)
+        try:
+            servers = json.loads(listed.stdout) if listed and listed.returncode == 0 else None
+        except ValueError:
+            servers = None
+        if not isinstance(servers, list):
+            return HarnessAnswer(
+                failure="`codex mcp list --json` did not list Codex's MCP servers, so maple "
+                "cannot turn them off for a reading; upgrade Codex (0.163 or later)"
+            )
+        overrides: list[str] = []
+        for server in servers:
+            name = str(server.get("name")) if isinstance(server, dict) else ""
+            if not _SERVER_NAME.fullmatch(name):
+                return HarnessAnswer(
+                    failure=f"Codex's MCP server {name[:60]!r} has a name maple cannot turn off "
+                    "for a reading; rename it with letters, digits, '-' and '_' only"
+                )
+            overrides += ["-c", f"mcp_servers.{name}.enabled=false"]
+        return overrides
+
+    def argv(
+        self, schema_file: str, answer_file: str, cwd: str, off: Sequence[str] = ()
+    ) -> list[str]:
+        """The command line of one reading, with ``off`` (:meth:`servers_off`)."""
         argv = [
             self.binary,
             "exec",
@@ -248,8 +279,7 @@ class CodexClassifier(_Harness):
             'approval_policy="never"',
             "-c",
             'web_search="disabled"',
-            "-c",
-            "mcp_servers={}",
+            *off,
         ]
         for feature in CODEX_FEATURES_OFF:
             argv += ["--disable", feature]
@@ -262,9 +292,11 @@ class CodexClassifier(_Harness):
             (folder / "here").mkdir()
             schema_file, answer_file = folder / "schema.json", folder / "answer.txt"
             schema_file.write_text(json.dumps(schema), encoding="utf-8")
-            ran = self._ask(
-                self.argv(str(schema_file), str(answer_file), str(folder / "here")), prompt, work
-            )
+            here = str(folder / "here")
+            off = self.servers_off(here)
+            if isinstance(off, HarnessAnswer):
+                return off
+            ran = self._ask(self.argv(str(schema_file), str(answer_file), here, off), prompt, work)
             said = (
                 answer_file.read_text("utf-8", "replace")[:_KEPT_OUTPUT]
                 if answer_file.exists()
