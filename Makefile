@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-SOURCES := src tests contract_tests bench conftest.py
+SOURCES := src tests contract_tests bench conftest.py setup.py
 
 .PHONY: venv test lint jslint overlay bench demo docs clean
 
@@ -34,9 +34,10 @@ jslint:
 	  echo "jslint: skipped, node or npm is missing (apt-get install -y nodejs npm)"; \
 	fi
 
-# Joins overlay/*.js into the review/overlay.js the wheel ships (tests/test_overlay_bundle.py).
+# Writes the joined overlay, review/overlay.js (generated, not committed), to read it. The wheel's
+# build writes it (setup.py) and `maple review` from a checkout joins the modules by itself.
 overlay: venv
-	$(BIN)/python -m tests.overlay_bundle
+	$(BIN)/python -m maple_entrypoints.review.bundle
 
 test: lint jslint
 	$(BIN)/pytest

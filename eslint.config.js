@@ -2,7 +2,7 @@
 import js from "@eslint/js";
 
 export default [
-  // vendored as published and pinned by its sha256 (tests/overlay_bundle.py): not ours to lint
+  // vendored as published and pinned by its sha256 (review/bundle.py): not ours to lint
   { ignores: ["src/maple_entrypoints/review/overlay/vendor/"] },
   {
     files: ["src/maple_entrypoints/review/overlay/*.js"],

@@ -141,6 +141,7 @@ def main() -> int:
     from bench.github_row import github_requests_row, github_row
     from bench.hook_row import hook_row
     from bench.mcp_rows import startup_row, wake_row
+    from bench.refind_row import refind_row
     from bench.route_row import route_row
     from bench.solo_row import solo_row
     from bench.task_wake_row import task_wake_row
@@ -150,7 +151,7 @@ def main() -> int:
         rows = [bench_list(Path(tmp)), bench_appends(Path(tmp))]
     rows += [Row(*hook_row()), Row(*wake_row()), Row(*startup_row()), Row(*github_row())]
     rows += [Row(*github_requests_row()), Row(*route_row()), Row(*solo_row())]
-    rows += [Row(*capture_row()), Row(*task_wake_row()), Row(*watch_row())]
+    rows += [Row(*capture_row()), Row(*refind_row()), Row(*task_wake_row()), Row(*watch_row())]
     rows += [Row(*row) for row in classify_rows()]
     headers = ("benchmark", "figure", "anchor (same run)", "ratio", "budget", "")
     table = [
@@ -171,6 +172,7 @@ SINGLE_ROWS = {
     "route": ("bench.route_row", "route_row"),
     "solo": ("bench.solo_row", "solo_row"),
     "capture": ("bench.capture_row", "capture_row"),
+    "refind": ("bench.refind_row", "refind_row"),
     "task-wake": ("bench.task_wake_row", "task_wake_row"),
     "watch": ("bench.watch_row", "watch_row"),
     "classify": ("bench.classify_row", "classify_rows"),

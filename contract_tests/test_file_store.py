@@ -92,7 +92,8 @@ class TestFolders:
         two.append(new("from two", "shared"))
         assert [c.body for c in list_all(one, "shared")] == ["from one"]
         assert [c.body for c in list_all(two, "shared")] == ["from two"]
-        assert sorted(p.name for p in (repo / ".maple").iterdir()) == ["feat-one", "feat-two"]
+        folders = sorted(p.name for p in (repo / ".maple").iterdir() if p.is_dir())
+        assert folders == ["feat-one", "feat-two"]
         assert not (tmp_path / "one" / ".maple").exists()
 
     def test_comments_outlive_a_removed_worktree(self, repo: Path, tmp_path: Path) -> None:
@@ -122,7 +123,7 @@ class TestFolders:
         plain.mkdir()
         FileCommentStore(FakeClock(), plain, url="http://localhost:3000/").append(new("u"))
         FileCommentStore(FakeClock(), plain).append(new("d"))
-        assert sorted(p.name for p in (plain / ".maple").iterdir()) == [
+        assert sorted(p.name for p in (plain / ".maple").iterdir() if p.is_dir()) == [
             "default",
             "localhost-3000",
         ]

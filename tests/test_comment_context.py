@@ -201,3 +201,26 @@ def test_a_mock_on_a_page_without_an_http_url_is_a_clear_error() -> None:
     comment = Comment(id="c1", branch="b", body="", context=Context(url="not a url", mock=RECIPE))
     with pytest.raises(InvalidInputError, match="not an http"):
         comment_context([comment], "c1", "b")
+
+
+def test_the_overlays_markup_copy_is_returned_bounded_and_the_path_into_frames_named() -> None:
+    markup = '<li class="row"><span data-maple-picked>Sencha</span></li>'
+    anchor = Anchor(
+        selector="body > button",
+        extra={"within": ['iframe[title="Receipt"]', "x-pay"], "markup": markup},
+    )
+    context = comment_context([c(anchor)], "c1", "feature/x")
+    assert context.to_json()["markup"] == markup
+    assert context.anchors == (
+        'selector body > button (inside iframe[title="Receipt"], then x-pay)',
+    )
+    huge = comment_context([c(Anchor(extra={"markup": "<p>" + "x" * 9000}))], "c1", "feature/x")
+    assert len(str(huge.to_json()["markup"])) == 4000
+    assert "markup" not in comment_context([c(Anchor(selector="main"))], "c1", "b").to_json()
+
+
+def test_a_source_found_in_vues_component_data_says_so() -> None:
+    anchor = Anchor(source="src/components/TeaCard.vue:7:5", located_by="owner-stack")
+    assert describe_anchors(c(anchor)) == (
+        "source src/components/TeaCard.vue:7:5 (found through Vue's component data; check it)",
+    )

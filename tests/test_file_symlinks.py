@@ -380,3 +380,28 @@ class TestAgentRecords:
         finally:
             bystander.kill()
             bystander.wait()
+
+
+def test_the_maple_folder_keeps_itself_out_of_git_never_through_a_link_or_over_a_choice(
+    tmp_path: Path,
+) -> None:
+    fresh = make_repo(tmp_path / "fresh", BRANCH)
+    store = FileCommentStore(FakeClock(), fresh)
+    store.append(NewComment(branch=BRANCH, body="b", created_at="2026-01-01T00:00:00.000Z"))
+    assert (fresh / ".maple" / ".gitignore").read_text().splitlines()[-1] == "*"
+    chosen = make_repo(tmp_path / "chosen", BRANCH)
+    (chosen / ".maple").mkdir()
+    (chosen / ".maple" / ".gitignore").write_text("media/\n")  # the team's own choice stays
+    FileCommentStore(FakeClock(), chosen).append(
+        NewComment(branch=BRANCH, body="b", created_at="2026-01-01T00:00:00.000Z")
+    )
+    assert (chosen / ".maple" / ".gitignore").read_text() == "media/\n"
+    linked = make_repo(tmp_path / "linked", BRANCH)
+    victim = tmp_path / "victim"
+    victim.write_bytes(VICTIM)
+    (linked / ".maple").mkdir()
+    (linked / ".maple" / ".gitignore").symlink_to(victim)
+    FileCommentStore(FakeClock(), linked).append(
+        NewComment(branch=BRANCH, body="b", created_at="2026-01-01T00:00:00.000Z")
+    )
+    assert victim.read_bytes() == VICTIM

@@ -264,3 +264,46 @@ def test_the_early_exit_report_is_one_printable_bounded_line(repo: Path) -> None
     assert "exited with code 3" in report
     assert report.isprintable(), repr(report)
     assert len(report) < 1500, len(report)
+
+
+def test_outside_a_git_repository_review_refuses_to_start_and_says_why(tmp_path: Path) -> None:
+    plain = tmp_path / "not-a-repo"
+    plain.mkdir()
+    done = subprocess.run(
+        [MAPLE, "review", "--url", "http://127.0.0.1:9", "--no-open"],
+        cwd=plain,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode != 0
+    assert "is not in a git repository" in done.stderr
+    assert "git init" in done.stderr
+    assert not (plain / ".maple").exists()  # nothing written where nobody reads
+
+
+def test_comments_left_through_review_keep_git_status_clean(
+    repo: Path, served: tuple[subprocess.Popen[str], str]
+) -> None:
+    _, address = served
+    comment = {
+        "branch": BRANCH,
+        "body": "Typed into the form: hunter2",
+        "anchor": {"selector": "main"},
+        "context": {"url": "http://localhost:3000/"},
+        "createdAt": "2026-12-01T12:00:00.000Z",
+    }
+    answer = httpx.post(
+        address + "/__maple/api/comments", json=comment, headers={"origin": address}
+    )
+    assert answer.status_code == 201, answer.text
+    assert (repo / ".maple" / ".gitignore").read_text().splitlines()[-1] == "*"
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert status.stdout == ""

@@ -240,3 +240,34 @@ def test_send_is_disabled_while_sending_so_a_double_press_stores_one_comment(
     page.wait_for_selector(f"{OVERLAY} >> .composer", state="hidden", timeout=5000)
     page.wait_for_timeout(800)  # any second POST would have landed by now
     assert [c["body"] for c in review.comments()].count("Only once, please.") == 1
+
+
+def test_the_reviewer_and_their_right_to_edit_survive_a_restart_on_another_port(
+    review: Review, browser: Any
+) -> None:
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    try:
+        open_shop(page, review, "/restart")
+        open_list(page)
+        page.fill(f"{OVERLAY} >> input.name", "Bea Restart")
+        pick(page, "#title")
+        send(page, "Title from before the restart.")
+        before = review.comment("Title from before the restart.")
+        # maple review again, on another port (a new origin: its localStorage is empty)
+        with reviewing(APP, review.repo) as again:
+            assert again.proxy.url != review.proxy.url
+            page.goto(again.proxy.url + "/restart")
+            page.wait_for_selector(f"{OVERLAY} >> button.mode")
+            page.wait_for_function(
+                """() => document.querySelector("[data-maple-overlay]").shadowRoot
+                    .querySelector("input.name").value === "Bea Restart" """
+            )
+            open_list(page)
+            entry = f'{OVERLAY} >> li[data-maple-comment="{before["id"]}"]'
+            page.wait_for_selector(f"{entry} >> button.edit")
+            pick(page, "#title")
+            send(page, "Title after the restart.")
+            assert again.comment("Title after the restart.")["author"] == before["author"]
+    finally:
+        context.close()

@@ -541,7 +541,7 @@ def test_the_solo_bridge_shows_a_screenshot_inline_and_a_stored_svg_as_an_attach
             headers={"origin": origin, "x-maple-solo": bridge.token, "content-type": "image/png"},
         )
         assert svg.status_code == 415
-        [folder] = (repo / ".maple").iterdir()
+        [folder] = (p for p in (repo / ".maple").iterdir() if p.is_dir())
         (folder / "media" / "shot-0123456789ab.svg").write_bytes(SVG)
 
         def shown(key: str) -> httpx.Response:

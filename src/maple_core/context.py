@@ -26,6 +26,8 @@ __all__ = [
 ]
 
 _OWNER_STACK = " (found through React's owner stack; check it)"
+_VUE = " (found through Vue's component data; check it)"
+_MARKUP_CHARS = 4000  # the most of the overlay's redacted markup copy the context carries
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,9 +38,10 @@ class CommentContext:
     anchors: tuple[str, ...]
     conditions: str
     mock: JsonObject | None = None
+    markup: str | None = None
 
     def to_json(self) -> JsonObject:
-        """Maple's shape: ``{comment, anchors, conditions, mock?}``."""
+        """Maple's shape: ``{comment, anchors, conditions, mock?}``, and maple's ``markup?``."""
         out: JsonObject = {
             "comment": shown_one(self.comment),
             "anchors": list(self.anchors),
@@ -46,6 +49,8 @@ class CommentContext:
         }
         if self.mock is not None:
             out["mock"] = self.mock
+        if self.markup is not None:
+            out["markup"] = self.markup
         return out
 
 
@@ -67,7 +72,8 @@ def describe_anchors(comment: Comment) -> tuple[str, ...]:
     anchor = comment.anchor
     lines: list[str] = []
     if anchor.source:
-        suffix = _OWNER_STACK if anchor.located_by == "owner-stack" else ""
+        found = _VUE if anchor.source.split(":", 1)[0].endswith(".vue") else _OWNER_STACK
+        suffix = found if anchor.located_by == "owner-stack" else ""
         lines.append(f"source {anchor.source}{suffix}")
     if anchor.component:
         lines.append(f"component {anchor.component}")
@@ -75,7 +81,10 @@ def describe_anchors(comment: Comment) -> tuple[str, ...]:
     if exact:
         lines.append(f"quote {json.dumps(exact, ensure_ascii=False)}")
     if anchor.selector:
-        lines.append(f"selector {anchor.selector}")
+        within = anchor.extra.get("within")
+        steps = [s for s in within if isinstance(s, str)] if isinstance(within, list) else []
+        inside = f" (inside {', then '.join(steps)})" if steps else ""
+        lines.append(f"selector {anchor.selector}{inside}")
     for member in anchor.members:
         overlap = _js_round((member.overlap or 0) * 100)
         lines.append(f"covers {_member_where(member.anchor)} ({overlap}% inside the rectangle)")
@@ -168,4 +177,11 @@ def comment_context(comments: Sequence[Comment], comment_id: str, branch: str) -
     context = comment.context
     if context is not None and context.mock is not None:
         mock = {"recipe": context.mock, "replay": replay_url(context.url or "", context.mock)}
-    return CommentContext(comment, describe_anchors(comment), describe_conditions(comment), mock)
+    markup = comment.anchor.extra.get("markup")
+    return CommentContext(
+        comment,
+        describe_anchors(comment),
+        describe_conditions(comment),
+        mock,
+        markup[:_MARKUP_CHARS] if isinstance(markup, str) and markup else None,
+    )

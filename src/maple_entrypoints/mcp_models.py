@@ -66,6 +66,14 @@ class ContextModel(BaseModel):
     anchors: list[str]
     conditions: str
     mock: MockModel | None = None
+    markup: str | None = Field(
+        default=None,
+        description=(
+            "A copy of the page's markup around the element (its parent and what it holds), "
+            "as the reviewer's overlay took it: bounded, without fields' contents or what a "
+            "person typed; the element carries data-maple-picked."
+        ),
+    )
 
 
 class SoloModel(BaseModel):

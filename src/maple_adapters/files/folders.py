@@ -40,6 +40,10 @@ _HEX = frozenset("0123456789abcdef")
 # writer's PID may have been reused by a live process.
 _ORPHAN_S = 60.0
 _STALE_S = 3600.0
+_GITIGNORE = (
+    "# Written by maple: comments, captures of the reviewed pages (filled-in forms, typed text)\n"
+    "# and maple's own state stay on this machine, out of git.\n*\n"
+)
 
 
 def _linked(path: str, folder: bool, store: str, operation: str) -> UnsafePathError:
@@ -255,15 +259,33 @@ def _walk(root: str, parts: Sequence[str], create: bool, store: str, operation: 
         fd = os.open(root, flags)
     path = root
     try:
-        for part in parts:
+        for depth, part in enumerate(parts):
             path = os.path.join(path, part)
             child = _child(fd, part, path, create, store, operation)
             os.close(fd)
             fd = child
+            if create and depth == 0 and part == MAPLE:
+                _keep_out_of_git(fd)
     except BaseException:
         os.close(fd)
         raise
     return Folder(fd, path, store, operation)
+
+
+def _keep_out_of_git(maple: int) -> None:
+    """A ``.gitignore`` of ``*`` in ``.maple/``, unless one is there: ``git status`` stays clean.
+
+    Made once, never rewritten (a person may keep some of it in git on purpose), and never
+    through a link.
+    """
+    try:
+        fd = os.open(
+            ".gitignore", os.O_WRONLY | os.O_CREAT | os.O_EXCL | _UNFOLLOWED, 0o644, dir_fd=maple
+        )
+    except OSError:  # there already (or a link there), or a read-only checkout: nothing to do
+        return
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(_GITIGNORE)
 
 
 def open_folder(
@@ -286,6 +308,8 @@ def make_folder(
     root: str, parts: Sequence[str], *, store: str = "file", operation: str = "append"
 ) -> Folder:
     """Open ``root/<parts…>`` as :func:`open_folder` does, making the folders that are missing.
+
+    The ``.maple`` folder gets a ``.gitignore`` keeping it out of git when it has none.
 
     Raises:
         UnsafePathError: one of ``parts`` is a symbolic link or not a folder.

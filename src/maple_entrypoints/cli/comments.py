@@ -159,6 +159,8 @@ def show(
     for anchor in context.anchors:
         print(f"  at {one_line(anchor)}")
     print(f"  {one_line(str(data.get('conditions', '')))}")
+    if context.markup:
+        print(f"  markup: {one_line(context.markup)}")
     mock = data.get("mock")
     if isinstance(mock, dict) and mock.get("replay"):
         print(f"  replay: {one_line(str(mock['replay']))}")

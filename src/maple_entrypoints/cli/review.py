@@ -167,7 +167,15 @@ def _serve(url: str | None, port: int | None, listen: int, no_open: bool) -> Non
     if not re.match(r"https?://", url):
         raise fail(f"--url must start with http:// or https://; got {url}.", EXIT_ERROR)
     cwd = Path.cwd()
-    branch = find_checkout(cwd).branch or "default"
+    checkout = find_checkout(cwd)
+    if checkout.git_dir is None:
+        raise fail(
+            f"{cwd} is not in a git repository, so no agent would read the comments left here "
+            "(they are kept per branch in the checkout's .maple/). Run maple review from your "
+            "project's checkout, or make one with `git init`.",
+            EXIT_CONFIG,
+        )
+    branch = checkout.branch or "default"
     classifier = classifier_from_environment()  # a harness that cannot read stops us here
     try:
         sock = listen_on_loopback(listen)
@@ -188,7 +196,14 @@ def _serve(url: str | None, port: int | None, listen: int, no_open: bool) -> Non
 
         threading.Timer(0.5, lambda: webbrowser.open(address)).start()
     config = uvicorn.Config(
-        review_app(url, cwd, branch, log=ServerLog("maple-review"), classifier=classifier),
+        review_app(
+            url,
+            cwd,
+            branch,
+            log=ServerLog("maple-review"),
+            sources=_working_tree(cwd),
+            classifier=classifier,
+        ),
         log_level="warning",
         lifespan="on",  # the proxy closes its connections to the app on the way out
         http=bounded_http(),  # slow headers and connection floods are bounded, as everywhere
@@ -203,6 +218,14 @@ def _serve(url: str | None, port: int | None, listen: int, no_open: bool) -> Non
         uvicorn.Server(config).run(sockets=[sock])
     finally:
         feed.stop()
+
+
+def _working_tree(cwd: Path) -> Path:
+    """The top of the working tree holding ``cwd``: source paths in anchors are relative to it."""
+    for directory in (cwd, *cwd.parents):
+        if (directory / ".git").exists():
+            return directory
+    return cwd
 
 
 def _print_line(line: str) -> None:

@@ -17,12 +17,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import html
+import json
 import re
 import secrets
 from collections.abc import AsyncIterator
-from importlib.resources import files
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import httpx2 as httpx
 from starlette.background import BackgroundTask
@@ -33,6 +34,7 @@ from starlette.routing import Mount, Route, Router
 
 from maple_core.ports import Clock, FeedbackClassifier
 from maple_entrypoints.bootstrap.route import local_route_options
+from maple_entrypoints.review.bundle import overlay_script
 from maple_entrypoints.review.page import (
     OverlayNeeds,
     allows_capture,
@@ -50,6 +52,9 @@ __all__ = ["API_PATH", "OVERLAY_PATH", "review_app"]
 
 OVERLAY_PATH = "/__maple/overlay.js"
 API_PATH = "/__maple/api"
+REVIEWER_PATH = API_PATH + "/reviewer"  # the proxy's, beside the route's, so CSP allows it
+_REVIEWER_COOKIE = "maple-reviewer"
+_REVIEWER_ID = re.compile(r"[\w-]{1,100}")
 _HOP = frozenset(
     {
         "connection",
@@ -125,8 +130,9 @@ class _Forwarder:
     app's paths.
     """
 
-    def __init__(self, upstream: str, branch: str) -> None:
+    def __init__(self, upstream: str, branch: str, sources: Path) -> None:
         parsed = httpx.URL(upstream)
+        self.sources = str(sources)
         self.app_url = parsed.copy_with(raw_path=b"/", userinfo=b"", fragment=None)
         self.app_origin = f"{self.app_url.scheme}://{self.app_url.netloc.decode('ascii')}"
         self.branch = branch
@@ -162,7 +168,8 @@ class _Forwarder:
     def _tag(self, nonce: str | None, capture: bool = True) -> bytes:
         attributes = (
             f'src="{OVERLAY_PATH}" data-maple-branch="{html.escape(self.branch)}" '
-            f'data-maple-api="{API_PATH}" data-maple-app="{html.escape(self.app_origin)}" defer'
+            f'data-maple-api="{API_PATH}" data-maple-app="{html.escape(self.app_origin)}" '
+            f'data-maple-root="{html.escape(self.sources)}" defer'
         )
         if not capture:  # the page's policy forbids the data: image the capture draws through
             attributes += ' data-maple-capture="off"'
@@ -311,12 +318,39 @@ def _encoded(headers: list[tuple[str, str]]) -> list[tuple[bytes, bytes]]:
 
 
 async def _overlay(request: Request) -> Response:
-    script = files("maple_entrypoints.review").joinpath("overlay.js").read_bytes()
     return Response(
-        script,
+        overlay_script(),
         media_type="text/javascript",
         headers={"cache-control": "no-store", "x-content-type-options": "nosniff"},
     )
+
+
+async def _reviewer(request: Request) -> Response:
+    """Who this browser reviewed as on any port of the proxy: the overlay's cookie, read back.
+
+    The cookie is the browser's (path ``/__maple/``, so the app never receives it); only its
+    shape is checked here, and nothing else is answered, so a page learns nothing it could not
+    read from its own cookie jar through the overlay.
+    """
+    kept = unquote(request.cookies.get(_REVIEWER_COOKIE, ""))  # the overlay percent-encodes it
+    reviewer: dict[str, Any] | None = None
+    try:
+        value = json.loads(kept) if 0 < len(kept) <= 1000 else None
+    except ValueError:
+        value = None
+    if (
+        isinstance(value, dict)
+        and isinstance(value.get("id"), str)
+        and _REVIEWER_ID.fullmatch(value["id"])
+    ):
+        name = value.get("name")
+        reviewer = {
+            "id": value["id"],
+            "name": name[:80] if isinstance(name, str) else "",
+            "hideResolved": value.get("hideResolved") is True,
+            "folded": value.get("folded") is True,
+        }
+    return json_answer({"reviewer": reviewer}, 200)
 
 
 def review_app(
@@ -326,17 +360,20 @@ def review_app(
     *,
     clock: Clock | None = None,
     log: ServerLog | None = None,
+    sources: Path | None = None,
     classifier: FeedbackClassifier | None = None,
 ) -> Any:
     """The proxy in front of the app at ``upstream``, with the route over ``cwd``'s ``.maple/``.
 
-    The reviewer's replies on resolved comments are read by ``classifier``, when given.
+    ``sources`` is the working tree the app's files are in (default ``cwd``): the overlay makes
+    the file paths a development build reports relative to it (``src/App.tsx:4:3``). The
+    reviewer's replies on resolved comments are read by ``classifier``, when given.
     """
     # the one reviewer at this machine names themselves in the overlay
     options = local_route_options(
         cwd, clock, log or ServerLog("maple-review"), client_authors=True, classifier=classifier
     )
-    forwarder = _Forwarder(upstream, branch)
+    forwarder = _Forwarder(upstream, branch, (sources or cwd).resolve())
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Any) -> AsyncIterator[None]:
@@ -349,6 +386,7 @@ def review_app(
         Router(
             routes=[
                 Route(OVERLAY_PATH, _overlay, methods=["GET", "HEAD"]),
+                Route(REVIEWER_PATH, _reviewer, methods=["GET"]),
                 Mount(API_PATH, app=create_route_app(options)),
             ],
             default=forwarder,

@@ -3,10 +3,13 @@
 // (vendored, pinned) redraws the page's DOM into a canvas; the proxy serves the app from the
 // overlay's own origin, so the app's images and styles can be read into it without a prompt.
 
+import { frameDocuments, viewportRect } from "./frames.js";
 import { domToCanvas } from "./vendor/modern-screenshot.js";
 
 /** Space kept around the element on each side, in CSS pixels. */
 const MARGIN = 160;
+/** A viewport this narrow is a phone's: the capture spans its width, so the element's row shows. */
+const NARROW = 640;
 /** The longest side of an image, in pixels: a larger crop is scaled down to it. */
 const MAX_SIDE = 1600;
 /** How long the rasteriser may wait for one of the page's images or fonts, in milliseconds. */
@@ -42,9 +45,10 @@ export function rectOf(r) {
  * @returns {Rect}
  */
 function areaAround(box) {
-  const left = Math.max(0, box.x - MARGIN);
+  const narrow = window.innerWidth <= NARROW;
+  const left = narrow ? 0 : Math.max(0, box.x - MARGIN);
   const top = Math.max(0, box.y - MARGIN);
-  const right = Math.min(window.innerWidth, box.x + box.width + MARGIN);
+  const right = narrow ? window.innerWidth : Math.min(window.innerWidth, box.x + box.width + MARGIN);
   const bottom = Math.min(window.innerHeight, box.y + box.height + MARGIN);
   return { x: left, y: top, width: Math.max(1, right - left), height: Math.max(1, bottom - top) };
 }
@@ -57,25 +61,104 @@ const SIZED = /^(IMG|INPUT|BUTTON|SELECT|TEXTAREA|VIDEO|CANVAS|IFRAME|HTML)$/;
  * stops a last child's bottom margin from collapsing through its parent (a heading's margin at
  * the end of a <main> then pushes everything after it up by the margin). An element that clips
  * nothing gets the height as a minimum instead, which lays out as the page did.
+ * A fixed element is drawn where it is on screen: the rasteriser moves the whole page copy by
+ * the page's scroll, so a fixed element's copy is moved back by as much.
  * @param {Node} copy
+ * @param {Window} view the window the copied document is in
  */
-function unfixHeight(copy) {
-  if (!(copy instanceof HTMLElement) || !copy.style.height || SIZED.test(copy.tagName)) return;
+function unfixHeight(copy, view) {
+  if (!(copy instanceof HTMLElement)) return; // the copies are made in the page's document
+  asPlaceholder(copy);
   const style = copy.style;
+  if (style.position === "fixed") {
+    // as the copied styles are applied after this, only an important value holds
+    if (/px$/.test(style.top)) style.setProperty("top", parseFloat(style.top) + view.scrollY + "px", "important");
+    if (/px$/.test(style.left)) style.setProperty("left", parseFloat(style.left) + view.scrollX + "px", "important");
+  }
+  if (!style.height || SIZED.test(copy.tagName)) return;
+  // a fixed or absolute box has its insets copied too: without its height it would stretch
+  if (/fixed|absolute/.test(style.position)) return;
   if (/^(table|inline)/.test(style.display) || /auto|scroll|hidden|clip/.test(style.overflow + style.overflowY)) return;
   style.minHeight = style.height;
   style.height = "auto";
   style.blockSize = "auto";
 }
 
+/** The colour of each placeholder text on the page, read before a capture (see asPlaceholder). */
+const placeholderColours = new Map();
+
+/**
+ * Reads the colour the page draws each empty field's placeholder in.
+ * @param {Document} doc
+ */
+function notePlaceholders(doc) {
+  for (const field of Array.from(doc.querySelectorAll("input[placeholder], textarea[placeholder]"))) {
+    const input = /** @type {HTMLInputElement} */ (field);
+    if (input.value) continue;
+    const colour = (doc.defaultView || window).getComputedStyle(input, "::placeholder").color;
+    placeholderColours.set(input.placeholder, colour || "#757575");
+  }
+}
+
+/**
+ * An empty field's copy shows its placeholder as the page does, in the placeholder's colour,
+ * not as text someone typed (the copy cannot carry the page's ::placeholder style).
+ * @param {HTMLElement} copy
+ */
+function asPlaceholder(copy) {
+  if (copy.tagName !== "INPUT" && copy.tagName !== "TEXTAREA") return;
+  const field = /** @type {HTMLInputElement} */ (copy);
+  const placeholder = field.getAttribute("placeholder");
+  const colour = placeholder && placeholderColours.get(placeholder);
+  if (!placeholder || !colour || field.value || (field.getAttribute("value") || "")) return;
+  field.removeAttribute("placeholder");
+  // the copied styles fix the text's fill to the field's own colour: both go
+  field.style.setProperty("color", colour, "important");
+  field.style.setProperty("-webkit-text-fill-color", colour, "important");
+  if (copy.tagName === "TEXTAREA") field.textContent = placeholder;
+  else field.setAttribute("value", placeholder);
+  field.value = placeholder;
+}
+
+/**
+ * Draws each same-origin frame inside `area` where it is on the page: the page's copy cannot
+ * hold a frame's document, so each is drawn on its own.
+ * @param {CanvasRenderingContext2D} context the image being made
+ * @param {Rect} area the part of the viewport the image shows
+ * @param {number} fit the image's scale
+ */
+async function drawFrames(context, area, fit) {
+  for (const doc of frameDocuments(document)) {
+    const frame = doc.defaultView && doc.defaultView.frameElement;
+    if (!frame || !doc.documentElement) continue;
+    const outer = viewportRect(frame);
+    const x = outer.left + frame.clientLeft;
+    const y = outer.top + frame.clientTop;
+    const width = frame.clientWidth;
+    const height = frame.clientHeight;
+    if (x >= area.x + area.width || y >= area.y + area.height || x + width <= area.x || y + height <= area.y) continue;
+    notePlaceholders(doc);
+    const view = doc.defaultView || window;
+    const inner = await domToCanvas(doc.documentElement, {
+      width, height, scale: 1, timeout: FETCH_MS,
+      onCloneEachNode: (copy) => unfixHeight(copy, view),
+    });
+    context.fillStyle = canvasColour(doc);
+    context.fillRect((x - area.x) * fit, (y - area.y) * fit, width * fit, height * fit);
+    context.drawImage(inner, (x - area.x) * fit, (y - area.y) * fit, width * fit, height * fit);
+  }
+}
+
 /**
  * The colour the browser paints behind the page: the root's background, else the body's (CSS
  * propagates it to the canvas), else white; the rasteriser leaves it transparent.
+ * @param {Document} [doc] the page, or a frame's document
  * @returns {string}
  */
-function canvasColour() {
-  for (const element of [document.documentElement, document.body]) {
-    const colour = element ? getComputedStyle(element).backgroundColor : "";
+function canvasColour(doc = document) {
+  const view = doc.defaultView || window;
+  for (const element of [doc.documentElement, doc.body]) {
+    const colour = element ? view.getComputedStyle(element).backgroundColor : "";
     if (colour && colour !== "transparent" && !/^rgba\(.*,\s*0\)$/.test(colour)) return colour;
   }
   return "#fff";
@@ -102,18 +185,20 @@ function encode(canvas, type, quality) {
 export async function captureAround(element, host) {
   // the proxy marks the overlay's tag where the page's policy forbids the data: image drawn through
   if (document.querySelector('script[data-maple-capture="off"]')) return null;
-  const box = rectOf(element.getBoundingClientRect());
+  const box = rectOf(viewportRect(element));
   const area = areaAround(box);
   try {
+    placeholderColours.clear();
+    notePlaceholders(document);
     const page = await domToCanvas(document.documentElement, {
       width: window.innerWidth,
       height: window.innerHeight,
       scale: 1,
       timeout: FETCH_MS,
-      style: { marginTop: -window.scrollY + "px", marginLeft: -window.scrollX + "px" },
       filter: (node) => node !== host,
-      onCloneEachNode: unfixHeight,
-      features: { restoreScrollPosition: true }, // a scrolled list shows the rows on screen
+      onCloneEachNode: (copy) => unfixHeight(copy, window),
+      // a scrolled list shows the rows on screen, and the page is drawn at its scroll position
+      features: { restoreScrollPosition: true },
     });
     const ratio = page.width / window.innerWidth;
     const fit = Math.min(1, MAX_SIDE / Math.max(area.width, area.height));
@@ -125,6 +210,7 @@ export async function captureAround(element, host) {
     context.fillStyle = canvasColour();
     context.fillRect(0, 0, out.width, out.height);
     context.drawImage(page, area.x * ratio, area.y * ratio, area.width * ratio, area.height * ratio, 0, 0, out.width, out.height);
+    await drawFrames(context, area, fit);
     context.strokeStyle = "#b45309";
     context.lineWidth = 2;
     context.strokeRect((box.x - area.x) * fit, (box.y - area.y) * fit, box.width * fit, box.height * fit);

@@ -25,6 +25,7 @@ export function describeStatus(comment) {
  * @property {() => import("./reviewer.js").ReviewerName} reviewer who is reviewing here
  * @property {() => void} changed a comment was edited or deleted: read the comments again
  * @property {(element: Element) => void} show scrolls to the element and highlights it
+ * @property {string} sources the working tree's path (see framework.js)
  */
 
 /**
@@ -61,25 +62,31 @@ function startEditing(item, comment, { api, reviewer, changed }) {
   });
 }
 
+/** What the list says of a comment whose element is not found (see locate.js). */
+const NOT_FOUND = {
+  moved: " · element moved: it cannot be told apart on this page",
+  gone: " · element gone",
+};
+
 /**
  * A function making the list entry for a comment, given whether its element is on the page.
  * @param {EntryOptions} options
- * @returns {(comment: import("./types.js").StoredComment, found: boolean) => HTMLLIElement}
+ * @returns {(comment: import("./types.js").StoredComment, finding: import("./locate.js").Finding) => HTMLLIElement}
  */
 export function entryMaker(options) {
   /** @type {Map<string, import("./thread.js").ThreadDraft>} */
   const drafts = new Map(); // outlives the entries: the list is rebuilt when a comment changes
   const answerer = () => ({ id: options.reviewer().id, name: options.reviewer().name });
-  return (comment, found) => {
+  return (comment, finding) => {
     const author = comment.author && comment.author.name;
     const status = el("div", { class: "status " + comment.status }, [
-      describeStatus(comment) + (author ? " · " + author : "") + (found ? "" : " · element gone"),
+      describeStatus(comment) + (author ? " · " + author : "") + (finding === "found" ? "" : NOT_FOUND[finding]),
     ]);
     const item = el("li", { tabindex: "0", "data-maple-comment": comment.id, "data-maple-status": comment.status }, [
       el("p", { class: "body" }, [comment.body]),
       status,
     ]);
-    if (!found) item.setAttribute("data-maple-gone", "");
+    if (finding !== "found") item.setAttribute("data-maple-" + finding, "");
     const own = comment.author && comment.author.id === "browser:" + options.reviewer().id;
     if (own && comment.status === "open") {
       const edit = el("button", { class: "edit", type: "button" }, ["Edit"]);
@@ -107,7 +114,7 @@ export function entryMaker(options) {
     /** @param {Event} event */
     const show = (event) => {
       const inside = event.target instanceof Element && event.target.closest("button, textarea");
-      const element = inside ? null : locate(comment); // as the page is now, not when listed
+      const element = inside ? null : locate(comment, options.sources); // as the page is now
       if (element) options.show(element);
     };
     item.addEventListener("click", show);

@@ -1,18 +1,21 @@
 // maple review overlay: comment on a running app. Dependency-free, in its own shadow root.
 // Injected by `maple review` with data-maple-branch, data-maple-api and data-maple-app. This is
-// the entry module: tests/overlay_bundle.py joins it and the modules it imports into ../overlay.js.
+// the entry module: ../bundle.py joins it and the modules it imports into one script.
 
 import { listComments } from "./api.js";
 import { createComposer } from "./composer.js";
 import { dock } from "./dock.js";
 import { entryMaker } from "./entries.js";
-import { holdPagePointer, keepInputInOverlay, trackFocusOrigin } from "./guard.js";
+import { frameDocuments } from "./frames.js";
+import { focusedElement, holdPagePointer, keepInputInOverlay, trackFocusOrigin } from "./guard.js";
 import { onNavigation } from "./navigation.js";
 import { pinBoard } from "./pins.js";
-import { rememberReviewer, rememberedReviewer } from "./reviewer.js";
+import { recallReviewer, rememberReviewer, rememberedReviewer } from "./reviewer.js";
 import { buildUi, fold, outline } from "./ui.js";
 
 const POLL_MS = 3000;
+/** The route's address on the proxy: the script names it, but only a path of the proxy's own. */
+const API = /^\/__maple\/[\w/-]{0,100}$/;
 /** How long a list entry's element stays highlighted after the reviewer picks the entry. */
 const SHOW_MS = 2000;
 
@@ -23,8 +26,11 @@ const SHOW_MS = 2000;
 function start(script) {
   if (!script || document.querySelector("[data-maple-overlay]")) return; // another overlay: stand down
   const branch = script.getAttribute("data-maple-branch") || "default";
-  const api = script.getAttribute("data-maple-api") || "/__maple/api";
+  // a page that rewrote the attribute must not send the comments elsewhere
+  const named = script.getAttribute("data-maple-api") || "";
+  const api = API.test(named) ? named : "/__maple/api";
   const appOrigin = script.getAttribute("data-maple-app") || "";
+  const sources = script.getAttribute("data-maple-root") || "";
   if (window.top !== window) return; // one overlay per tab, in the top page only
 
   const ui = buildUi();
@@ -37,9 +43,18 @@ function start(script) {
     ui.live.textContent = text;
   };
   const reviewer = rememberedReviewer();
-  ui.nameInput.value = reviewer.name;
-  ui.hideResolvedBox.checked = reviewer.hideResolved;
-  fold(ui, reviewer.folded);
+  const showReviewer = () => {
+    ui.nameInput.value = reviewer.name;
+    ui.hideResolvedBox.checked = reviewer.hideResolved;
+    fold(ui, reviewer.folded);
+  };
+  showReviewer();
+  // the same browser on another port of this machine: the reviewer it was there
+  void recallReviewer(reviewer).then((recalled) => {
+    if (!recalled) return;
+    showReviewer();
+    void refresh();
+  });
   let showing = 0;
   /** @param {Element} element scrolled to the middle of the view and highlighted a moment */
   const show = (element) => {
@@ -63,11 +78,14 @@ function start(script) {
     item.focus();
   };
   const place = pinBoard(ui, {
-    entry: entryMaker({ api, reviewer: () => reviewer, changed, show }),
+    entry: entryMaker({ api, reviewer: () => reviewer, changed, show, sources }),
     hideResolved: () => reviewer.hideResolved,
     open: openEntry,
+    sources,
   });
   let drawing = 0;
+  /** @type {WeakSet<Document>} the documents whose changes redraw the pins */
+  const watched = new WeakSet();
   // at most once a frame, after the app has rendered what changed
   const redraw = () => {
     if (drawing) return;
@@ -75,7 +93,19 @@ function start(script) {
       drawing = 0;
       place(comments);
       dock(ui);
+      for (const doc of frameDocuments(document)) watch(doc); // frames the app has added since
     });
+  };
+  /** @param {Document} doc the page, or a same-origin frame's document */
+  const watch = (doc) => {
+    if (watched.has(doc) || !doc.documentElement) return; // a frame still loading: next time
+    watched.add(doc);
+    // the app renders the new page's elements after the address changes, maybe asynchronously
+    new MutationObserver(redraw).observe(doc.documentElement, {
+      childList: true, subtree: true, attributes: true, characterData: true,
+    });
+    // in the capture phase, a scroll of any element (a list in a scroll container), not only the page's
+    doc.addEventListener("scroll", redraw, { capture: true, passive: true });
   };
   const refresh = async () => {
     const listed = await listComments(api, branch);
@@ -83,8 +113,10 @@ function start(script) {
     redraw();
   };
   const composer = createComposer(ui, {
-    api, appOrigin, branch, say, sent: changed, author: () => ({ id: reviewer.id, name: reviewer.name }),
+    api, appOrigin, branch, say, sent: changed, sources, author: () => ({ id: reviewer.id, name: reviewer.name }),
   });
+  /** @type {Element | null} where focus was when the reviewer began a comment: it goes back there */
+  let returnTo = null;
   ui.nameInput.addEventListener("input", () => {
     reviewer.name = ui.nameInput.value.trim();
     rememberReviewer(reviewer);
@@ -107,6 +139,10 @@ function start(script) {
   /** @param {boolean} on */
   function setPicking(on) {
     if (on && reviewer.folded) setFolded(false); // Alt+Shift+C on a folded overlay unfolds it
+    if (on && !picking) {
+      returnTo = focusedElement();
+      holdFrames(); // frames the app added since
+    }
     picking = on;
     ui.modeButton.setAttribute("aria-pressed", on ? "true" : "false");
     ui.hint.hidden = !on;
@@ -119,8 +155,9 @@ function start(script) {
    * @param {{ x: number, y: number }} [point] where it was clicked; none when picked by keyboard
    */
   function compose(element, point) {
+    const back = point ? returnTo : element; // by keyboard, the element had focus
     setPicking(false);
-    composer.open(element, point);
+    composer.open(element, point, back);
   }
 
   ui.modeButton.addEventListener("click", () => setPicking(!picking));
@@ -129,21 +166,25 @@ function start(script) {
     const open = ui.panel.style.display !== "block";
     ui.panel.style.display = open ? "block" : "none";
     ui.listButton.setAttribute("aria-expanded", open ? "true" : "false");
+    ui.host.toggleAttribute("data-maple-listing", open); // pins take presses only then
   });
 
-  document.addEventListener("mousemove", (event) => {
-    if (!picking) return;
-    const element = document.elementFromPoint(event.clientX, event.clientY);
-    if (element && element !== ui.host) outline(ui, element);
-  }, true);
-  keepInputInOverlay(ui.host);
-  holdPagePointer(ui.host, () => picking || composer.isOpen(), (target, point) => {
-    if (picking) compose(target, point);
+  const holdFrames = holdPagePointer(ui.host, {
+    busy: () => picking || composer.isOpen(),
+    picking: () => picking,
+    clicked: (target, point) => {
+      if (picking) compose(target, point);
+    },
+    hovered: (target) => outline(ui, target),
+    cancelled: () => setPicking(false),
   });
-  // The overlay's own keys are consumed here, before the app's listeners could see them.
-  document.addEventListener("keydown", (event) => {
-    const focused = document.activeElement;
-    const onPage = focused && focused !== document.body && focused !== ui.host ? focused : null;
+  // The overlay's own keys are consumed here, on the window before the app's listeners on the
+  // document or its elements could see them; then the guard keeps every other key typed in the
+  // overlay from the app.
+  window.addEventListener("keydown", (event) => {
+    const focused = focusedElement();
+    const inOverlay = event.composedPath().indexOf(ui.host) >= 0;
+    const onPage = focused && !inOverlay ? focused : null;
     /** @param {() => void} action */
     const take = (action) => {
       event.preventDefault();
@@ -166,16 +207,12 @@ function start(script) {
       take(() => compose(onPage));
     }
   }, true);
+  keepInputInOverlay(ui.host);
   onNavigation(() => {
     composer.pageChanged();
     redraw();
   });
-  // the app renders the new page's elements after the address changes, maybe asynchronously
-  new MutationObserver(redraw).observe(document.documentElement, {
-    childList: true, subtree: true, attributes: true, characterData: true,
-  });
-  // in the capture phase, a scroll of any element (a list in a scroll container), not only the page's
-  document.addEventListener("scroll", redraw, { capture: true, passive: true });
+  watch(document);
   window.addEventListener("resize", redraw);
 
   void refresh();

@@ -1,7 +1,8 @@
 // The comments on the page: a numbered pin on each commented element and an entry in the list.
 
 import { describeStatus } from "./entries.js";
-import { locate } from "./locate.js";
+import { containersOf, isShadowRoot, viewportRect } from "./frames.js";
+import { locateAll } from "./locate.js";
 import { awaitingReviewer } from "./thread.js";
 
 /**
@@ -21,9 +22,21 @@ export function onThisPage(comment) {
 }
 
 /**
- * The part of the element's box that can be seen: none when it is hidden or scrolled out of the
- * viewport or out of a scrolling (or clipping) ancestor, so no pin is drawn for it; its pin goes
- * on the visible part, never over the header or footer around a scroller.
+ * The element's parent, through an open shadow root to its host.
+ * @param {Element} element
+ * @returns {Element | null}
+ */
+function composedParent(element) {
+  if (element.parentElement) return element.parentElement;
+  const root = element.getRootNode();
+  return isShadowRoot(root) ? root.host : null;
+}
+
+/**
+ * The part of the element's box that can be seen, in the top page's viewport: none when it is
+ * hidden or scrolled out of the viewport, out of a scrolling (or clipping) ancestor, or out of
+ * the frame it is in, so no pin is drawn for it; its pin goes on the visible part, never over
+ * the header or footer around a scroller.
  * @param {Element} element
  * @returns {DOMRect | null}
  */
@@ -31,13 +44,15 @@ export function visibleBox(element) {
   if (!element.checkVisibility({ visibilityProperty: true })) return null;
   const box = element.getBoundingClientRect();
   if (box.width === 0 && box.height === 0) return null;
+  const view = element.ownerDocument.defaultView || window;
   let top = Math.max(box.top, 0);
   let left = Math.max(box.left, 0);
-  let bottom = Math.min(box.bottom, window.innerHeight);
-  let right = Math.min(box.right, window.innerWidth);
+  let bottom = Math.min(box.bottom, view.innerHeight);
+  let right = Math.min(box.right, view.innerWidth);
   // up to the body: an overflow set on it or the root applies to the viewport, clipped above
-  for (let node = element.parentElement; node && node !== document.body; node = node.parentElement) {
-    const style = getComputedStyle(node);
+  const body = element.ownerDocument.body;
+  for (let node = composedParent(element); node && node !== body; node = composedParent(node)) {
+    const style = view.getComputedStyle(node);
     if (style.overflowX !== "visible" || style.overflowY !== "visible") {
       const clip = node.getBoundingClientRect();
       top = Math.max(top, clip.top);
@@ -47,30 +62,102 @@ export function visibleBox(element) {
     }
     if (style.position === "fixed") break; // no ancestor above a fixed element clips it
   }
-  return bottom > top && right > left ? new DOMRect(left, top, right - left, bottom - top) : null;
+  if (!(bottom > top && right > left)) return null;
+  const frame = view !== window ? view.frameElement : null;
+  if (!frame) return new DOMRect(left, top, right - left, bottom - top);
+  // in a frame: where its viewport is in the top page, and only what the frame shows
+  const shown = visibleBox(frame);
+  const at = frame.getBoundingClientRect();
+  const x = at.left + frame.clientLeft;
+  const y = at.top + frame.clientTop;
+  if (!shown) return null;
+  const inTop = { top: Math.max(top + y, shown.top), left: Math.max(left + x, shown.left), bottom: Math.min(bottom + y, shown.bottom), right: Math.min(right + x, shown.right) };
+  return inTop.bottom > inTop.top && inTop.right > inTop.left ? new DOMRect(inTop.left, inTop.top, inTop.right - inTop.left, inTop.bottom - inTop.top) : null;
 }
 
 /** A pin's size; pins on one element sit side by side, this far apart. */
 const PIN_PX = 24;
 
 /**
+ * The app's fixed or sticky element at `node` or around it (its bars), if any.
+ * @param {Element | null} node
+ * @returns {Element | null}
+ */
+function barAround(node) {
+  for (let at = node; at && at !== document.body && at !== document.documentElement; at = at.parentElement) {
+    const position = getComputedStyle(at).position;
+    if (position === "fixed" || position === "sticky") return at;
+  }
+  return null;
+}
+
+/**
+ * The element's visible box less what the app's own fixed or sticky bars (a sticky header,
+ * bottom tabs, a cookie banner) cover of it where its pin would go; null when they cover it.
+ * Hit-testing where the pin would sit finds them: a bar that is not the element's own
+ * container is on top there.
+ * @param {Element} element
+ * @param {DOMRect} visible
+ * @param {Element} host the overlay's host, which is over everything and is skipped
+ * @returns {DOMRect | null}
+ */
+function clearOfBars(element, visible, host) {
+  const containers = containersOf(element);
+  let { top, bottom } = visible;
+  for (let round = 0; round < 4 && bottom - top > 0; round++) {
+    const x = Math.min(visible.right - 2, Math.max(visible.left + 2, visible.right - PIN_PX / 2));
+    let moved = false;
+    for (const y of [Math.max(0, top - PIN_PX / 2 + 1), top + 1]) {
+      const hit = document.elementsFromPoint(x, y).find((found) => found !== host);
+      if (!hit || hit === element || element.contains(hit) || hit.contains(element) || containers.indexOf(hit) >= 0) continue;
+      const bar = barAround(hit);
+      if (!bar || bar.contains(element) || containers.some((c) => bar.contains(c))) continue;
+      const covered = bar.getBoundingClientRect();
+      if (covered.top <= top) top = Math.max(top, covered.bottom + PIN_PX / 2);
+      else bottom = Math.min(bottom, covered.top);
+      moved = true;
+      break;
+    }
+    if (!moved) break;
+  }
+  return bottom - top > 0 ? new DOMRect(visible.left, top, visible.width, bottom - top) : null;
+}
+
+/**
  * Where an element's pin goes: half over the top edge of its visible box, at the end of its
  * content (a heading as wide as the page gets its pin by its text, not 700 px away), further
- * right for each earlier comment on the same element.
+ * right for each earlier comment on the same element, or to the left where that would leave
+ * the viewport: always inside the window.
  * @param {Element} element
- * @param {DOMRect} visible the element's visible box
+ * @param {DOMRect} visible the element's visible box, clear of the app's bars
  * @param {number} earlier how many comments on this element already have a pin
  * @returns {{ left: number, top: number }}
  */
 function pinPlace(element, visible, earlier) {
-  const content = document.createRange();
+  const content = element.ownerDocument.createRange();
   content.selectNodeContents(element);
   const end = content.getBoundingClientRect();
-  const right = end.width > 0 ? Math.min(visible.right, end.right + PIN_PX / 2) : visible.right;
+  const offset = element.ownerDocument === document ? 0 : viewportRect(element).left - element.getBoundingClientRect().left;
+  const right = end.width > 0 ? Math.min(visible.right, end.right + offset + PIN_PX / 2) : visible.right;
+  const step = PIN_PX + 2;
+  const most = window.innerWidth - PIN_PX - 2;
+  const first = Math.min(most, Math.max(2, right - PIN_PX / 2));
+  const toTheRight = Math.floor((most - first) / step); // how many fit beside the first
+  const left = earlier <= toTheRight ? first + earlier * step : first - (earlier - toTheRight) * step;
   return {
-    left: Math.max(0, right - PIN_PX / 2 + earlier * (PIN_PX + 2)),
-    top: Math.max(0, visible.top - PIN_PX / 2),
+    left: Math.max(2, Math.min(most, left)),
+    top: Math.max(0, Math.min(window.innerHeight - PIN_PX, visible.top - PIN_PX / 2)),
   };
+}
+
+/**
+ * Whether two boxes overlap.
+ * @param {{ left: number, top: number, right: number, bottom: number }} a
+ * @param {{ left: number, top: number, right: number, bottom: number }} b
+ * @returns {boolean}
+ */
+function overlap(a, b) {
+  return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
 }
 
 /** How many of a comment's first words its pin's accessible name quotes. */
@@ -142,35 +229,38 @@ function fieldInUse(ui) {
  * changes, and a comment keeps its pin from one redraw to the next, so a reviewer's focus in
  * the list or on a pin survives a redraw.
  * @param {import("./ui.js").Ui} ui
- * @param {{ entry: (comment: import("./types.js").StoredComment, found: boolean) => HTMLLIElement,
- *   hideResolved: () => boolean, open: (id: string) => void }} options entry: makes a comment's
- *   list entry (see entries.js); open: shows a comment's entry in the list, focused
+ * @param {{ entry: (comment: import("./types.js").StoredComment, finding: import("./locate.js").Finding) => HTMLLIElement,
+ *   hideResolved: () => boolean, open: (id: string) => void, sources: string }} options entry:
+ *   makes a comment's list entry (see entries.js); open: shows a comment's entry in the list,
+ *   focused; sources: the working tree's path (see framework.js)
  * @returns {(comments: import("./types.js").StoredComment[]) => void}
  */
-export function pinBoard(ui, { entry, hideResolved, open }) {
+export function pinBoard(ui, { entry, hideResolved, open, sources }) {
   let listed = "";
   /** @type {Map<string, HTMLButtonElement>} */
   const kept = new Map();
   return (comments) => {
     const hide = hideResolved();
     const shown = comments.filter((c) => onThisPage(c) && !(hide && c.status === "resolved"));
-    const found = shown.map(locate);
+    const located = locateAll(shown, sources);
     const signature = JSON.stringify(
-      shown.map((c, i) => [c.id, c.body, c.status, c.resolution, c.author, c.replies, found[i] !== null]),
+      shown.map((c, i) => [c.id, c.body, c.status, c.resolution, c.author, c.replies, located[i].finding]),
     );
     if (signature !== listed) {
       listed = signature;
       const writing = fieldInUse(ui);
-      ui.list.replaceChildren(...shown.map((c, i) => entry(c, found[i] !== null)));
+      ui.list.replaceChildren(...shown.map((c, i) => entry(c, located[i].finding)));
       if (writing) writing();
     }
+    const composing = ui.composer.style.display === "block" ? ui.composer.getBoundingClientRect() : null;
     /** @type {HTMLButtonElement[]} */
     const pins = [];
     /** @type {Map<Element, number>} */
     const pinned = new Map();
     shown.forEach((c, i) => {
-      const element = found[i];
-      const box = element && visibleBox(element);
+      const element = located[i].element;
+      const seen = element && visibleBox(element);
+      const box = element && seen && clearOfBars(element, seen, ui.host);
       if (!element || !box) return;
       const earlier = pinned.get(element) || 0;
       pinned.set(element, earlier + 1);
@@ -182,7 +272,10 @@ export function pinBoard(ui, { entry, hideResolved, open }) {
         pin.addEventListener("click", () => open(c.id));
         kept.set(c.id, pin);
       }
-      drawPin(pin, c, i + 1, pinPlace(element, box, earlier));
+      const at = pinPlace(element, box, earlier);
+      const area = { left: at.left, top: at.top, right: at.left + PIN_PX, bottom: at.top + PIN_PX };
+      if (composing && overlap(area, composing)) return; // never over the comment being written
+      drawPin(pin, c, i + 1, at);
       pins.push(pin);
     });
     for (const id of kept.keys()) if (!shown.some((c) => c.id === id)) kept.delete(id);

@@ -4,6 +4,7 @@
 
 import { postMedia } from "./api.js";
 import { MAX_IMAGE_BYTES, captureAround, rectOf } from "./capture.js";
+import { viewportRect } from "./frames.js";
 import { el } from "./ui.js";
 
 /** How long Send waits for a capture still being drawn before the comment goes without it. */
@@ -49,7 +50,7 @@ export function createShots(ui) {
    * @param {{ x: number, y: number } | null} point
    */
   function take(element, point) {
-    const box = rectOf(element.getBoundingClientRect());
+    const box = rectOf(viewportRect(element));
     const click = point || { x: Math.round(box.x + box.width / 2), y: Math.round(box.y + box.height / 2) };
     geometry = { elementBox: box, clickPoint: { x: Math.round(click.x), y: Math.round(click.y) } };
     offered = null;

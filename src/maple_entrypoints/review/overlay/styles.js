@@ -19,7 +19,9 @@ export const OVERLAY_CSS =
   ".composer .where { margin: 0 0 8px; font-size: 12px; color: #4b5563; }" +
   ".composer .shot { margin: 8px 0 0; font-size: 12px; color: #4b5563; }" +
   ".composer .problem { margin: 8px 0 0; padding: 6px 8px; border-radius: 6px; background: #fee2e2; color: #991b1b; }" +
-  ".pin { position: fixed; width: 24px; height: 24px; border-radius: 12px; background: #b45309; color: #fff; display: flex; align-items: center; justify-content: center; font-weight: 700; font-size: 12px; padding: 0; border: 0; pointer-events: auto; }" +
+  ".pin { position: fixed; width: 24px; height: 24px; border-radius: 12px; background: #b45309; color: #fff; display: flex; align-items: center; justify-content: center; font-weight: 700; font-size: 12px; padding: 0; border: 0; pointer-events: none; }" +
+  // a pin never takes a tap meant for the app under it: it is pressed only with the list open
+  ":host([data-maple-listing]) .pin { pointer-events: auto; }" +
   ".pin.resolved { background: #15803d; }" +
   ".pin[data-maple-waiting] { box-shadow: 0 0 0 3px #fde68a; }" + // the agent asks the reviewer
   ".panel { position: fixed; right: 16px; bottom: 64px; width: 300px; max-height: 50vh; overflow: auto; background: #fff; color: #111; border: 1px solid #d1d5db; border-radius: 8px; pointer-events: auto; display: none; }" +

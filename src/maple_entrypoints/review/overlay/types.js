@@ -9,12 +9,20 @@
  */
 
 /**
- * @typedef {object} Anchor Where a comment points on the page.
- * @property {string} selector
+ * @typedef {object} Anchor Where a comment points on the page (Maple's anchor, with extra keys
+ *   Maple keeps as written: within, ancestry, box, markup).
+ * @property {string} selector in the element's own document or shadow root
+ * @property {string[]} [within] from the top page down, a selector for each shadow host or
+ *   same-origin iframe the element is in
  * @property {Quote} [quote]
- * @property {string} [source] `data-maple-src` of the element or an ancestor
+ * @property {string} [source] `path:line:col` in the working tree: `data-maple-src`, or from
+ *   the framework's development data
+ * @property {string} [component] the component that made the element, in a development build
+ * @property {"tagger" | "owner-stack"} [locatedBy] how `source` was found
  * @property {string} [key] `data-maple-key` of the element or an ancestor
+ * @property {string} [ancestry] the element's tag and its ancestors', `p < li < ul < main`
  * @property {Box} [box] the element's box on the page when it was picked
+ * @property {string} [markup] a redacted copy of the markup around it, for the agent
  */
 
 /**

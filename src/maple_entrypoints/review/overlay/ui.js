@@ -3,6 +3,7 @@
 // A constructed stylesheet and DOM built node by node: no inline <style> for a strict
 // style-src to block, and no HTML strings for Trusted Types to refuse.
 
+import { viewportRect } from "./frames.js";
 import { OVERLAY_CSS } from "./styles.js";
 
 /**
@@ -103,7 +104,8 @@ export function buildUi() {
     coarse ? "Tap an element to comment — tap Comment to cancel" : "Click an element to comment — Esc to cancel",
   ]);
   const bar = el("div", { class: "bar" }, [listButton, modeButton, foldButton]);
-  root.append(box, hint, composer, pins, panel, bar, live);
+  // later is on top: pins under the composer, the list and the bar
+  root.append(pins, box, hint, composer, panel, bar, live);
   document.documentElement.appendChild(host);
   return {
     host, box, composer, where, textarea, problem, sendButton, cancelButton, pins, panel, list, listButton, count,
@@ -135,7 +137,7 @@ export function outline(ui, element) {
     ui.box.style.display = "none";
     return;
   }
-  const r = element.getBoundingClientRect();
+  const r = viewportRect(element);
   ui.box.style.cssText =
     "display:block;left:" + r.left + "px;top:" + r.top + "px;width:" + r.width + "px;height:" + r.height + "px;";
 }

@@ -1,12 +1,16 @@
-"""Joins the review overlay's ES modules into the one script the wheel ships (development only).
+"""Joins the review overlay's ES modules into the one script the proxy serves and the wheel ships.
 
-The overlay is written as small ES modules in ``src/maple_entrypoints/review/overlay/``, checked by
-``tsc`` and ``eslint`` (``make jslint``); the proxy serves ``review/overlay.js``, which this joins
-from them: each module once, after the modules it imports, with its ``import`` lines dropped and
-``export`` keywords removed, all in one function scope. Only named imports of sibling modules and
-``export`` of a declaration are allowed, and no two modules may declare the same top-level name, so
-the joined script means what the modules mean. ``make overlay`` writes it;
-``tests/test_overlay_bundle.py`` fails while the committed file differs from a fresh build.
+The overlay is written as small ES modules in ``review/overlay/``, checked by ``tsc`` and
+``eslint`` (``make jslint``). The browser runs one script, their join: each module once, after
+the modules it imports, with its ``import`` lines dropped and ``export`` keywords removed, all in
+one function scope. Only named imports of sibling modules and ``export`` of a declaration are
+allowed, and no two modules may declare the same top-level name, so the joined script means what
+the modules mean.
+
+The join is built, never committed: ``setup.py`` writes ``review/overlay.js`` into the wheel when
+it is built, and :func:`overlay_script` joins the modules when ``maple review`` runs from a
+checkout (where they are; a wheel ships only the joined file). This module imports only the
+standard library, so the build step can load it by its path without maple's dependencies.
 
 A vendored library (``overlay/vendor/<name>.js``, its build as published, UMD) is imported by name
 like a module, ``import { a } from "./vendor/<name>.js";``; ``tsc`` reads the ``<name>.d.ts``
@@ -20,11 +24,15 @@ from __future__ import annotations
 import hashlib
 import re
 import sys
+import threading
 from pathlib import Path
 
-REVIEW = Path(__file__).resolve().parents[1] / "src" / "maple_entrypoints" / "review"
+__all__ = ["BUNDLE_NAME", "BundleError", "VENDORED", "bundle", "overlay_script"]
+
+REVIEW = Path(__file__).resolve().parent
 MODULES = REVIEW / "overlay"
-BUNDLE = REVIEW / "overlay.js"
+BUNDLE_NAME = "overlay.js"
+"""The joined script's name in the ``maple_entrypoints.review`` package."""
 ENTRY = "main.js"
 
 VENDORED = {
@@ -43,8 +51,8 @@ _EXPORT = re.compile(r"^export (?=(?:async )?function\b|const\b|let\b|class\b)",
 _DECLARED = re.compile(r"^(?:(?:async )?function\*? ?|const |let |class )([A-Za-z_$][\w$]*)", re.M)
 _MODULE_SYNTAX = re.compile(r"^(?:import|export)\b.*$", re.MULTILINE)
 _HEADER = (
-    "// maple review overlay, joined from overlay/*.js by tests/overlay_bundle.py: edit those\n"
-    "// modules, then run `make overlay`. Dependency-free; injected by `maple review`.\n"
+    "// maple review overlay, joined from overlay/*.js by maple_entrypoints/review/bundle.py\n"
+    "// (generated: edit those modules). Dependency-free; injected by `maple review`.\n"
 )
 
 
@@ -124,6 +132,33 @@ def _exports_only(text: str) -> str:
     return "\n".join(line.removeprefix("export ") for line in lines if line.startswith("export "))
 
 
+_built: tuple[tuple[tuple[str, int, int], ...], bytes] | None = None
+_building = threading.Lock()
+
+
+def _stamp(modules: Path) -> tuple[tuple[str, int, int], ...]:
+    found = sorted(p for p in modules.rglob("*") if p.is_file())
+    return tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in found)
+
+
+def overlay_script() -> bytes:
+    """The overlay the proxy serves: joined from the modules where they are, else the shipped one.
+
+    From a checkout (an editable install) the modules sit beside this file and are joined again
+    whenever one of them changed, so an edit shows on the next page load; an installed wheel
+    carries only the joined ``overlay.js``, written by the build step.
+    """
+    global _built
+    if not (MODULES / ENTRY).is_file():
+        return (REVIEW / BUNDLE_NAME).read_bytes()
+    with _building:
+        stamp = _stamp(MODULES)
+        if _built is None or _built[0] != stamp:
+            _built = (stamp, bundle().encode("utf-8"))
+        return _built[1]
+
+
 if __name__ == "__main__":
-    BUNDLE.write_text(bundle(), encoding="utf-8")
-    sys.stdout.write(f"wrote {BUNDLE}\n")
+    target = Path(sys.argv[1]) if len(sys.argv) > 1 else REVIEW / BUNDLE_NAME
+    target.write_text(bundle(), encoding="utf-8")
+    sys.stdout.write(f"wrote {target}\n")
