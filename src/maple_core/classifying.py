@@ -1,7 +1,7 @@
 """Use cases for reviewers' words: read a reply into an outcome, open its remarks, undo it.
 
 Written against the ports, as ``services`` is: the store keeps the reading on the entry under
-its write lock (:func:`~maple_core.feedback.classification_note`), the harness is asked through
+its write lock (:func:`~maple_core.readings.classification_note`), the harness is asked through
 a :class:`~maple_core.ports.FeedbackClassifier`, and the time comes from a clock.
 """
 
@@ -22,13 +22,10 @@ from maple_core.feedback import (
     Classification,
     HarnessAnswer,
     Outcome,
-    classification_note,
     classification_of,
     feedback_prompt,
     read_answer,
     refusal,
-    remark_comments,
-    undo_note,
 )
 from maple_core.json_types import JsonObject
 from maple_core.ports import (
@@ -39,6 +36,7 @@ from maple_core.ports import (
     CommentStore,
     FeedbackClassifier,
 )
+from maple_core.readings import classification_note, remark_comments, undo_note
 from maple_core.services import list_all
 from maple_core.statuses import CommentStatus
 from maple_core.text import text_hash
@@ -205,7 +203,7 @@ def undo_reading(
     """Undo the reading of entry ``entry_id`` of comment ``comment_id``, as ``by`` asked.
 
     Its confirmation stops counting, a reopening it made is undone while nothing came after it
-    (see :func:`~maple_core.feedback.undo_note`), and the comments opened from its remarks that
+    (see :func:`~maple_core.readings.undo_note`), and the comments opened from its remarks that
     nobody has touched (still open, no thread) are deleted where the store can delete. Undoing
     a reading undone already changes nothing.
 

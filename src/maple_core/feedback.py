@@ -11,42 +11,38 @@ by a harness the developer already runs (Claude Code, Codex), which answers with
 - after: under the store's write lock, the transition applies only while the reply still
   answers the comment's resolution and nothing later superseded it (an explicit Confirm or
   Reopen, a later reply, a new resolution), and only on the words that were read
-  (:func:`classification_note`).
+  (:func:`~maple_core.readings.classification_note`).
 
 Each classification is kept on the entry it read (:class:`Classification`, under
 ``classification``), so the same words are never read twice; a person can undo it
-(:func:`undo_note`), and a confirmation maple made stops counting once its classification is
-undone or the words it read are edited (``conversation.withdrawn``).
+(:func:`~maple_core.readings.undo_note`), and a confirmation maple made stops counting once its
+classification is undone or the words it read are edited (``conversation.withdrawn``).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
 
-from maple_core.comments import Comment, NewComment
+from maple_core.comments import Comment
 from maple_core.conversation import (
     CLASSIFICATION,
-    CLASSIFIED,
-    TRUST,
-    EntryNote,
     Reply,
     ReplyKind,
     Role,
-    ThreadEvent,
-    confirmation_of,
     thread_of,
 )
 from maple_core.cursor import parse_stamp
 from maple_core.json_types import JsonObject, JsonValue
 from maple_core.statuses import CommentStatus
-from maple_core.text import capped, flatten, framed_json, one_line, text_hash, where_of
+from maple_core.text import capped, framed_json, one_line, text_hash, where_of
 
 __all__ = [
     "Answer",
+    "CONFIRMING",
     "Classification",
     "HarnessAnswer",
     "MAX_ATTEMPTS",
@@ -58,15 +54,15 @@ __all__ = [
     "TRANSITIONS",
     "Transition",
     "Trust",
-    "classification_note",
+    "came_before",
     "classification_of",
+    "entries_after",
     "feedback_prompt",
     "read_answer",
     "refusal",
-    "remark_comments",
     "stale",
-    "undo_note",
     "unheard",
+    "who",
 ]
 
 
@@ -98,7 +94,8 @@ TRANSITIONS: Mapping[Outcome, Transition] = MappingProxyType(
 )
 """The declared transition of each outcome: the reachable states are fixed here, in a diff."""
 
-_CONFIRMING = frozenset({Transition.CONFIRM, Transition.CONFIRM_AND_OPEN_REMARKS})
+CONFIRMING = frozenset({Transition.CONFIRM, Transition.CONFIRM_AND_OPEN_REMARKS})
+"""The transitions that confirm the resolution."""
 
 
 class Trust(StrEnum):
@@ -116,7 +113,6 @@ _TRUSTS = frozenset(t.value for t in Trust)
 
 MAX_REMARKS = 10
 """The most remarks an approved-with-comments reading turns into open comments."""
-_MAX_REMARK_CHARS = 2_000  # all remarks together: they are kept on the entry too
 MAX_ATTEMPTS = 3
 """How many times a harness is asked (a first try and two retries) before its answers that do
 not fit the set count as ``wait``."""
@@ -286,14 +282,14 @@ def unheard(entry: Reply) -> str | None:
     if entry.role is not Role.REVIEWER or author.get("provenance") == "agent":
         return "the agent's own words are never classified"
     if author.get("bot") is True:
-        return f"{_who(entry)} is a bot, and a bot's words are never classified"
+        return f"{who(entry)} is a bot, and a bot's words are never classified"
     if entry.kind is not ReplyKind.REPLY:
         return f"a {entry.kind.value} says itself; only a reply is classified"
     if not entry.body.strip():
         return "an empty reply says nothing to classify"
     if entry.trust not in _TRUSTS:
         return (
-            f"{_who(entry)}'s words did not arrive from a trusted reviewer (a route that "
+            f"{who(entry)}'s words did not arrive from a trusted reviewer (a route that "
             "identified them, or this machine's paired browser), so they are never classified"
         )
     return None
@@ -312,18 +308,19 @@ def refusal(comment: Comment, entry: Reply) -> str | None:
         return f"only a reply on a resolved comment is classified, and {comment.id} is " + (
             comment.status.value
         )
-    if _before(entry.at, comment.resolution.at):
+    if came_before(entry.at, comment.resolution.at):
         return "the reply came before the comment's resolution, so it answers no fix"
     return None
 
 
-def _before(at: str | None, then: str) -> bool:
+def came_before(at: str | None, then: str) -> bool:
     """True when ``at`` is known and earlier than ``then`` (an unreadable time is not earlier)."""
     instant, reference = parse_stamp(at or ""), parse_stamp(then)
     return instant is not None and reference is not None and instant < reference
 
 
-def _who(entry: Reply) -> str:
+def who(entry: Reply) -> str:
+    """Who wrote ``entry``, as one capped line for a message."""
     return capped(one_line(entry.author_name), 80)
 
 
@@ -360,7 +357,8 @@ def feedback_prompt(comment: Comment, entry: Reply) -> str:
     """
     resolution = comment.resolution
     thread = thread_of(comment)
-    earlier = [r for r in thread if r.id != entry.id and not _after(r, entry, thread)]
+    later = {r.id for r in entries_after(entry, thread)}
+    earlier = [r for r in thread if r.id != entry.id and r.id not in later]
     data: JsonObject = {
         "comment": capped(comment.body, _CAPS["comment"]),
         "where": capped(where_of(comment.anchor) or "", _CAPS["where"]),
@@ -386,157 +384,7 @@ def feedback_prompt(comment: Comment, entry: Reply) -> str:
     return f"{_INSTRUCTIONS}\n\n{framed_json(shown)}"
 
 
-def _after(candidate: Reply, entry: Reply, thread: Sequence[Reply]) -> bool:
-    """True when ``candidate`` comes after ``entry`` in ``thread``."""
+def entries_after(entry: Reply, thread: Sequence[Reply]) -> list[Reply]:
+    """The entries after ``entry`` in ``thread`` (none when it is not there)."""
     ids = [r.id for r in thread]
-    return entry.id in ids and candidate.id in ids and ids.index(candidate.id) > ids.index(entry.id)
-
-
-def _remarks(answer: Answer, entry: Reply) -> tuple[str, ...]:
-    """The remarks to open as comments, each the reviewer's own words.
-
-    Those the reply holds word for word (case and spaces aside), at most :data:`MAX_REMARKS`;
-    when none is, the reply itself. So every open comment made from a reading holds what the
-    reviewer wrote, whatever the model wrote.
-    """
-    if answer.outcome is not Outcome.APPROVED_WITH_COMMENTS:
-        return ()
-    said = flatten(entry.body).casefold()
-    kept: list[str] = []
-    for remark in dict.fromkeys(flatten(r) for r in answer.remarks):
-        if remark and remark.casefold() in said and len(kept) < MAX_REMARKS:
-            if sum(map(len, kept)) + len(remark) > _MAX_REMARK_CHARS:
-                break
-            kept.append(remark)
-    return tuple(kept) or (capped(entry.body.strip(), _MAX_REMARK_CHARS),)
-
-
-# -- the decision, under the store's lock ---------------------------------------------------
-
-
-def _not_applicable(comment: Comment, entry: Reply) -> str | None:
-    """Why the outcome's transition no longer applies to ``comment`` (superseded), or ``None``.
-
-    The comment must still be resolved with the resolution the reply answered, and no later
-    entry may have answered it since: a reviewer's reply, reopening or confirmation, or the
-    agent's new resolution (maple's own entries made from this reply aside).
-    """
-    if comment.status is not CommentStatus.RESOLVED or comment.resolution is None:
-        return f"the comment is {comment.status.value} now"
-    if _before(entry.at, comment.resolution.at):
-        return "the comment was resolved again after these words"
-    thread = thread_of(comment)
-    for later in (r for r in thread if _after(r, entry, thread)):
-        if later.classified == entry.id:
-            continue
-        if later.role is Role.REVIEWER or later.kind is ReplyKind.RESOLVE:
-            return f"{_who(later)}'s later {later.kind.value} answered it first"
-    return None
-
-
-def _event(comment: Comment, entry: Reply, applied: Transition) -> ThreadEvent | None:
-    """The thread event of a transition, in the reviewer's name and marked as maple's reading."""
-    marks: JsonObject = {CLASSIFIED: entry.id}
-    if entry.trust is not None:
-        marks[TRUST] = entry.trust
-    if applied is Transition.REOPEN:
-        return ThreadEvent(
-            ReplyKind.REOPEN, Role.REVIEWER, entry.body, author=entry.author, marks=marks
-        )
-    if applied in _CONFIRMING and confirmation_of(comment) is None:
-        return ThreadEvent(ReplyKind.CONFIRM, Role.REVIEWER, "", author=entry.author, marks=marks)
-    return None
-
-
-def classification_note(
-    entry_id: str, answer: Answer, record: Classification, *, again: bool = False
-) -> EntryNote:
-    """The note that keeps ``record`` on its entry and makes the outcome's transition.
-
-    Decided under the store's lock: nothing happens to words policy does not hear, or to an
-    entry classified already (unless ``again``, a re-run asked for); the transition applies
-    only while the reply still answers the comment's resolution and its words are those read.
-    """
-
-    def decide(comment: Comment, entry: Reply) -> tuple[JsonObject, ThreadEvent | None] | None:
-        if unheard(entry) is not None:
-            return None
-        if CLASSIFICATION in entry.extra and not again:
-            return None
-        why = _not_applicable(comment, entry)
-        if record.text_hash != text_hash(entry.body):
-            why = "the words changed while maple read them"
-        transition = TRANSITIONS[record.outcome]
-        applied = Transition.NONE if why is not None else transition
-        kept = replace(
-            record,
-            applied=applied,
-            why=why if transition is not Transition.NONE else None,
-            remarks=_remarks(answer, entry) if applied is not Transition.NONE else (),
-        )
-        return kept.to_json(), _event(comment, entry, applied)
-
-    return EntryNote(entry_id, CLASSIFICATION, decide)
-
-
-def undo_note(entry_id: str, by: JsonObject, at: str) -> EntryNote:
-    """The note that undoes an entry's classification, as a person asked.
-
-    Its confirmation stops counting (``conversation.withdrawn``); a reopening it made is undone
-    too (the comment resolved again with the resolution it undid) while nothing came after it.
-    An entry with no classification, or one undone already, is left as it is.
-    """
-
-    def decide(comment: Comment, entry: Reply) -> tuple[JsonObject, ThreadEvent | None] | None:
-        record = classification_of(entry)
-        if record is None or record.undone is not None:
-            return None
-        undone = replace(record, undone={"by": by, "at": at})
-        event = None
-        if record.applied is Transition.REOPEN and _restorable(comment, entry):
-            assert comment.resolution is not None  # checked by _restorable
-            event = ThreadEvent(ReplyKind.RESOLVE, Role.REVIEWER, resolution=comment.resolution)
-        return undone.to_json(), event
-
-    return EntryNote(entry_id, CLASSIFICATION, decide)
-
-
-def _restorable(comment: Comment, entry: Reply) -> bool:
-    """True when the comment is open from maple's reopening for ``entry``, and nothing since."""
-    if comment.status is not CommentStatus.OPEN or comment.resolution is None:
-        return False
-    reopenings = [r for r in thread_of(comment) if r.kind is ReplyKind.REOPEN]
-    last = reopenings[-1] if reopenings else None
-    undid = last.resolution if last is not None else None
-    return (
-        last is not None
-        and last.classified == entry.id
-        and undid is not None
-        and undid.get("sha") == comment.resolution.sha
-        and undid.get("at") == comment.resolution.at
-    )
-
-
-def remark_comments(comment: Comment, entry: Reply) -> list[NewComment]:
-    """The open comments an applied approved-with-comments reading of ``entry`` makes.
-
-    One per remark, in the reviewer's name, where the comment was (its anchor and context),
-    linked to it under :data:`REMARK_OF`; none for any other reading.
-    """
-    record = classification_of(entry)
-    if record is None or record.applied is not Transition.CONFIRM_AND_OPEN_REMARKS:
-        return []
-    link: JsonObject = {"comment": comment.id, "entry": entry.id}
-    extra: JsonObject = {REMARK_OF: link}
-    if entry.author is not None:
-        extra["author"] = entry.author
-    return [
-        NewComment(
-            branch=comment.branch,
-            body=remark,
-            anchor=comment.anchor,
-            context=comment.context,
-            extra=dict(extra),
-        )
-        for remark in record.remarks
-    ]
+    return list(thread[ids.index(entry.id) + 1 :]) if entry.id in ids else []
