@@ -11,7 +11,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from maple_core.comments import Comment
-from maple_core.conversation import CLASSIFICATION, ConversationError, Reply, Role, thread_of
+from maple_core.conversation import (
+    CLASSIFICATION,
+    ConversationError,
+    EntryNote,
+    Reply,
+    Role,
+    ThreadEvent,
+    thread_of,
+)
 from maple_core.cursor import format_js_timestamp
 from maple_core.errors import MissingCapabilityError, NotFoundError
 from maple_core.feedback import (
@@ -151,11 +159,19 @@ def classify_reply(
         attempts=asked,
         note=note,
     )
-    note_event = classification_note(entry_id, answer, record, again=again)
-    changed = conversing.converse(comment.id, note_event)
+    keeping = classification_note(entry_id, answer, record, again=again)
+    written: list[JsonObject] = []  # what this reading's note kept, when it kept anything
+
+    def decide(comment: Comment, entry: Reply) -> tuple[JsonObject, ThreadEvent | None] | None:
+        decided = keeping.decide(comment, entry)
+        if decided is not None:
+            written.append(decided[0])
+        return decided
+
+    changed = conversing.converse(comment.id, EntryNote(entry_id, keeping.key, decide))
     kept_entry = entry_of(changed, entry_id)
     kept = classification_of(kept_entry)
-    if kept is None or (kept.at, kept.harness, kept.attempts) != (record.at, record.harness, asked):
+    if kept is None or not written or kept != Classification.from_json(written[-1]):
         return Reading(changed, entry_id, kept, skipped="another reading landed first", asked=asked)
     return Reading(
         changed, entry_id, kept, asked=asked, remarks=_opened(store, changed, kept_entry, report)
