@@ -32,19 +32,29 @@ async function refusal(answer) {
 }
 
 /**
+ * Posts `body` as JSON to `url`; rejects with the route's reason when it is refused.
+ * @param {string} url
+ * @param {unknown} body
+ * @returns {Promise<void>}
+ */
+async function postJson(url, body) {
+  const answer = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+    credentials: "same-origin",
+  });
+  if (!answer.ok) throw await refusal(answer);
+}
+
+/**
  * Posts a comment; rejects with the route's error message when it is refused.
  * @param {string} api
  * @param {import("./types.js").NewComment} comment
  * @returns {Promise<void>}
  */
 export async function postComment(api, comment) {
-  const answer = await fetch(api + "/comments", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(comment),
-    credentials: "same-origin",
-  });
-  if (!answer.ok) throw await refusal(answer);
+  await postJson(api + "/comments", comment);
 }
 
 /**
@@ -109,13 +119,7 @@ export async function deleteComment(api, id, authorId) {
  * @returns {Promise<void>}
  */
 export async function postThread(api, id, event) {
-  const answer = await fetch(api + "/comments/" + encodeURIComponent(id) + "/thread", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(event),
-    credentials: "same-origin",
-  });
-  if (!answer.ok) throw await refusal(answer);
+  await postJson(api + "/comments/" + encodeURIComponent(id) + "/thread", event);
 }
 
 /**
@@ -127,11 +131,5 @@ export async function postThread(api, id, event) {
  * @returns {Promise<void>}
  */
 export async function undoReading(api, id, undo) {
-  const answer = await fetch(api + "/comments/" + encodeURIComponent(id) + "/classification/undo", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(undo),
-    credentials: "same-origin",
-  });
-  if (!answer.ok) throw await refusal(answer);
+  await postJson(api + "/comments/" + encodeURIComponent(id) + "/classification/undo", undo);
 }
