@@ -17,6 +17,14 @@ _VENV_BIN = str(Path(sys.executable).parent)
 if os.environ.get("PATH", "").split(os.pathsep)[0] != _VENV_BIN:
     os.environ["PATH"] = os.pathsep.join([_VENV_BIN, os.environ.get("PATH", "")]).rstrip(os.pathsep)
 
+# maple-mcp replays the MCP SDK's handshake answers it recorded under XDG_CACHE_HOME (docs/mcp.md,
+# start-up). The suite points that where nothing can be kept, so every maple-mcp it starts is
+# served by the SDK from its first byte, as a first start is (tests that time a first tool call
+# from the moment the client connected stay what they were), and a developer's own record is never
+# read or written. The replay has its own tests (tests/test_mcp_start*.py), each giving maple-mcp
+# a record folder of its own.
+os.environ["XDG_CACHE_HOME"] = "/dev/null/maple-test-cache"
+
 # Tests stop maple's servers with Ctrl-C (SIGINT). A suite started in the background of a script
 # or under nohup inherits SIGINT ignored, and every child it starts would too (Python then sets
 # no KeyboardInterrupt): a handled signal goes back to its default across exec, an ignored one

@@ -140,7 +140,7 @@ def main() -> int:
     from bench.classify_row import classify_rows
     from bench.github_row import github_requests_row, github_row
     from bench.hook_row import hook_row
-    from bench.mcp_rows import startup_row, wake_row
+    from bench.mcp_rows import startup_rows, wake_row
     from bench.refind_row import refind_row
     from bench.route_row import route_row
     from bench.solo_row import solo_row
@@ -149,7 +149,8 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory(prefix="maple-bench-") as tmp:
         rows = [bench_list(Path(tmp)), bench_appends(Path(tmp))]
-    rows += [Row(*hook_row()), Row(*wake_row()), Row(*startup_row()), Row(*github_row())]
+    rows += [Row(*hook_row()), Row(*wake_row()), *(Row(*r) for r in startup_rows())]
+    rows += [Row(*github_row())]
     rows += [Row(*github_requests_row()), Row(*route_row()), Row(*solo_row())]
     rows += [Row(*capture_row()), Row(*refind_row()), Row(*task_wake_row()), Row(*watch_row())]
     rows += [Row(*row) for row in classify_rows()]
@@ -166,6 +167,7 @@ def main() -> int:
 
 SINGLE_ROWS = {
     "hook": ("bench.hook_row", "hook_row"),
+    "startup": ("bench.mcp_rows", "startup_rows"),
     "hook-tricks": ("bench.hook_row", "hook_tricks"),
     "github": ("bench.github_row", "github_row"),
     "github-requests": ("bench.github_row", "github_requests_row"),

@@ -230,6 +230,12 @@ ENVIRONMENT: tuple[EnvironmentVariable, ...] = (
         "servers' full paths, since a client started elsewhere would not find their names.",
     ),
     EnvironmentVariable(
+        "XDG_CACHE_HOME",
+        "path",
+        "Where maple-mcp keeps the MCP SDK's recorded handshake answers (under maple/), so it can "
+        "answer a client before the SDK has loaded; unset means ~/.cache.",
+    ),
+    EnvironmentVariable(
         "TMPDIR",
         "path",
         "Where the Stop hook keeps its block counts, shared with Maple's hook (then TMP, then "

@@ -10,20 +10,20 @@ import contextlib
 import functools
 import inspect
 import json
-import sys
 from collections.abc import AsyncIterator, Callable, Hashable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Annotated, Any, Literal, ParamSpec, TypeVar, cast
+from typing import IO, Annotated, Any, Literal, ParamSpec, TypeVar, cast
 
 import anyio
 import anyio.to_thread
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.stdio import stdio_server
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
@@ -32,7 +32,7 @@ from maple_core.context import comment_context
 from maple_core.conversation import MAX_REPLY_CHARS, Role, ThreadEvent, agent_author
 from maple_core.cursor import FreshComments, parse_cursor
 from maple_core.display import shown, shown_one
-from maple_core.errors import ConfigurationError, MapleError
+from maple_core.errors import MapleError
 from maple_core.ports import (
     ChangeSignal,
     Clock,
@@ -55,22 +55,17 @@ from maple_core.services import (
 from maple_core.statuses import CommentStatus
 from maple_core.text import REVIEW_DATA_NOTICE, framed_json, without_lone_surrogates
 from maple_core.wait import PROGRESS_INTERVAL_MS, clamp_wait_ms
-from maple_entrypoints.bootstrap.classifier import classifier_from_environment
 from maple_entrypoints.bootstrap.local import (
     local_commits,
     local_media,
     note_client,
     system_clock,
 )
-from maple_entrypoints.bootstrap.server import (
-    build_gate,
-    build_refresher,
-    build_store,
-    check_capabilities,
-)
+from maple_entrypoints.bootstrap.server import CheckedServer
 from maple_entrypoints.mcp_images import comment_images
 from maple_entrypoints.mcp_models import CommentList, ContextModel, SoloModel, WaitModel
 from maple_entrypoints.mcp_models import CommentModel as CommentOut
+from maple_entrypoints.mcp_start import SERVICE
 from maple_entrypoints.mcp_tasks import (
     MAX_LIVE_TASKS,
     MAX_TASK_WAIT_S,
@@ -78,16 +73,22 @@ from maple_entrypoints.mcp_tasks import (
     task_budget_s,
 )
 from maple_entrypoints.server_log import ServerLog
-from maple_entrypoints.settings import load_settings, resolve_config
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from maple_entrypoints.bootstrap.agents import AgentPool
     from maple_entrypoints.solo_bridges import SoloBridges
 
-__all__ = ["SERVICE", "TOOL_NAMES", "build_server", "main", "package_version", "tool_errors"]
+__all__ = [
+    "SERVICE",
+    "StdioServer",
+    "TOOL_NAMES",
+    "build_server",
+    "package_version",
+    "stdio_server_for",
+    "tool_errors",
+]
 
-SERVICE = "maple-mcp"
 TOOL_NAMES = (
     "list_comments",
     "wait_for_comments",
@@ -661,38 +662,53 @@ def _exit_on_signals() -> None:
     signal.signal(signal.SIGHUP, stop)
 
 
-def main() -> None:
-    """Run ``maple-mcp`` over stdio; a bad configuration exits 1 with one line on stderr."""
-    try:
-        settings = load_settings()
-        config = resolve_config(settings)
-        gate = build_gate(config)
-        refresher = build_refresher(config)
-        store = build_store(config, Path.cwd())
-        check_capabilities(store, gate)
-        classifier = classifier_from_environment()  # for the solo bridge's reviewer's replies
-    except ConfigurationError as exc:
-        sys.stderr.write(f"{SERVICE}: {exc}\n")
-        raise SystemExit(1) from None
-    log = ServerLog(SERVICE, settings.secrets())
-    from maple_entrypoints.solo_bridges import SoloBridge, SoloBridges
+@dataclass(frozen=True, slots=True)
+class StdioServer:
+    """``maple-mcp``'s server over a checked configuration, ready to serve a stdio pair."""
 
-    cwd = Path.cwd()
+    server: MCPServer
+    agents: AgentPool | None
+
+    def serve(self, stdin: IO[str], stdout: IO[str]) -> None:
+        """Serve the client on ``stdin`` and ``stdout`` until it closes (on the main thread)."""
+        if self.agents is not None:
+            _exit_on_signals()
+        lowlevel = self.server._lowlevel_server  # MCPServer.run_stdio_async, on given streams
+
+        async def run() -> None:
+            streams = anyio.wrap_file(stdin), anyio.wrap_file(stdout)
+            async with stdio_server(*streams) as (read, write):
+                await lowlevel.run(read, write, lowlevel.create_initialization_options())
+
+        try:
+            anyio.run(run)
+        finally:
+            if self.agents is not None:  # every child and everything it started ends with us
+                from maple_entrypoints.bootstrap.agents import kill_all_agents
+
+                self.agents.close_all()
+                kill_all_agents()
+
+
+def stdio_server_for(checked: CheckedServer, cwd: Path) -> StdioServer:
+    """Build the server ``maple-mcp`` serves over ``checked``, in ``cwd``."""
+    config = checked.config
+    log = ServerLog(SERVICE, checked.settings.secrets())
+    from maple_entrypoints.solo_bridges import SoloBridge, SoloBridges
 
     def start(url: str) -> SoloBridge:
         from maple_entrypoints.solo import start_bridge  # the web stack, on first use only
 
-        return start_bridge(url, cwd=cwd, log=log, classifier=classifier)
+        return start_bridge(url, cwd=cwd, log=log, classifier=checked.classifier)
 
-    solo = SoloBridges(start)
-    from maple_entrypoints.bootstrap.agents import build_agents, kill_all_agents
+    from maple_entrypoints.bootstrap.agents import build_agents
 
     agents = build_agents(config, cwd)
     server = build_server(
-        store,
-        gate=gate,
-        refresher=refresher,
-        solo=solo,
+        checked.store,
+        gate=checked.gate,
+        refresher=checked.refresher,
+        solo=SoloBridges(start),
         agents=agents,
         require_approval=config.require_approval,
         require_confirmation=config.require_confirmation,
@@ -708,11 +724,4 @@ def main() -> None:
             at=datetime.now(UTC).isoformat(timespec="seconds"),
         ),
     )
-    if agents is not None:
-        _exit_on_signals()
-    try:
-        server.run("stdio")
-    finally:
-        if agents is not None:  # every child and everything it started ends with the server
-            agents.close_all()
-            kill_all_agents()
+    return StdioServer(server, agents)

@@ -13,11 +13,13 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from pathlib import Path
 from typing import Self
 
 from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError, model_validator
 
 from maple_core.environment import (
+    ENVIRONMENT,
     SECRET_VARIABLES,
     VARIABLES,
     describe_variable,
@@ -36,6 +38,7 @@ __all__ = [
     "Settings",
     "StoreKind",
     "Transport",
+    "configuration_values",
     "load_settings",
     "resolve_config",
     "secret_values",
@@ -136,6 +139,17 @@ class Settings(_FromEnvironment):
     GITHUB_EVENT_PATH: str | None
     GITHUB_REPOSITORY: str | None
     GITHUB_API_URL: str | None
+    XDG_CACHE_HOME: str | None
+
+    @property
+    def cache_folder(self) -> Path:
+        """Where maple keeps what it can rebuild: ``$XDG_CACHE_HOME/maple`` or ``~/.cache/maple``.
+
+        A relative ``XDG_CACHE_HOME`` is ignored, as the XDG specification says.
+        """
+        home = self.XDG_CACHE_HOME
+        base = Path(home) if home and Path(home).is_absolute() else Path.home() / ".cache"
+        return base / "maple"
 
     @property
     def require_approval(self) -> bool:
@@ -335,3 +349,17 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         ConfigurationError: a variable's value is not of its type.
     """
     return Settings.load(environ)
+
+
+def configuration_values(environ: Mapping[str, str] | None = None) -> list[tuple[str, str | None]]:
+    """Every variable of the table as set in ``environ`` (a secret only as ``set`` or unset).
+
+    What a program's behaviour can depend on, for keying what is derived from it; the raw
+    value, so an empty variable and an unset one differ.
+    """
+    env = os.environ if environ is None else environ
+    values: list[tuple[str, str | None]] = []
+    for variable in ENVIRONMENT:
+        value = env.get(variable.name)
+        values.append((variable.name, "set" if variable.secret and value else value))
+    return values

@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from maple_adapters.files import FileCommentStore
 from maple_adapters.system import SystemClock
 from maple_core.errors import ConfigurationError
-from maple_core.ports import Capability, Clock, CommentStore, GatePublisher, GateRefresher
+from maple_core.ports import (
+    Capability,
+    Clock,
+    CommentStore,
+    FeedbackClassifier,
+    GatePublisher,
+    GateRefresher,
+)
+from maple_entrypoints.bootstrap.classifier import classifier_from_environment
 from maple_entrypoints.bootstrap.github import (
     build_transport,
     check_run_publisher,
@@ -18,6 +27,7 @@ from maple_entrypoints.settings import (
     GateMode,
     GitHubConfig,
     ServerConfig,
+    Settings,
     StoreKind,
     Transport,
     load_settings,
@@ -29,10 +39,12 @@ if TYPE_CHECKING:
     from maple_adapters.route import RouteHttp
 
 __all__ = [
+    "CheckedServer",
     "build_gate",
     "build_refresher",
     "build_store",
     "check_capabilities",
+    "check_server",
     "store_from_environment",
 ]
 
@@ -120,3 +132,32 @@ def store_from_environment(
     """
     config = resolve_config(load_settings(environ), program)
     return build_store(config, cwd or Path.cwd())
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedServer:
+    """What ``maple-mcp`` serves, built from a configuration it checked: store, gate, refresher."""
+
+    settings: Settings
+    config: ServerConfig
+    store: CommentStore
+    gate: GatePublisher | None
+    refresher: GateRefresher | None
+    classifier: FeedbackClassifier | None = None
+
+
+def check_server(cwd: Path) -> CheckedServer:
+    """Check the process's configuration as ``maple-mcp`` does before serving, and build its parts.
+
+    Raises:
+        ConfigurationError: one line naming the variable and what to do.
+    """
+    settings = load_settings()
+    config = resolve_config(settings)
+    gate = build_gate(config)
+    refresher = build_refresher(config)
+    store = build_store(config, cwd)
+    check_capabilities(store, gate)
+    # the harness that reads the solo bridge's reviewer's replies, checked now as a transport is
+    classifier = classifier_from_environment()
+    return CheckedServer(settings, config, store, gate, refresher, classifier)

@@ -35,7 +35,7 @@ def stop_hook(
 
 def mcp_server() -> None:
     """Run the MCP server over stdio (the same program as ``maple-mcp``)."""
-    from maple_entrypoints.mcp_server import main as serve
+    from maple_entrypoints.mcp_start import main as serve
 
     serve()
 
