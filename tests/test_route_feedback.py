@@ -187,6 +187,22 @@ def test_the_reviewer_whose_words_were_read_can_undo_the_reading(
     assert confirmation_of(now) is None
 
 
+def test_undoing_a_reading_on_an_unknown_comment_names_the_fix_and_echoes_little(
+    served: tuple[LiveRoute, ScriptedClassifier, Published],
+) -> None:
+    route, _, _ = served
+    long_id, long_branch = "x" * 5_000, "b" * 50_000
+    answer = route.client.post(
+        f"/comments/{long_id}/classification/undo",
+        json={"entry": "rep_nothing", "branch": long_branch},
+        headers={"x-reviewer": "dana"},
+    )
+    assert answer.status_code == 404
+    error = answer.json()["error"]
+    assert error.endswith("list the branch's comments for the ids there are.")
+    assert len(error) < 500
+
+
 def test_me_says_whether_this_callers_replies_are_read(
     served: tuple[LiveRoute, ScriptedClassifier, Published],
 ) -> None:

@@ -479,7 +479,11 @@ class _Route:
         listed = await _off_loop(list_all, store, branch)
         comment = next((c for c in listed if c.id == comment_id), None)
         if comment is None:
-            raise RouteRefusalError(404, f"No comment with id {comment_id} on {branch}")
+            raise RouteRefusalError(
+                404,
+                f"No comment with id {comment_id[:80]} on {branch[:200]}; list the branch's "
+                "comments for the ids there are.",
+            )
         reviewer = self.reviewer(request)
         undoer(comment, entry_id, reviewer, paired=self.options.paired)
         by = author_of_post(posted, reviewer, client_authors=self.options.client_authors)
