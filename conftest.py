@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import signal
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -18,12 +21,11 @@ if os.environ.get("PATH", "").split(os.pathsep)[0] != _VENV_BIN:
     os.environ["PATH"] = os.pathsep.join([_VENV_BIN, os.environ.get("PATH", "")]).rstrip(os.pathsep)
 
 # maple-mcp replays the MCP SDK's handshake answers it recorded under XDG_CACHE_HOME (docs/mcp.md,
-# start-up). The suite points that where nothing can be kept, so every maple-mcp it starts is
-# served by the SDK from its first byte, as a first start is (tests that time a first tool call
-# from the moment the client connected stay what they were), and a developer's own record is never
-# read or written. The replay has its own tests (tests/test_mcp_start*.py), each giving maple-mcp
-# a record folder of its own.
-os.environ["XDG_CACHE_HOME"] = "/dev/null/maple-test-cache"
+# start-up). The suite gives that a scratch folder of its own, so the servers it starts record and
+# replay as a user's do (the first start of each configuration is served by the SDK, later ones
+# answer the handshake from the record), and a developer's own record is never read or written.
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="maple-test-cache-")
+atexit.register(shutil.rmtree, os.environ["XDG_CACHE_HOME"], ignore_errors=True)
 
 # Tests stop maple's servers with Ctrl-C (SIGINT). A suite started in the background of a script
 # or under nohup inherits SIGINT ignored, and every child it starts would too (Python then sets

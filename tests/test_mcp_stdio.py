@@ -230,6 +230,7 @@ async def test_resolve_records_the_resolution(repo: Path) -> None:
 
 async def test_an_unknown_id_is_a_clear_error_at_once(repo: Path) -> None:
     async with stdio_server(repo) as client:
+        await client.call_tool("list_comments", {"branch": BRANCH})  # the server is serving
         started = time.monotonic()
         message = error_text(
             await client.call_tool(
