@@ -390,6 +390,46 @@ def test_undoing_an_approval_withdraws_its_confirmation(
         undo_reading(store, other.id, unread, DANA, clock)
 
 
+def test_a_second_approval_keeps_the_resolution_confirmed_once_the_first_is_undone(
+    store: InMemoryCommentStore, clock: FakeClock
+) -> None:
+    comment, first = reply(store, resolved(store, clock), "LGTM now")
+    comment = classify_reply(store, comment, first, answering("approved"), clock).comment
+    clock.advance(1)
+    comment, second = reply(store, comment, "Checked on mobile too: LGTM, but the footer.")
+    reading = classify_reply(
+        store, comment, second, answering("approved-with-comments", "the footer"), clock
+    )
+    assert reading.classification is not None
+    assert reading.classification.applied is Transition.CONFIRM_AND_OPEN_REMARKS
+    confirmed = confirmation_of(reading.comment)
+    assert confirmed is not None
+    assert confirmed.classified == second  # the reading that says it confirmed did confirm
+    undone = undo_reading(store, comment.id, first, DANA, clock)
+    still = confirmation_of(undone)
+    assert still is not None
+    assert still.classified == second
+    alone = decide_gate([undone], GatePolicy(require_confirmation=True))
+    assert alone.conclusion is GateConclusion.CLEAR
+
+
+def test_a_persons_confirm_after_a_reading_stands_when_the_reading_is_undone(
+    store: InMemoryCommentStore, clock: FakeClock
+) -> None:
+    comment, entry_id = reply(store, resolved(store, clock), "LGTM now")
+    classify_reply(store, comment, entry_id, answering("approved"), clock)
+    clock.advance(1)
+    pressed = converse(store, comment.id, ThreadEvent.confirm("Checked it myself.", DANA))
+    confirmed = confirmation_of(pressed)
+    assert confirmed is not None
+    assert confirmed.classified is None  # the button's, kept beside maple's
+    undone = undo_reading(store, comment.id, entry_id, DANA, clock)
+    assert confirmation_of(undone) == confirmed
+    assert gate(store).conclusion is GateConclusion.CLEAR
+    again = converse(store, comment.id, ThreadEvent.confirm("", DANA))
+    assert thread_of(again) == thread_of(undone)  # a person's second Confirm adds nothing
+
+
 def test_undoing_a_reopening_resolves_the_comment_again(
     store: InMemoryCommentStore, clock: FakeClock
 ) -> None:

@@ -32,6 +32,7 @@ from maple_core.conversation import (
     thread_of,
 )
 from maple_core.feedback import (
+    REMARK_OF,
     TRANSITIONS,
     Outcome,
     Transition,
@@ -41,6 +42,7 @@ from maple_core.feedback import (
 )
 from maple_core.gate import GateConclusion, GatePolicy, decide_gate
 from maple_core.services import converse, list_all, resolve_comment
+from maple_core.statuses import CommentStatus
 
 BRANCH = "feat/property"
 DANA = server_author("dana", "Dana")
@@ -118,7 +120,12 @@ def play(
             ),
             timeout_s=0.0,
         )
-        classify_reply(store, changed, thread_of(changed)[-1].id, classifier, clock)
+        before = list_all(store, BRANCH)
+        entry_id = thread_of(changed)[-1].id
+        reading = classify_reply(store, changed, entry_id, classifier, clock)
+        if reading.classification is not None and reading.asked:
+            after = list_all(store, BRANCH)
+            assert effect(before, after, comment_id, entry_id) is reading.classification.applied
     elif kind == "reopen":
         with contextlib.suppress(ConversationError):
             converse(store, comment_id, ThreadEvent.reopen("Not yet.", DANA))
@@ -133,6 +140,29 @@ def play(
         else:
             _edit(store, comment_id, entry.id, entry.body + " (edited)")
     clock.advance(1)
+
+
+def effect(
+    before: list[Comment], after: list[Comment], comment_id: str, entry_id: str
+) -> Transition:
+    """The transition a reading made, as the store shows it (not as the reading says)."""
+    was = next(c for c in before if c.id == comment_id)
+    now = next(c for c in after if c.id == comment_id)
+    opened = [c for c in after if c.id not in {b.id for b in before}]
+    assert all(c.extra.get(REMARK_OF) for c in opened), "a comment opened that is no remark"
+    last = thread_of(now)[-1]
+    if was.status is CommentStatus.RESOLVED and now.status is CommentStatus.OPEN:
+        assert last.kind is ReplyKind.REOPEN
+        assert last.classified == entry_id
+        assert not opened
+        return Transition.REOPEN
+    assert now.status is was.status
+    confirmation = confirmation_of(now)
+    if confirmation is not None and confirmation.classified == entry_id:
+        return Transition.CONFIRM_AND_OPEN_REMARKS if opened else Transition.CONFIRM
+    assert not opened
+    assert confirmation_of(was) == confirmation
+    return Transition.NONE
 
 
 def _edit(store: InMemoryCommentStore, comment_id: str, entry_id: str, body: str) -> None:
@@ -169,6 +199,11 @@ def check(store: InMemoryCommentStore) -> None:
         assert record.outcome in (Outcome.APPROVED, Outcome.APPROVED_WITH_COMMENTS)
         assert record.undone is None
         assert not stale(source)
+    assert store.approvals(BRANCH) == [], "a reading recorded an approval"
+    policy = GatePolicy(
+        require_confirmation=True, require_approval=True, approvals=store.approvals(BRANCH)
+    )
+    assert decide_gate(comments, policy).conclusion is not GateConclusion.CLEAR
     verdict = decide_gate(comments, GatePolicy(require_confirmation=True))
     event(f"gate {verdict.reason.value}")  # the statistics show the gate does clear
     if verdict.conclusion is GateConclusion.CLEAR:

@@ -411,7 +411,7 @@ def apply_event(
         )
     undone = _recorded(comment.resolution)
     if event.kind is ReplyKind.CONFIRM:
-        if confirmation_of(comment) is not None:  # confirmed already: nothing to add
+        if _confirmed_already(comment, entry):
             return comment
         confirmed: JsonObject = {"sha": comment.resolution.sha, "at": comment.resolution.at}
         return _appended(comment, replace(entry, resolution=confirmed))
@@ -492,6 +492,19 @@ def _shed_oldest(entries: list[JsonValue], count: int) -> list[JsonValue]:
     objects = [i for i, e in enumerate(entries[:-1]) if isinstance(e, dict)]
     gone = set(sorted(objects, key=lambda i: (status_change(i), i))[:count])
     return [e for i, e in enumerate(entries) if i not in gone]
+
+
+def _confirmed_already(comment: Comment, entry: Reply) -> bool:
+    """True when ``entry`` (a confirmation) would add nothing to ``comment``'s standing one.
+
+    A person's confirmation stands for good. One maple made from a reading can be withdrawn
+    (undone, its words edited), so a person's Confirm, or another reading's, is kept beside
+    it: withdrawing one leaves the other standing.
+    """
+    standing = confirmation_of(comment)
+    return standing is not None and (
+        standing.classified is None or standing.classified == entry.classified
+    )
 
 
 def confirmation_of(comment: Comment) -> Reply | None:

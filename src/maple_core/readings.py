@@ -21,7 +21,6 @@ from maple_core.conversation import (
     ReplyKind,
     Role,
     ThreadEvent,
-    confirmation_of,
     thread_of,
 )
 from maple_core.feedback import (
@@ -98,7 +97,7 @@ def _event(comment: Comment, entry: Reply, applied: Transition) -> ThreadEvent |
         return ThreadEvent(
             ReplyKind.REOPEN, Role.REVIEWER, entry.body, author=entry.author, marks=marks
         )
-    if applied in CONFIRMING and confirmation_of(comment) is None:
+    if applied in CONFIRMING:  # added unless one that cannot be withdrawn stands already
         return ThreadEvent(ReplyKind.CONFIRM, Role.REVIEWER, "", author=entry.author, marks=marks)
     return None
 
