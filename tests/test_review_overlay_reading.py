@@ -102,6 +102,29 @@ def test_maple_shows_it_read_lgtm_as_approval_and_the_reviewer_undoes_it(
     assert confirmation_of(comment) is None
 
 
+def test_a_confirm_pressed_after_the_reading_stands_when_the_reading_is_undone(
+    review: Review, page: Any
+) -> None:
+    stored = answered(page, review, "/keep", "Make the footer darker.", "LGTM, looks right now")
+    line = understood(stored)
+    page.wait_for_selector(f'{line}[data-maple-applied="confirm"]', timeout=60_000)
+    page.click(f"{entry(stored)} >> button.confirm")  # offered while only maple's confirmation
+    pressed = f'{entry(stored)} >> li[data-maple-kind="confirm"]:not(:has-text("(maple"))'
+    page.wait_for_selector(pressed, timeout=10_000)
+    assert page.locator(f"{entry(stored)} >> button.confirm").count() == 0
+    page.click(f"{line} >> button.undo")
+    page.wait_for_selector(f"{line}:has-text('undone by Ana Lima')", timeout=10_000)
+    assert page.text_content(f"{entry(stored)} >> .confirmed") == "Confirmed by Ana Lima"
+    [comment] = [
+        c
+        for c in list_all(FileCommentStore(system_clock(), review.repo), BRANCH)
+        if c.id == stored["id"]
+    ]
+    confirmation = confirmation_of(comment)
+    assert confirmation is not None
+    assert confirmation.classified is None
+
+
 def test_a_reopening_maple_made_is_shown_and_undone_back_to_resolved(
     review: Review, page: Any
 ) -> None:

@@ -329,7 +329,9 @@ export function threadSection(comment, options) {
     const reopen = el("button", { class: "reopen", type: "button" }, ["Reopen"]);
     reopen.addEventListener("click", () => write("reopen").focus());
     buttons.append(reopen);
-    if (!confirmation) {
+    // Offered too while the confirmation standing is one maple made from a reading, which an
+    // undo or an edit withdraws: pressing it makes the confirmation the reviewer's own.
+    if (!confirmation || typeof confirmation.classified === "string") {
       const confirm = el("button", { class: "confirm", type: "button", title: "Confirm the resolution" }, ["Confirm"]);
       confirm.addEventListener("click", () => void answer(confirm, problem, comment, { kind: "confirm", body: "" }, options));
       buttons.append(confirm);
