@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -306,3 +307,20 @@ def test_a_signed_out_harness_stops_each_program_at_start_naming_both_fixes(
     )
     assert server.returncode == 1
     assert "or set MAPLE_CLASSIFIER=off" in server.stderr
+
+
+def test_a_missing_harness_stops_maple_at_start_naming_both_fixes(
+    harness: Harness, repo: Path, tmp_path: Path
+) -> None:
+    bare = tmp_path / "bin"  # git alone on PATH: no claude, no codex
+    bare.mkdir()
+    git = shutil.which("git")
+    assert git is not None
+    (bare / "git").symlink_to(git)
+    install = "@anthropic-ai/claude-code" if harness.name == "claude" else "@openai/codex"
+    out = maple(repo, "comments", "classify", "x", MAPLE_CLASSIFIER=harness.name, PATH=str(bare))
+    assert out.returncode == 2, out.stderr
+    [line] = out.stderr.splitlines()
+    assert "is not installed here" in line
+    assert install in line
+    assert "or set MAPLE_CLASSIFIER=off" in line
