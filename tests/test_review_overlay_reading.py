@@ -16,6 +16,7 @@ import pytest
 
 from contract_tests.support import make_repo
 from maple_adapters.files import FileCommentStore
+from maple_core.comments import Comment
 from maple_core.conversation import confirmation_of
 from maple_core.services import list_all
 from maple_entrypoints.bootstrap.local import system_clock
@@ -72,6 +73,12 @@ def answered(page: Any, review: Review, path: str, body: str, words: str) -> dic
     return stored
 
 
+def kept(review: Review, stored: dict[str, Any]) -> Comment:
+    """The comment as the store keeps it now."""
+    listed = list_all(FileCommentStore(system_clock(), review.repo), BRANCH)
+    return next(c for c in listed if c.id == stored["id"])
+
+
 def understood(stored: dict[str, Any]) -> str:
     return f"{entry(stored)} >> .understood"
 
@@ -94,11 +101,7 @@ def test_maple_shows_it_read_lgtm_as_approval_and_the_reviewer_undoes_it(
     assert page.locator(f"{entry(stored)} >> .confirmed").count() == 0
     assert page.locator(f"{line} >> button.undo").count() == 0
     assert page.locator(f"{entry(stored)} >> button.confirm").count() == 1  # the buttons stay
-    [comment] = [
-        c
-        for c in list_all(FileCommentStore(system_clock(), review.repo), BRANCH)
-        if c.id == stored["id"]
-    ]
+    comment = kept(review, stored)
     assert confirmation_of(comment) is None
 
 
@@ -115,11 +118,7 @@ def test_a_confirm_pressed_after_the_reading_stands_when_the_reading_is_undone(
     page.click(f"{line} >> button.undo")
     page.wait_for_selector(f"{line}:has-text('undone by Ana Lima')", timeout=10_000)
     assert page.text_content(f"{entry(stored)} >> .confirmed") == "Confirmed by Ana Lima"
-    [comment] = [
-        c
-        for c in list_all(FileCommentStore(system_clock(), review.repo), BRANCH)
-        if c.id == stored["id"]
-    ]
+    comment = kept(review, stored)
     confirmation = confirmation_of(comment)
     assert confirmation is not None
     assert confirmation.classified is None
