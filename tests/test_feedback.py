@@ -192,6 +192,24 @@ def test_approved_with_comments_confirms_and_opens_each_remark_in_the_reviewers_
     assert gate(store).reason is GateReason.COMMENTS_OPEN
 
 
+def test_reading_a_reply_again_opens_no_remark_twice(
+    store: InMemoryCommentStore, clock: FakeClock
+) -> None:
+    said = "LGTM, but the spacing is still off on mobile. And the footer jumps."
+    comment, entry_id = reply(store, resolved(store, clock), said)
+    first = answering("approved-with-comments", "the spacing is still off on mobile")
+    opened = classify_reply(store, comment, entry_id, first, clock).remarks
+    assert [r.body for r in opened] == ["the spacing is still off on mobile"]
+    clock.advance(1)
+    wider = answering(
+        "approved-with-comments", "the spacing is still off on mobile", "the footer jumps"
+    )
+    rerun = classify_reply(store, now(store, comment.id), entry_id, wider, clock, again=True)
+    assert [r.body for r in rerun.remarks] == ["the footer jumps"]  # only the new one
+    remarks = [c.body for c in list_all(store, BRANCH) if REMARK_OF in c.extra]
+    assert sorted(remarks) == ["the footer jumps", "the spacing is still off on mobile"]
+
+
 def test_remarks_the_reply_does_not_hold_open_the_reply_itself(
     store: InMemoryCommentStore, clock: FakeClock
 ) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from maple_core.comments import Comment
+from maple_core.comments import Comment, NewComment
 from maple_core.conversation import (
     CLASSIFICATION,
     ConversationError,
@@ -201,6 +201,9 @@ def _opened(
     if not drafts:
         return ()
     try:
+        drafts = _not_opened_yet(store, drafts)  # a re-run opens only the remarks it adds
+        if not drafts:
+            return ()
         if Capability.APPEND_MANY in store.capabilities:
             return tuple(store.append_many(drafts))
         return tuple(store.append(draft) for draft in drafts)
@@ -211,6 +214,13 @@ def _opened(
                 f"remarks as comments ({type(exc).__name__}); they are kept on the reply."
             )
         return ()
+
+
+def _not_opened_yet(store: CommentStore, drafts: list[NewComment]) -> list[NewComment]:
+    """Those of ``drafts`` (one reading's remarks) no comment on the branch holds already."""
+    link = drafts[0].extra.get(REMARK_OF)
+    there = {c.body for c in list_all(store, drafts[0].branch) if c.extra.get(REMARK_OF) == link}
+    return [d for d in drafts if d.body not in there]
 
 
 def undo_reading(
