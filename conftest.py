@@ -12,6 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.sql_support import postgres, postgres_database, sqlite_database
+
+__all__ = ["postgres", "postgres_database", "sqlite_database"]  # the suite's database fixtures
+
 STRICT = os.environ.get("MAPLE_TEST_STRICT") == "1"
 
 # The suite runs as in an activated venv: its bin first on PATH, so a bare `gh` (in maple-mcp, the
@@ -50,3 +54,18 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
 def anyio_backend() -> str:
     """Async tests run on asyncio (the MCP SDK's default)."""
     return "asyncio"
+
+
+@pytest.fixture(autouse=True)
+def _no_shared_github_answers_between_tests() -> None:
+    """Each test starts with none of the shared poll's kept GitHub answers (docs/github.md).
+
+    Processes of one user share a folder per token, API root and repository, answering from it
+    for the 2 s poll interval; a module's fake GitHub keeps its address across tests and is
+    reset between them, so a test could otherwise read what the last one's fake said. Files
+    go, folders stay: a server a module keeps running goes on with an empty folder.
+    """
+    shared = Path(os.environ["XDG_CACHE_HOME"]) / "maple" / "github"
+    for kept in shared.glob("*/*") if shared.is_dir() else ():
+        if kept.is_file() and not kept.is_symlink():
+            kept.unlink(missing_ok=True)

@@ -35,6 +35,9 @@ OURS, MAPLES = "ghp_bench_maple_py", "ghp_bench_maple_ts"
 GATE = "ghs_bench_gate_installation"
 WAIT_MS = 55_000
 RESOLVE_BUDGET, PUBLISH_BUDGET, FIRST_LOOK_BUDGET = 4, 3, 3
+REVIEW_GETS = 2
+"""What the pull request's own review (``MAPLE_PR_REVIEW=agent``, the default) adds to the gate's
+read: its review comments and reviews, conditional; the review's own costs are its row's."""
 
 
 def server_env(served: Served, **extra: str) -> dict[str, str]:
@@ -115,7 +118,8 @@ def github_row() -> tuple[str, str, str, float, str, bool]:
             elapsed = time.monotonic() - began
         finally:
             served.stop()
-    first_look = FIRST_LOOK_BUDGET  # the pull request, its comments, GET /user: no 304 yet
+    # the pull request, its comments, GET /user, and the review's comments and reviews: no 304 yet
+    first_look = FIRST_LOOK_BUDGET + REVIEW_GETS
     after_first = max(counted - first_look, 0)
     maples = fake.counted_by_token.get(MAPLES, 0)
     return (
@@ -165,14 +169,14 @@ def github_requests_row() -> tuple[str, str, str, float, str, bool]:
             served.stop()
     gate_starts = next(i for i, path in enumerate(paths) if path.endswith("/pulls"))
     resolving, publishing = gate_starts, len(paths) - gate_starts
-    budget = RESOLVE_BUDGET + PUBLISH_BUDGET
+    budget = RESOLVE_BUDGET + PUBLISH_BUDGET + REVIEW_GETS
     return (
         "GitHub requests (304s too): a resolve with a gate token; an idle wait's first look",
         f"resolve {resolving} + gate {publishing}; first look {first_look}",
         "before issue 16: 12 in all; first look 4",
         (resolving + publishing) / budget,
-        f"≤ {RESOLVE_BUDGET} + {PUBLISH_BUDGET}; ≤ {FIRST_LOOK_BUDGET}",
+        f"≤ {RESOLVE_BUDGET} + {PUBLISH_BUDGET} + {REVIEW_GETS} (review); ≤ {FIRST_LOOK_BUDGET}",
         resolving <= RESOLVE_BUDGET
-        and publishing <= PUBLISH_BUDGET
+        and publishing <= PUBLISH_BUDGET + REVIEW_GETS
         and first_look <= FIRST_LOOK_BUDGET,
     )

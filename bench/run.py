@@ -89,11 +89,14 @@ def bench_list(base: Path) -> Row:
     )
 
 
-def run_writers(repo: Path, processes: int, each: int) -> float:
-    """Seconds from telling started writers to go until the last one finishes."""
+def run_writers(where: Path | str, processes: int, each: int) -> float:
+    """Seconds from telling started writers to go until the last one finishes.
+
+    ``where`` is a checkout (the file store) or a database URL (the sql store).
+    """
     workers = [
         subprocess.Popen(
-            [sys.executable, str(WORKER), str(repo), str(each), f"w{i}", "--on-go"],
+            [sys.executable, str(WORKER), str(where), str(each), f"w{i}", "--on-go"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -141,11 +144,16 @@ def main() -> int:
     from bench.github_row import github_requests_row, github_row
     from bench.hook_row import hook_row
     from bench.mcp_rows import startup_rows, wake_row
+    from bench.poll_rows import reserve_row, shared_poll_row, takeover_row
     from bench.refind_row import refind_row
+    from bench.review_row import review_requests_row
     from bench.route_row import route_row
     from bench.solo_row import solo_row
+    from bench.sql_rows import sql_appends_row, sql_list_rows
     from bench.task_wake_row import task_wake_row
     from bench.watch_row import watch_row
+    from bench.workers_rows import memory_row
+    from bench.workers_rows import wake_row as workers_wake_row
 
     with tempfile.TemporaryDirectory(prefix="maple-bench-") as tmp:
         rows = [bench_list(Path(tmp)), bench_appends(Path(tmp))]
@@ -153,6 +161,10 @@ def main() -> int:
     rows += [Row(*github_row())]
     rows += [Row(*github_requests_row()), Row(*route_row()), Row(*solo_row())]
     rows += [Row(*capture_row()), Row(*refind_row()), Row(*task_wake_row()), Row(*watch_row())]
+    rows += [Row(*review_requests_row()), Row(*shared_poll_row()), Row(*takeover_row())]
+    rows += [Row(*reserve_row())]
+    rows += [Row(*r) for r in sql_list_rows()] + [Row(*sql_appends_row())]
+    rows += [Row(*workers_wake_row()), Row(*memory_row())]
     rows += [Row(*row) for row in classify_rows()]
     headers = ("benchmark", "figure", "anchor (same run)", "ratio", "budget", "")
     table = [
@@ -177,6 +189,14 @@ SINGLE_ROWS = {
     "refind": ("bench.refind_row", "refind_row"),
     "task-wake": ("bench.task_wake_row", "task_wake_row"),
     "watch": ("bench.watch_row", "watch_row"),
+    "review-requests": ("bench.review_row", "review_requests_row"),
+    "shared-poll": ("bench.poll_rows", "shared_poll_row"),
+    "takeover": ("bench.poll_rows", "takeover_row"),
+    "reserve": ("bench.poll_rows", "reserve_row"),
+    "sql-list": ("bench.sql_rows", "sql_list_rows"),
+    "sql-appends": ("bench.sql_rows", "sql_appends_row"),
+    "workers-wake": ("bench.workers_rows", "wake_row"),
+    "wait-memory": ("bench.workers_rows", "memory_row"),
     "classify": ("bench.classify_row", "classify_rows"),
 }
 

@@ -8,18 +8,24 @@ from pathlib import Path
 
 import pytest
 
-from contract_tests.github_peers import TOKEN, api_transport, cli_transport
+from contract_tests.github_peers import TOKEN, api_transport, cli_transport, shared_transport
 from contract_tests.support import FakeClock, make_repo
 from maple_adapters.files import FileCommentStore, FileMedia
+from maple_adapters.github.pull_store import PullRequestStore
+from maple_adapters.github.review_source import ReviewSource
+from maple_adapters.github.shared import SharedTransport
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.memory import InMemoryCommentStore
 from maple_adapters.route import RouteCommentStore, RouteHttp
+from maple_adapters.sql import SqlCommentStore, SqlMedia
 from maple_core.ports import CommentStore
+from maple_core.trust import TrustPolicy
 from maple_entrypoints.bootstrap.route import TokenStores
 from maple_entrypoints.route import RouteOptions
 from maple_entrypoints.route.serve import served_app
 from tests.github.fake_github import FakeGitHub, Served, serve
 from tests.loopback import serve_asgi
+from tests.sql_support import fresh_repository
 
 StoreFactory = Callable[[FakeClock, Path, pytest.FixtureRequest], CommentStore]
 BRANCHES_WITH_PULLS = ("feat/contract", "feat/other")
@@ -51,6 +57,30 @@ def _github_cli(clock: FakeClock, tmp: Path, request: pytest.FixtureRequest) -> 
     return _github(clock, request.getfixturevalue("github_server"), "cli", tmp)
 
 
+def review_store(
+    clock: FakeClock, served: Served, kind: str, tmp: Path, max_age: float = 0.0
+) -> PullRequestStore:
+    """The GitHub store with the pull request's own review, as maple builds it (answers kept
+    ``max_age`` seconds: none by default, so a test never depends on the poll interval)."""
+    transport = shared_transport(served, kind, tmp, max_age=max_age)
+    assert isinstance(transport, SharedTransport)
+    source = ReviewSource(
+        transport, "acme", "web", host=served.host, policy=TrustPolicy(), cache=transport.cache
+    )
+    return PullRequestStore(GitHubLedgerStore(transport, "acme", "web", clock), source, clock)
+
+
+def _github_review(kind: str) -> StoreFactory:
+    def factory(clock: FakeClock, tmp: Path, request: pytest.FixtureRequest) -> CommentStore:
+        served: Served = request.getfixturevalue("github_server")
+        served.fake.reset()
+        for branch in BRANCHES_WITH_PULLS:
+            served.fake.open_pull(branch)
+        return review_store(clock, served, kind, tmp)
+
+    return factory
+
+
 def _through_route(
     options: RouteOptions, request: pytest.FixtureRequest, token: str | None = None
 ) -> CommentStore:
@@ -79,15 +109,46 @@ def _route_github(clock: FakeClock, tmp: Path, request: pytest.FixtureRequest) -
     return _through_route(RouteOptions(store=stores, clock=clock), request, TOKEN)
 
 
+def _sql_sqlite(clock: FakeClock, tmp: Path, request: pytest.FixtureRequest) -> CommentStore:
+    return SqlCommentStore(request.getfixturevalue("sqlite_database"), clock, fresh_repository())
+
+
+def _sql_postgres(clock: FakeClock, tmp: Path, request: pytest.FixtureRequest) -> CommentStore:
+    return SqlCommentStore(request.getfixturevalue("postgres_database"), clock, fresh_repository())
+
+
+def _route_sql(clock: FakeClock, tmp: Path, request: pytest.FixtureRequest) -> CommentStore:
+    database = request.getfixturevalue("postgres_database")
+    repository = fresh_repository()
+    store = SqlCommentStore(database, clock, repository)
+    options = RouteOptions(store=store, media=SqlMedia(database, repository), clock=clock)
+    return _through_route(options, request)
+
+
 STORE_ADAPTERS = [
     pytest.param(_memory, id="memory"),
     pytest.param(_file, id="file"),
     pytest.param(_github_api, id="github-api"),
     pytest.param(_github_cli, id="github-cli"),
+    # The store with the pull request's own review, over PyGithub; its review half runs over
+    # both transports in test_pull_request_review.py (the whole suite over gh again would add
+    # three minutes to a run for what github-cli already shows of the ledger's half).
+    pytest.param(_github_review("api"), id="github-review-api"),
     pytest.param(_route_file, id="route-file"),
     pytest.param(_route_github, id="route-github"),
+    pytest.param(_sql_sqlite, id="sql-sqlite"),
+    pytest.param(_sql_postgres, id="sql-postgres"),
+    pytest.param(_route_sql, id="route-sql"),
 ]
 """Every comment-store adapter. A new adapter is one new entry here."""
+
+OFFLINE_STORE_ADAPTERS = [
+    pytest.param(_file, id="file"),
+    pytest.param(_sql_sqlite, id="sql-sqlite"),
+    pytest.param(_sql_postgres, id="sql-postgres"),
+]
+"""The adapters the agreement state machine compares with the reference, step by step: those
+that answer quickly enough for thousands of steps."""
 
 
 @pytest.fixture(scope="session")

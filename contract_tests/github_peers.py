@@ -47,3 +47,32 @@ def cli_transport(served: Served, config_dir: Path, token: str = TOKEN) -> GitHu
     }
     inner = GhCliTransport(host=served.host, env=env, executable=str(gh))
     return ConditionalTransport(ResilientTransport(inner, secrets=[token]))
+
+
+def shared_transport(
+    served: Served, kind: str, tmp: Path, token: str = TOKEN, max_age: float = 2.0
+) -> GitHubTransport:
+    """A transport as maple builds it with a shared folder: conditional GETs shared on disk
+    (under ``tmp``), retries and the rate budget, over PyGithub (``api``) or the real gh."""
+    from maple_adapters.github.shared import (
+        BudgetRecorder,
+        SharedCache,
+        SharedTransport,
+        cache_folder,
+    )
+
+    cache = SharedCache(cache_folder(tmp / "cache", [token, served.base_url, "acme/web"]))
+    if kind == "api":
+        inner: GitHubTransport = PyGithubTransport(
+            token, base_url=served.base_url, verify=served.ca_file
+        )
+    else:
+        env = {
+            "GH_ENTERPRISE_TOKEN": token,
+            "GH_TOKEN": token,
+            "SSL_CERT_FILE": served.ca_file,
+            "GH_CONFIG_DIR": str(tmp / "gh"),
+        }
+        inner = GhCliTransport(host=served.host, env=env, executable=str(gh_executable()))
+    resilient = ResilientTransport(BudgetRecorder(inner, cache), secrets=[token])
+    return SharedTransport(resilient, cache, max_age)

@@ -1,7 +1,8 @@
-"""A Hypothesis state machine drives the reference store and every other store step by step.
+"""A Hypothesis state machine drives the reference store and another store step by step.
 
 After each step they must agree: the same comments (ids mapped), the same pages, the same
-approvals, the same wait results and cursors, and the same errors.
+approvals, the same wait results and cursors, and the same errors. It runs once per adapter in
+``OFFLINE_STORE_ADAPTERS``.
 """
 
 from __future__ import annotations
@@ -11,12 +12,19 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
 
-from contract_tests.support import FakeClock, git
-from maple_adapters.files import FileCommentStore
+from contract_tests.conftest import OFFLINE_STORE_ADAPTERS, StoreFactory
+from contract_tests.support import FakeClock
 from maple_adapters.memory import InMemoryCommentStore
 from maple_core.approvals import NewApproval
 from maple_core.comments import Anchor, NewComment, Resolution
@@ -53,13 +61,12 @@ def outcome(call: Any) -> tuple[str, Any]:
 
 
 class StoreAgreement(RuleBasedStateMachine):
-    def __init__(self) -> None:
+    def __init__(self, factory: StoreFactory, request: pytest.FixtureRequest) -> None:
         super().__init__()
         self.clock = FakeClock()
         self.tmp = Path(tempfile.mkdtemp(prefix="maple-agree-"))
-        git(self.tmp, "init", "-q", "-b", "feat/x")
         self.reference: CommentStore = InMemoryCommentStore(self.clock)
-        self.others: list[CommentStore] = [FileCommentStore(self.clock, self.tmp)]
+        self.others: list[CommentStore] = [factory(self.clock, self.tmp, request)]
         self.comment_ids: list[list[str]] = []  # per comment: [reference id, other ids...]
         self.approval_ids: list[list[str]] = []
         self.cursors: list[str | None] = [None]
@@ -182,10 +189,16 @@ class StoreAgreement(RuleBasedStateMachine):
             self.agree([outcome(lambda s=s, b=branch: s.approvals(b)) for s in self.stores])
 
 
-StoreAgreement.TestCase.settings = settings(
-    max_examples=60,
-    stateful_step_count=25,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-TestStoreAgreement = StoreAgreement.TestCase
+@pytest.mark.parametrize("factory", OFFLINE_STORE_ADAPTERS)
+def test_every_store_agrees_with_the_reference(
+    factory: StoreFactory, request: pytest.FixtureRequest
+) -> None:
+    run_state_machine_as_test(
+        lambda: StoreAgreement(factory, request),
+        settings=settings(
+            max_examples=60,
+            stateful_step_count=25,
+            deadline=None,
+            suppress_health_check=[HealthCheck.too_slow],
+        ),
+    )

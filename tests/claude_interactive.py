@@ -87,6 +87,7 @@ def _tool_uses(messages: list[dict[str, Any]]) -> list[str]:
 _STOP = re.compile(r'TaskStop with task_id \\*"([A-Za-z0-9_-]+)')
 _CURSOR = re.compile(r'\\*"cursor\\*":\s*\\*"([^"\\]+)')
 _ID = re.compile(r'\\*"id\\*":\s*\\*"([A-Za-z0-9_.:-]+)')
+_SHA = re.compile(r"\b[0-9a-f]{40}\b")
 
 
 @dataclass
@@ -98,6 +99,8 @@ class WakeModel:
     stop: bool = False  # stop the wait (TaskStop) right after starting it, instead of idling
     again: bool = False  # after resolving, start the next wait (from the comment's cursor)
     cursor: str | None = None
+    fix: str | None = None  # a Bash command that fixes and pushes, printing the commit's sha last
+    fixing: str | None = None  # the comment being fixed while the command runs
     seen: list[Seen] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -127,13 +130,26 @@ class WakeModel:
             return {"text": "Stopped the wait."}
         if self.stop and used and used[-1] == WAIT_TOOL and (found := _STOP.search(last)):
             return {"tool": "TaskStop", "input": {"task_id": found.group(1)}}
+        note = "Renamed as asked."
+        if (
+            self.fixing
+            and used
+            and used[-1] == "Bash"
+            and "tool_result" in json.dumps(messages[-1])
+        ):
+            shas = _SHA.findall(last)
+            comment, self.fixing = self.fixing, None
+            sha = shas[-1] if shas else self.sha
+            return {"tool": RESOLVE_TOOL, "input": {"id": comment, "sha": sha, "note": note}}
         if MARK in last:
             # the comment's id is the last "id" before its body (its author's comes after)
             before = [m.group(1) for m in _ID.finditer(last[: last.index(MARK)])]
             comment = before[-1] if before else "?"
             if found := _CURSOR.search(last):
                 self.cursor = found.group(1)
-            note = "Renamed as asked."
+            if self.fix is not None:
+                self.fixing = comment
+                return {"tool": "Bash", "input": {"command": self.fix, "description": "Fix, push"}}
             return {"tool": RESOLVE_TOOL, "input": {"id": comment, "sha": self.sha, "note": note}}
         if WAIT_TOOL not in used:
             return {"tool": WAIT_TOOL, "input": {"branch": self.branch}}
@@ -206,6 +222,7 @@ class InteractiveClaude:
         server: list[str],
         server_env: dict[str, str],
         path: str,
+        allowed: tuple[str, ...] = (),
     ) -> None:
         self.tmux, self.workdir, self.home = tmux, workdir, home
         self.socket = f"maple-wake-{secrets.token_hex(4)}"
@@ -241,7 +258,10 @@ class InteractiveClaude:
             "DISABLE_TELEMETRY": "1",
             "ENABLE_TOOL_SEARCH": "false",
         }
-        argv = [str(claude), "--mcp-config", str(config), "--allowedTools", f"mcp__{SERVER}"]
+        tools = " ".join([f"mcp__{SERVER}", *allowed])
+        argv = [str(claude), "--mcp-config", str(config), "--allowedTools", tools]
+        if allowed:  # auto mode sets allow rules aside for its server-side check, unreachable here
+            argv += ["--permission-mode", "acceptEdits"]
         argv += ["--debug-file", str(home / "debug.log")]
         self.shell = (
             f"cd {shlex.quote(str(workdir))} && exec env -i "

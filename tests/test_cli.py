@@ -82,8 +82,8 @@ def test_an_unknown_store_is_one_line_naming_the_variable(repo: Path) -> None:
     out = run(repo, "comments", "list", MAPLE_STORE="sqlite")
     assert out.returncode == 2
     assert out.stderr.strip() == (
-        'maple: Unknown MAPLE_STORE sqlite; "github" and "file" exist, and "route" for a '
-        "deployed Maple route."
+        'maple: Unknown MAPLE_STORE sqlite; "github" and "file" exist, "route" for a deployed '
+        'Maple route and "sql" for a database.'
     )
     assert "Traceback" not in out.stderr
 

@@ -75,6 +75,7 @@ def test_the_table_lists_exactly_what_settings_reads() -> None:
 def test_the_scrubbers_list_is_the_tables_secrets() -> None:
     environ = {v.name: f"value-of-{v.name}" for v in ENVIRONMENT if v.name != "MAPLE_STORE"}
     environ["MAPLE_GITHUB_TRANSPORT"] = "api"
+    environ["MAPLE_PR_REVIEW"] = "agent"
     expected = sorted(f"value-of-{name}" for name in SECRET_VARIABLES)
     assert sorted(load_settings(environ).secrets()) == expected
     assert sorted(secret_values(environ)) == expected

@@ -66,6 +66,9 @@ def test_the_wheel_ships_the_joined_overlay_and_not_its_modules(tmp_path: Path) 
     assert shipped == bundle()
     assert not [n for n in names if n.startswith("maple_entrypoints/review/overlay/")], names
     assert "maple_entrypoints/review/bundle.py" in names
+    migrations = {n for n in names if n.startswith("maple_adapters/sql/migrations/")}
+    assert "maple_adapters/sql/migrations/env.py" in migrations  # maple db upgrade runs them
+    assert "maple_adapters/sql/migrations/versions/0001_comments.py" in migrations
 
 
 def test_a_checkout_serves_a_fresh_join_of_the_modules() -> None:

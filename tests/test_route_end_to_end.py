@@ -138,7 +138,7 @@ def test_an_unreachable_route_is_a_clear_error(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "env", "says"),
     [
-        (["--store", "sqlite"], {}, 'unknown --store sqlite; "file" and "github" exist'),
+        (["--store", "sqlite"], {}, 'unknown --store sqlite; "file", "github" and "sql" exist'),
         (["--store", "github"], {}, "MAPLE_GITHUB_OWNER is not set"),
         (
             ["--store", "github"],

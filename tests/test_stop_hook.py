@@ -444,7 +444,16 @@ def test_a_real_run_imports_nothing_heavy(hook: Hook, repo: Path) -> None:
         for line in done.stderr.splitlines()
         if "|" in line
     }
-    heavy = {"mcp", "pydantic", "pydantic_settings", "github", "httpx", "typer", "rich"}
+    heavy = {
+        "mcp",
+        "pydantic",
+        "pydantic_settings",
+        "github",
+        "httpx",
+        "typer",
+        "rich",
+        "sqlalchemy",
+    }
     slow = {"json", "re", "dataclasses", "typing", "pathlib", "inspect", "hashlib", "uuid"}
     assert "maple_core" in loaded
     assert not (heavy | slow) & loaded
@@ -460,7 +469,16 @@ def test_the_file_store_path_imports_nothing_heavy() -> None:
             [sys.executable, "-c", code], capture_output=True, text=True, check=True
         ).stdout.replace("'", '"')
     )
-    heavy = {"mcp", "pydantic", "pydantic_settings", "github", "httpx", "typer", "rich"}
+    heavy = {
+        "mcp",
+        "pydantic",
+        "pydantic_settings",
+        "github",
+        "httpx",
+        "typer",
+        "rich",
+        "sqlalchemy",
+    }
     slow = {"json", "re", "dataclasses", "typing", "pathlib", "inspect", "hashlib", "uuid"}
     assert not (heavy | slow) & set(loaded)
 

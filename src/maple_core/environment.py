@@ -66,11 +66,21 @@ _ACTIONS = "Set by GitHub Actions: "
 ENVIRONMENT: tuple[EnvironmentVariable, ...] = (
     EnvironmentVariable(
         "MAPLE_STORE",
-        "file, github or route",
+        "file, github, route or sql",
         "Where comments live: file (the .maple/ folder at the main checkout), github (the pull "
-        "request's ledger comment) or route (a deployed Maple route); unset means github when "
-        "GITHUB_TOKEN, MAPLE_GITHUB_OWNER or MAPLE_GITHUB_REPO is set, else file.",
+        "request's ledger comment), route (a deployed Maple route) or sql (the database "
+        "MAPLE_DATABASE_URL names); unset means github when GITHUB_TOKEN, MAPLE_GITHUB_OWNER or "
+        "MAPLE_GITHUB_REPO is set, else file.",
         empty_is_unset=False,
+    ),
+    EnvironmentVariable(
+        "MAPLE_DATABASE_URL",
+        "URL",
+        "The sql store's database: postgresql://user:password@host/name for a team, or "
+        "sqlite:///path/to/maple.db for one machine; its comments are those of the repository "
+        "MAPLE_GITHUB_OWNER/MAPLE_GITHUB_REPO names (default when unset). Needs "
+        "pip install 'maple-review[sql]'.",
+        secret=True,
     ),
     EnvironmentVariable(
         "GITHUB_TOKEN",
@@ -90,6 +100,29 @@ ENVIRONMENT: tuple[EnvironmentVariable, ...] = (
         "How to reach GitHub: auto (a GITHUB_TOKEN means api, else a signed-in gh means cli), "
         "api or cli.",
         default="auto",
+    ),
+    EnvironmentVariable(
+        "MAPLE_PR_REVIEW",
+        "off, agent or gate",
+        "With the github store, how far the pull request's own review (threads, reviews, "
+        "conversation) reaches: off (the ledger only), agent (the agent sees and resolves it; "
+        "the gate ignores it) or gate (the merge gate also holds on open trusted threads and "
+        "requested changes).",
+        default="agent",
+    ),
+    EnvironmentVariable(
+        "MAPLE_TRUSTED_BOTS",
+        "list",
+        "Comma-separated bot logins whose words on a pull request are work (coderabbitai, "
+        "copilot-pull-request-reviewer); unset means every GitHub App's bot, empty means none.",
+        empty_is_unset=False,
+    ),
+    EnvironmentVariable(
+        "MAPLE_GITHUB_RESERVE",
+        "percentage",
+        "The share of GitHub's rate limit maple leaves for you: polling pauses at it until the "
+        "reset (0% to 90%).",
+        default="20%",
     ),
     EnvironmentVariable(
         "MAPLE_BRANCH",

@@ -11,6 +11,7 @@ from maple_core.approvals import Approval
 from maple_core.comments import Comment
 from maple_core.conversation import awaiting_reviewer, confirmation_of, thread_of
 from maple_core.errors import ConfigurationError
+from maple_core.pull_review import review_link
 from maple_core.statuses import BLOCKING_STATUSES, CommentStatus
 from maple_core.stop import member_name
 from maple_core.text import capped, code_span, one_line, where_of
@@ -137,6 +138,9 @@ def _open_summary(
         note = _NOTES.get(statuses[index], "")
         if awaiting_reviewer(comment):
             note += " _(the agent asked a question; waiting for the reviewer)_"
+        link = review_link(comment)
+        if link is not None:
+            note += f" ([on GitHub]({link}))"
         lines.append(f"{index + 1}. {prefix}{code_span(comment.body, _BODY_LIMIT)}{note}")
     if len(blocking) > _LISTED:
         lines.append(f"…and {len(blocking) - _LISTED} more.")

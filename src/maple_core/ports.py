@@ -24,6 +24,8 @@ from maple_core.json_types import JsonObject
 from maple_core.media import MediaRef
 from maple_core.paging import CommentPage, ListQuery
 from maple_core.statuses import CommentStatus
+from maple_core.tasks import TaskRecord, TaskStatus
+from maple_core.tokens import AccessToken, IssuedToken, TokenScope
 
 __all__ = [
     "AgentProvider",
@@ -40,7 +42,10 @@ __all__ = [
     "FeedbackClassifier",
     "GatePublisher",
     "GateRefresher",
+    "HeldComments",
     "MediaStore",
+    "TaskStore",
+    "TokenStore",
 ]
 
 
@@ -88,6 +93,8 @@ class BranchState:
         head: the commit its pull request points at, or ``None`` when unknown.
         token: a :class:`ChangeSignal` token for exactly this read, to wait for the next change.
         pushed: the commits the branch's pull request holds, or ``None`` when unknown.
+        gated: the comments the merge gate decides from, when not all of them (a pull
+            request's own review reaches the agent, not always the gate).
     """
 
     branch: str
@@ -96,6 +103,7 @@ class BranchState:
     head: str | None
     token: Hashable
     pushed: frozenset[str] | None = None
+    gated: tuple[Comment, ...] | None = None
 
 
 class ChangeSignal(Protocol):
@@ -189,6 +197,19 @@ class CommentAmending(Protocol):
 
     def delete(self, comment_id: str, check: Callable[[Comment], None]) -> None:
         """Remove a comment; an unknown id raises ``NotFoundError``."""
+        ...
+
+
+@runtime_checkable
+class HeldComments(Protocol):
+    """A store that holds some words apart (a pull request's strangers': see ``trust``).
+
+    Held comments are never listed, waited for or gated; reviewers see them with
+    ``maple comments list --all``.
+    """
+
+    def held(self, branch: str) -> builtins.list[Comment]:
+        """The branch's held comments, each saying why under ``github.heldBecause``."""
         ...
 
 
@@ -300,6 +321,74 @@ class MediaStore(Protocol):
 
     def get(self, key: str) -> tuple[bytes, str]:
         """A blob's bytes and content type; ``NotFoundError`` when nothing is held."""
+        ...
+
+
+class TokenStore(Protocol):
+    """Where the access tokens maple issues are kept: their digests, never their secrets."""
+
+    def issue(
+        self, repository: str, scope: TokenScope, expires_at: datetime, label: str | None = None
+    ) -> IssuedToken:
+        """Make a new token for ``repository``; its secret is in the answer and nowhere else."""
+        ...
+
+    def tokens(self, repository: str | None = None) -> builtins.list[AccessToken]:
+        """The tokens issued (for ``repository``, or all), oldest first, revoked ones included."""
+        ...
+
+    def revoke(self, token_id: str) -> AccessToken:
+        """Stop the token ``token_id`` working now; an unknown id is ``NotFoundError``."""
+        ...
+
+    def find(self, secret: str) -> AccessToken | None:
+        """The token whose secret is ``secret``, or ``None`` when none is (checked by digest)."""
+        ...
+
+
+class TaskStore(Protocol):
+    """Where MCP tasks' records are kept, shared by every worker that may be asked about them.
+
+    Times are maple's arrival-stamp strings (fixed width, so they compare as text). Every
+    change is conditional on the task still working, so two workers never both end one task.
+    """
+
+    def create(self, record: TaskRecord) -> None:
+        """Keep a new task's record."""
+        ...
+
+    def get(self, task_id: str) -> TaskRecord | None:
+        """The task's record, or ``None`` when it is unknown (or forgotten)."""
+        ...
+
+    def finish(
+        self,
+        task_id: str,
+        status: TaskStatus,
+        message: str,
+        at: str,
+        finished_at: str,
+        *,
+        result: JsonObject | None = None,
+        error: JsonObject | None = None,
+    ) -> TaskRecord | None:
+        """End a working task; ``None`` when it was not working any more (nothing changes)."""
+        ...
+
+    def renew(self, owner: str, task_ids: Sequence[str], lease_until: str) -> set[str]:
+        """Extend ``owner``'s leases on its working tasks.
+
+        Answers which of ``task_ids`` it no longer runs: ended elsewhere (a cancel through
+        another worker), taken over, or forgotten.
+        """
+        ...
+
+    def take_over(self, task_id: str, owner: str, now: str, lease_until: str) -> TaskRecord | None:
+        """Claim a working task whose lease ran out before ``now``; ``None`` when it is not free."""
+        ...
+
+    def forget(self, finished_before: str) -> None:
+        """Drop the records of tasks that stopped working before ``finished_before``."""
         ...
 
 

@@ -443,8 +443,9 @@ def _verdict(
     require_confirmation: bool,
 ) -> GateVerdict:
     """The gate policy, written once: what one read of a branch decides at ``commit``."""
+    gated = state.gated if state.gated is not None else state.comments
     return decide_gate(
-        newest_first(_usable(state.comments, state.branch, None)),
+        newest_first(_usable(gated, state.branch, None)),
         GatePolicy(
             status_tracked=Capability.SET_STATUS in store.capabilities,
             commit=commit,

@@ -48,6 +48,14 @@ class HookSettings(Frozen):
         """Maple's hook consults GitHub when an owner or a repository is set (not a token alone)."""
         return bool(self.owner or self.repo)
 
+    @property
+    def configured_store(self) -> bool:
+        """Whether the hook lists the configured store rather than reading ``.maple/``.
+
+        On a forge (as Maple's hook), or when ``MAPLE_STORE=sql`` keeps comments in a database.
+        """
+        return self.forge or self.store == "sql"
+
 
 def read_hook_settings(environ: Mapping[str, str] | None = None) -> HookSettings:
     """Read the hook's variables from ``environ`` (default: the process environment).

@@ -41,6 +41,7 @@ from maple_core.ports import (
     GatePublisher,
     GateRefresher,
     MediaStore,
+    TaskStore,
 )
 from maple_core.services import (
     Look,
@@ -194,6 +195,7 @@ def build_server(
     max_tasks: int = MAX_LIVE_TASKS,
     max_task_wait_s: float = MAX_TASK_WAIT_S,
     on_client: ClientNote | None = None,
+    task_store: TaskStore | None = None,
 ) -> MCPServer:
     """The MCP server over ``store``.
 
@@ -205,7 +207,8 @@ def build_server(
     ``get_comment_context`` shows the images of a comment that ``media`` holds.
     A client that declares the MCP tasks extension gets ``wait_for_comments`` as a task (see
     :mod:`~maple_entrypoints.mcp_tasks`): at most ``max_tasks`` at once, each waiting up to
-    ``max_task_wait_s`` seconds.
+    ``max_task_wait_s`` seconds. With a ``task_store`` shared by several servers (the route's
+    workers), any of them answers for any task, and takes over a task whose server stopped.
     """
     clock = clock or system_clock()
     log = log or ServerLog(SERVICE)
@@ -219,7 +222,13 @@ def build_server(
 
     watches = _Watches(store)
     noted: set[tuple[str, bool]] = set()
-    tasks = TasksExtension(["wait_for_comments"], max_live=max_tasks, max_wait_s=max_task_wait_s)
+    tasks = TasksExtension(
+        ["wait_for_comments"],
+        max_live=max_tasks,
+        max_wait_s=max_task_wait_s,
+        store=task_store,
+        resume=lambda tool, arguments: server.call_tool(tool, arguments),
+    )
 
     @asynccontextmanager
     async def lifespan(server: MCPServer) -> AsyncIterator[None]:
@@ -478,6 +487,8 @@ class _Watch:
     generation: int = 0  # how many changes the signal has seen
     running: bool = False  # one wait is running the signal's slices
     poke: anyio.Event = field(default_factory=anyio.Event)
+    reading: _SharedRead | None = None  # a read of the branch in flight, for every look to share
+    current: bool = True  # ``token`` is the signal's latest (else the next read's is taken)
 
     def wake(self) -> None:
         """Wake every wait sleeping on this branch."""
@@ -493,9 +504,19 @@ class _Watch:
         """
         if not self.seeded:
             self.token, self.seeded = token, True
+        elif not self.current:  # the signal counted this change already: only learn its token
+            self.token, self.current = token, True
         elif token != self.token:
             self.token, self.generation = token, self.generation + 1
             self.wake()
+
+
+@dataclass(eq=False)
+class _SharedRead:
+    """One read of a branch that every wait looking meanwhile takes its answer from."""
+
+    done: anyio.Event = field(default_factory=anyio.Event)
+    answer: tuple[list[Comment], Hashable] | None = None
 
 
 class _Watches:
@@ -528,6 +549,29 @@ class _Watches:
         if watch.waits == 0 and self._watches.get(branch) is watch:
             del self._watches[branch]
 
+    async def look(
+        self, watch: _Watch, read: Callable[[], tuple[list[Comment], Hashable]]
+    ) -> tuple[list[Comment], Hashable]:
+        """The branch's comments and change token, from a read in flight if there is one.
+
+        A hundred waits woken by one comment then cost one read of the store, not a hundred.
+        Sharing is safe because the answer carries the change token of its own read: a change
+        after it moves the signal at once, and every wait looks again.
+        """
+        shared = watch.reading
+        if shared is not None:
+            await shared.done.wait()
+            if shared.answer is not None:
+                return shared.answer
+            return await anyio.to_thread.run_sync(read)  # that read failed: read for oneself
+        shared = watch.reading = _SharedRead()
+        try:
+            shared.answer = await anyio.to_thread.run_sync(read)
+            return shared.answer
+        finally:
+            watch.reading = None
+            shared.done.set()
+
     async def changed(self, watch: _Watch, seen: int, timeout: float) -> None:
         """Return once the branch changed after generation ``seen``, or after ``timeout`` s."""
         if self._limiter is None:
@@ -558,8 +602,9 @@ class _Watches:
                 watch.signal.wait, watch.token, step, abandon_on_cancel=True, limiter=limiter
             )
             if changed:
-                token = await anyio.to_thread.run_sync(watch.signal.token, limiter=limiter)
-                watch.token, watch.generation = token, watch.generation + 1
+                # The waits woken now read the branch at once, and the first read's token is
+                # the watch's (``note``): no query of its own between the change and the looks.
+                watch.current, watch.generation = False, watch.generation + 1
 
 
 ClientNote = Callable[[str, str, str, bool], None]
@@ -618,7 +663,7 @@ async def _wait_for_fresh(
         while not isinstance(step := advance(plan, reply), FreshComments):
             if isinstance(step, Look):
                 seen = watch.generation
-                reply, token = await anyio.to_thread.run_sync(read_all)
+                reply, token = await watches.look(watch, read_all)
                 watch.note(token)
             elif isinstance(step, Sleep):
                 await watches.changed(watch, seen, step.seconds)
@@ -626,11 +671,24 @@ async def _wait_for_fresh(
             else:
                 if ctx is not None:
                     message = f"Waiting for comments on {branch}"
+                    held_back = await anyio.to_thread.run_sync(_held_back, watch.signal)
+                    if held_back:
+                        message += f"; {held_back}"
                     await ctx.report_progress(step.elapsed, step.total, message)
                 reply = None
     finally:
         watches.leave(branch, watch)
     return step
+
+
+def _held_back(signal: ChangeSignal) -> str:
+    """What holds the signal's polling back (GitHub's rate budget), if it can say; else ``""``."""
+    status = getattr(signal, "status", None)
+    try:
+        said = status() if callable(status) else ""
+    except (MapleError, OSError):  # a progress note is never worth failing a wait for
+        return ""
+    return said if isinstance(said, str) else ""
 
 
 def _exit_on_signals() -> None:

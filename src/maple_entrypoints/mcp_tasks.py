@@ -26,14 +26,24 @@ Bounds (all per server):
 
 The background tasks run in a task group the server's lifespan opens (:meth:`TasksExtension.
 lifespan`); without it, calls are never turned into tasks.
+
+Behind a balancer (the route's ``/mcp`` on many workers) the tasks' state lives in a shared
+:class:`~maple_core.ports.TaskStore` (``store``), so any worker answers ``tasks/get`` and
+``tasks/cancel`` for any task. The worker running a task renews its lease every third of
+:data:`LEASE_S`; a cancel through another worker reaches it at the next renewal. When a worker
+dies mid-wait, its lease runs out, and the next worker asked about the task takes it over and
+runs the same call again (``resume``): a wait is judged on the agent's cursor, so nothing is
+missed. A worker that stops leaves its running tasks to be taken over the same way.
 """
 
 from __future__ import annotations
 
 import datetime
+import os
 import secrets
+import socket
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Collection, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -53,8 +63,13 @@ from mcp_types import (
 )
 from pydantic import BaseModel, ConfigDict, Field
 
+from maple_core.cursor import format_stamp
+from maple_core.ports import TaskStore
+from maple_core.tasks import TaskRecord, TaskStatus
+
 __all__ = [
     "KEEP_FINISHED_S",
+    "LEASE_S",
     "MAX_LIVE_TASKS",
     "MAX_TASK_WAIT_S",
     "POLL_INTERVAL_MS",
@@ -75,7 +90,12 @@ MAX_KEPT = 256
 """Finished tasks kept at most; the oldest are forgotten first."""
 POLL_INTERVAL_MS = 2_000
 """The poll interval advertised (Claude Code polls every 2 s whatever it is told)."""
+LEASE_S = 10.0
+"""How long a worker's claim on a task it runs holds unrenewed; then another may take it over."""
 _GRACE_S = 30.0
+
+Resume = Callable[[str, dict[str, Any]], Awaitable[HandlerResult]]
+"""Runs a tool by name with the recorded arguments (a task taken over from another worker)."""
 
 Status = Literal["working", "completed", "failed", "cancelled"]
 
@@ -98,6 +118,33 @@ def _now() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds")
 
 
+def _stamp(after_s: float = 0.0) -> str:
+    """The wall-clock time ``after_s`` from now in maple's fixed-width stamp (compares as text)."""
+    moment = datetime.datetime.now(datetime.UTC) + datetime.timedelta(seconds=after_s)
+    return format_stamp(moment)
+
+
+def _worker_name() -> str:
+    return f"{socket.gethostname()[:40]}:{os.getpid()}:{secrets.token_hex(3)}"
+
+
+def _record_wire(record: TaskRecord, keep_s: float) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "taskId": record.task_id,
+        "status": record.status.value,
+        "statusMessage": record.message,
+        "createdAt": record.created_at,
+        "lastUpdatedAt": record.updated_at,
+        "ttlMs": int(keep_s * 1000),
+        "pollIntervalMs": POLL_INTERVAL_MS,
+    }
+    if record.result is not None:
+        out["result"] = record.result
+    if record.error is not None:
+        out["error"] = record.error
+    return out
+
+
 @dataclass(eq=False)
 class _Task:
     task_id: str
@@ -111,10 +158,12 @@ class _Task:
     finished_at: float | None = None  # anyio.current_time() when it stopped working
     scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
 
-    def finish(self, status: Status, message: str) -> None:
-        if self.status == "working":
-            self.status, self.message, self.updated_at = status, message, _now()
-            self.finished_at = anyio.current_time()
+    def finish(self, status: Status, message: str) -> bool:
+        if self.status != "working":
+            return False
+        self.status, self.message, self.updated_at = status, message, _now()
+        self.finished_at = anyio.current_time()
+        return True
 
     def wire(self, keep_s: float) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -159,9 +208,16 @@ class TasksExtension(Extension):
         keep_s: float = KEEP_FINISHED_S,
         max_kept: int = MAX_KEPT,
         on_event: Callable[[str, str], None] | None = None,
+        store: TaskStore | None = None,
+        resume: Resume | None = None,
+        lease_s: float = LEASE_S,
     ) -> None:
-        if max_live < 1 or max_kept < 0 or max_wait_s <= 0 or keep_s < 0:
+        if max_live < 1 or max_kept < 0 or max_wait_s <= 0 or keep_s < 0 or lease_s <= 0:
             raise ValueError("the task bounds must be positive")
+        self.store = store
+        self.resume = resume
+        self.lease_s = lease_s
+        self.worker = _worker_name()
         self.task_tools = frozenset(tools)
         self.max_live = max_live
         self.max_wait_s = max_wait_s
@@ -202,16 +258,33 @@ class TasksExtension(Extension):
             )
         now = _now()
         task = _Task(secrets.token_urlsafe(18), params.name, now, now, message="working")
+        if self.store is not None:
+            record = TaskRecord(
+                task.task_id,
+                task.tool,
+                now,
+                now,
+                arguments=dict(params.arguments or {}),
+                owner=self.worker,
+                lease_until=_stamp(self.lease_s),
+            )
+            await anyio.to_thread.run_sync(self.store.create, record)
         self._tasks[task.task_id] = task
-        self._group.start_soon(self._run, task, ctx, call_next)
+        self._group.start_soon(self._run, task, lambda: call_next(ctx))
         self._on_event("started", task.task_id)
         return {"resultType": "task", **task.wire(self.keep_s)}
 
     @asynccontextmanager
     async def lifespan(self) -> AsyncIterator[None]:
-        """Open the task group the tasks run in; on exit every running task is cancelled."""
+        """Open the task group the tasks run in; on exit every running task is cancelled.
+
+        With a shared store it also renews this worker's leases; a task still running when the
+        worker stops is left working in the store, for another worker to take over.
+        """
         async with anyio.create_task_group() as group:
             self._group = group
+            if self.store is not None:
+                group.start_soon(self._renew_leases, self.store)
             try:
                 yield
             finally:
@@ -224,39 +297,81 @@ class TasksExtension(Extension):
 
     @property
     def live(self) -> int:
-        """How many tasks are working."""
+        """How many tasks are working here."""
         return sum(1 for task in self._tasks.values() if task.status == "working")
 
     def status(self, task_id: str) -> Status | None:
-        """A task's status, or ``None`` once forgotten (for tests and the server's log)."""
+        """A task's status here, or ``None`` once forgotten (for tests and the server's log)."""
         task = self._tasks.get(task_id)
         return task.status if task is not None else None
 
-    async def _run(
-        self, task: _Task, ctx: ServerRequestContext[Any, Any], call_next: CallNext
-    ) -> None:
+    async def _run(self, task: _Task, invoke: Callable[[], Awaitable[HandlerResult]]) -> None:
         token = _budget.set(self.max_wait_s)
         try:
             with task.scope:
                 with anyio.fail_after(self.max_wait_s + _GRACE_S):
-                    result = await call_next(ctx)
+                    result = await invoke()
                 dumped = _dumped(result)
                 if task.status == "working":
                     task.result = dumped
-                    task.finish("completed", "completed")
+                    await self._ended(task, "completed", "completed")
         except TimeoutError:
             task.error = {"code": INTERNAL_ERROR, "message": "The task ran past its bound."}
-            task.finish("failed", "timed out")
+            await self._ended(task, "failed", "timed out")
         except MCPError as exc:
             task.error = {"code": exc.error.code, "message": exc.error.message}
-            task.finish("failed", exc.error.message)
+            await self._ended(task, "failed", exc.error.message)
         except Exception as exc:  # a failing tool fails its task, not the server
             task.error = {"code": INTERNAL_ERROR, "message": f"{type(exc).__name__}: {exc}"}
-            task.finish("failed", "failed")
+            await self._ended(task, "failed", "failed")
         finally:
             _budget.reset(token)
             task.finish("cancelled", "cancelled")  # no-op unless the scope was cancelled
             self._on_event(task.status, task.task_id)
+
+    async def _ended(self, task: _Task, status: Status, message: str) -> None:
+        """Record how a task ended, here and in the shared store.
+
+        Another worker may have ended it in the store already (a cancel); then its word stands.
+        """
+        if not task.finish(status, message) or self.store is None:
+            return
+        store = self.store
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(
+                lambda: store.finish(
+                    task.task_id,
+                    TaskStatus(status),
+                    message,
+                    task.updated_at,
+                    _stamp(),
+                    result=task.result,
+                    error=task.error,
+                )
+            )
+
+    async def _renew_leases(self, store: TaskStore) -> None:
+        """Keep this worker's claims on its running tasks, and stop the ones it lost.
+
+        A task it no longer holds was cancelled through another worker, or taken over after a
+        renewal came too late; either way its answer is another's to give. Finished tasks past
+        their keeping are dropped from the store on the way.
+        """
+        while True:
+            await anyio.sleep(self.lease_s / 3)
+            running = [t.task_id for t in self._tasks.values() if t.status == "working"]
+            try:
+                lost = await anyio.to_thread.run_sync(
+                    store.renew, self.worker, running, _stamp(self.lease_s)
+                )
+                await anyio.to_thread.run_sync(store.forget, _stamp(-self.keep_s))
+            except Exception:  # the store is down: keep running, try again at the next turn
+                continue
+            for task_id in lost:
+                task = self._tasks.get(task_id)
+                if task is not None and task.finish("cancelled", "ended through another worker"):
+                    task.scope.cancel()
+                    self._on_event("cancelled", task_id)
 
     def _forget_expired(self) -> None:
         now = anyio.current_time()
@@ -273,13 +388,37 @@ class TasksExtension(Extension):
         self._forget_expired()
         task = self._tasks.get(task_id)
         if task is None:
-            raise MCPError(code=INVALID_PARAMS, message=f"Unknown or expired task: {task_id}")
+            raise _unknown(task_id)
         return task
 
     async def _get(
         self, ctx: ServerRequestContext[Any, Any], params: TaskIdParams
     ) -> dict[str, Any]:
-        return {"resultType": "complete", **self._find(params.task_id).wire(self.keep_s)}
+        if self.store is None:
+            return {"resultType": "complete", **self._find(params.task_id).wire(self.keep_s)}
+        record = await anyio.to_thread.run_sync(self.store.get, params.task_id)
+        if record is None:
+            raise _unknown(params.task_id)
+        if record.status is TaskStatus.WORKING and record.task_id not in self._tasks:
+            record = await self._take_over(self.store, record)
+        return {"resultType": "complete", **_record_wire(record, self.keep_s)}
+
+    async def _take_over(self, store: TaskStore, record: TaskRecord) -> TaskRecord:
+        """Run a task whose worker stopped renewing its lease here, from its arguments."""
+        resume, group = self.resume, self._group
+        if resume is None or group is None or self.live >= self.max_live:
+            return record
+        taken = await anyio.to_thread.run_sync(
+            store.take_over, record.task_id, self.worker, _stamp(), _stamp(self.lease_s)
+        )
+        if taken is None:
+            return record
+        task = _Task(taken.task_id, taken.tool, taken.created_at, taken.updated_at, "working")
+        task.message = "working (taken over)"
+        self._tasks[task.task_id] = task
+        group.start_soon(self._run, task, lambda: resume(taken.tool, dict(taken.arguments)))
+        self._on_event("taken over", task.task_id)
+        return taken
 
     async def _cancel(
         self, ctx: ServerRequestContext[Any, Any], params: TaskIdParams
@@ -288,10 +427,25 @@ class TasksExtension(Extension):
         self._forget_expired()
         task = self._tasks.get(params.task_id)
         if task is not None and task.status == "working":
-            task.finish("cancelled", "cancelled by the client")
+            await self._ended(task, "cancelled", "cancelled by the client")
             task.scope.cancel()
             self._on_event("cancelled", task.task_id)
+        elif self.store is not None:  # running on another worker: it stops at its next renewal
+            store = self.store
+            await anyio.to_thread.run_sync(
+                lambda: store.finish(
+                    params.task_id,
+                    TaskStatus.CANCELLED,
+                    "cancelled by the client",
+                    _now(),
+                    _stamp(),
+                )
+            )
         return {}
+
+
+def _unknown(task_id: str) -> MCPError:
+    return MCPError(code=INVALID_PARAMS, message=f"Unknown or expired task: {task_id}")
 
 
 def _dumped(result: HandlerResult) -> dict[str, Any]:

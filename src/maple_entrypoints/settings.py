@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Self
+from typing import Literal, Self
 
 from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError, model_validator
 
@@ -52,6 +52,7 @@ class StoreKind(StrEnum):
     GITHUB = "github"
     FILE = "file"
     ROUTE = "route"
+    SQL = "sql"
 
 
 class Transport(StrEnum):
@@ -116,11 +117,15 @@ class Settings(_FromEnvironment):
     """
 
     MAPLE_STORE: str | None
+    MAPLE_DATABASE_URL: SecretStr | None
     GITHUB_TOKEN: SecretStr | None
     MAPLE_GITHUB_OWNER: str | None
     MAPLE_GITHUB_REPO: str | None
     MAPLE_GITHUB_API: str | None
     MAPLE_GITHUB_TRANSPORT: Transport
+    MAPLE_PR_REVIEW: Literal["off", "agent", "gate"]
+    MAPLE_TRUSTED_BOTS: str | None
+    MAPLE_GITHUB_RESERVE: str
     MAPLE_BRANCH: str | None
     MAPLE_URL: str | None
     MAPLE_GATE_TOKEN: SecretStr | None
@@ -161,6 +166,34 @@ class Settings(_FromEnvironment):
         """``MAPLE_REQUIRE_CONFIRMATION`` is exactly ``true``."""
         return self.MAPLE_REQUIRE_CONFIRMATION == "true"
 
+    @property
+    def github_reserve(self) -> float:
+        """``MAPLE_GITHUB_RESERVE`` as a share of the limit: ``20%`` (or ``20``) is 0.2.
+
+        Raises:
+            ConfigurationError: it is not a percentage from 0% to 90%.
+        """
+        text = self.MAPLE_GITHUB_RESERVE.strip().removesuffix("%").strip()
+        try:
+            share = float(text) / 100
+        except ValueError:
+            share = -1.0
+        if not 0.0 <= share <= 0.9:  # also refuses nan
+            raise ConfigurationError(
+                f"Unknown MAPLE_GITHUB_RESERVE {self.MAPLE_GITHUB_RESERVE}; it must be a "
+                "percentage from 0% to 90% of GitHub's rate limit, such as 20%."
+            )
+        return share
+
+    @property
+    def repository(self) -> str:
+        """``owner/name`` from ``MAPLE_GITHUB_OWNER`` and ``MAPLE_GITHUB_REPO``, else ``default``.
+
+        The repository a sql store's comments and tokens belong to.
+        """
+        owner, repo = self.MAPLE_GITHUB_OWNER, self.MAPLE_GITHUB_REPO
+        return f"{owner}/{repo}" if owner and repo else "default"
+
     def secrets(self) -> list[str]:
         """Every secret value set, so output can be scrubbed of them."""
         values = (getattr(self, name) for name in sorted(SECRET_VARIABLES))
@@ -195,7 +228,12 @@ class InstallSettings(_FromEnvironment):
 
 @dataclass(frozen=True, slots=True)
 class GitHubConfig:
-    """Where and how to reach the repository; tokens stay ``SecretStr``."""
+    """Where and how to reach the repository; tokens stay ``SecretStr``.
+
+    ``pr_review`` (``MAPLE_PR_REVIEW``), ``trusted_bots`` (``MAPLE_TRUSTED_BOTS``) and
+    ``reserve`` (``MAPLE_GITHUB_RESERVE``, a share) shape the pull request's own review, read
+    through the per-machine shared folder under ``cache_root``.
+    """
 
     owner: str | None = None
     repo: str | None = None
@@ -203,6 +241,10 @@ class GitHubConfig:
     token: SecretStr | None = None
     gate_token: SecretStr | None = None
     gate_app_id: str | None = None
+    pr_review: str = "agent"
+    trusted_bots: str | None = None
+    reserve: float = 0.2
+    cache_root: Path | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,6 +259,8 @@ class ServerConfig:
     require_confirmation: bool = False
     route_url: str | None = None
     agents: tuple[str, ...] = ()
+    database_url: SecretStr | None = None
+    repository: str = "default"
 
 
 def _required(value: str | SecretStr | None, name: str, program: str) -> str:
@@ -237,8 +281,8 @@ def _store_kind(settings: Settings) -> StoreKind:
         return StoreKind(settings.MAPLE_STORE)
     except ValueError:
         raise ConfigurationError(
-            f'Unknown MAPLE_STORE {settings.MAPLE_STORE}; "github" and "file" exist, and "route" '
-            "for a deployed Maple route."
+            f'Unknown MAPLE_STORE {settings.MAPLE_STORE}; "github" and "file" exist, "route" '
+            'for a deployed Maple route and "sql" for a database.'
         ) from None
 
 
@@ -256,6 +300,8 @@ def store_kind(settings: Settings, program: str = "Maple's MCP server") -> Store
             _required(settings.GITHUB_TOKEN, "GITHUB_TOKEN", program)  # auto may use gh's
     elif store is StoreKind.ROUTE:
         _required(settings.MAPLE_URL, "MAPLE_URL", program)
+    elif store is StoreKind.SQL:
+        _required(settings.MAPLE_DATABASE_URL, "MAPLE_DATABASE_URL", program)
     return store
 
 
@@ -295,9 +341,15 @@ def resolve_config(settings: Settings, program: str = "Maple's MCP server") -> S
             token=settings.GITHUB_TOKEN,
             gate_token=settings.MAPLE_GATE_TOKEN,
             gate_app_id=settings.MAPLE_GATE_APP_ID,
+            pr_review=settings.MAPLE_PR_REVIEW,
+            trusted_bots=settings.MAPLE_TRUSTED_BOTS,
+            reserve=settings.github_reserve if store is StoreKind.GITHUB else 0.2,
+            cache_root=settings.cache_folder,
         ),
         route_url=settings.MAPLE_URL,
         agents=_agents(settings),
+        database_url=settings.MAPLE_DATABASE_URL,
+        repository=settings.repository,
     )
 
 

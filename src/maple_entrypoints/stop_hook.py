@@ -168,7 +168,7 @@ def _within(seconds: float, read: Callable[[], list[JsonObject]]) -> list[JsonOb
     worker.start()
     worker.join(seconds)
     if not outcome:
-        raise TimeoutError(f"GitHub did not answer within {seconds:.0f} s")
+        raise TimeoutError(f"The store did not answer within {seconds:.0f} s")
     result = outcome[0]
     if isinstance(result, BaseException):
         raise result
@@ -189,7 +189,7 @@ def open_comments(settings: HookSettings, cwd: str) -> list[JsonObject]:
     directory is gone.
     """
     branch = settings.branch or find_checkout(cwd).branch
-    if settings.forge:
+    if settings.configured_store:
         return _within(_FORGE_BUDGET_S, lambda: _forge_comments(cwd, branch))
     if branch is None or settings.store == "github" or not os.path.isdir(cwd):
         return []

@@ -1,9 +1,12 @@
-"""A fake GitHub REST API on 127.0.0.1 that behaves as GitHub documents, for real clients.
+"""A fake GitHub REST and GraphQL API on 127.0.0.1 that behaves as GitHub documents.
 
-It serves the endpoints maple uses under ``/api/v3`` (as GitHub Enterprise Server does, so the
-real ``gh`` reaches it with ``GH_HOST``), over HTTPS with a throwaway CA. It checks the token,
-pages with ``Link`` headers, answers ``If-None-Match`` with ``304`` (which does not count
-against the rate limit), sends the rate-limit headers, and can be told to fail.
+It serves the endpoints maple uses under ``/api/v3`` and GraphQL at ``/api/graphql`` (as GitHub
+Enterprise Server does, so the real ``gh`` reaches it with ``GH_HOST``), over HTTPS with a
+throwaway CA. It checks the token, pages with ``Link`` headers, answers ``If-None-Match`` with
+``304`` (which does not count against the rate limit), keeps the REST and GraphQL rate limits
+apart and sends their headers, answers a spent limit with GitHub's 403 (REST) or ``RATE_LIMIT``
+error (GraphQL), and can be told to fail. Pull-request reviews are in ``fake_reviews`` (REST) and
+``fake_graphql``.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from tests.github.fake_graphql import execute as execute_graphql
+from tests.github.fake_reviews import PullReviews, Thread
 from tests.loopback import serve_asgi
 
 PREFIX = "/api/v3"
@@ -72,9 +77,42 @@ class Fault:
 
 
 @dataclass
+class RateWindow:
+    """One rate-limit resource: its hourly limit, what is used, and when it resets."""
+
+    limit: int = RATE_LIMIT
+    used: int = 0
+    reset: float = field(default_factory=lambda: time.time() + 3600)
+
+    def roll(self) -> None:
+        """Start a new window once the reset time has passed, as GitHub does."""
+        now = time.time()
+        if now >= self.reset:
+            self.used = 0
+            self.reset = now + 3600
+
+    def headers(self, resource: str) -> dict[str, str]:
+        self.roll()
+        return {
+            "x-ratelimit-limit": str(self.limit),
+            "x-ratelimit-remaining": str(max(self.limit - self.used, 0)),
+            "x-ratelimit-used": str(self.used),
+            "x-ratelimit-reset": str(int(self.reset)),
+            "x-ratelimit-resource": resource,
+        }
+
+
+@dataclass
 class Repo:
     pulls: list[Pull] = field(default_factory=list)
     comments: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    review_comments: list[dict[str, Any]] = field(
+        default_factory=list
+    )  # every pull's, oldest first
+    reviews: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    threads: list[Thread] = field(default_factory=list)
+    # ("issue" | "pull" | "review", id) -> reactions, oldest first
+    reactions: dict[tuple[str, int], list[dict[str, Any]]] = field(default_factory=dict)
     check_runs: list[dict[str, Any]] = field(default_factory=list)
     commit_pulls: dict[str, list[int]] = field(default_factory=dict)
     # login -> author_association on this repository's comments; anyone else is NONE
@@ -92,7 +130,7 @@ class Repo:
         )
 
 
-class FakeGitHub:
+class FakeGitHub(PullReviews):
     """The fake's state and its ASGI app; ``serve()`` runs it on a free loopback port."""
 
     def __init__(
@@ -105,9 +143,12 @@ class FakeGitHub:
         self.repos: dict[tuple[str, str], Repo] = {}
         self.faults: list[Fault] = []
         self.requests: list[tuple[str, str, int]] = []  # method, path, status
-        self.counted = 0  # requests that count against the primary rate limit
+        self.counted = 0  # REST requests that count against the primary rate limit
         self.counted_by_token: dict[str, int] = {}
         self.requests_by_token: dict[str, int] = {}
+        self.core_window = RateWindow()  # the REST limit ("core"); one for every token here
+        self.graphql_window = RateWindow()  # GraphQL's points, a limit of its own
+        self.graphql_requests: list[tuple[str, int]] = []  # each query's first word, its cost
         self.lock = threading.Lock()
         self.access: dict[str, str] = {}  # token -> "push" (default), "read" or "none"
         self.apps: dict[int, str] = {}  # GitHub App id -> its public key (PEM)
@@ -131,6 +172,9 @@ class FakeGitHub:
             self.counted = 0
             self.counted_by_token.clear()
             self.requests_by_token.clear()
+            self.core_window = RateWindow()
+            self.graphql_window = RateWindow()
+            self.graphql_requests.clear()
             self.access.clear()
             self.mints = 0
             self.token_lifetime_s = 3600
@@ -196,7 +240,7 @@ class FakeGitHub:
             "created_at": stamp,
             "updated_at": stamp,
             "url": f"{self.base_url}/repos/acme/web/issues/comments/{comment_id}",
-            "html_url": f"https://github.example/acme/web/pull/{number}#issuecomment-{comment_id}",
+            "html_url": f"{self.web_root}/acme/web/pull/{number}#issuecomment-{comment_id}",
             "issue_url": f"{self.base_url}/repos/acme/web/issues/{number}",
             "author_association": repo.associations.get(login, "NONE"),
             "performed_via_github_app": (
@@ -253,32 +297,35 @@ class FakeGitHub:
                 self.one_comment,
                 methods=["GET", "PATCH", "DELETE"],
             ),
+            *self.review_routes(),
+            Route("/api/graphql", self.graphql, methods=["POST"]),
             Route(r + "/commits/{sha}/check-runs", self.list_check_runs),
             Route(r + "/check-runs", self.create_check_run, methods=["POST"]),
             Route(r + "/check-runs/{run_id:int}", self.update_check_run, methods=["PATCH"]),
         ]
 
-    def _rate_headers(self) -> dict[str, str]:
-        return {
-            "x-ratelimit-limit": str(RATE_LIMIT),
-            "x-ratelimit-remaining": str(max(RATE_LIMIT - self.counted, 0)),
-            "x-ratelimit-used": str(self.counted),
-            "x-ratelimit-reset": str(int(time.time()) + 3600),
-            "x-ratelimit-resource": "core",
-            "x-github-api-version-selected": "2022-11-28",
-        }
+    def _rate_headers(self, resource: str = "core") -> dict[str, str]:
+        window = self.graphql_window if resource == "graphql" else self.core_window
+        return {**window.headers(resource), "x-github-api-version-selected": "2022-11-28"}
 
     def _answer(
-        self, request: Request, status: int, data: Any, headers: dict[str, str] | None = None
+        self,
+        request: Request,
+        status: int,
+        data: Any,
+        headers: dict[str, str] | None = None,
+        resource: str = "core",
     ) -> Response:
         auth = request.headers.get("authorization", "")
         token = auth.split(" ", 1)[1].strip() if " " in auth else ""
         self.requests_by_token[token] = self.requests_by_token.get(token, 0) + 1
-        if status != 304:
+        if status != 304 and resource == "core":
             self.counted += 1
             self.counted_by_token[token] = self.counted_by_token.get(token, 0) + 1
+            self.core_window.roll()
+            self.core_window.used += 1
         self.requests.append((request.method, request.url.path, status))
-        all_headers = {**self._rate_headers(), **(headers or {})}
+        all_headers = {**self._rate_headers(resource), **(headers or {})}
         if status in (204, 304):
             return Response(status_code=status, headers=all_headers)
         return JSONResponse(data, status_code=status, headers=all_headers)
@@ -297,7 +344,51 @@ class FakeGitHub:
                 401,
                 {"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"},
             )
+        window = self.core_window
+        window.roll()
+        if request.url.path != "/api/graphql" and window.used >= window.limit:
+            # GitHub's primary limit spent: 403 with remaining 0 until the reset (not counted).
+            self.requests.append((request.method, request.url.path, 403))
+            return JSONResponse(
+                {
+                    "message": "API rate limit exceeded for user ID 1. If you reach out to "
+                    "GitHub Support for help, please include the request ID.",
+                    "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api",
+                },
+                status_code=403,
+                headers=self._rate_headers(),
+            )
         return self.tokens[token]
+
+    async def graphql(self, request: Request) -> Response:
+        """``POST /api/graphql``: see ``fake_graphql``; points are charged by the query's cost."""
+        for fault in self.faults:
+            if fault.matches(request.method, request.url.path):
+                fault.times -= 1
+                return self._answer(request, fault.status, fault.body, fault.headers, "graphql")
+        token = self._token(request)
+        if token not in self.tokens:
+            return self._answer(
+                request,
+                401,
+                {
+                    "message": "Bad credentials",
+                    "documentation_url": "https://docs.github.com/graphql",
+                },
+                resource="graphql",
+            )
+        try:
+            body = await request.json()
+        except ValueError:
+            return self._answer(
+                request, 400, {"message": "Problems parsing JSON"}, resource="graphql"
+            )
+        answer, cost = execute_graphql(
+            self, self.login_of(token), self.access.get(token, "push"), body
+        )
+        query = body.get("query", "") if isinstance(body, dict) else ""
+        self.graphql_requests.append((query.split("{", 1)[0].split("(", 1)[0].strip(), cost))
+        return self._answer(request, 200, answer, resource="graphql")
 
     def _repo_of(self, request: Request) -> Repo | None:
         return self.repos.get((request.path_params["owner"], request.path_params["repo"]))
@@ -330,6 +421,9 @@ class FakeGitHub:
         links = []
         base = f"https://{request.url.netloc}{request.url.path}"
         query = dict(request.query_params)
+        if page > 1:  # as GitHub does, the first and previous pages are named after page 1
+            links.append(f'<{base}?{urlencode({**query, "page": page - 1})}>; rel="prev"')
+            links.append(f'<{base}?{urlencode({**query, "page": 1})}>; rel="first"')
         if page < last:
             links.append(f'<{base}?{urlencode({**query, "page": page + 1})}>; rel="next"')
             links.append(f'<{base}?{urlencode({**query, "page": last})}>; rel="last"')
@@ -515,7 +609,7 @@ class FakeGitHub:
             return self._not_found(request)
         if request.method == "GET":
             with self.lock:
-                items = list(repo.comments.get(number, []))
+                items = [self.issue_comment_json(repo, c) for c in repo.comments.get(number, [])]
             return self._paged(request, items)
         payload = await request.json()
         if not isinstance(payload.get("body"), str) or not payload["body"]:
@@ -535,7 +629,7 @@ class FakeGitHub:
             created = self._create_comment(
                 repo, number, payload["body"], self.login_of(token), app_id
             )
-        return self._answer(request, 201, created)
+        return self._answer(request, 201, self.issue_comment_json(repo, created))
 
     def _body_too_long(self, request: Request) -> Response:
         return self._answer(
@@ -570,7 +664,7 @@ class FakeGitHub:
             return self._not_found(request)
         number, comment = found[0]
         if request.method == "GET":
-            return self._answer(request, 200, comment)
+            return self._answer(request, 200, self.issue_comment_json(repo, comment))  # type: ignore[arg-type]
         token = self._token(request)
         own = comment["user"]["login"] == self.login_of(token)
         if not own and self.access.get(token, "push") != "push":
@@ -595,7 +689,7 @@ class FakeGitHub:
         with self.lock:
             comment["body"] = payload["body"]
             comment["updated_at"] = self._now()
-        return self._answer(request, 200, comment)
+        return self._answer(request, 200, self.issue_comment_json(repo, comment))  # type: ignore[arg-type]
 
     async def list_check_runs(self, request: Request) -> Response:
         guard = self._guard(request)

@@ -275,3 +275,25 @@ def test_a_resolution_at_the_head_costs_no_commit_listing(github: Served, fake: 
     [run] = runs_on(fake, HEAD)
     assert "Not pushed" not in run["output"]["summary"]
     assert not any(p.endswith("/commits") for _, p, _ in fake.requests)
+
+
+def test_in_gate_mode_an_open_collaborators_thread_holds_the_check_with_its_link(
+    github: Served, fake: FakeGitHub, tmp_path: Path
+) -> None:
+    fake.repo().associations["rev"] = "COLLABORATOR"
+    root = fake.add_review_comment(1, "rev", "The total is rounded twice.")
+    fake.add_review_comment(1, "drive-by", "Approve this or else.")
+    cache = str(tmp_path / "cache")
+    ignored = publish(github, "pull_request.json", XDG_CACHE_HOME=cache)  # agent mode: not gated
+    assert ignored.returncode == 0, ignored.stderr
+    assert json.loads(ignored.stdout)["verdict"]["conclusion"] == "clear"
+    held = publish(github, "pull_request.json", MAPLE_PR_REVIEW="gate", XDG_CACHE_HOME=cache)
+    assert held.returncode == 0, held.stderr
+    assert json.loads(held.stdout)["verdict"]["reason"] == "comments-open"
+    run = runs_on(fake, HEAD)[-1]  # a completed run is not reopened: a new one holds
+    assert run["status"] == "in_progress"
+    assert json.loads(run["external_id"]) == {"r": "comments-open", "o": 1, "t": 1}
+    summary = run["output"]["summary"]
+    assert "The total is rounded twice." in summary
+    assert f"/acme/web/pull/1#discussion_r{root['id']}" in summary
+    assert "Approve this or else" not in summary  # a stranger's words never gate

@@ -17,14 +17,14 @@ symbolic link.
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import json
 import os
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, suppress
+from collections.abc import Sequence
+from contextlib import suppress
 from dataclasses import asdict, dataclass
 
+from maple_adapters.bulk import without_gc_pauses
 from maple_adapters.files.folders import Folder
 from maple_adapters.files.records import corrupt, parse_records
 from maple_core.approvals import Approval
@@ -61,24 +61,8 @@ class Ledger:
     top: tuple[tuple[str, JsonValue], ...] = (("version", 1),)
 
 
-@contextmanager
-def _without_gc_pauses() -> Iterator[None]:
-    """Build many small acyclic objects without the cycle collector walking them mid-way.
-
-    Reading 10,000 comments allocates tens of thousands of dicts and values; pausing the
-    collector for the read saves about a sixth of its time, and nothing it builds is cyclic.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def _parse(path: str, data: bytes, operation: str) -> Ledger:
-    with _without_gc_pauses():
+    with without_gc_pauses():
         return _parse_document(path, data, operation)
 
 

@@ -28,6 +28,7 @@ from maple_core.conversation import (
 from maple_core.cursor import format_stamp, parse_stamp
 from maple_core.errors import InvalidRecordError
 from maple_core.json_types import JsonObject, JsonValue
+from maple_core.pull_review import review_ref
 from maple_core.recipe import parse_recipe
 from maple_core.statuses import CommentStatus
 from maple_core.text import code_span, js_number, where_of
@@ -72,12 +73,18 @@ class UnsupportedFenceError(InvalidRecordError):
 
 @dataclass(frozen=True, slots=True)
 class GitHubLedger:
-    """The records one ledger comment holds."""
+    """The records one ledger comment holds.
+
+    ``marks`` are maple's records of the pull request's own review items (a review's or a
+    conversation comment's status, resolution and thread, by its ``ghrv_``/``ghic_`` id), kept
+    under ``reviewMarks``, a key Maple ignores.
+    """
 
     branch: str
     comments: tuple[Comment, ...] = ()
     approvals: tuple[Approval, ...] = ()
     withdrawn: tuple[str, ...] = ()
+    marks: tuple[Comment, ...] = ()
 
 
 def _stable(value: JsonValue) -> str:
@@ -90,6 +97,8 @@ def _fence_json(ledger: GitHubLedger, comments: Sequence[Comment]) -> str:
         doc["approvals"] = [a.to_json() for a in ledger.approvals]
     if ledger.withdrawn:
         doc["withdrawn"] = list(ledger.withdrawn)  # ours: Maple ignores unknown keys
+    if ledger.marks:
+        doc["reviewMarks"] = [m.to_json() for m in ledger.marks]  # ours, as above
     doc["version"] = 1
     return _stable(doc)
 
@@ -488,7 +497,13 @@ def parse_ledger_body(body: str, branch: str | None = None) -> GitHubLedger | No
         if isinstance(raw_withdrawn, list)
         else ()
     )
-    return GitHubLedger(target, comments, approvals, withdrawn)
+    raw_marks = doc.get("reviewMarks", [])
+    marks = tuple(
+        replace(Comment.from_json(m), branch=target)
+        for m in (raw_marks if isinstance(raw_marks, list) else [])
+        if isinstance(m, dict) and isinstance(mark_id := m.get("id"), str) and review_ref(mark_id)
+    )
+    return GitHubLedger(target, comments, approvals, withdrawn, marks)
 
 
 @dataclass(frozen=True, slots=True)
@@ -635,7 +650,15 @@ def merge_ledgers(
         version=lambda a: a.at,
     )
     kept = tuple(a for a in approvals if a.id not in withdrawn)
-    return GitHubLedger(ledgers[-1].branch, tuple(comments), kept, withdrawn)
+    every_mark = [m for ledger in ledgers for m in ledger.marks]
+    marks = _merge_records(
+        [(order, m) for order, ledger in enumerate(ledgers) for m in ledger.marks],
+        identity=lambda m: m.id,
+        version=_version,
+        ceiling=lambda order: caps[order],
+    )
+    marks = _union_threads(marks, every_mark, identity=lambda m: m.id)
+    return GitHubLedger(ledgers[-1].branch, tuple(comments), kept, withdrawn, tuple(marks))
 
 
 def _merge_records(
@@ -683,25 +706,30 @@ def _reply_order(entry: JsonObject) -> tuple[str, str]:
     )
 
 
-def _union_threads(merged: Sequence[Comment], versions: Sequence[Comment]) -> list[Comment]:
+def _union_threads(
+    merged: Sequence[Comment],
+    versions: Sequence[Comment],
+    identity: Callable[[Comment], Hashable] | None = None,
+) -> list[Comment]:
     """Each merged comment with every reply any of its versions holds, once each.
 
     The winning version's entries are kept as written; entries only other versions hold are
     added, and then the thread is ordered by ``receivedAt`` (then id). A comment whose winning
     version already holds every entry is left byte for byte as it is.
     """
+    key_of = identity or comment_identity
     extra: dict[Hashable, dict[str, JsonObject]] = {}
     for version in versions:
         raw = version.extra.get(REPLIES)
         if isinstance(raw, list):
-            found = extra.setdefault(comment_identity(version), {})
+            found = extra.setdefault(key_of(version), {})
             for entry in raw:
                 if isinstance(entry, dict):
                     key = _reply_key(entry)
                     found[key] = _later_reading(found.get(key), entry)
     out: list[Comment] = []
     for comment in merged:
-        every = extra.get(comment_identity(comment)) or {}
+        every = extra.get(key_of(comment)) or {}
         raw = comment.extra.get(REPLIES)
         own = raw if isinstance(raw, list) else []
         held = {_reply_key(e) for e in own if isinstance(e, dict)}

@@ -466,6 +466,81 @@ class GitHubLedgerStore:
         """A signal that polls the pull request's comments with conditional requests."""
         return GitHubChangeSignal(self, branch, self._clock)
 
+    # -- what the pull request's review reads and writes through (see ``pull_store``) -------
+
+    def pull_of(self, branch: str) -> tuple[int, str | None] | None:
+        """The branch's pull request: its number and head commit (one request)."""
+        pull = self._pull(branch)
+        return (pull.number, pull.head) if pull is not None else None
+
+    def branch_of(self, pull: int) -> str | None:
+        """The head branch of pull request ``pull``, or ``None`` when there is none."""
+        answer = self._transport.request("GET", f"{self._base}/pulls/{pull}").data
+        head = answer.get("head") if isinstance(answer, dict) else None
+        ref = head.get("ref") if isinstance(head, dict) else None
+        return ref if isinstance(ref, str) else None
+
+    def read_back(self, pull: int) -> tuple[JsonObject, ...] | None:
+        """The issue comments this store's last write was read back from, once, within 2 s."""
+        return self._take_read_back(pull)
+
+    def ledger_in(
+        self, pull: int, comments: Sequence[JsonObject], branch: str, operation: str
+    ) -> GitHubLedger:
+        """The trusted ledgers among ``comments``, merged (an empty ledger when there is none)."""
+        found = self._ledgers_in(pull, comments, branch, operation)
+        return found.merged if found is not None else GitHubLedger(branch)
+
+    def writer_logins(self) -> frozenset[str]:
+        """The logins this store writes as."""
+        return self._writer_logins()
+
+    @staticmethod
+    def fingerprint(comments: Sequence[JsonObject]) -> Hashable:
+        """A change token for a pull request's issue comments."""
+        return _fingerprint(comments)
+
+    def pushed(
+        self, pull: int, head: str | None, comments: Sequence[Comment]
+    ) -> frozenset[str] | None:
+        """The pull request's commits, as far as ``comments``' resolutions ask (see ``state``)."""
+        return self._pushed(_Pull(pull, head), comments)
+
+    def on_pull(self, pull: int, sha: str) -> bool | None:
+        """Whether ``sha`` (7 characters or more) is on the pull request; ``None`` if unknown."""
+        found = self._pull_by_number(pull)
+        if found is not None and found.head is not None and _abbreviates(sha, found.head):
+            return True
+        head = found.head if found is not None else None
+        key = (pull, head or "")
+        commits = self._commits.get(key)
+        if commits is None:
+            try:
+                listed = self._pull_commits(pull)
+            except GitHubError:
+                return None
+            if listed is None:
+                return None
+            commits = self._commits[key] = listed
+        return any(_abbreviates(sha, commit) for commit in commits)
+
+    def _pull_by_number(self, pull: int) -> _Pull | None:
+        answer = self._transport.request("GET", f"{self._base}/pulls/{pull}").data
+        head = answer.get("head") if isinstance(answer, dict) else None
+        sha = head.get("sha") if isinstance(head, dict) else None
+        return _Pull(pull, sha if isinstance(sha, str) else None)
+
+    def write_marks(
+        self,
+        pull: int,
+        operation: str,
+        change: Callable[[GitHubLedger], GitHubLedger],
+        landed: Callable[[GitHubLedger], bool | None],
+    ) -> None:
+        """Change the ledger's records of review items in place, as a resolve edits a comment."""
+        with self._failing(operation):
+            self._write(pull, None, operation, change, landed, repost=False)
+
     # -- writing ---------------------------------------------------------------------------
 
     def _body(self, ledger: GitHubLedger, operation: str, *, adds_words: bool) -> str:

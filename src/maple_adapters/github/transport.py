@@ -1,9 +1,11 @@
-"""Two ways to reach GitHub's REST API: PyGithub (``api``) and the ``gh`` CLI (``cli``).
+"""Two ways to reach GitHub's REST and GraphQL APIs: PyGithub (``api``) and ``gh`` (``cli``).
 
-Both answer one call, :meth:`GitHubTransport.request`, with the status, headers and JSON body,
-so the ledger store and the gate publisher are written once. :class:`ResilientTransport` adds
-what both need: a timeout on every request, bounded retries of 5xx and network failures,
-``Retry-After`` and rate-limit resets honoured, and errors that name the fix and never a token.
+Both answer two calls, :meth:`GitHubTransport.request` (REST) and
+:meth:`GitHubTransport.graphql`, with the status, headers and JSON body, so the stores and the
+gate publisher are written once. :class:`ResilientTransport` adds what both need: a timeout on
+every request, bounded retries of 5xx and network failures, ``Retry-After`` and rate-limit
+resets honoured, GraphQL's errors raised as errors, and messages that name the fix and never a
+token.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ __all__ = [
     "ConditionalTransport",
     "GhCliTransport",
     "GitHubError",
+    "GitHubGraphQLError",
     "GitHubResponse",
     "GitHubTransport",
     "GitHubUnavailableError",
@@ -56,6 +59,19 @@ class GitHubError(MapleError):
     def rejected(self) -> bool:
         """True when asking again will not help: a 4xx that is not a rate limit."""
         return 400 <= self.status < 500 and not self.rate_limited
+
+
+class GitHubGraphQLError(GitHubError):
+    """Raised when a GraphQL answer carries ``errors``; ``kind`` is GitHub's error ``type``.
+
+    GitHub answers such errors with ``200``; ``status`` is the REST status that means the same
+    (``NOT_FOUND`` 404, ``FORBIDDEN`` 403, anything else 422), so ``rejected`` reads alike.
+    """
+
+    def __init__(self, kind: str, message: str, *, rate_limited: bool = False) -> None:
+        status = {"NOT_FOUND": 404, "FORBIDDEN": 403}.get(kind, 429 if rate_limited else 422)
+        super().__init__(status, "graphql", f"{kind}: {message}", rate_limited=rate_limited)
+        self.kind = kind
 
 
 class GitHubUnavailableError(MapleError):
@@ -89,6 +105,10 @@ class GitHubTransport(Protocol):
         etag: str | None = None,
     ) -> GitHubResponse:
         """Send ``method path`` (a path such as ``/repos/o/r/pulls``) and return the answer."""
+        ...
+
+    def graphql(self, query: str, variables: JsonObject | None = None) -> GitHubResponse:
+        """POST one GraphQL request; the answer's ``data`` is the whole body (data and errors)."""
         ...
 
 
@@ -216,6 +236,18 @@ class PyGithubTransport:
         lowered = {k.lower(): v for k, v in answer_headers.items()}
         return GitHubResponse(status, lowered, _parse_body(text))
 
+    def graphql(self, query: str, variables: JsonObject | None = None) -> GitHubResponse:
+        """POST to the GraphQL endpoint beside the REST root (``/api/graphql`` on Enterprise)."""
+        requester = self._github.requester
+        body: JsonObject = {"query": query, "variables": variables or {}}
+        headers = {"Accept": "application/json"}
+        with _reaching("POST", "graphql"):
+            status, answer_headers, text = requester.requestJson(
+                "POST", requester.graphql_url, headers=headers, input=body
+            )
+        lowered = {k.lower(): v for k, v in answer_headers.items()}
+        return GitHubResponse(status, lowered, _parse_body(text))
+
 
 Runner = Callable[..., "subprocess.CompletedProcess[bytes]"]
 
@@ -284,6 +316,25 @@ class GhCliTransport:
             )
         return _parse_gh_output(done.stdout, done.stderr, method, path)
 
+    def graphql(self, query: str, variables: JsonObject | None = None) -> GitHubResponse:
+        """Run ``gh api graphql -i`` with the request as its body.
+
+        The body goes on stdin as JSON (``--input -``), so a variable's value is never read as a
+        ``gh`` flag or a file name (``-F key=@file`` would read one).
+        """
+        payload = json.dumps({"query": query, "variables": variables or {}}).encode()
+        command = [self._executable, "api", "-i", "graphql", "--input", "-"]
+        with _reaching("POST", "graphql", gh=self._executable):
+            done = self._runner(
+                command,
+                input=payload,
+                capture_output=True,
+                env=self._env,
+                timeout=TIMEOUT_S,
+                check=False,
+            )
+        return _parse_gh_output(done.stdout, done.stderr, "POST", "graphql")
+
 
 def _parse_gh_output(stdout: bytes, stderr: bytes, method: str, path: str) -> GitHubResponse:
     head, _, rest = stdout.partition(b"\r\n\r\n")
@@ -304,11 +355,31 @@ def _parse_gh_output(stdout: bytes, stderr: bytes, method: str, path: str) -> Gi
     return GitHubResponse(status, headers, _parse_body(rest))
 
 
+_RATE_KINDS = frozenset({"RATE_LIMIT", "RATE_LIMITED"})
+
+
+def _graphql_error(response: GitHubResponse) -> tuple[str | None, str]:
+    """A ``200`` GraphQL answer's first error: its ``type`` (``ERROR`` when untyped), message."""
+    data = response.data
+    errors = data.get("errors") if isinstance(data, dict) and response.status == 200 else None
+    if not isinstance(errors, list) or not errors:
+        return None, ""
+    first = errors[0] if isinstance(errors[0], dict) else {}
+    kind, message = first.get("type"), first.get("message")
+    return (
+        kind if isinstance(kind, str) and kind else "ERROR",
+        message if isinstance(message, str) else "no message",
+    )
+
+
 def _message(response: GitHubResponse) -> str:
     """GitHub's (or a proxy's) message as it came; show it through :func:`_shown`."""
     data = response.data
     if isinstance(data, dict) and isinstance(data.get("message"), str):
         return str(data["message"])
+    kind, message = _graphql_error(response)
+    if kind is not None:
+        return f"{kind}: {message}"
     if isinstance(data, str) and data.strip():
         return data
     return "no message"
@@ -360,20 +431,28 @@ class ResilientTransport:
         return scrub(text, self._secrets)
 
     def _rate_wait(self, response: GitHubResponse) -> float | None:
-        """Seconds to wait for a rate limit, or ``None`` when this is not one."""
+        """Seconds to wait for a rate limit, or ``None`` when this is not one.
+
+        A 403 or 429 with ``Retry-After`` (a secondary limit) waits that long; one with no
+        requests remaining waits until the reset; a secondary limit without either waits a
+        minute, as GitHub asks. A GraphQL ``RATE_LIMIT`` error (answered ``200``) waits until the
+        reset too.
+        """
         headers = response.headers
-        if response.status not in (403, 429):
+        if response.status not in (403, 429) and _graphql_error(response)[0] not in _RATE_KINDS:
             return None
         if "retry-after" in headers:
             try:
                 return max(float(headers["retry-after"]), 0.0)
             except ValueError:
                 return 60.0
-        if headers.get("x-ratelimit-remaining") == "0":
+        if headers.get("x-ratelimit-remaining") == "0" or response.status == 200:
             try:
                 return max(float(headers.get("x-ratelimit-reset", "0")) - self._now(), 0.0)
             except ValueError:
                 return 3600.0
+        if "secondary rate limit" in _message(response).lower():
+            return 60.0
         return None
 
     def request(
@@ -391,18 +470,40 @@ class ResilientTransport:
             GitHubError: GitHub refused the request (4xx), or kept failing (5xx).
             GitHubUnavailableError: GitHub could not be reached.
         """
+        return self._send(
+            method,
+            path,
+            lambda: self.inner.request(method, path, params=params, body=body, etag=etag),
+        )
+
+    def graphql(self, query: str, variables: JsonObject | None = None) -> GitHubResponse:
+        """Send a GraphQL request as :meth:`request` sends a REST one; its ``errors`` raise.
+
+        Raises:
+            GitHubGraphQLError: the answer carries errors (``NOT_FOUND``, ``FORBIDDEN``...).
+            GitHubError: GitHub refused the request, or its rate limit is spent for longer than
+                this transport waits.
+            GitHubUnavailableError: GitHub could not be reached.
+        """
+        response = self._send("POST", "graphql", lambda: self.inner.graphql(query, variables))
+        kind, message = _graphql_error(response)
+        if kind is not None:
+            raise GitHubGraphQLError(kind, _shown(self._scrub(message)))
+        return response
+
+    def _send(self, method: str, path: str, send: Callable[[], GitHubResponse]) -> GitHubResponse:
         waited = False
         for attempt in range(1, self._attempts + 1):
             try:
-                response = self.inner.request(method, path, params=params, body=body, etag=etag)
+                response = send()
             except GitHubUnavailableError as exc:
                 if attempt == self._attempts:
                     raise GitHubUnavailableError(self._scrub(str(exc))) from None
                 self._backoff(attempt)
                 continue
-            if response.status < 400:
-                return response
             wait = self._rate_wait(response)
+            if response.status < 400 and wait is None:
+                return response
             if wait is not None:
                 if waited or wait > self._max_wait_s or attempt == self._attempts:
                     reset = time.strftime("%H:%M:%S UTC", time.gmtime(self._now() + wait))
@@ -475,3 +576,7 @@ class ConditionalTransport:
                 self._cache.clear()
             self._cache[key] = (tag, response)
         return response
+
+    def graphql(self, query: str, variables: JsonObject | None = None) -> GitHubResponse:
+        """GraphQL has no ``ETag``: the request goes through as it is."""
+        return self.inner.graphql(query, variables)

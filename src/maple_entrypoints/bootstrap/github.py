@@ -12,6 +12,7 @@ import os
 import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from maple_adapters.github.push_access import PushAnswer
 from maple_core.errors import ConfigurationError
@@ -21,6 +22,7 @@ from maple_core.ports import Clock, CommentStore, GatePublisher
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from maple_adapters.github.events import GitHubEvent
+    from maple_adapters.github.pull_store import PullRequestStore
     from maple_adapters.github.store import GitHubLedgerStore
     from maple_adapters.github.transport import GitHubTransport
 
@@ -37,6 +39,7 @@ __all__ = [
     "ledger_store",
     "push_access",
     "read_event",
+    "review_store",
     "token_transport",
     "wrapped",
 ]
@@ -80,6 +83,18 @@ def _gh_signed_in(host: str | None) -> bool:
 def build_transport(github: GitHubConfig, transport: Transport) -> GitHubTransport:
     """The GitHub transport the settings choose, wrapped (:func:`wrapped`).
 
+    Raises:
+        ConfigurationError: the chosen transport cannot work here (see :func:`_bare_transport`).
+    """
+    inner, secrets = _bare_transport(github, transport)
+    return wrapped(inner, secrets)
+
+
+def _bare_transport(
+    github: GitHubConfig, transport: Transport
+) -> tuple[GitHubTransport, list[str]]:
+    """The GitHub transport the settings choose, unwrapped, and the secrets to scrub from it.
+
     ``auto``: a ``GITHUB_TOKEN`` means ``api``; else a ``gh`` that answers ``gh auth token``
     means ``cli``; else it refuses, naming both remedies. An explicit choice is honoured as it
     is and never falls back.
@@ -109,7 +124,9 @@ def build_transport(github: GitHubConfig, transport: Transport) -> GitHubTranspo
                 "MAPLE_GITHUB_TRANSPORT=api needs GITHUB_TOKEN; set it, or use "
                 "MAPLE_GITHUB_TRANSPORT=cli with a signed-in gh."
             )
-        return token_transport(token, github.api_url)
+        from maple_adapters.github.transport import PyGithubTransport
+
+        return PyGithubTransport(token, github.api_url), [token]
     if not _gh_signed_in(host):
         raise ConfigurationError(
             "MAPLE_GITHUB_TRANSPORT=cli needs gh signed in to "
@@ -118,7 +135,7 @@ def build_transport(github: GitHubConfig, transport: Transport) -> GitHubTranspo
             "MAPLE_GITHUB_TRANSPORT=api."
         )
     inner = GhCliTransport(host=host, env={"GH_TOKEN": token} if token else None)
-    return wrapped(inner, [token] if token else [])
+    return inner, [token] if token else []
 
 
 def ledger_store(
@@ -128,6 +145,63 @@ def ledger_store(
     from maple_adapters.github.store import GitHubLedgerStore
 
     return GitHubLedgerStore(transport, owner, repo, clock, app_id=app_id)
+
+
+def review_store(
+    github: GitHubConfig, transport: Transport, clock: Clock, *, gate: bool
+) -> PullRequestStore:
+    """The ledger and the pull request's own review, on the machine's shared poll.
+
+    Every process of this user watching ``owner/repo`` with the same token (or the same ``gh``
+    sign-in) shares one folder under ``github.cache_root``: one set of conditional requests per
+    poll interval, and the rate budget with its reserve (``github.reserve``).
+
+    Raises:
+        ConfigurationError: the transport cannot work here, or the shared folder cannot be made.
+    """
+    inner, secrets = _bare_transport(github, transport)
+    return _review_store_over(inner, secrets, github, clock, gate=gate)
+
+
+def _review_store_over(
+    inner: GitHubTransport, secrets: list[str], github: GitHubConfig, clock: Clock, *, gate: bool
+) -> PullRequestStore:
+    """:func:`review_store` over the bare transport ``inner`` (scrubbed of ``secrets``)."""
+    from maple_adapters.github.pull_store import PrReview, PullRequestStore
+    from maple_adapters.github.review_source import ReviewSource
+    from maple_adapters.github.shared import (
+        BudgetRecorder,
+        SharedCache,
+        SharedTransport,
+        cache_folder,
+    )
+    from maple_adapters.github.store import GitHubLedgerStore
+    from maple_adapters.github.transport import ResilientTransport, host_of
+    from maple_core.trust import TrustPolicy
+
+    owner, repo = github.owner or "", github.repo or ""
+    token = github.token.get_secret_value() if github.token else None
+    host = host_of(github.api_url)
+    who = token or f"gh auth on {host or 'github.com'}"
+    root = github.cache_root or Path.home() / ".cache" / "maple"
+    folder = cache_folder(
+        root, [who, github.api_url or "https://api.github.com", f"{owner}/{repo}"]
+    )
+    try:
+        cache = SharedCache(folder, reserve=github.reserve)
+    except OSError as exc:
+        raise ConfigurationError(
+            f"maple cannot keep its shared GitHub poll in {folder} ({exc.strerror}); make "
+            "XDG_CACHE_HOME a folder of yours that only you can read, or set MAPLE_PR_REVIEW=off."
+        ) from None
+    shared = SharedTransport(
+        ResilientTransport(BudgetRecorder(inner, cache), secrets=secrets), cache
+    )
+    web = "github.com" if host in (None, "api.github.com") else host
+    policy = TrustPolicy.from_list(github.trusted_bots)
+    source = ReviewSource(shared, owner, repo, host=web, policy=policy, cache=cache)
+    ledger = GitHubLedgerStore(shared, owner, repo, clock, app_id=github.gate_app_id)
+    return PullRequestStore(ledger, source, clock, PrReview.GATE if gate else PrReview.AGENT)
 
 
 def check_run_publisher(
@@ -177,19 +251,29 @@ def ci_gate(
     api_url: str | None,
     app_id: str | None,
     clock: Clock,
+    review: GitHubConfig | None = None,
 ) -> CiGate:
     """The CI gate publisher's parts from the job's tokens.
 
     The ledger is read with ``token`` (``GITHUB_TOKEN``), else ``gate_token``; the check run is
     written with ``gate_token`` (``MAPLE_GATE_TOKEN``, else ``GITHUB_TOKEN``). Both transports
-    are scrubbed of both tokens.
+    are scrubbed of both tokens. With ``review`` (``MAPLE_PR_REVIEW=gate``: its trusted bots,
+    reserve and cache folder) the pull request's own review is read beside the ledger, and the
+    gate holds on it too.
     """
     from maple_adapters.github.transport import PyGithubTransport
 
     secrets = [t for t in (token, gate_token) if t]
-    reader = wrapped(PyGithubTransport(token or gate_token, api_url), secrets)
+    read_as = PyGithubTransport(token or gate_token, api_url)
     writer = wrapped(PyGithubTransport(gate_token, api_url), secrets)
+    if review is not None:
+        from dataclasses import replace
+
+        identity = replace(review, owner=owner, repo=repo, api_url=api_url)
+        store: CommentStore = _review_store_over(read_as, secrets, identity, clock, gate=True)
+    else:
+        store = ledger_store(wrapped(read_as, secrets), owner, repo, clock, app_id)
     return CiGate(
-        store=ledger_store(reader, owner, repo, clock, app_id),
+        store=store,
         publisher=check_run_publisher(writer, owner, repo, clock, app_id),
     )

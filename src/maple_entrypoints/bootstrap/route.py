@@ -53,6 +53,7 @@ class RouteStoreKind(StrEnum):
 
     FILE = "file"
     GITHUB = "github"
+    SQL = "sql"
 
 
 class TokenStores:
@@ -95,8 +96,13 @@ def _needed(value: str | SecretStr | None, name: str, why: str) -> str:
     return value
 
 
-def _gate(settings: Settings, owner: str, repo: str, clock: Clock) -> GatePublisher | None:
-    """The check-run publisher acting as the gate App, or ``None`` when no App is configured."""
+def _gate(
+    settings: Settings, owner: str, repo: str, clock: Clock
+) -> tuple[GatePublisher, CommentStore] | None:
+    """The check-run publisher acting as the gate App, or ``None`` when no App is configured.
+
+    With it comes the pull requests as the App sees them, for their heads.
+    """
     given = {
         "MAPLE_GATE_APP_ID": settings.MAPLE_GATE_APP_ID,
         "MAPLE_GATE_INSTALLATION_ID": settings.MAPLE_GATE_INSTALLATION_ID,
@@ -112,7 +118,8 @@ def _gate(settings: Settings, owner: str, repo: str, clock: Clock) -> GatePublis
             "App installation's settings URL."
         )
     transport = app_transport(app_id, key, int(installation), settings.MAPLE_GITHUB_API)
-    return check_run_publisher(transport, owner, repo, clock, app_id)
+    pulls = ledger_store(transport, owner, repo, clock, app_id)
+    return check_run_publisher(transport, owner, repo, clock, app_id), pulls
 
 
 def route_options(
@@ -147,7 +154,8 @@ def route_options(
         why = "the route keeps comments on that repository's pull requests"
         owner = _needed(owner, "MAPLE_GITHUB_OWNER", why)
         repo = _needed(repo, "MAPLE_GITHUB_REPO", why)
-    gate = _gate(settings, owner, repo, clock) if owner and repo else None
+    app = _gate(settings, owner, repo, clock) if owner and repo else None
+    gate = app[0] if app is not None else None
     app_id = settings.MAPLE_GATE_APP_ID
 
     def github_store(token: str) -> CommentStore:
@@ -159,6 +167,17 @@ def route_options(
         refresh = GateRefreshOptions(
             push_access=push_access(owner, repo, api, clock),
             store_for_token=per_token.for_token if on_github else None,
+        )
+    if store is RouteStoreKind.SQL:
+        return _sql_route_options(
+            settings,
+            clock,
+            gate=gate,
+            heads=app[1].head if app is not None else None,
+            refresh=refresh,
+            review_url=review_url,
+            identity=identity,
+            log=log,
         )
     return RouteOptions(
         store=per_token if on_github else local_store(cwd, clock),
@@ -172,6 +191,55 @@ def route_options(
         classifier=classifier,
         clock=clock,
         log=log,
+    )
+
+
+def _sql_route_options(
+    settings: Settings,
+    clock: Clock,
+    *,
+    gate: GatePublisher | None,
+    heads: Callable[[str], str | None] | None,
+    refresh: GateRefreshOptions | None,
+    review_url: str | None,
+    identity: Callable[[Request], Reviewer | None] | None,
+    log: ServerLog,
+) -> RouteOptions:
+    """A worker on the sql store: everything in the database, and the tools at ``/mcp``.
+
+    Comments, screenshots, tokens and the agents' tasks are kept in ``MAPLE_DATABASE_URL``;
+    agents holding a token reach the agent loop's tools at ``/mcp``.
+    """
+    from maple_entrypoints.bootstrap.sql import sql_route
+    from maple_entrypoints.mcp_server import build_server
+    from maple_entrypoints.route.mcp_http import McpEndpoint
+
+    parts = sql_route(settings.MAPLE_DATABASE_URL, settings.repository, clock, heads)
+    require_approval = settings.MAPLE_REQUIRE_APPROVAL == "true"
+    server = build_server(
+        parts.store,
+        gate=gate,
+        require_approval=require_approval,
+        require_confirmation=settings.require_confirmation,
+        clock=clock,
+        log=log,
+        media=parts.media,
+        task_store=parts.tasks,
+    )
+    return RouteOptions(
+        store=parts.store,
+        media=parts.media,
+        identity=identity,
+        gate=gate,
+        refresh=refresh,
+        require_approval=require_approval,
+        require_confirmation=settings.require_confirmation,
+        review_url=review_url,
+        clock=clock,
+        log=log,
+        mcp=McpEndpoint(server, parts.tokens, settings.repository, clock),
+        health=parts.health,
+        lifespan=parts.lifespan,
     )
 
 

@@ -22,6 +22,7 @@ from maple_entrypoints.bootstrap.github import (
     build_transport,
     check_run_publisher,
     ledger_store,
+    review_store,
 )
 from maple_entrypoints.settings import (
     GateMode,
@@ -60,10 +61,16 @@ def build_store(config: ServerConfig, cwd: Path, clock: Clock | None = None) -> 
         return FileCommentStore(clock, cwd)
     if config.store is StoreKind.GITHUB:
         github = config.github
+        if github.pr_review != "off":
+            return review_store(github, config.transport, clock, gate=github.pr_review == "gate")
         transport = build_transport(github, config.transport)
         return ledger_store(
             transport, github.owner or "", github.repo or "", clock, github.gate_app_id
         )
+    if config.store is StoreKind.SQL:
+        from maple_entrypoints.bootstrap.sql import sql_store
+
+        return sql_store(config.database_url, config.repository, clock)
     from maple_adapters.route import RouteCommentStore
 
     return RouteCommentStore(_route_http(config))
@@ -112,7 +119,7 @@ def check_capabilities(store: CommentStore, gate: GatePublisher | None) -> None:
     if Capability.SET_STATUS not in store.capabilities:
         raise ConfigurationError(
             f"resolve_comment needs a store that can change a status, and the {store.name} "
-            "store cannot; use MAPLE_STORE=file, github or route."
+            "store cannot; use MAPLE_STORE=file, github, route or sql."
         )
     if gate is not None and Capability.HEAD not in store.capabilities:
         raise ConfigurationError(

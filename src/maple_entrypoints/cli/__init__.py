@@ -11,6 +11,7 @@ import typer
 from maple_entrypoints.cli.agents import agents_app
 from maple_entrypoints.cli.comments import comments_app
 from maple_entrypoints.cli.common import EXIT_BLOCKED, EXIT_CONFIG, EXIT_ERROR, MapleCommands
+from maple_entrypoints.cli.database import db_app, tokens_app
 from maple_entrypoints.cli.demo import demo
 from maple_entrypoints.cli.doctor import doctor
 from maple_entrypoints.cli.gate import gate_app
@@ -36,6 +37,8 @@ app.add_typer(gate_app, name="gate")
 app.add_typer(route_app, name="route")
 app.add_typer(hook_app, name="hook")
 app.add_typer(agents_app, name="agents")
+app.add_typer(db_app, name="db")
+app.add_typer(tokens_app, name="tokens")
 app.command("mcp", epilog="Example: claude mcp add maple -- maple mcp")(mcp_server)
 app.command("solo", epilog="Example: maple solo https://feat-login.preview.example/ --port 4100")(
     solo

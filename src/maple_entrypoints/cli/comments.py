@@ -28,7 +28,7 @@ from maple_core.display import shown, shown_one
 from maple_core.errors import MapleError
 from maple_core.feedback import Transition, classification_of, stale
 from maple_core.json_types import JsonObject
-from maple_core.ports import CommentStore
+from maple_core.ports import CommentStore, HeldComments
 from maple_core.services import (
     converse_and_report,
     list_all,
@@ -50,6 +50,7 @@ from maple_entrypoints.cli.common import (
     head_commit,
     json_text,
     print_comments,
+    print_held,
     print_json,
     store_here,
     terminal_text,
@@ -73,15 +74,35 @@ def list_comments(
         typer.Option("--status", "-s", help="Only this status; repeat for several."),
     ] = None,
     as_json: JsonOption = False,
+    everything: Annotated[
+        bool,
+        typer.Option(
+            "--all",
+            help="Also list, apart, what strangers wrote on the pull request (held from the "
+            "agent until someone trusted endorses it). JSON: {comments, held}.",
+        ),
+    ] = False,
 ) -> None:
     """List the review comments on a branch, newest first."""
     cwd = Path.cwd()
     store = store_here(cwd)
-    comments = list_all(store, branch_of(branch, cwd), status or None, report=warn)
+    name = branch_of(branch, cwd)
+    comments = list_all(store, name, status or None, report=warn)
+    held = _held(store, name) if everything else None
     if as_json:
-        print_json(shown(comments, warn))
-    else:
-        print_comments(comments)
+        data = shown(comments, warn)
+        print_json(data if held is None else {"comments": data, "held": shown(held, warn)})
+        return
+    print_comments(comments)
+    if held is not None:
+        print_held(held)
+
+
+def _held(store: CommentStore, branch: str) -> list[Comment]:
+    """The branch's held comments, newest first (none when the store holds nothing apart)."""
+    if not isinstance(store, HeldComments):
+        return []
+    return sorted(store.held(branch), key=lambda c: c.created_at or "", reverse=True)
 
 
 @comments_app.command(

@@ -38,6 +38,7 @@ __all__ = [
     "head_commit",
     "json_text",
     "print_comments",
+    "print_held",
     "print_json",
     "store_here",
     "terminal_text",
@@ -208,6 +209,34 @@ def print_comments(comments: Sequence[Comment], title: str | None = None) -> Non
             Text(terminal_text(c.body) + _thread_lines(c)),
         )
     Console().print(table)
+
+
+def print_held(comments: Sequence[Comment]) -> None:
+    """Held comments apart: a table on a terminal, ``id held created first-line why`` when piped.
+
+    Each says why it is held (its ``github.heldBecause``), as plain text.
+    """
+    whys = [_held_because(c) for c in comments]
+    if not sys.stdout.isatty():
+        for c, why in zip(comments, whys, strict=True):
+            fields = (c.id, "held", c.created_at or "", c.body, why)
+            print("\t".join(_first_line(f) for f in fields))
+        return
+    title = f"{len(comments)} held: not the agent's work until someone trusted endorses it"
+    table = Table("id", "created", "comment", "held because", title=title)
+    for c, why in zip(comments, whys, strict=True):
+        table.add_row(
+            *(Text(one_line(f)) for f in (c.id, c.created_at or "")),
+            Text(terminal_text(c.body)),
+            Text(one_line(why)),
+        )
+    Console().print(table)
+
+
+def _held_because(comment: Comment) -> str:
+    details = comment.extra.get("github")
+    why = details.get("heldBecause") if isinstance(details, dict) else None
+    return why if isinstance(why, str) else ""
 
 
 def _thread_lines(comment: Comment) -> str:

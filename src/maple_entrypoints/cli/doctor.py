@@ -120,6 +120,47 @@ def _github_findings(config: object, branch: str | None, findings: list[Finding]
         findings.append(
             Finding("store", True, f"pull request #{pull}: {len(comments)} comment(s) on {branch}")
         )
+        if github.pr_review != "off":
+            _review_findings(config, branch, findings)
+
+
+def _review_findings(config: object, branch: str, findings: list[Finding]) -> None:
+    """The pull request's own review: what it holds for the agent and apart, and the budget."""
+    from maple_core.pull_review import review_ref
+    from maple_entrypoints.bootstrap.github import review_store
+    from maple_entrypoints.bootstrap.local import system_clock
+    from maple_entrypoints.settings import ServerConfig
+
+    assert isinstance(config, ServerConfig)
+    github = config.github
+    try:
+        store = review_store(
+            github, config.transport, system_clock(), gate=github.pr_review == "gate"
+        )
+        work = sum(1 for c in list_all(store, branch) if review_ref(c.id) is not None)
+        held = store.held(branch)
+    except MapleError as exc:
+        findings.append(Finding("pull request review", False, str(exc)))
+        return
+    findings.append(
+        Finding(
+            "pull request review",
+            True,
+            f"MAPLE_PR_REVIEW={github.pr_review}: {work} item(s) for the agent, {len(held)} held "
+            "apart "
+            "(maple comments list --all)",
+        )
+    )
+    lines = store.source.budget_lines()
+    paused = not store.source.verdict().poll
+    findings.append(
+        Finding(
+            "rate budget",
+            None if paused else True,
+            "; ".join(lines) or "no rate-limit answer read yet",
+            "polling resumes by itself at the time given" if paused else "",
+        )
+    )
 
 
 def _store_findings(config: object, cwd: Path, branch: str | None, findings: list[Finding]) -> None:
@@ -129,6 +170,8 @@ def _store_findings(config: object, cwd: Path, branch: str | None, findings: lis
     assert isinstance(config, ServerConfig)
     if config.store is StoreKind.GITHUB:
         _github_findings(config, branch, findings)
+        return
+    if config.store is StoreKind.SQL and not _database_findings(config, findings):
         return
     if config.store is StoreKind.FILE:
         checkout = find_checkout(cwd)
@@ -157,6 +200,38 @@ def _store_findings(config: object, cwd: Path, branch: str | None, findings: lis
         label = f"route at {config.route_url}"
     detail = f"{label}: {count} comment(s) on {branch}" if branch else f"{label}: reachable"
     findings.append(Finding("store", True, detail))
+
+
+def _database_findings(config: object, findings: list[Finding]) -> bool:
+    """The sql store's database: reachable, migrated, notifying; whether the store may be used."""
+    from maple_entrypoints.bootstrap.sql import database_health
+    from maple_entrypoints.settings import ServerConfig
+
+    assert isinstance(config, ServerConfig)
+    try:
+        health = database_health(config.database_url)
+    except ConfigurationError as exc:
+        findings.append(Finding("database", False, str(exc), "pip install 'maple-review[sql]'"))
+        return False
+    if not health.reachable:
+        findings.append(Finding("database", False, health.problem or "unreachable"))
+        return False
+    if health.revision != health.wanted:
+        fix = "maple db upgrade" if (health.revision or "") < health.wanted else "upgrade maple"
+        findings.append(Finding("database", False, health.problem or "", fix))
+        return False
+    findings.append(
+        Finding("database", True, f"{health.database}: schema at revision {health.revision}")
+    )
+    if health.notifications is None:
+        detail = "SQLite: waits on this machine wake by the database file (no notifications)"
+        findings.append(Finding("notifications", None, detail))
+    elif health.notifications:
+        findings.append(Finding("notifications", True, "LISTEN/NOTIFY: a probe came back"))
+    else:
+        fix = "connect straight to PostgreSQL, or through a session-mode pooler"
+        findings.append(Finding("notifications", False, health.problem or "", fix))
+    return True
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from pydantic import SecretStr
 
 from maple_core.errors import ConfigurationError, MapleError
 from maple_core.gate import (
@@ -32,7 +33,7 @@ from maple_entrypoints.cli.common import (
     print_json,
     store_here,
 )
-from maple_entrypoints.settings import load_settings
+from maple_entrypoints.settings import GitHubConfig, Settings, load_settings
 
 __all__ = ["gate_app"]
 
@@ -91,6 +92,23 @@ def decide(branch: BranchOption = None, as_json: JsonOption = False) -> None:
     _show(name, sha, verdict, as_json)
     if verdict.conclusion is GateConclusion.BLOCKED:
         raise typer.Exit(EXIT_BLOCKED)
+
+
+def _review_config(settings: Settings, token: str) -> GitHubConfig | None:
+    """The pull request's own review for the gate (``MAPLE_PR_REVIEW=gate``), else ``None``."""
+    if settings.MAPLE_PR_REVIEW != "gate":
+        return None
+    try:
+        reserve = settings.github_reserve
+    except ConfigurationError as exc:
+        raise fail(str(exc), EXIT_CONFIG) from None
+    return GitHubConfig(
+        token=SecretStr(token),
+        pr_review="gate",
+        trusted_bots=settings.MAPLE_TRUSTED_BOTS,
+        reserve=reserve,
+        cache_root=settings.cache_folder,
+    )
 
 
 @gate_app.command(
@@ -178,6 +196,7 @@ def publish(
         api_url=settings.MAPLE_GITHUB_API or settings.GITHUB_API_URL,
         app_id=settings.MAPLE_GATE_APP_ID,
         clock=system_clock(),
+        review=_review_config(settings, token or gate_token),
     )
     if event.merge_queue:
         verdict = merge_queue_verdict()

@@ -52,9 +52,20 @@ def route_serve(
         typer.Option(
             "--store",
             help="file: the .maple/ folder here; github: the pull request, acting with each "
-            "caller's bearer token (needs MAPLE_GITHUB_OWNER and MAPLE_GITHUB_REPO).",
+            "caller's bearer token (needs MAPLE_GITHUB_OWNER and MAPLE_GITHUB_REPO); sql: the "
+            "database MAPLE_DATABASE_URL names, with the MCP endpoint at <prefix>/mcp.",
         ),
     ] = "file",
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers", min=1, max=64, help="Worker processes on the one port (default: 1)."
+        ),
+    ] = 1,
+    migrate: Annotated[
+        bool,
+        typer.Option("--migrate", help="With --store sql: run maple db upgrade before serving."),
+    ] = False,
     port: Annotated[
         int, typer.Option("--port", min=1, max=65535, help="Port to listen on.")
     ] = 8787,
@@ -72,17 +83,30 @@ def route_serve(
     ] = None,
 ) -> None:
     """Serve Maple's route (comments, media, approvals, gate refresh) with uvicorn."""
+    import functools
+
     from maple_entrypoints.bootstrap.route import RouteStoreKind, route_options
-    from maple_entrypoints.route.serve import serve_route
+    from maple_entrypoints.route.serve import serve_route, served_route
     from maple_entrypoints.settings import load_settings
 
     try:
         kind = RouteStoreKind(store)
     except ValueError:
-        raise fail(f'unknown --store {store}; "file" and "github" exist.', EXIT_CONFIG) from None
+        raise fail(
+            f'unknown --store {store}; "file", "github" and "sql" exist.', EXIT_CONFIG
+        ) from None
     if not prefix.startswith("/"):
         raise fail(f"--prefix must start with /, such as /api/maple; got {prefix}.", EXIT_CONFIG)
-    options = route_options(load_settings(), kind, Path.cwd(), review_url=review_url)
+    if migrate and kind is not RouteStoreKind.SQL:
+        raise fail("--migrate needs --store sql: only the database has a schema.", EXIT_CONFIG)
+    settings = load_settings()
+    route_options(settings, kind, Path.cwd(), review_url=review_url)  # refuse a bad setting now
+    if migrate:
+        from maple_entrypoints.bootstrap.sql import upgrade_database
+
+        done = upgrade_database(settings.MAPLE_DATABASE_URL)
+        if done.changed:
+            sys.stderr.write(f"maple: migrated the database to revision {done.after}\n")
     cannot_listen = f"the route cannot listen on {host}:{port}"
     fix = "choose another --port or --host, or stop what listens there."
     try:
@@ -90,9 +114,11 @@ def route_serve(
     except OSError as exc:
         raise fail(f"{cannot_listen} ({exc.strerror or exc}); {fix}", EXIT_ERROR) from None
     where = f"http://{host}:{port}{prefix.rstrip('/')}"
-    sys.stderr.write(f"maple: the route is at {where} ({kind.value} store)\n")
+    each = f", {workers} workers" if workers > 1 else ""
+    sys.stderr.write(f"maple: the route is at {where} ({kind.value} store{each})\n")
+    recipe = functools.partial(served_route, kind.value, str(Path.cwd()), prefix, review_url, host)
     try:
-        serve_route(options, host, port, prefix)
+        serve_route(recipe, host, port, workers)
     except SystemExit as exc:
         # uvicorn exits 3 when it cannot start, which would read as maple's "blocked gate".
         if exc.code == 3:

@@ -14,16 +14,26 @@ Endpoints (paths under the mount): ``GET``/``POST /comments``, ``PATCH``/``DELET
 ``POST /comments/{id}/classification/undo`` (undo what maple understood from a reply),
 ``POST /media``,
 ``GET /media/{key}``, ``GET``/``POST /approvals``, ``DELETE /approvals/{id}``,
-``GET /me`` and ``POST /gate/refresh``. Every answer is JSON with ``cache-control: no-store``
-except a media blob.
+``GET /me``, ``GET /health`` and ``POST /gate/refresh``; and, with an MCP endpoint, ``/mcp``
+(the agent loop's tools over Streamable HTTP, see ``route.mcp_http``). Every answer is JSON with
+``cache-control: no-store`` except a media blob and the MCP endpoint's streams.
+
+The app's lifespan starts what the options need (the database's listener, the MCP endpoint's
+session manager); an application mounting the route runs it with ``route_lifespan(app)``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import (
+    AbstractAsyncContextManager,
+    AsyncExitStack,
+    asynccontextmanager,
+    contextmanager,
+)
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -83,6 +93,10 @@ from maple_entrypoints.route.params import read_branch, read_list_query, read_no
 from maple_entrypoints.route.refresh import GateRefreshOptions, refresh_gate
 from maple_entrypoints.server_log import ServerLog
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the MCP SDK loads only for a route that serves the endpoint
+    from maple_entrypoints.route.mcp_http import McpEndpoint
+
 __all__ = [
     "DEFAULT_BASE_PATH",
     "IdentityResolver",
@@ -90,6 +104,7 @@ __all__ = [
     "StoreResolver",
     "create_route_app",
     "json_http_error",
+    "route_lifespan",
 ]
 
 DEFAULT_BASE_PATH = "/api/maple"
@@ -100,6 +115,9 @@ StoreResolver = Callable[[Request], CommentStore | None]
 
 IdentityResolver = Callable[[Request], Reviewer | None]
 """Names the reviewer behind a request, or ``None`` for a guest."""
+
+HealthCheck = Callable[[], tuple[bool, JsonObject]]
+"""Says whether the route's parts are usable, and what it found (``GET /health``)."""
 
 T = TypeVar("T")
 
@@ -141,6 +159,9 @@ class RouteOptions:
             without one, replies are only words.
         clock: stamps resolutions and approvals.
         log: where failures are recorded (never a token).
+        mcp: the MCP endpoint served at ``/mcp`` for agents elsewhere, and who may call it.
+        health: what ``GET /health`` checks (the database); without one it answers ok.
+        lifespan: started with the app and stopped with it (the database's listener).
         max_json_bytes: the largest JSON body accepted.
         max_media_bytes: the largest screenshot accepted.
     """
@@ -160,6 +181,9 @@ class RouteOptions:
     log: ServerLog = field(default_factory=lambda: ServerLog("maple-route"))
     max_json_bytes: int = 2 * 1024 * 1024
     max_media_bytes: int = 10 * 1024 * 1024
+    mcp: McpEndpoint | None = None
+    health: HealthCheck | None = None
+    lifespan: Callable[[], AbstractAsyncContextManager[None]] | None = None
 
     def __post_init__(self) -> None:
         if self.review_url is not None:
@@ -603,6 +627,13 @@ class _Route:
             }
         )
 
+    async def health(self, request: Request) -> Response:
+        """``GET /health``: 200 when the route's parts are usable, 503 with what is not."""
+        check = self.options.health
+        ok, found = await _off_loop(check) if check is not None else (True, {})
+        body: JsonObject = {"ok": ok, "worker": os.getpid(), **found}
+        return json_answer(body, 200 if ok else 503)
+
     async def gate_refresh(self, request: Request) -> Response:
         refresh = self.options.refresh
         if refresh is None:
@@ -716,7 +747,10 @@ _REOPENED_BY_STATUS = "Reopened (status set to open, without a reason)."
 
 
 def create_route_app(options: RouteOptions) -> Starlette:
-    """The route as a Starlette app; mount it at ``/api/maple`` (or any prefix) in your app."""
+    """The route as a Starlette app; mount it at ``/api/maple`` (or any prefix) in your app.
+
+    A mounted app's lifespan is not run by Starlette: run :func:`route_lifespan` in yours.
+    """
     route = _Route(options)
 
     failures = _Failures(options.log)
@@ -724,8 +758,28 @@ def create_route_app(options: RouteOptions) -> Starlette:
     def at(path: str, handler: Callable[[Request], Awaitable[Response]], *methods: str) -> Route:
         return Route(path, handler, methods=list(methods) or _ANY)
 
+    parts: list[Callable[[], AbstractAsyncContextManager[object]]] = []
+    if options.lifespan is not None:
+        parts.append(options.lifespan)
+    extra: list[Route] = []
+    if options.mcp is not None:
+        from maple_entrypoints.route.mcp_http import mcp_endpoint
+
+        served, manager = mcp_endpoint(options.mcp)
+        extra.append(Route("/mcp", served))
+        parts.append(manager.run)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with AsyncExitStack() as stack:
+            for part in parts:
+                await stack.enter_async_context(part())
+            yield
+
     return Starlette(
+        lifespan=lifespan,
         routes=[
+            *extra,
             at("/comments", route.comments),
             at("/comments/{id}", route.patch_comment, "PATCH"),
             at("/comments/{id}", route.delete_comment, "DELETE"),
@@ -736,6 +790,7 @@ def create_route_app(options: RouteOptions) -> Starlette:
             at("/approvals", route.approvals),
             at("/approvals/{id}", route.withdraw, "DELETE"),
             at("/me", route.me, "GET"),
+            at("/health", route.health, "GET"),
             at("/gate/refresh", route.gate_refresh),
         ],
         middleware=[Middleware(_Unexpected, log=options.log)],
@@ -745,3 +800,14 @@ def create_route_app(options: RouteOptions) -> Starlette:
             MapleError: failures.maple_error,
         },
     )
+
+
+@asynccontextmanager
+async def route_lifespan(app: Starlette) -> AsyncIterator[None]:
+    """The lifespan of a route app from :func:`create_route_app`, run by the app mounting it.
+
+    For example ``Starlette(routes=[Mount("/api/maple", route)], lifespan=lambda _:
+    route_lifespan(route))``.
+    """
+    async with app.router.lifespan_context(app):
+        yield

@@ -1,0 +1,384 @@
+"""The ``github`` store with the pull request's own review beside maple's ledger.
+
+Two sources behind one :class:`~maple_core.ports.CommentStore`: the ledger
+(:class:`~maple_adapters.github.store.GitHubLedgerStore`, maple's own comments and approvals,
+and its records of review items) and the review
+(:class:`~maple_adapters.github.review_source.ReviewSource`: threads, reviews and the
+conversation, judged by the trust policy). Listing, waiting and the state the gate decides
+from see both; what a trusted person did not write or endorse is held apart (:meth:`held`).
+Acting goes where the words are: a thread is answered and resolved on GitHub, a review or a
+conversation comment is answered in the conversation and resolved in the ledger.
+"""
+
+from __future__ import annotations
+
+import builtins
+import secrets
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, replace
+from enum import StrEnum
+
+from maple_adapters.github.ledger import GitHubLedger
+from maple_adapters.github.review_source import ReviewSource
+from maple_adapters.github.shared import SharedTransport
+from maple_adapters.github.store import GitHubChangeSignal, GitHubLedgerStore
+from maple_adapters.github.transport import GitHubError, GitHubTransport
+from maple_core.approvals import Approval, NewApproval
+from maple_core.comments import Comment, NewComment, Resolution
+from maple_core.conversation import (
+    ConversationError,
+    ReplyKind,
+    Role,
+    ThreadEvent,
+    activity_stamps,
+    apply_event,
+    thread_of,
+)
+from maple_core.cursor import format_js_timestamp, format_stamp, next_arrival_stamp
+from maple_core.errors import (
+    MapleError,
+    NotFoundError,
+    StoreRejectedError,
+    StoreUnavailableError,
+    UnverifiedCommitError,
+)
+from maple_core.paging import CommentPage, ListQuery, decode_decimal_cursor, page_of
+from maple_core.ports import BranchState, Capability, Clock
+from maple_core.pull_review import GITHUB, Mark, ReviewKind, ReviewReading, ReviewRef, review_ref
+from maple_core.statuses import CommentStatus
+
+__all__ = ["PrReview", "PullRequestStore", "gate_covers"]
+
+
+class PrReview(StrEnum):
+    """``MAPLE_PR_REVIEW``: how far the pull request's own review reaches."""
+
+    OFF = "off"  # the ledger only, as before
+    AGENT = "agent"  # the agent sees and resolves it; the gate ignores it
+    GATE = "gate"  # the gate also holds on open trusted threads and requested changes
+
+
+def gate_covers(comment: Comment, mode: PrReview) -> bool:
+    """Whether the gate counts ``comment``: every ledger comment; review items only in ``gate``.
+
+    In ``gate`` mode a review thread counts, and so does a "changes requested" review that is
+    still its author's latest decision; other reviews and conversation comments never do.
+    """
+    if review_ref(comment.id) is None:
+        return True
+    details = comment.extra.get(GITHUB)
+    return mode is PrReview.GATE and isinstance(details, dict) and details.get("gate") is True
+
+
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """One read of a branch: its pull request, the ledger, the review."""
+
+    pull: int
+    head: str | None
+    issue_comments: tuple[object, ...]
+    ledger: GitHubLedger
+    review: ReviewReading
+    token: Hashable
+
+
+class PullRequestStore:
+    """Comments from the ledger and from the pull request's own review (see the module).
+
+    Args:
+        ledger: the pull request's ledger store.
+        source: the pull request's review.
+        clock: stamps the ledger's records of review items.
+        mode: ``agent`` or ``gate`` (``off`` is the ledger store alone).
+    """
+
+    def __init__(
+        self,
+        ledger: GitHubLedgerStore,
+        source: ReviewSource,
+        clock: Clock,
+        mode: PrReview = PrReview.AGENT,
+    ) -> None:
+        self._ledger = ledger
+        self._source = source
+        self._clock = clock
+        self.mode = mode
+
+    @property
+    def name(self) -> str:
+        """``github``."""
+        return "github"
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        """The ledger store's: everything but ``amend``."""
+        return self._ledger.capabilities
+
+    @property
+    def transport(self) -> GitHubTransport:
+        """The transport both sources talk through."""
+        return self._ledger.transport
+
+    @property
+    def source(self) -> ReviewSource:
+        """The pull request's review."""
+        return self._source
+
+    def _fail(self, exc: MapleError, operation: str) -> MapleError:
+        if isinstance(exc, GitHubError) and exc.rejected:
+            return StoreRejectedError(str(exc), store=self.name, operation=operation)
+        if isinstance(exc, GitHubError):
+            return StoreUnavailableError(str(exc), store=self.name, operation=operation)
+        return exc
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def _read(self, branch: str, operation: str) -> _Read | None:
+        ledger = self._ledger
+        try:
+            pull = ledger.pull_of(branch)
+            if pull is None:
+                return None
+            number, head = pull
+            comments = ledger.read_back(number) or tuple(ledger.issue_comments(number))
+            merged = ledger.ledger_in(number, comments, branch, operation)
+            review = self._source.read(
+                number,
+                branch,
+                list(comments),
+                ledger.writer_logins(),
+                when=self._clock.now(),
+                floor=list(activity_stamps(merged.comments)),
+                marks=_marks(merged.marks),
+            )
+        except GitHubError as exc:
+            raise self._fail(exc, operation) from exc
+        token = (ledger.fingerprint(comments), self._source.last_token(number))
+        return _Read(number, head, comments, merged, review, token)
+
+    def list(self, query: ListQuery) -> CommentPage:
+        """One page of the branch's comments: the ledger's, then the review's (held left out)."""
+        read = self._read(query.branch, "list")
+        comments = (*read.ledger.comments, *read.review.comments) if read else ()
+        return page_of(comments, query, encode=str, decode=decode_decimal_cursor)
+
+    def held(self, branch: str) -> builtins.list[Comment]:
+        """What strangers wrote on the pull request: held apart from the agent and the gate."""
+        read = self._read(branch, "list")
+        return list(read.review.held) if read else []
+
+    def state(self, branch: str) -> BranchState:
+        """The branch in one read: both sources, the head, and what the gate decides from."""
+        read = self._read(branch, "state")
+        if read is None:
+            return BranchState(branch, (), (), None, None)
+        comments = (*read.ledger.comments, *read.review.comments)
+        gated = tuple(c for c in comments if gate_covers(c, self.mode))
+        approvals = tuple(sorted(read.ledger.approvals, key=lambda a: a.at, reverse=True))
+        pushed = self._ledger.pushed(read.pull, read.head, gated)
+        return BranchState(branch, comments, approvals, read.head, read.token, pushed, gated)
+
+    def head(self, branch: str) -> str | None:
+        """The head commit of the branch's pull request."""
+        return self._ledger.head(branch)
+
+    def approvals(self, branch: str) -> builtins.list[Approval] | None:
+        """The branch's approvals, newest first."""
+        return self._ledger.approvals(branch)
+
+    def changes(self, branch: str) -> PullRequestChangeSignal:
+        """A signal polling both sources with conditional (shared) requests."""
+        return PullRequestChangeSignal(self, branch, self._clock)
+
+    # -- the ledger's own ------------------------------------------------------------------
+
+    def append(self, comment: NewComment) -> Comment:
+        """Store one comment in the ledger."""
+        return self._ledger.append(comment)
+
+    def append_many(self, comments: Sequence[NewComment]) -> builtins.list[Comment]:
+        """Store comments in the ledger, in one write."""
+        return self._ledger.append_many(comments)
+
+    def approve(self, approval: NewApproval) -> Approval:
+        """Store an approval in the ledger."""
+        return self._ledger.approve(approval)
+
+    def unapprove(self, approval_id: str) -> None:
+        """Withdraw an approval from the ledger."""
+        self._ledger.unapprove(approval_id)
+
+    # -- acting on review items ------------------------------------------------------------
+
+    def set_status(
+        self, comment_id: str, status: CommentStatus, resolution: Resolution | None = None
+    ) -> Comment:
+        """A ledger comment's, or a review item's status (a thread only resolves on GitHub)."""
+        ref = review_ref(comment_id)
+        if ref is None:
+            return self._ledger.set_status(comment_id, status, resolution)
+        if ref.kind is ReviewKind.THREAD:
+            if status is not CommentStatus.RESOLVED or resolution is None:
+                raise ConversationError(
+                    f"{comment_id} is a review thread on GitHub: only a resolve (with its commit) "
+                    "is made from here; reopen it on GitHub (reply in it, or unresolve it)."
+                )
+            return self._resolve_thread(ref, resolution)
+        return self._mark(ref, lambda mark, _: mark.with_status(status, resolution), "set_status")
+
+    def converse(self, comment_id: str, event: ThreadEvent) -> Comment:
+        """Apply a thread event: where the reviewer wrote, or in the ledger's record of it."""
+        ref = review_ref(comment_id)
+        if ref is None:
+            return self._ledger.converse(comment_id, event)
+        if event.kind is ReplyKind.RESOLVE:
+            assert event.resolution is not None  # checked by ThreadEvent
+            if ref.kind is ReviewKind.THREAD:
+                return self._resolve_thread(ref, event.resolution)
+        elif event.kind is ReplyKind.REPLY and event.role is Role.AGENT:
+            self._current(ref, "converse")  # the item must be there, and be work
+            try:
+                self._source.reply(ref, event.body, question=event.question)
+            except GitHubError as exc:
+                raise self._fail(exc, "converse") from exc
+            return self._current(ref, "converse")
+        elif ref.kind is ReviewKind.THREAD or event.kind is ReplyKind.REPLY:
+            raise ConversationError(
+                f"{comment_id} is on GitHub: a reviewer answers it there (reply in the thread "
+                "or the conversation, or unresolve the thread), not through maple."
+            )
+        entry = f"ghr_{ref.pull}_{secrets.token_hex(6)}"
+
+        def applied(mark: Comment, stamp: str) -> Comment:
+            return apply_event(mark, event, entry, stamp, format_js_timestamp(self._clock.now()))
+
+        return self._mark(ref, applied, "converse")
+
+    def _current(self, ref: ReviewRef, operation: str) -> Comment:
+        """The review item as the agent sees it, or ``NotFoundError`` (held ones are not there)."""
+        branch = self._ledger.branch_of(ref.pull)
+        read = self._read(branch, operation) if branch is not None else None
+        found = next((c for c in (read.review.comments if read else ()) if c.id == ref.id), None)
+        if found is None:
+            raise NotFoundError(
+                f"No review item {ref.id} the agent can work on: it is not on pull request "
+                f"#{ref.pull}, or a stranger wrote it and nobody trusted has endorsed it yet.",
+                store=self.name,
+                operation=operation,
+            )
+        return found
+
+    def _resolve_thread(self, ref: ReviewRef, resolution: Resolution) -> Comment:
+        current = self._current(ref, "set_status")
+        self._check_pushed(ref.pull, resolution.sha)
+        done = current.resolution
+        if (
+            current.status is CommentStatus.RESOLVED
+            and done is not None
+            and done.sha == resolution.sha
+        ):
+            return current  # resolved by this very commit already: nothing new to say
+        try:
+            self._source.resolve_thread(ref, resolution.sha, resolution.note)
+        except GitHubError as exc:
+            raise self._fail(exc, "set_status") from exc
+        return self._current(ref, "set_status")
+
+    def _check_pushed(self, pull: int, sha: str) -> None:
+        """A thread is resolved on GitHub, where only a pushed commit can have addressed it.
+
+        A "no" from the shared answers is asked again fresh: the push may be a moment old.
+        """
+        if self._ledger.on_pull(pull, sha) is False:
+            transport = self.transport
+            if isinstance(transport, SharedTransport):
+                transport.cache.invalidate()
+                if self._ledger.on_pull(pull, sha) is not False:
+                    return
+            raise UnverifiedCommitError(
+                f"{sha[:40]} is not on pull request #{pull} yet, so the reviewer cannot see the "
+                "fix: git push, then resolve the thread again."
+            )
+
+    def _mark(
+        self, ref: ReviewRef, change: Callable[[Comment, str], Comment], operation: str
+    ) -> Comment:
+        """Change the ledger's record of a review or conversation item, then read it back.
+
+        ``change`` gets the record (the item's status and resolution as the agent sees them,
+        and the thread the ledger keeps) and the change's stamp, strictly after everything the
+        ledger and the item hold, so a waiting agent's cursor covers a reviewer's reopening.
+        """
+        current = self._current(ref, operation)
+        first: list[str] = []
+
+        def changed(ledger: GitHubLedger) -> GitHubLedger:
+            if not first:
+                seen = [*activity_stamps([*ledger.comments, *ledger.marks]), current.received_at]
+                first.append(format_stamp(next_arrival_stamp(self._clock.now(), seen)))
+            stamp = first[0]
+            marks = {m.id: m for m in ledger.marks}
+            base = marks.get(ref.id) or Comment(id=ref.id, branch=current.branch, body="")
+            base = replace(base, status=current.status, resolution=current.resolution)
+            updated = change(base, stamp)
+            marks[ref.id] = replace(updated, extra={**updated.extra, "updatedAt": stamp})
+            return replace(ledger, marks=tuple(marks.values()))
+
+        def landed(ledger: GitHubLedger) -> bool | None:
+            mark = next((m for m in ledger.marks if m.id == ref.id), None)
+            return True if mark is not None and mark.extra.get("updatedAt") == first[0] else None
+
+        try:
+            self._ledger.write_marks(ref.pull, operation, changed, landed)
+        except GitHubError as exc:
+            raise self._fail(exc, operation) from exc
+        return self._current(ref, operation)
+
+
+def _marks(marks: Sequence[Comment]) -> dict[str, Mark]:
+    """The ledger's records of review items, as the review's mapping takes them."""
+    found: dict[str, Mark] = {}
+    for mark in marks:
+        replies = tuple(r.to_json() for r in thread_of(mark))
+        found[mark.id] = Mark(mark.status, mark.resolution, replies)
+    return found
+
+
+class PullRequestChangeSignal:
+    """Wakes when the ledger's comments or the review change (both polled conditionally)."""
+
+    def __init__(self, store: PullRequestStore, branch: str, clock: Clock) -> None:
+        self._store = store
+        self._ledger_signal = GitHubChangeSignal(store._ledger, branch, clock)
+        self._branch = branch
+        self._clock = clock
+
+    def token(self) -> Hashable:
+        """Both sources as of now."""
+        return (self._ledger_signal.token(), self._review_token())
+
+    def _review_token(self) -> Hashable:
+        try:
+            pull = self._store._ledger.pull_of(self._branch)
+            return self._store.source.token(pull[0]) if pull is not None else None
+        except MapleError:
+            return ("unreadable", self._clock.monotonic())
+
+    def wait(self, token: Hashable, timeout: float) -> bool:
+        """Poll both every 2 s until either differs from ``token``, or time runs out."""
+        pair = token if isinstance(token, tuple) and len(token) == 2 else (token, None)
+        ledger_token, review_token = pair
+        deadline = self._clock.monotonic() + timeout
+        while True:
+            step = min(2.0, deadline - self._clock.monotonic())
+            if step <= 0:
+                return False
+            if self._ledger_signal.wait(ledger_token, step):
+                return True
+            if self._review_token() != review_token:
+                return True
+
+    def status(self) -> str:
+        """What holds polling back, if anything (for the wait's progress and ``maple doctor``)."""
+        verdict = self._store.source.verdict()
+        return "" if verdict.poll else verdict.reason
