@@ -20,6 +20,7 @@ from sqlalchemy import event, text
 from sqlalchemy.exc import OperationalError
 
 from contract_tests.support import FakeClock
+from maple_adapters.memory_classifier import ScriptedClassifier
 from maple_adapters.sql import (
     SCHEMA_REVISION,
     Database,
@@ -32,7 +33,9 @@ from maple_adapters.sql import (
     upgrade,
 )
 from maple_adapters.sql.schema import VERSION_TABLE, metadata
+from maple_core.classifying import classify_reply
 from maple_core.comments import Comment, NewComment
+from maple_core.conversation import ReplyKind, Role, ThreadEvent, thread_of
 from maple_core.errors import (
     ConfigurationError,
     CorruptLedgerError,
@@ -40,7 +43,7 @@ from maple_core.errors import (
     StoreUnavailableError,
 )
 from maple_core.paging import ListQuery
-from maple_core.services import list_all
+from maple_core.services import converse, list_all, resolve_comment
 from maple_core.statuses import CommentStatus
 from maple_core.tokens import TokenScope, token_digest
 from tests.postgres import Cluster
@@ -246,6 +249,46 @@ def test_a_commit_whose_answer_was_lost_is_not_stored_twice(
         event.remove(postgres_database.engine, "commit", commit_then_lose_the_answer)
     assert not lost[0]
     assert [c.id for c in list_all(store, "feat/x")] == [stored.id]
+
+
+@pytest.mark.parametrize("outcome", ["approved", "wait"])
+def test_a_reading_whose_commit_answer_was_lost_is_kept_once(
+    postgres_database: Database, outcome: str
+) -> None:
+    clock = FakeClock()
+    store = store_on(postgres_database, clock)
+    stored = store.append(NewComment(branch="feat/x", body="The total is cut."))
+    resolve_comment(store, stored.id, "0123456789abcdef0123456789abcdef01234567", "Wider.", clock)
+    dana = {"id": "u-dana", "name": "Dana", "provenance": "server"}
+    said = ThreadEvent(
+        ReplyKind.REPLY, Role.REVIEWER, "LGTM now", author=dana, marks={"trust": "identified"}
+    )
+    comment = converse(store, stored.id, said)
+    entry_id = thread_of(comment)[-1].id
+    classifier = ScriptedClassifier(lambda prompt: {"outcome": outcome, "remarks": []})
+    lost = [True]
+
+    def commit_then_lose_the_answer(connection: object) -> None:
+        if lost[0]:
+            lost[0] = False
+            connection.connection.dbapi_connection.commit()  # type: ignore[attr-defined]
+            raise OperationalError(
+                "COMMIT", {}, psycopg.OperationalError("server closed the connection")
+            )
+
+    event.listen(postgres_database.engine, "commit", commit_then_lose_the_answer)
+    try:
+        reading = classify_reply(store, comment, entry_id, classifier, clock)
+    finally:
+        event.remove(postgres_database.engine, "commit", commit_then_lose_the_answer)
+    assert not lost[0]
+    assert reading.skipped is None
+    assert reading.classification is not None
+    assert reading.classification.outcome.value == outcome
+    now = next(c for c in list_all(store, "feat/x") if c.id == stored.id)
+    kinds = [r.kind for r in thread_of(now)]
+    assert kinds.count(ReplyKind.CONFIRM) == (1 if outcome == "approved" else 0)
+    assert len(classifier.prompts) == 1
 
 
 # -- notifications -----------------------------------------------------------------------------
