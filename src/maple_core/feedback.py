@@ -107,6 +107,7 @@ class Trust(StrEnum):
 
     IDENTIFIED = "identified"  # a route that identified its reviewer
     PAIRED = "paired"  # the solo bridge or the review proxy: the person this machine paired
+    GITHUB = "github"  # a pull request's thread: GitHub says OWNER, MEMBER or COLLABORATOR
 
 
 _TRUSTS = frozenset(t.value for t in Trust)
