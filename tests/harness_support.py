@@ -70,14 +70,16 @@ class Harness:
 
 
 def reply_in(prompt: str) -> str | None:
-    """The reviewer's words a classification prompt frames, or ``None`` for another prompt."""
+    """The reviewer's words a classification prompt frames (a reply, or a review's body), or
+    ``None`` for another prompt."""
     opened = f"\n{DATA_OPEN}\n"
     if opened not in prompt:
         return None
     framed = prompt.split(opened, 1)[1].rsplit(DATA_CLOSE, 1)[0]
     try:
-        said = json.loads(framed)["reply"]["said"]
-    except (ValueError, KeyError, TypeError):
+        data = json.loads(framed)
+        said = (data.get("reply") or data["review"])["said"]  # a reply, or a review's body
+    except (ValueError, KeyError, TypeError, AttributeError):
         return None
     return said if isinstance(said, str) else None
 

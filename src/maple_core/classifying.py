@@ -34,6 +34,7 @@ from maple_core.feedback import (
     feedback_prompt,
     read_answer,
     refusal,
+    review_prompt,
 )
 from maple_core.json_types import JsonObject
 from maple_core.ports import (
@@ -44,7 +45,7 @@ from maple_core.ports import (
     CommentStore,
     FeedbackClassifier,
 )
-from maple_core.readings import classification_note, remark_comments, undo_note
+from maple_core.readings import classification_note, remark_comments, review_reading, undo_note
 from maple_core.services import list_all
 from maple_core.statuses import CommentStatus
 from maple_core.text import text_hash
@@ -54,6 +55,7 @@ __all__ = [
     "classify_reply",
     "entry_of",
     "noting",
+    "read_review_body",
     "reply_to_classify",
     "undo_reading",
 ]
@@ -176,6 +178,27 @@ def classify_reply(
     return Reading(
         changed, entry_id, kept, asked=asked, remarks=_opened(store, changed, kept_entry, report)
     )
+
+
+def read_review_body(
+    review: Comment, classifier: FeedbackClassifier, clock: Clock
+) -> Classification:
+    """Ask the harness what a ``COMMENTED`` review's body decided: a reading to keep.
+
+    Only for a trusted person's review, which the store decides (policy before the model); the
+    outcome maps to its declared transition (:data:`~maple_core.readings.REVIEW_TRANSITIONS`).
+    """
+    answer, said, asked, note = _ask(classifier, review_prompt(review))
+    record = Classification(
+        outcome=answer.outcome,
+        harness=classifier.name,
+        model=said.model,
+        at=format_js_timestamp(clock.now()),
+        text_hash=text_hash(review.body),
+        attempts=asked,
+        note=note,
+    )
+    return review_reading(answer, record, review)
 
 
 def _ask(

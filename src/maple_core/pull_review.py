@@ -616,6 +616,17 @@ class _Reader:
             "state": item.state.value,
             "gate": item.state is ReviewState.CHANGES_REQUESTED and deciding,
         }
+        reading = mark.readings.get(ref.id)
+        if reading is not None:
+            details[CLASSIFICATION] = reading
+        elif (
+            self.pr.reading
+            and item.state is ReviewState.COMMENTED
+            and standing is Standing.TRUSTED
+            and not note.author.bot
+            and status is CommentStatus.OPEN
+        ):  # a trusted person's comment review says what they decided only in words
+            details[AWAITING_READING] = True
         if item.commit is not None:
             details["commit"] = item.commit
         context = Context(url=note.url, extra={"reviewState": item.state.value})

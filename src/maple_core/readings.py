@@ -9,7 +9,9 @@ the reviewer's own words.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from types import MappingProxyType
 
 from maple_core.comments import Comment, NewComment
 from maple_core.conversation import (
@@ -42,7 +44,14 @@ from maple_core.json_types import JsonObject
 from maple_core.statuses import CommentStatus
 from maple_core.text import capped, flatten, text_hash
 
-__all__ = ["classification_note", "remark_comments", "undo_note"]
+__all__ = [
+    "REVIEW_TRANSITIONS",
+    "classification_note",
+    "remark_comments",
+    "review_reading",
+    "review_remark_comments",
+    "undo_note",
+]
 
 _MAX_REMARK_CHARS = 2_000  # all remarks together: they are kept on the entry too
 
@@ -56,14 +65,54 @@ def _remarks(answer: Answer, entry: Reply) -> tuple[str, ...]:
     """
     if answer.outcome is not Outcome.APPROVED_WITH_COMMENTS:
         return ()
-    said = flatten(entry.body).casefold()
+    return _quoted(answer.remarks, entry.body)
+
+
+def _quoted(remarks: Sequence[str], body: str) -> tuple[str, ...]:
+    """Those of ``remarks`` ``body`` holds word for word (capped), else ``body`` itself."""
+    said = flatten(body).casefold()
     kept: list[str] = []
-    for remark in dict.fromkeys(flatten(r) for r in answer.remarks):
+    for remark in dict.fromkeys(flatten(r) for r in remarks):
         if remark and remark.casefold() in said and len(kept) < MAX_REMARKS:
             if sum(map(len, kept)) + len(remark) > _MAX_REMARK_CHARS:
                 break
             kept.append(remark)
-    return tuple(kept) or (capped(entry.body.strip(), _MAX_REMARK_CHARS),)
+    return tuple(kept) or (capped(body.strip(), _MAX_REMARK_CHARS),)
+
+
+REVIEW_TRANSITIONS: Mapping[Outcome, Transition] = MappingProxyType(
+    {
+        Outcome.APPROVED: Transition.CONFIRM,
+        Outcome.APPROVED_WITH_COMMENTS: Transition.CONFIRM_AND_OPEN_REMARKS,
+        Outcome.CHANGES_REQUESTED: Transition.CONFIRM_AND_OPEN_REMARKS,
+        Outcome.WAIT: Transition.NONE,
+    }
+)
+"""What reading a ``COMMENTED`` review does: approved records it (resolved in the ledger);
+approved-with-comments and changes-requested record it and open each remark as a comment linked
+to it, so the remarks carry the work; wait leaves it open work, as it was."""
+
+
+def review_reading(answer: Answer, record: Classification, review: Comment) -> Classification:
+    """The reading of a ``COMMENTED`` review's body, with its declared transition and remarks."""
+    applied = REVIEW_TRANSITIONS[answer.outcome]
+    remarks = (
+        _quoted(answer.remarks, review.body)
+        if applied is Transition.CONFIRM_AND_OPEN_REMARKS
+        else ()
+    )
+    return replace(record, applied=applied, remarks=remarks)
+
+
+def review_remark_comments(review: Comment, record: Classification) -> list[NewComment]:
+    """The open comments a reading of a review opens: one per remark, linked to the review."""
+    if record.applied is not Transition.CONFIRM_AND_OPEN_REMARKS or record.undone is not None:
+        return []
+    extra: JsonObject = {REMARK_OF: {"comment": review.id, "entry": review.id}}
+    author = review.extra.get("author")
+    if isinstance(author, dict):
+        extra["author"] = author
+    return [NewComment(branch=review.branch, body=r, extra=dict(extra)) for r in record.remarks]
 
 
 # -- the decision, under the store's lock ---------------------------------------------------

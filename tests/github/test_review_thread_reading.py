@@ -4,8 +4,10 @@ With ``MAPLE_CLASSIFIER`` set, a trusted author's reply in a thread maple resolv
 harness against a scripted loopback model the first time the store sees it, instead of reopening
 the thread outright: "LGTM now" confirms, "still broken on Safari" reopens in the reviewer's
 words, a question waits, approval with remarks opens each remark as a comment linked to the
-thread. The reading is kept in the ledger's record of the thread, so it is read once. A
-stranger's "LGTM" and a bot's reach no model at all.
+thread. A trusted person's ``COMMENTED`` review is read the same way: approved records it,
+remarks become comments linked to it, a question leaves it open. Each reading is kept in the
+ledger's record of the item, so it is read once. A stranger's "LGTM", a bot's, and a review
+whose state already decides reach no model at all.
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from contract_tests.github_peers import TOKEN
 from contract_tests.support import FakeClock
 from maple_adapters.github.pull_store import PullRequestStore
 from maple_core.comments import Comment
-from maple_core.conversation import ReplyKind, confirmation_of, thread_of
-from maple_core.feedback import REMARK_OF, Outcome, Transition, classification_of
+from maple_core.conversation import CLASSIFICATION, ReplyKind, confirmation_of, thread_of
+from maple_core.feedback import REMARK_OF, Classification, Outcome, Transition, classification_of
+from maple_core.pull_review import GITHUB
 from maple_core.services import list_all, resolve_comment
 from maple_core.statuses import CommentStatus
 from tests.github.fake_github import FakeGitHub, Served, serve
@@ -164,3 +167,68 @@ def test_a_strangers_or_a_bots_lgtm_reaches_no_model(
     assert harness.readings() == before
     assert confirmation_of(seen) is None
     assert all(classification_of(r) is None for r in thread_of(seen))
+
+
+def review_item(store: PullRequestStore, review: dict[str, object]) -> Comment:
+    return next(c for c in list_all(store, BRANCH) if c.id == f"ghrv_1_{review['id']}")
+
+
+def reading_of(item: Comment) -> Classification | None:
+    details = item.extra.get(GITHUB)
+    return (
+        Classification.from_json(details.get(CLASSIFICATION)) if isinstance(details, dict) else None
+    )
+
+
+def test_a_trusted_comment_reviews_lgtm_records_the_review_once(
+    fake: FakeGitHub, store: PullRequestStore, harness: Harness
+) -> None:
+    review = fake.add_review(1, "lead", "COMMENTED", "LGTM now")
+    before = harness.readings()
+    item = review_item(store, review)
+    assert harness.readings() > before
+    assert item.status is CommentStatus.RESOLVED
+    record = reading_of(item)
+    assert record is not None
+    assert (record.outcome, record.applied) == (Outcome.APPROVED, Transition.CONFIRM)
+    read = harness.readings()
+    assert reading_of(review_item(store, review)) == record
+    assert harness.readings() == read
+
+
+def test_a_comment_review_approved_with_comments_opens_its_remarks_linked_to_it(
+    fake: FakeGitHub, store: PullRequestStore
+) -> None:
+    review = fake.add_review(1, "lead", "COMMENTED", "LGTM, but the spacing is still off on mobile")
+    item = review_item(store, review)
+    assert item.status is CommentStatus.RESOLVED
+    opened = [c for c in list_all(store, BRANCH) if c.extra.get(REMARK_OF)]
+    assert [(c.body, c.status) for c in opened] == [
+        ("the spacing is still off on mobile", CommentStatus.OPEN)
+    ]
+    assert opened[0].extra[REMARK_OF] == {"comment": item.id, "entry": item.id}
+
+
+def test_a_comment_review_asking_a_question_stays_open_work(
+    fake: FakeGitHub, store: PullRequestStore
+) -> None:
+    review = fake.add_review(1, "lead", "COMMENTED", "what about dark mode?")
+    item = review_item(store, review)
+    assert item.status is CommentStatus.OPEN
+    record = reading_of(item)
+    assert record is not None
+    assert (record.outcome, record.applied) == (Outcome.WAIT, Transition.NONE)
+
+
+@pytest.mark.parametrize(
+    ("login", "state"),
+    [("drive-by", "COMMENTED"), ("copilot[bot]", "COMMENTED"), ("lead", "APPROVED")],
+)
+def test_a_strangers_a_bots_or_a_decisive_review_reaches_no_model(
+    fake: FakeGitHub, store: PullRequestStore, harness: Harness, login: str, state: str
+) -> None:
+    fake.add_review(1, login, state, "LGTM")
+    before = harness.readings()
+    listed = list_all(store, BRANCH)
+    assert harness.readings() == before
+    assert all(reading_of(c) is None for c in listed)

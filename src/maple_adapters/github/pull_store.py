@@ -25,7 +25,7 @@ from maple_adapters.github.shared import SharedTransport
 from maple_adapters.github.store import GitHubChangeSignal, GitHubLedgerStore
 from maple_adapters.github.transport import GitHubError, GitHubTransport
 from maple_core.approvals import Approval, NewApproval
-from maple_core.classifying import classify_reply, entry_of
+from maple_core.classifying import classify_reply, entry_of, read_review_body
 from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.conversation import (
     CLASSIFICATION,
@@ -47,6 +47,7 @@ from maple_core.errors import (
     StoreUnavailableError,
     UnverifiedCommitError,
 )
+from maple_core.feedback import Transition
 from maple_core.json_types import JsonObject
 from maple_core.paging import CommentPage, ListQuery, decode_decimal_cursor, page_of
 from maple_core.ports import BranchState, Capability, Clock, FeedbackClassifier
@@ -59,6 +60,7 @@ from maple_core.pull_review import (
     ReviewRef,
     review_ref,
 )
+from maple_core.readings import review_remark_comments
 from maple_core.statuses import CommentStatus
 
 __all__ = ["READINGS", "PrReview", "PullRequestStore", "gate_covers"]
@@ -192,34 +194,73 @@ class PullRequestStore:
         return read
 
     def _read_awaiting(self, read: _Read) -> bool:
-        """Read each thread's newest trusted reply that awaits its reading; True if any was.
+        """Read what awaits its reading; True if anything did.
 
-        The reading is kept in the ledger's record of the thread (:data:`READINGS`) under the
-        ledger's write, so another process reading the same reply keeps one reading; a reply
-        read already is never read again. A reading that fails leaves the reply waiting.
+        That is each thread's newest trusted reply after maple's resolution, and each trusted
+        person's ``COMMENTED`` review (the core marks them). The reading is kept in the
+        ledger's record of the item (:data:`READINGS`) under the ledger's write, so another
+        process reading the same words keeps one reading, and words read already are never
+        read again.
         """
         classifier = self._classifier
         if classifier is None or getattr(self._reading, "busy", False):
             return False
         awaiting = [
-            (comment, entry.id)
+            (comment, entry_id)
             for comment in read.review.comments
-            for entry in thread_of(comment)
-            if _awaits_reading(entry)
+            for entry_id, extra in [
+                (comment.id, comment.extra),
+                *((r.id, r.extra) for r in thread_of(comment)),
+            ]
+            if _awaits_reading(extra)
         ]
         self._reading.busy = True
         try:
             for comment, entry_id in awaiting:
                 try:
-                    classify_reply(
-                        self, comment, entry_id, classifier, self._clock, report=self._report
-                    )
+                    if entry_id == comment.id:  # a COMMENTED review's body
+                        self._read_review(comment, classifier)
+                    else:
+                        classify_reply(
+                            self, comment, entry_id, classifier, self._clock, report=self._report
+                        )
                 except MapleError as exc:
                     if self._report is not None:
-                        self._report(f"maple could not read a reply on {comment.id}: {exc}")
+                        self._report(f"maple could not read {comment.id}: {exc}")
         finally:
             self._reading.busy = False
         return bool(awaiting)
+
+    def _read_review(self, review: Comment, classifier: FeedbackClassifier) -> None:
+        """Read a trusted person's ``COMMENTED`` review, keep the reading, act on it.
+
+        The reading is kept in the ledger's record of the review; approved (with comments or
+        not) and changes-requested record the review as resolved, and each remark becomes an
+        open comment linked to it; wait leaves it open work. A review read already, by this
+        process or another, is not read again.
+        """
+        ref = review_ref(review.id)
+        assert ref is not None
+        record = read_review_body(review, classifier, self._clock)
+        kept: list[bool] = []
+
+        def recorded(mark: Comment, stamp: str) -> Comment:
+            raw = mark.extra.get(READINGS)
+            readings: JsonObject = dict(raw) if isinstance(raw, dict) else {}
+            if review.id in readings:
+                kept.clear()
+                return mark  # another reading landed first
+            kept.append(True)
+            readings[review.id] = record.to_json()
+            mark = replace(mark, extra={**mark.extra, READINGS: readings})
+            if record.applied is Transition.NONE:
+                return mark
+            return mark.with_status(CommentStatus.RESOLVED)
+
+        changed = self._mark(ref, recorded, "converse")
+        drafts = review_remark_comments(changed, record) if kept else []
+        if drafts:
+            self._ledger.append_many(drafts)
 
     def list(self, query: ListQuery) -> CommentPage:
         """One page of the branch's comments: the ledger's, then the review's (held left out)."""
@@ -452,8 +493,8 @@ def _marks(marks: Sequence[Comment]) -> dict[str, Mark]:
     return found
 
 
-def _awaits_reading(entry: Reply) -> bool:
-    details = entry.extra.get(GITHUB)
+def _awaits_reading(extra: JsonObject) -> bool:
+    details = extra.get(GITHUB)
     return isinstance(details, dict) and details.get(AWAITING_READING) is True
 
 
