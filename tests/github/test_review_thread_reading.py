@@ -19,7 +19,7 @@ import pytest
 
 from contract_tests.conftest import review_store
 from contract_tests.github_peers import TOKEN
-from contract_tests.support import FakeClock
+from contract_tests.support import FakeClock, git, make_repo
 from maple_adapters.github.pull_store import PullRequestStore
 from maple_core.comments import Comment
 from maple_core.conversation import CLASSIFICATION, ReplyKind, confirmation_of, thread_of
@@ -28,7 +28,9 @@ from maple_core.pull_review import GITHUB
 from maple_core.services import list_all, resolve_comment
 from maple_core.statuses import CommentStatus
 from tests.github.fake_github import FakeGitHub, Served, serve
+from tests.github.test_end_to_end import env_for
 from tests.harness_support import HARNESSES, Harness, start_harness
+from tests.mcp_support import stdio_server, structured
 from tests.test_feedback_harness import model_reads
 
 BRANCH = "feat/review"
@@ -232,3 +234,33 @@ def test_a_strangers_a_bots_or_a_decisive_review_reaches_no_model(
     listed = list_all(store, BRANCH)
     assert harness.readings() == before
     assert all(reading_of(c) is None for c in listed)
+
+
+@pytest.mark.anyio
+async def test_maple_mcp_reads_replies_and_reopens_only_on_still_broken(
+    served: Served, fake: FakeGitHub, harness: Harness, tmp_path: Path
+) -> None:
+    repo = make_repo(tmp_path / "repo", BRANCH)
+    head = git(repo, "rev-parse", "HEAD")
+    fake.push(1, head)
+    fine = fake.add_review_comment(1, "rev", "Rename this.")
+    broken = fake.add_review_comment(1, "rev", "The header wraps at 375px.", line=20)
+    env = {**env_for(served, "api", tmp_path), **harness.env, "MAPLE_CLASSIFIER": harness.name}
+    async with stdio_server(repo, **env) as client:
+        for root in (fine, broken):
+            done = {"id": f"ghrt_1_{root['id']}", "sha": head, "note": "Fixed."}
+            await client.call_tool("resolve_comment", done)
+        idle = {"branch": BRANCH, "timeoutMs": 1_000}
+        cursor = structured(await client.call_tool("wait_for_comments", idle))["cursor"]
+        fake.reply_review_comment(1, fine["id"], "rev", "LGTM now")
+        fake.reply_review_comment(1, broken["id"], "rev", "still broken on Safari")
+        woke = structured(
+            await client.call_tool(
+                "wait_for_comments", {"branch": BRANCH, "cursor": cursor, "timeoutMs": 30_000}
+            )
+        )
+    assert woke["status"] == "comments"
+    statuses = {c["id"]: c["status"] for c in woke["comments"]}
+    assert statuses[f"ghrt_1_{broken['id']}"] == "open"  # the agent has work again
+    assert statuses.get(f"ghrt_1_{fine['id']}", "resolved") == "resolved"  # confirmed: none
+    assert fake.thread(fine["id"]).resolved
