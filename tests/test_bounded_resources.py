@@ -367,7 +367,9 @@ async def test_start_solo_keeps_a_bounded_number_of_bridges(repo: Path) -> None:
 
 
 @pytest.mark.anyio
-async def test_list_comments_answers_within_a_second_under_120_pending_waits(repo: Path) -> None:
+async def test_list_comments_answers_while_120_waits_are_pending(repo: Path) -> None:
+    # No clock threshold (speed is measured in bench/): the waits last 40 s, so a server whose
+    # pending waits held its workers would answer a list only once they had ended.
     far = "2999-01-01T00:00:00.000Z"
     finished: list[Any] = []
     async with maple_mcp(repo, MAPLE_STORE="file") as served:
@@ -380,16 +382,12 @@ async def test_list_comments_answers_within_a_second_under_120_pending_waits(rep
         async with anyio.create_task_group() as waits:
             for n in range(120):
                 waits.start_soon(wait, n)
-            slowest = 0.0
             for _ in range(8):
                 await anyio.sleep(0.4)
-                started = anyio.current_time()
                 listed = await client.call_tool("list_comments", {"branch": BRANCH})
-                slowest = max(slowest, anyio.current_time() - started)
                 assert structured(listed) == []
-            assert finished == []  # every wait was still pending
+                assert finished == [], "a list was answered only once the waits had ended"
             waits.cancel_scope.cancel()
-    assert slowest < 1.0, f"list_comments took {slowest:.2f} s under 120 pending waits"
 
 
 @pytest.mark.anyio
