@@ -3,10 +3,12 @@ its PostgreSQL notifications, and the screenshots and tokens kept beside the com
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -228,10 +230,10 @@ def test_names_beyond_plain_text_are_kept_and_kept_apart(database: Database) -> 
         store.set_status("sql_\ud83d", CommentStatus.RESOLVED)
 
 
-def test_a_commit_whose_answer_was_lost_is_not_stored_twice(
-    postgres_database: Database,
-) -> None:
-    store = store_on(postgres_database)
+@contextlib.contextmanager
+def first_commit_answer_lost(database: Database) -> Iterator[list[bool]]:
+    """The next commit lands, but its answer is lost (the connection drops): ``[False]`` once
+    it happened."""
     lost = [True]
 
     def commit_then_lose_the_answer(connection: object) -> None:
@@ -242,11 +244,19 @@ def test_a_commit_whose_answer_was_lost_is_not_stored_twice(
                 "COMMIT", {}, psycopg.OperationalError("server closed the connection")
             )
 
-    event.listen(postgres_database.engine, "commit", commit_then_lose_the_answer)
+    event.listen(database.engine, "commit", commit_then_lose_the_answer)
     try:
-        stored = store.append(NewComment(branch="feat/x", body="Once"))
+        yield lost
     finally:
-        event.remove(postgres_database.engine, "commit", commit_then_lose_the_answer)
+        event.remove(database.engine, "commit", commit_then_lose_the_answer)
+
+
+def test_a_commit_whose_answer_was_lost_is_not_stored_twice(
+    postgres_database: Database,
+) -> None:
+    store = store_on(postgres_database)
+    with first_commit_answer_lost(postgres_database) as lost:
+        stored = store.append(NewComment(branch="feat/x", body="Once"))
     assert not lost[0]
     assert [c.id for c in list_all(store, "feat/x")] == [stored.id]
 
@@ -266,21 +276,8 @@ def test_a_reading_whose_commit_answer_was_lost_is_kept_once(
     comment = converse(store, stored.id, said)
     entry_id = thread_of(comment)[-1].id
     classifier = ScriptedClassifier(lambda prompt: {"outcome": outcome, "remarks": []})
-    lost = [True]
-
-    def commit_then_lose_the_answer(connection: object) -> None:
-        if lost[0]:
-            lost[0] = False
-            connection.connection.dbapi_connection.commit()  # type: ignore[attr-defined]
-            raise OperationalError(
-                "COMMIT", {}, psycopg.OperationalError("server closed the connection")
-            )
-
-    event.listen(postgres_database.engine, "commit", commit_then_lose_the_answer)
-    try:
+    with first_commit_answer_lost(postgres_database) as lost:
         reading = classify_reply(store, comment, entry_id, classifier, clock)
-    finally:
-        event.remove(postgres_database.engine, "commit", commit_then_lose_the_answer)
     assert not lost[0]
     assert reading.skipped is None
     assert reading.classification is not None

@@ -151,16 +151,7 @@ def classify_reply(
         return Reading(comment, entry_id, classification_of(entry), skipped=why)
     if CLASSIFICATION in entry.extra and not again:
         return Reading(comment, entry_id, classification_of(entry), skipped="read already")
-    answer, said, asked, note = _ask(classifier, feedback_prompt(comment, entry))
-    record = Classification(
-        outcome=answer.outcome,
-        harness=classifier.name,
-        model=said.model,
-        at=format_js_timestamp(clock.now()),
-        text_hash=text_hash(entry.body),
-        attempts=asked,
-        note=note,
-    )
+    answer, record = _read(classifier, feedback_prompt(comment, entry), entry.body, clock)
     keeping = classification_note(entry_id, answer, record, again=again)
     written: list[JsonObject] = []  # what this reading's note kept, when it kept anything
 
@@ -174,9 +165,15 @@ def classify_reply(
     kept_entry = entry_of(changed, entry_id)
     kept = classification_of(kept_entry)
     if kept is None or not written or kept != Classification.from_json(written[-1]):
-        return Reading(changed, entry_id, kept, skipped="another reading landed first", asked=asked)
+        return Reading(
+            changed, entry_id, kept, skipped="another reading landed first", asked=record.attempts
+        )
     return Reading(
-        changed, entry_id, kept, asked=asked, remarks=_opened(store, changed, kept_entry, report)
+        changed,
+        entry_id,
+        kept,
+        asked=record.attempts,
+        remarks=_opened(store, changed, kept_entry, report),
     )
 
 
@@ -188,17 +185,25 @@ def read_review_body(
     Only for a trusted person's review, which the store decides (policy before the model); the
     outcome maps to its declared transition (:data:`~maple_core.readings.REVIEW_TRANSITIONS`).
     """
-    answer, said, asked, note = _ask(classifier, review_prompt(review))
+    answer, record = _read(classifier, review_prompt(review), review.body, clock)
+    return review_reading(answer, record, review)
+
+
+def _read(
+    classifier: FeedbackClassifier, prompt: str, words: str, clock: Clock
+) -> tuple[Answer, Classification]:
+    """The harness's answer to ``prompt`` about ``words``, and the reading to keep of it."""
+    answer, said, asked, note = _ask(classifier, prompt)
     record = Classification(
         outcome=answer.outcome,
         harness=classifier.name,
         model=said.model,
         at=format_js_timestamp(clock.now()),
-        text_hash=text_hash(review.body),
+        text_hash=text_hash(words),
         attempts=asked,
         note=note,
     )
-    return review_reading(answer, record, review)
+    return answer, record
 
 
 def _ask(
