@@ -378,9 +378,9 @@ class PullRequestStore:
                 f"{ref.id} is on GitHub: only a reply in a review thread is read by maple."
             )
         added = f"ghr_{ref.pull}_{secrets.token_hex(6)}"
+        current = self._current(ref, "converse")
 
         def noted(mark: Comment, stamp: str) -> Comment:
-            current = self._current(ref, "converse")
             raw = mark.extra.get(READINGS)
             readings: JsonObject = dict(raw) if isinstance(raw, dict) else {}
             said = entry_of(current, note.entry_id).to_json()
@@ -397,7 +397,7 @@ class PullRequestStore:
                 return mark
             return apply_event(mark, then, added, stamp, format_js_timestamp(self._clock.now()))
 
-        return self._mark(ref, noted, "converse")
+        return self._mark(ref, noted, "converse", current)
 
     def _current(self, ref: ReviewRef, operation: str) -> Comment:
         """The review item as the agent sees it, or ``NotFoundError`` (held ones are not there)."""
@@ -446,7 +446,11 @@ class PullRequestStore:
             )
 
     def _mark(
-        self, ref: ReviewRef, change: Callable[[Comment, str], Comment], operation: str
+        self,
+        ref: ReviewRef,
+        change: Callable[[Comment, str], Comment],
+        operation: str,
+        current: Comment | None = None,
     ) -> Comment:
         """Change the ledger's record of a review or conversation item, then read it back.
 
@@ -454,7 +458,7 @@ class PullRequestStore:
         and the thread the ledger keeps) and the change's stamp, strictly after everything the
         ledger and the item hold, so a waiting agent's cursor covers a reviewer's reopening.
         """
-        current = self._current(ref, operation)
+        current = current or self._current(ref, operation)  # as the agent sees it (given: read)
         first: list[str] = []
 
         def changed(ledger: GitHubLedger) -> GitHubLedger:
