@@ -19,7 +19,7 @@ from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.memory import InMemoryCommentStore
 from maple_adapters.route import RouteCommentStore, RouteHttp
 from maple_adapters.sql import SqlCommentStore, SqlMedia
-from maple_core.ports import CommentStore
+from maple_core.ports import CommentStore, FeedbackClassifier
 from maple_core.trust import TrustPolicy
 from maple_entrypoints.bootstrap.route import TokenStores
 from maple_entrypoints.route import RouteOptions
@@ -68,16 +68,23 @@ def _github_cli(clock: FakeClock, tmp: Path, request: pytest.FixtureRequest) -> 
 
 
 def review_store(
-    clock: FakeClock, served: Served, kind: str, tmp: Path, max_age: float = 0.0
+    clock: FakeClock,
+    served: Served,
+    kind: str,
+    tmp: Path,
+    max_age: float = 0.0,
+    classifier: FeedbackClassifier | None = None,
 ) -> PullRequestStore:
     """The GitHub store with the pull request's own review, as maple builds it (answers kept
-    ``max_age`` seconds: none by default, so a test never depends on the poll interval)."""
+    ``max_age`` seconds: none by default, so a test never depends on the poll interval), its
+    threads' trusted replies read by ``classifier`` when one is given."""
     transport = shared_transport(served, kind, tmp, max_age=max_age)
     assert isinstance(transport, SharedTransport)
     source = ReviewSource(
         transport, "acme", "web", host=served.host, policy=TrustPolicy(), cache=transport.cache
     )
-    return PullRequestStore(GitHubLedgerStore(transport, "acme", "web", clock), source, clock)
+    ledger = GitHubLedgerStore(transport, "acme", "web", clock)
+    return PullRequestStore(ledger, source, clock, classifier=classifier)
 
 
 def _github_review(kind: str) -> StoreFactory:

@@ -19,6 +19,7 @@ from maple_core.environment import (
 )
 from maple_entrypoints.hook_settings import read_hook_settings
 from maple_entrypoints.settings import (
+    ClassifierSettings,
     InstallSettings,
     SessionSettings,
     Settings,
@@ -62,6 +63,7 @@ def test_the_table_lists_exactly_what_settings_reads() -> None:
         **Settings.model_fields,
         **InstallSettings.model_fields,
         **SessionSettings.model_fields,
+        **ClassifierSettings.model_fields,
     }
     assert sorted(v.name for v in ENVIRONMENT) == sorted(fields.keys() | environ.asked)
     for variable in ENVIRONMENT:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from maple_core.approvals import Approval, NewApproval
 from maple_core.claims import ClaimRequest, ClaimResult, apply_claim, apply_sweep
 from maple_core.comments import Comment, NewComment, Resolution
-from maple_core.conversation import ThreadEvent, apply_event
+from maple_core.conversation import EntryNote, ThreadEvent, apply_event
 from maple_core.cursor import format_js_timestamp, format_stamp, next_arrival_stamp
 from maple_core.errors import NotFoundError
 from maple_core.paging import CommentPage, ListQuery, page_of
@@ -116,7 +116,7 @@ class InMemoryCommentStore:
             self._changed()
             return updated
 
-    def converse(self, comment_id: str, event: ThreadEvent) -> Comment:
+    def converse(self, comment_id: str, event: ThreadEvent | EntryNote) -> Comment:
         """Apply a thread event; the entry is ``mrep_<n>``, stamped after every other stamp."""
         with self._condition:
             state = self._state

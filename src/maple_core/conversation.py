@@ -15,12 +15,19 @@ both), whether it asks the reviewer a question, and its ``kind``:
   the comment's evidence and this one is recorded here.
 
 Every change to a thread is a :class:`ThreadEvent`, applied by :func:`apply_event` under the
-store's write lock; the store only supplies the new entry's id and stamps.
+store's write lock; the store only supplies the new entry's id and stamps. An
+:class:`EntryNote` is the one change to an entry already there: a note maple keeps on it (a
+reviewer's reply's classification, see :mod:`maple_core.feedback`), decided under the same lock,
+with the event it brings.
+
+Entries may carry maple's marks beside their fields: ``trust`` (why maple takes a reviewer's
+words as a trusted person's, given only by the path they arrived on) and ``classified`` (on a
+confirmation or reopening maple made from a reviewer's words: the entry it read them in).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
@@ -31,15 +38,20 @@ from maple_core.errors import InvalidInputError
 from maple_core.json_types import JsonObject, JsonValue
 from maple_core.statuses import CommentStatus
 from maple_core.stop import waiting_for_reviewer
+from maple_core.text import text_hash
 
 __all__ = [
+    "CLASSIFICATION",
+    "CLASSIFIED",
     "ConversationError",
+    "EntryNote",
     "MAX_REPLIES",
     "MAX_REPLY_CHARS",
     "REPLIES",
     "Reply",
     "ReplyKind",
     "Role",
+    "TRUST",
     "ThreadEvent",
     "activity_stamps",
     "agent_author",
@@ -51,10 +63,17 @@ __all__ = [
     "reviewer_replies_after",
     "thread_of",
     "with_thread",
+    "withdrawn",
 ]
 
 REPLIES = "replies"
 """The comment's key its thread is kept under."""
+TRUST = "trust"
+"""The entry's mark saying why its words are a trusted reviewer's (:mod:`maple_core.feedback`)."""
+CLASSIFIED = "classified"
+"""The mark on an entry maple made from a classification: the id of the entry it classified."""
+CLASSIFICATION = "classification"
+"""The key a reviewer's entry keeps its classification under."""
 MAX_REPLY_CHARS = 10_000
 """The longest reply body taken, as for a comment's body."""
 MAX_REPLIES = 200
@@ -85,6 +104,7 @@ class ReplyKind(StrEnum):
     RESOLVE = "resolve"
 
 
+_MARKS = frozenset({TRUST, CLASSIFIED})
 _ROLES = {r.value: r for r in Role}
 _KINDS = {k.value: k for k in ReplyKind}
 _REPLY_KEYS = frozenset(
@@ -158,6 +178,18 @@ class Reply:
         return out
 
     @property
+    def trust(self) -> str | None:
+        """Why maple takes the words as a trusted reviewer's (the ``trust`` mark), if it does."""
+        value = self.extra.get(TRUST)
+        return value if isinstance(value, str) and self.role is Role.REVIEWER else None
+
+    @property
+    def classified(self) -> str | None:
+        """For an entry maple made from a classification, the entry it classified."""
+        value = self.extra.get(CLASSIFIED)
+        return value if isinstance(value, str) else None
+
+    @property
     def author_name(self) -> str:
         """The author's name, or the role when the entry names nobody."""
         name = self.author.get("name") if self.author else None
@@ -217,6 +249,8 @@ class ThreadEvent:
         resolution: for ``resolve``, the resolution asked for.
         by: for the agent's entries, the agent, model and session that wrote it
             (:meth:`~maple_core.claims.Claimant.signature`).
+        marks: maple's marks for the entry (``trust``, ``classified``); only maple's own code
+            sets them, never a caller's posted fields.
     """
 
     kind: ReplyKind
@@ -226,6 +260,7 @@ class ThreadEvent:
     author: JsonObject | None = None
     resolution: Resolution | None = None
     by: JsonObject | None = None
+    marks: JsonObject = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if len(self.body) > MAX_REPLY_CHARS:
@@ -244,6 +279,8 @@ class ThreadEvent:
             raise ConversationError(
                 f"Only a reviewer can {self.kind.value} a comment; the agent replies or resolves."
             )
+        if set(self.marks) - _MARKS or (TRUST in self.marks and self.role is not Role.REVIEWER):
+            raise ConversationError("Only maple's marks go on an entry, and trust on a reviewer's.")
 
     @classmethod
     def reply(
@@ -317,10 +354,37 @@ class ThreadEvent:
         return cls(kind, role or said, body, question)
 
 
+NoteDecision = Callable[["Comment", Reply], "tuple[JsonObject, ThreadEvent | None] | None"]
+"""Given the comment and the entry as stored: the note to keep and the event it brings (or
+``None`` for none), or ``None`` to leave the comment as it is."""
+
+
+@dataclass(frozen=True, slots=True)
+class EntryNote:
+    """A note maple keeps on an entry already in the thread, and the change it brings.
+
+    ``decide`` runs under the store's write lock on the comment as stored, so what it decides
+    (record a classification and confirm, say) holds against every write made meanwhile. The
+    note replaces the entry's ``key``; the entry's other fields stay as written.
+
+    Attributes:
+        entry_id: the entry noted.
+        key: where the note goes on the entry (:data:`CLASSIFICATION`).
+        decide: see :data:`NoteDecision`.
+    """
+
+    entry_id: str
+    key: str
+    decide: NoteDecision
+
+
 def apply_event(
-    comment: Comment, event: ThreadEvent, reply_id: str, received_at: str, at: str
+    comment: Comment, event: ThreadEvent | EntryNote, reply_id: str, received_at: str, at: str
 ) -> Comment:
     """The comment after ``event``, its entry stored as ``reply_id`` with the store's stamps.
+
+    An :class:`EntryNote` notes an entry already there (and a new entry its event brings takes
+    ``reply_id``).
 
     ``received_at`` is the store's arrival stamp for the entry (strictly later than every stamp
     in the ledger, see :func:`latest_activity`); ``at`` is when it was written, in JavaScript's
@@ -336,6 +400,8 @@ def apply_event(
             f"Comment {comment.id} holds 'replies' that are not a list, which maple will not "
             "overwrite; fix or remove that key where the store keeps the comment."
         )
+    if isinstance(event, EntryNote):
+        return _noted(comment, event, reply_id, received_at, at)
     thread = thread_of(comment)
     wordy = event.kind is ReplyKind.REPLY or (
         event.kind is ReplyKind.RESOLVE and comment.status is CommentStatus.RESOLVED
@@ -354,6 +420,7 @@ def apply_event(
         kind=event.kind,
         author=event.author,
         by=event.by,
+        extra=dict(event.marks),
     )
     resolved = comment.status is CommentStatus.RESOLVED
     if event.kind is ReplyKind.REPLY:
@@ -372,13 +439,41 @@ def apply_event(
         )
     undone = _recorded(comment.resolution)
     if event.kind is ReplyKind.CONFIRM:
-        if confirmation_of(comment) is not None:  # confirmed already: nothing to add
+        if _confirmed_already(comment, entry):
             return comment
         confirmed: JsonObject = {"sha": comment.resolution.sha, "at": comment.resolution.at}
         return _appended(comment, replace(entry, resolution=confirmed))
     # Open again with its resolution kept, as Maple's own reopening leaves it; the entry names
     # the resolution it undid, and the next resolve replaces it.
     return _appended(comment.with_status(CommentStatus.OPEN), replace(entry, resolution=undone))
+
+
+def _noted(comment: Comment, note: EntryNote, reply_id: str, received_at: str, at: str) -> Comment:
+    """The comment with ``note`` kept on its entry, then the event the note brings applied."""
+    raw = comment.extra.get(REPLIES)
+    entries: list[JsonValue] = list(raw) if isinstance(raw, list) else []
+    index = next(
+        (
+            i
+            for i, e in enumerate(entries)
+            if isinstance(e, dict) and e.get("id") == note.entry_id and note.entry_id
+        ),
+        None,
+    )
+    if index is None:
+        raise ConversationError(
+            f"Comment {comment.id} has no thread entry {note.entry_id[:80]!r}; list the comment "
+            "for its entries' ids."
+        )
+    decided = note.decide(comment, Reply.from_json(entries[index]))
+    if decided is None:
+        return comment
+    kept, then = decided
+    entry = entries[index]
+    assert isinstance(entry, dict)
+    entries[index] = {**entry, note.key: kept}
+    noted = replace(comment, extra={**comment.extra, REPLIES: entries})
+    return noted if then is None else apply_event(noted, then, reply_id, received_at, at)
 
 
 _MAX_SHA_CHARS = 256
@@ -430,17 +525,32 @@ def _shed_oldest(entries: list[JsonValue], count: int) -> list[JsonValue]:
     return [e for i, e in enumerate(entries) if i not in gone]
 
 
+def _confirmed_already(comment: Comment, entry: Reply) -> bool:
+    """True when ``entry`` (a confirmation) would add nothing to ``comment``'s standing one.
+
+    A person's confirmation stands for good. One maple made from a reading can be withdrawn
+    (undone, its words edited), so a person's Confirm, or another reading's, is kept beside
+    it: withdrawing one leaves the other standing.
+    """
+    standing = confirmation_of(comment)
+    return standing is not None and (
+        standing.classified is None or standing.classified == entry.classified
+    )
+
+
 def confirmation_of(comment: Comment) -> Reply | None:
     """The reviewer's confirmation of the comment's current resolution, if any.
 
     A confirmation counts only for the resolution it names (its ``sha`` and ``at``) and only
     when no reopening came after it, so a comment reopened and resolved again (or resolved
-    again through a route) needs confirming again.
+    again through a route) needs confirming again. One maple made from a reviewer's words
+    counts only while those words stand as classified (see :func:`withdrawn`).
     """
     resolution = comment.resolution
     if comment.status is not CommentStatus.RESOLVED or resolution is None:
         return None
-    for reply in reversed(thread_of(comment)):
+    thread = thread_of(comment)
+    for reply in reversed(thread):
         if reply.kind is ReplyKind.REOPEN:
             return None
         if (
@@ -449,9 +559,29 @@ def confirmation_of(comment: Comment) -> Reply | None:
             and reply.resolution is not None
             and reply.resolution.get("sha") == resolution.sha
             and reply.resolution.get("at") == resolution.at
+            and not withdrawn(reply, thread)
         ):
             return reply
     return None
+
+
+def withdrawn(entry: Reply, thread: Sequence[Reply]) -> bool:
+    """True when ``entry`` was made from a classification that no longer stands.
+
+    That is: the classification was undone, or the words it read were edited since (their hash
+    differs from the one it recorded). An entry whose classified words are no longer in the
+    thread (shed to keep it bounded) stands.
+    """
+    source_id = entry.classified
+    if source_id is None:
+        return False
+    source = next((r for r in thread if r.id == source_id), None)
+    if source is None:
+        return False
+    record = source.extra.get(CLASSIFICATION)
+    if not isinstance(record, dict):
+        return True  # maple's entry names words it never classified: not a classification
+    return record.get("undone") is not None or record.get("textHash") != text_hash(source.body)
 
 
 def awaiting_reviewer(comment: Comment) -> bool:

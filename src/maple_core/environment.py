@@ -189,6 +189,22 @@ ENVIRONMENT: tuple[EnvironmentVariable, ...] = (
         "https URL), the merge gate's check-run link; unset means the check run has no link.",
     ),
     EnvironmentVariable(
+        "MAPLE_CLASSIFIER",
+        "off, claude or codex",
+        "How a trusted reviewer's reply on a resolved comment is read into an outcome (approved, "
+        "approved-with-comments, changes-requested or wait) that confirms, reopens or leaves it: "
+        "off (nothing is read; Confirm and Reopen are the reviewer's buttons), claude (Claude "
+        "Code, claude -p with a JSON schema) or codex (codex exec with an output schema), "
+        "installed and signed in where the reply arrives (the route, maple review, maple solo).",
+        default="off",
+    ),
+    EnvironmentVariable(
+        "MAPLE_CLASSIFIER_MODEL",
+        "text",
+        "The model MAPLE_CLASSIFIER's harness reads replies with (its --model), such as haiku; "
+        "unset means the harness's own default.",
+    ),
+    EnvironmentVariable(
         "MAPLE_AGENTS",
         "list",
         "Comma-separated external agents maple-mcp offers tools for: codex, claude; unset means "

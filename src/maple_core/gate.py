@@ -221,7 +221,9 @@ def _evidence(comments: Sequence[Comment], policy: GatePolicy) -> str:
         if confirmation is not None and len(confirmed) < _LISTED:
             who = code_span(capped(one_line(confirmation.author_name), _WHERE_LIMIT))
             sha = code_span(resolution.sha[:12])
-            confirmed.append(f"- {who} confirmed {index + 1}, resolved in {sha}")
+            read = next((r for r in thread_of(comment) if r.id == confirmation.classified), None)
+            said = f" from their reply {code_span(read.body, _BODY_LIMIT)}" if read else ""
+            confirmed.append(f"- {who} confirmed {index + 1}{said}, resolved in {sha}")
         unpushed_here = policy.pushed is not None and resolution.sha not in policy.pushed
         if unpushed_here and len(unpushed) < _LISTED:
             unpushed.append(

@@ -18,7 +18,8 @@ from maple_core.agents import AgentRun, ProviderInfo
 from maple_core.approvals import Approval, NewApproval
 from maple_core.claims import ClaimRequest, ClaimResult
 from maple_core.comments import Comment, NewComment, Resolution
-from maple_core.conversation import ThreadEvent
+from maple_core.conversation import EntryNote, ThreadEvent
+from maple_core.feedback import HarnessAnswer
 from maple_core.gate import GateReport, GateVerdict
 from maple_core.json_types import JsonObject
 from maple_core.media import MediaRef
@@ -40,6 +41,7 @@ __all__ = [
     "CommentStore",
     "CommitCheck",
     "Commits",
+    "FeedbackClassifier",
     "GatePublisher",
     "GateRefresher",
     "HeldComments",
@@ -67,6 +69,7 @@ class Capability(StrEnum):
     AMEND = "amend"
     CONVERSE = "converse"
     CLAIM = "claim"
+    NOTE = "note"
 
 
 class Clock(Protocol):
@@ -225,8 +228,12 @@ class CommentConversation(Protocol):
     holds (comments' and replies'), so a waiting agent's cursor never skips a reply.
     """
 
-    def converse(self, comment_id: str, event: ThreadEvent) -> Comment:
+    def converse(self, comment_id: str, event: ThreadEvent | EntryNote) -> Comment:
         """Apply ``event`` to the comment's thread; an unknown id raises ``NotFoundError``.
+
+        An :class:`~maple_core.conversation.EntryNote` (a note on an entry already there, such
+        as its classification) is decided under the same lock. A store that cannot keep notes
+        (a route, which keeps them where it runs) raises ``MissingCapabilityError``.
 
         Raises:
             ConversationError: the comment cannot take the event (reopening an open one…).
@@ -264,6 +271,27 @@ class CommentClaims(Protocol):
         One write; returns the comments that changed (see
         :func:`~maple_core.claims.apply_sweep`).
         """
+        ...
+
+
+class FeedbackClassifier(Protocol):
+    """A harness that reads a reviewer's words and answers in a schema (Claude Code, Codex).
+
+    maple implements no model protocol: the harness is the client, run headless with nothing
+    it could run, each run bounded in time.
+    """
+
+    @property
+    def name(self) -> str:
+        """``claude`` or ``codex`` (``memory`` for the reference)."""
+        ...
+
+    def detect(self) -> ProviderInfo:
+        """Whether the harness is installed and signed in, and what to do if not."""
+        ...
+
+    def classify(self, prompt: str, schema: JsonObject) -> HarnessAnswer:
+        """Ask once: the answer in ``schema``'s place (unchecked), or why there is none."""
         ...
 
 

@@ -911,7 +911,7 @@ def stdio_server_for(
     def start(url: str) -> SoloBridge:
         from maple_entrypoints.solo import start_bridge  # the web stack, on first use only
 
-        return start_bridge(url, cwd=cwd, log=log)
+        return start_bridge(url, cwd=cwd, log=log, classifier=checked.classifier)
 
     from maple_entrypoints.bootstrap.agents import build_agents
 

@@ -30,6 +30,8 @@ from maple_core.errors import ConfigurationError
 
 __all__ = [
     "AgentSettings",
+    "ClassifierKind",
+    "ClassifierSettings",
     "GateMode",
     "GitHubConfig",
     "InstallSettings",
@@ -69,6 +71,14 @@ class GateMode(StrEnum):
     NONE = "none"
     DIRECT = "direct"
     ROUTE = "route"
+
+
+class ClassifierKind(StrEnum):
+    """The harnesses ``MAPLE_CLASSIFIER`` can name to read reviewers' words (``off``: none)."""
+
+    OFF = "off"
+    CLAUDE = "claude"
+    CODEX = "codex"
 
 
 class _FromEnvironment(BaseModel):
@@ -219,6 +229,13 @@ class SessionSettings(_FromEnvironment):
         if self.TEMP:
             known["TEMP"] = self.TEMP
         return temp_folder(known)
+
+
+class ClassifierSettings(_FromEnvironment):
+    """What every program that receives reviewers' replies reads: which harness reads them."""
+
+    MAPLE_CLASSIFIER: ClassifierKind
+    MAPLE_CLASSIFIER_MODEL: str | None
 
 
 class InstallSettings(_FromEnvironment):

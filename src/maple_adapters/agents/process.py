@@ -30,6 +30,7 @@ __all__ = [
     "MAX_LINE",
     "kill_all",
     "scoped_environment",
+    "spawn",
 ]
 
 MAX_LINE = 8 * 1024 * 1024
@@ -117,6 +118,18 @@ def _spawn(argv: Sequence[str], cwd: str, env: Mapping[str, str]) -> subprocess.
         code = int(failure)
         raise OSError(code, os.strerror(code), argv[0])
     return process
+
+
+def spawn(argv: Sequence[str], cwd: str, env: Mapping[str, str]) -> subprocess.Popen[bytes]:
+    """Start ``argv`` contained, with pipes on stdin, stdout and stderr.
+
+    It runs in a new session (its own process group, which ``os.killpg(process.pid, …)``
+    reaches) through the keeper, so it is also ended when this process dies without a word.
+
+    Raises:
+        OSError: it could not be started (as ``subprocess.Popen`` raises).
+    """
+    return _spawn(argv, cwd, env)
 
 
 def scoped_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -47,7 +47,7 @@ from maple_core.claims import (
     with_claim,
 )
 from maple_core.comments import Comment, NewComment, Resolution
-from maple_core.conversation import ThreadEvent, activity_stamps, apply_event
+from maple_core.conversation import EntryNote, ThreadEvent, activity_stamps, apply_event
 from maple_core.cursor import format_js_timestamp, format_stamp, latest_stamp, next_arrival_stamp
 from maple_core.errors import NotFoundError, StoreUnavailableError
 from maple_core.paging import CommentPage, ListQuery, page_of
@@ -306,7 +306,7 @@ class FileCommentStore:
         self._rewrite("set_status", change)
         return updated[0]
 
-    def converse(self, comment_id: str, event: ThreadEvent) -> Comment:
+    def converse(self, comment_id: str, event: ThreadEvent | EntryNote) -> Comment:
         """Apply a thread event under the ledger's lock; the entry gets a ``rep_`` id."""
         updated: builtins.list[Comment] = []
 

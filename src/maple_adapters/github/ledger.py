@@ -20,6 +20,7 @@ from maple_core.approvals import Approval
 from maple_core.claims import CLAIM, live_claim
 from maple_core.comments import Anchor, Comment, Context
 from maple_core.conversation import (
+    CLASSIFICATION,
     REPLIES,
     Reply,
     ReplyKind,
@@ -754,18 +755,22 @@ def _union_threads(
             found = extra.setdefault(key_of(version), {})
             for entry in raw:
                 if isinstance(entry, dict):
-                    found.setdefault(_reply_key(entry), entry)
+                    key = _reply_key(entry)
+                    found[key] = _later_reading(found.get(key), entry)
     out: list[Comment] = []
     for comment in merged:
-        every = extra.get(key_of(comment))
+        every = extra.get(key_of(comment)) or {}
         raw = comment.extra.get(REPLIES)
         own = raw if isinstance(raw, list) else []
         held = {_reply_key(e) for e in own if isinstance(e, dict)}
-        missing = [e for key, e in (every or {}).items() if key not in held]
-        if not missing:
+        missing = [e for key, e in every.items() if key not in held]
+        read = [_later_reading(e, every.get(_reply_key(e))) for e in own if isinstance(e, dict)]
+        if not missing and all(
+            a is b for a, b in zip(read, (e for e in own if isinstance(e, dict)), strict=True)
+        ):
             out.append(comment)
             continue
-        entries = [e for e in own if isinstance(e, dict)] + missing
+        entries = read + missing
         entries.sort(key=_reply_order)
         others: list[JsonValue] = [e for e in own if not isinstance(e, dict)]
         out.append(replace(comment, extra={**comment.extra, REPLIES: [*others, *entries]}))
@@ -793,6 +798,30 @@ def _union_claims(
         else:
             out.append(replace(comment, extra={**comment.extra, CLAIM: current}))
     return out
+
+
+def _later_reading(kept: JsonObject | None, other: JsonObject | None) -> JsonObject:
+    """Of two versions of one thread entry, the one whose reading of it is the later.
+
+    A reading (``classification``) is noted on an entry already there, without stamping the
+    comment, so a racing writer's version of the entry may lack it: the version holding a reading
+    wins over one without, and of two readings the undone one, else the later one. Otherwise the
+    first version stays.
+    """
+    if kept is None:
+        assert other is not None
+        return other
+    if other is None or other is kept:
+        return kept
+
+    def rank(entry: JsonObject) -> tuple[int, int, str]:
+        reading = entry.get(CLASSIFICATION)
+        if not isinstance(reading, dict):
+            return (0, 0, "")
+        at = reading.get("at")
+        return (1, int(reading.get("undone") is not None), at if isinstance(at, str) else "")
+
+    return other if rank(other) > rank(kept) else kept
 
 
 def comment_identity(comment: Comment) -> tuple[str | None, str | None, str]:

@@ -191,13 +191,14 @@ class ReviewSource:
         when: datetime,
         floor: Iterable[str | None] = (),
         marks: Mapping[str, Mark] | None = None,
+        reading: bool = False,
     ) -> ReviewReading:
         """The pull request's review as comments (the work) and held words.
 
         ``issue_comments`` are the pull request's issue comments (the ledger store read them);
         ``when`` is the reading's time on the store's clock; ``floor`` the ledger's stamps,
-        which first sights come after; ``marks`` the ledger's records of reviews and
-        conversation comments.
+        which first sights come after; ``marks`` the ledger's records of review items;
+        ``reading``: a classifier reads trusted replies in threads.
         """
         own = frozenset(login.lower() for login in own_logins)
         self._own = own
@@ -212,6 +213,7 @@ class ReviewSource:
             reviews_of(reviews, **where.kw, thumbs=dict(memo.review_thumbs or {})),
             conversation_of(issue_comments, **where.kw, thumbs=thumbs),
             own,
+            reading,
         )
         return self._sighted(pull, review, marks or {}, list(floor), when)
 

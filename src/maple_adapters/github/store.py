@@ -31,6 +31,7 @@ from maple_core.claims import ClaimRequest, ClaimResult
 from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.conversation import (
     ConversationError,
+    EntryNote,
     ReplyKind,
     ThreadEvent,
     activity_stamps,
@@ -797,7 +798,7 @@ class GitHubLedgerStore:
 
             return self._write(pull, None, "set_status", change, landed, repost=False)
 
-    def converse(self, comment_id: str, event: ThreadEvent) -> Comment:
+    def converse(self, comment_id: str, event: ThreadEvent | EntryNote) -> Comment:
         """Apply a thread event to a comment in place (PATCH), as :meth:`set_status` changes one.
 
         The entry is ``ghr_<pull>_<hex>``, stamped after every stamp in the ledger (replies'
@@ -867,7 +868,7 @@ class GitHubLedgerStore:
                 change,
                 landed,
                 repost=False,
-                adds_words=event.kind is ReplyKind.REPLY,
+                adds_words=isinstance(event, ThreadEvent) and event.kind is ReplyKind.REPLY,
             )
 
     def claim(self, comment_id: str, request: ClaimRequest) -> ClaimResult:

@@ -12,7 +12,7 @@ from maple_adapters.route.http import RouteAnswer, RouteHttp, RouteUnreachableEr
 from maple_core.approvals import Approval, NewApproval
 from maple_core.claims import Claim, ClaimDecision, ClaimOutcome, ClaimRequest, ClaimResult
 from maple_core.comments import Comment, NewComment, Resolution
-from maple_core.conversation import ConversationError, ReplyKind, ThreadEvent
+from maple_core.conversation import ConversationError, EntryNote, ReplyKind, ThreadEvent
 from maple_core.errors import (
     InvalidQueryError,
     InvalidRecordError,
@@ -177,17 +177,26 @@ class RouteCommentStore:
         path = "/comments/" + quote(comment_id, safe="")
         return Comment.from_json(self._ask("set_status", "PATCH", path, body=body).data)
 
-    def converse(self, comment_id: str, event: ThreadEvent) -> Comment:
+    def converse(self, comment_id: str, event: ThreadEvent | EntryNote) -> Comment:
         """A resolve as ``PATCH /comments/{id}``; any other event ``POST /comments/{id}/thread``.
 
         A resolve goes the way a TypeScript Maple route takes it too (a maple route keeps the
         first evidence of a comment resolved twice). The event's role is sent as it is; the
         route names its author. A route without the thread endpoint (Maple's) keeps no replies.
 
+        A note on an entry (a classification) is kept where the route runs, never sent.
+
         Raises:
-            MissingCapabilityError: the route keeps no replies.
+            MissingCapabilityError: the route keeps no replies, or the event is a note.
             ConversationError: the route refused the event (400), saying why.
         """
+        if isinstance(event, EntryNote):
+            raise MissingCapabilityError(
+                "A route keeps its reviewers' classifications where it runs; set "
+                "MAPLE_CLASSIFIER there.",
+                store=self.name,
+                operation="classify",
+            )
         if event.kind is ReplyKind.RESOLVE:
             assert event.resolution is not None  # checked by ThreadEvent
             return self.set_status(comment_id, CommentStatus.RESOLVED, event.resolution)

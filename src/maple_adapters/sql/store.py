@@ -32,7 +32,7 @@ from maple_adapters.sql.signals import CHANNEL, PostgresChangeSignal, SqliteChan
 from maple_core.approvals import Approval, NewApproval
 from maple_core.claims import ClaimRequest, ClaimResult, apply_claim, apply_sweep
 from maple_core.comments import Comment, NewComment, Resolution
-from maple_core.conversation import ThreadEvent, apply_event, thread_of
+from maple_core.conversation import EntryNote, ThreadEvent, apply_event, thread_of
 from maple_core.cursor import format_js_timestamp, format_stamp, next_arrival_stamp
 from maple_core.errors import CorruptLedgerError, InvalidQueryError, NotFoundError
 from maple_core.json_types import JsonObject
@@ -436,8 +436,13 @@ class SqlCommentStore:
 
         return self._write("claim", change)
 
-    def converse(self, comment_id: str, event: ThreadEvent) -> Comment:
-        """Apply a thread event; the entry gets a ``rep_`` id and the next arrival stamp."""
+    def converse(self, comment_id: str, event: ThreadEvent | EntryNote) -> Comment:
+        """Apply a thread event; the entry gets a ``rep_`` id and the next arrival stamp.
+
+        A note (a reply's reading) is decided on the comment as the locked row holds it. A
+        write asked again finds the entry its earlier attempt added; a note that added none
+        is decided again, and a reading's note leaves an entry read already as it is.
+        """
         reply_id = _new_id("rep_")
 
         def change(ledger: LockedLedger) -> Comment:

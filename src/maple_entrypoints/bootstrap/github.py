@@ -17,7 +17,7 @@ from pathlib import Path
 from maple_adapters.github.push_access import PushAnswer
 from maple_core.errors import ConfigurationError
 from maple_core.json_types import JsonValue
-from maple_core.ports import Clock, CommentStore, GatePublisher
+from maple_core.ports import Clock, CommentStore, FeedbackClassifier, GatePublisher
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -150,7 +150,12 @@ def ledger_store(
 
 
 def review_store(
-    github: GitHubConfig, transport: Transport, clock: Clock, *, gate: bool
+    github: GitHubConfig,
+    transport: Transport,
+    clock: Clock,
+    *,
+    gate: bool,
+    classifier: FeedbackClassifier | None = None,
 ) -> PullRequestStore:
     """The ledger and the pull request's own review, on the machine's shared poll.
 
@@ -162,7 +167,7 @@ def review_store(
         ConfigurationError: the transport cannot work here, or the shared folder cannot be made.
     """
     inner, secrets = _bare_transport(github, transport)
-    return _review_store_over(inner, secrets, github, clock, gate=gate)
+    return _review_store_over(inner, secrets, github, clock, gate=gate, classifier=classifier)
 
 
 def token_review_store(
@@ -185,7 +190,13 @@ def token_review_store(
 
 
 def _review_store_over(
-    inner: GitHubTransport, secrets: list[str], github: GitHubConfig, clock: Clock, *, gate: bool
+    inner: GitHubTransport,
+    secrets: list[str],
+    github: GitHubConfig,
+    clock: Clock,
+    *,
+    gate: bool,
+    classifier: FeedbackClassifier | None = None,
 ) -> PullRequestStore:
     """:func:`review_store` over the bare transport ``inner`` (scrubbed of ``secrets``)."""
     from maple_adapters.github.pull_store import PrReview, PullRequestStore
@@ -222,7 +233,8 @@ def _review_store_over(
     policy = TrustPolicy.from_list(github.trusted_bots)
     source = ReviewSource(shared, owner, repo, host=web, policy=policy, cache=cache)
     ledger = GitHubLedgerStore(shared, owner, repo, clock, app_id=github.gate_app_id)
-    return PullRequestStore(ledger, source, clock, PrReview.GATE if gate else PrReview.AGENT)
+    mode = PrReview.GATE if gate else PrReview.AGENT
+    return PullRequestStore(ledger, source, clock, mode, classifier=classifier)
 
 
 def check_run_publisher(

@@ -24,7 +24,8 @@ from maple_core.authors import Reviewer
 from maple_core.environment import describe_variable
 from maple_core.errors import ConfigurationError
 from maple_core.gate import check_review_url
-from maple_core.ports import Clock, CommentStore, GatePublisher
+from maple_core.ports import Clock, CommentStore, FeedbackClassifier, GatePublisher
+from maple_entrypoints.bootstrap.classifier import classifier_from_environment
 from maple_entrypoints.bootstrap.github import (
     app_transport,
     check_run_publisher,
@@ -155,12 +156,15 @@ def route_options(
 ) -> RouteOptions:
     """The route server's wiring from the environment.
 
-    ``review_url`` (``maple route serve --review-url``) overrides ``MAPLE_REVIEW_URL``.
+    ``review_url`` (``maple route serve --review-url``) overrides ``MAPLE_REVIEW_URL``. The
+    classifier ``MAPLE_CLASSIFIER`` names is checked here, at start-up.
 
     Raises:
-        ConfigurationError: a variable the chosen store or gate needs is unset or malformed.
+        ConfigurationError: a variable the chosen store or gate needs is unset or malformed, or
+            the classifier's harness cannot read here.
     """
     clock = clock or system_clock()
+    classifier = classifier_from_environment()
     if review_url is not None:
         review_url = check_review_url(review_url, "--review-url")
     elif (configured := settings.MAPLE_REVIEW_URL) is not None:
@@ -210,6 +214,7 @@ def route_options(
         require_approval=settings.MAPLE_REQUIRE_APPROVAL == "true",
         require_confirmation=settings.require_confirmation,
         review_url=review_url,
+        classifier=classifier,
         clock=clock,
         log=log,
     )
@@ -265,19 +270,27 @@ def _sql_route_options(
 
 
 def local_route_options(
-    cwd: Path, clock: Clock | None, log: ServerLog, *, client_authors: bool = False
+    cwd: Path,
+    clock: Clock | None,
+    log: ServerLog,
+    *,
+    client_authors: bool = False,
+    classifier: FeedbackClassifier | None = None,
 ) -> RouteOptions:
     """The route over ``cwd``'s ``.maple/`` and its media, with no gate.
 
-    What the solo bridge and the review proxy serve behind their guards. Authors are guests,
-    unless ``client_authors`` lets the browser name its reviewer (the review proxy's one
-    reviewer at this machine).
+    What the solo bridge and the review proxy serve behind their guards, to the one person this
+    machine paired with: their words are a trusted reviewer's (``paired``), read by
+    ``classifier`` when there is one. Authors are guests, unless ``client_authors`` lets the
+    browser name its reviewer (the review proxy's one reviewer at this machine).
     """
     clock = clock or system_clock()
     return RouteOptions(
         store=local_store(cwd, clock),
         media=local_media(cwd),
         client_authors=client_authors,
+        paired=True,
+        classifier=classifier,
         clock=clock,
         log=log,
     )

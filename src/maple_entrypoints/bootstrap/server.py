@@ -9,7 +9,15 @@ from pathlib import Path
 from maple_adapters.files import FileCommentStore
 from maple_adapters.system import SystemClock
 from maple_core.errors import ConfigurationError
-from maple_core.ports import Capability, Clock, CommentStore, GatePublisher, GateRefresher
+from maple_core.ports import (
+    Capability,
+    Clock,
+    CommentStore,
+    FeedbackClassifier,
+    GatePublisher,
+    GateRefresher,
+)
+from maple_entrypoints.bootstrap.classifier import classifier_from_environment
 from maple_entrypoints.bootstrap.github import (
     build_transport,
     check_run_publisher,
@@ -42,8 +50,17 @@ __all__ = [
 ]
 
 
-def build_store(config: ServerConfig, cwd: Path, clock: Clock | None = None) -> CommentStore:
+def build_store(
+    config: ServerConfig,
+    cwd: Path,
+    clock: Clock | None = None,
+    *,
+    classifier: FeedbackClassifier | None = None,
+) -> CommentStore:
     """Build the configured comment store for a working directory.
+
+    ``classifier`` reads trusted reviewers' replies in the pull request's review threads
+    (the GitHub store with ``MAPLE_PR_REVIEW`` on); without it they reopen, as before.
 
     Raises:
         ConfigurationError: the configuration names a store this version cannot build.
@@ -54,7 +71,8 @@ def build_store(config: ServerConfig, cwd: Path, clock: Clock | None = None) -> 
     if config.store is StoreKind.GITHUB:
         github = config.github
         if github.pr_review != "off":
-            return review_store(github, config.transport, clock, gate=github.pr_review == "gate")
+            gate = github.pr_review == "gate"
+            return review_store(github, config.transport, clock, gate=gate, classifier=classifier)
         transport = build_transport(github, config.transport)
         return ledger_store(
             transport, github.owner or "", github.repo or "", clock, github.gate_app_id
@@ -142,6 +160,7 @@ class CheckedServer:
     store: CommentStore
     gate: GatePublisher | None
     refresher: GateRefresher | None
+    classifier: FeedbackClassifier | None = None
 
 
 def check_server(cwd: Path) -> CheckedServer:
@@ -154,6 +173,9 @@ def check_server(cwd: Path) -> CheckedServer:
     config = resolve_config(settings)
     gate = build_gate(config)
     refresher = build_refresher(config)
-    store = build_store(config, cwd)
+    # the harness that reads reviewers' replies (the solo bridge's, the pull request's
+    # threads'), checked now as a transport is
+    classifier = classifier_from_environment()
+    store = build_store(config, cwd, classifier=classifier)
     check_capabilities(store, gate)
-    return CheckedServer(settings, config, store, gate, refresher)
+    return CheckedServer(settings, config, store, gate, refresher, classifier)

@@ -11,9 +11,11 @@ from typing import Annotated
 import typer
 
 from maple_core.attachments import Attachment, images_of
+from maple_core.classifying import Reading, classify_reply, entry_of, reply_to_classify
 from maple_core.comments import Anchor, Comment, Context, NewComment
 from maple_core.context import comment_context
 from maple_core.conversation import (
+    Reply,
     ReplyKind,
     Role,
     ThreadEvent,
@@ -24,11 +26,13 @@ from maple_core.conversation import (
 from maple_core.cursor import parse_cursor
 from maple_core.display import shown, shown_one
 from maple_core.errors import MapleError
+from maple_core.feedback import Transition, classification_of, stale
 from maple_core.json_types import JsonObject
 from maple_core.ports import CommentStore, HeldComments
 from maple_core.services import (
     converse_and_report,
     list_all,
+    report_to_gate,
     resolve_and_report,
     wait_for_comments,
 )
@@ -38,6 +42,7 @@ from maple_entrypoints.bootstrap.local import local_commits, system_clock
 from maple_entrypoints.cli import claims
 from maple_entrypoints.cli.common import (
     EXIT_CONFIG,
+    EXIT_ERROR,
     BranchOption,
     JsonOption,
     branch_of,
@@ -206,10 +211,41 @@ def _print_thread(comment: Comment) -> None:
             ReplyKind.CONFIRM: "confirmed it",
             ReplyKind.RESOLVE: "resolved it again",
         }[reply.kind]
+        if reply.classified is not None:
+            verb += " (maple, from their reply)"
         print(
             f"  {one_line(reply.at or '')}  {one_line(reply.author_name)} {verb}: "
             f"{one_line(reply.body)}"
         )
+        understood = _understood(reply)
+        if understood:
+            print(f"      {understood}")
+
+
+_DONE = {
+    Transition.CONFIRM: "confirmed the resolution",
+    Transition.CONFIRM_AND_OPEN_REMARKS: "confirmed the resolution and opened its remarks",
+    Transition.REOPEN: "reopened the comment",
+    Transition.NONE: "changed nothing",
+}
+
+
+def _understood(reply: Reply) -> str:
+    """What maple understood from an entry, in one line (empty when it read nothing)."""
+    record = classification_of(reply)
+    if record is None:
+        return ""
+    by = one_line(record.harness + (f", {record.model}" if record.model else ""))
+    line = f"maple read it as {record.outcome.value} ({by}) and {_DONE[record.applied]}"
+    if record.why:
+        line += f": {one_line(record.why)}"
+    if record.note:
+        line += f" ({one_line(record.note)})"
+    if record.undone is not None:
+        line += "; undone since"
+    if stale(reply):
+        line += "; the words changed since, so it no longer counts (maple comments classify)"
+    return line
 
 
 def _image_file(image: Attachment, cwd: Path) -> str:
@@ -365,6 +401,18 @@ class _Wired:
         self.gate = build_gate(self.config)
         self.refresher = build_refresher(self.config)
 
+    def report(self, branch: str) -> None:
+        """Tell the gate, as after any change on ``branch``."""
+        report_to_gate(
+            self.store,
+            branch,
+            self.log,
+            gate=self.gate,
+            refresher=self.refresher,
+            require_approval=self.config.require_approval,
+            require_confirmation=self.config.require_confirmation,
+        )
+
     def converse(self, comment_id: str, event: ThreadEvent) -> JsonObject:
         changed = converse_and_report(
             self.store,
@@ -442,6 +490,73 @@ def confirm(
     cwd = Path.cwd()
     data = _Wired(cwd).converse(comment_id, ThreadEvent.confirm(note, git_author(cwd)))
     _said(data, as_json, "confirmed")
+
+
+@comments_app.command("classify", epilog="Example: maple comments classify loc_3f9a2b1c4d5e")
+def classify(
+    comment_id: Annotated[str, typer.Argument(help="The comment's id.", metavar="ID")],
+    entry: Annotated[
+        str | None,
+        typer.Option("--entry", help="The thread entry to read; default: the newest reply."),
+    ] = None,
+    branch: BranchOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Read a reviewer's reply into an outcome again, and act on it (MAPLE_CLASSIFIER).
+
+    Reads the reviewer's newest reply on the comment (or --entry), even one read before: the
+    reading replaces the one kept, and its transition applies if the reply still answers the
+    resolution. Only a trusted reviewer's reply on a resolved comment is read.
+    """
+    from maple_entrypoints.bootstrap.classifier import classifier_from_environment
+
+    cwd = Path.cwd()
+    classifier = classifier_from_environment()
+    if classifier is None:
+        raise fail(
+            "MAPLE_CLASSIFIER is off, so nothing reads reviewers' words; set it to claude or "
+            "codex, or answer with maple comments confirm or reopen.",
+            EXIT_CONFIG,
+        )
+    wired = _Wired(cwd)
+    name = branch_of(branch, cwd)
+    comment = next(
+        (c for c in list_all(wired.store, name, report=warn) if c.id == comment_id), None
+    )
+    if comment is None:
+        raise fail(f"no comment {one_line(comment_id)[:80]} on {name}.", EXIT_ERROR)
+    chosen = entry_of(comment, entry) if entry else reply_to_classify(comment)
+    if chosen is None:
+        raise fail(f"{comment.id} has no reviewer's reply to read.", EXIT_ERROR)
+    reading = classify_reply(
+        wired.store, comment, chosen.id, classifier, system_clock(), again=True, report=warn
+    )
+    wired.report(name)
+    _print_reading(reading, as_json)
+    if reading.skipped is not None and reading.asked == 0:
+        raise typer.Exit(EXIT_ERROR)
+
+
+def _print_reading(reading: Reading, as_json: bool) -> None:
+    record = reading.classification
+    if as_json:
+        print_json(
+            {
+                "comment": shown_one(reading.comment, warn),
+                "entry": reading.entry_id,
+                "classification": record.to_json() if record is not None else None,
+                "skipped": reading.skipped,
+                "asked": reading.asked,
+                "remarks": [r.id for r in reading.remarks],
+            }
+        )
+    elif reading.skipped is not None and reading.asked == 0:
+        sys.stderr.write(f"maple: {reading.entry_id} was not read: {one_line(reading.skipped)}\n")
+    else:
+        entry = next(r for r in thread_of(reading.comment) if r.id == reading.entry_id)
+        print(f"{reading.entry_id}: {_understood(entry)}")
+        for remark in reading.remarks:
+            print(f"  opened {remark.id}: {one_line(remark.body)}")
 
 
 def _said(data: JsonObject, as_json: bool, verb: str) -> None:

@@ -484,10 +484,33 @@ def _registration_findings(cwd: Path, findings: list[Finding]) -> None:
     _connected_findings(cwd, findings)
 
 
+def _reading_finding() -> Finding:
+    """Whether reviewers' replies are read (``MAPLE_CLASSIFIER``), and whether its harness can."""
+    from maple_entrypoints.bootstrap.classifier import classifier_from_environment
+
+    try:
+        classifier = classifier_from_environment()
+    except ConfigurationError as exc:
+        return Finding("reviewers' words", False, str(exc), "see docs/conversation.md")
+    if classifier is None:
+        return Finding(
+            "reviewers' words",
+            None,
+            "MAPLE_CLASSIFIER is off: reviewers confirm and reopen with the buttons",
+            "set MAPLE_CLASSIFIER=claude or codex to read their replies",
+        )
+    return Finding(
+        "reviewers' words",
+        True,
+        f"{classifier.name} reads a trusted reviewer's reply on a resolved comment",
+    )
+
+
 def examine(cwd: Path, branch: str | None) -> list[Finding]:
     """Every check, in order; a broken configuration skips the checks that need it."""
     findings: list[Finding] = []
     config = _config_findings(findings)
+    findings.append(_reading_finding())
     if branch is None:
         branch = find_checkout(cwd).branch
     if config is not None:
@@ -500,10 +523,11 @@ _MARKS: dict[bool | None, str] = {True: "ok  ", False: "FAIL", None: "--  "}
 
 
 def doctor(branch: BranchOption = None, as_json: JsonOption = False) -> None:
-    """Check the configuration, the store, GitHub access and the client registrations.
+    """Check the configuration, the store, GitHub access, the harness and the registrations.
 
-    Each problem is printed with its fix; exit 1 when something is broken (a missing
-    registration is reported, not counted as broken).
+    The harness is the one that reads reviewers' replies (``MAPLE_CLASSIFIER``). Each
+    problem is printed with its fix; exit 1 when something is broken (a missing registration
+    is reported, not counted as broken).
     """
     findings = examine(Path.cwd(), branch)
     if as_json:

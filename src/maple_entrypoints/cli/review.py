@@ -155,6 +155,7 @@ def _serve(url: str | None, port: int | None, listen: int, no_open: bool) -> Non
     """Serve the proxy in front of the app until Ctrl-C or SIGTERM."""
     import uvicorn
 
+    from maple_entrypoints.bootstrap.classifier import classifier_from_environment
     from maple_entrypoints.bootstrap.local import local_store
     from maple_entrypoints.loopback import bounded_http, listen_on_loopback
     from maple_entrypoints.review import review_app
@@ -175,6 +176,7 @@ def _serve(url: str | None, port: int | None, listen: int, no_open: bool) -> Non
             EXIT_CONFIG,
         )
     branch = checkout.branch or "default"
+    classifier = classifier_from_environment()  # a harness that cannot read stops us here
     try:
         sock = listen_on_loopback(listen)
     except (OSError, OverflowError) as exc:
@@ -194,7 +196,14 @@ def _serve(url: str | None, port: int | None, listen: int, no_open: bool) -> Non
 
         threading.Timer(0.5, lambda: webbrowser.open(address)).start()
     config = uvicorn.Config(
-        review_app(url, cwd, branch, log=ServerLog("maple-review"), sources=_working_tree(cwd)),
+        review_app(
+            url,
+            cwd,
+            branch,
+            log=ServerLog("maple-review"),
+            sources=_working_tree(cwd),
+            classifier=classifier,
+        ),
         log_level="warning",
         lifespan="on",  # the proxy closes its connections to the app on the way out
         http=bounded_http(),  # slow headers and connection floods are bounded, as everywhere

@@ -32,7 +32,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Mount, Route, Router
 
-from maple_core.ports import Clock
+from maple_core.ports import Clock, FeedbackClassifier
 from maple_entrypoints.bootstrap.route import local_route_options
 from maple_entrypoints.review.bundle import overlay_script
 from maple_entrypoints.review.page import (
@@ -361,14 +361,18 @@ def review_app(
     clock: Clock | None = None,
     log: ServerLog | None = None,
     sources: Path | None = None,
+    classifier: FeedbackClassifier | None = None,
 ) -> Any:
     """The proxy in front of the app at ``upstream``, with the route over ``cwd``'s ``.maple/``.
 
     ``sources`` is the working tree the app's files are in (default ``cwd``): the overlay makes
-    the file paths a development build reports relative to it (``src/App.tsx:4:3``).
+    the file paths a development build reports relative to it (``src/App.tsx:4:3``). The
+    reviewer's replies on resolved comments are read by ``classifier``, when given.
     """
     # the one reviewer at this machine names themselves in the overlay
-    options = local_route_options(cwd, clock, log or ServerLog("maple-review"), client_authors=True)
+    options = local_route_options(
+        cwd, clock, log or ServerLog("maple-review"), client_authors=True, classifier=classifier
+    )
     forwarder = _Forwarder(upstream, branch, (sources or cwd).resolve())
 
     @contextlib.asynccontextmanager

@@ -11,8 +11,9 @@
 Endpoints (paths under the mount): ``GET``/``POST /comments``, ``PATCH``/``DELETE /comments/{id}``,
 ``POST /comments/{id}/thread``
 (a reply, a reopening or a confirmation in the comment's thread), ``POST /comments/{id}/claim``
-(an agent's claim or release, ours) and ``POST /claims`` (a session's claims on a branch,
-renewed or ended at once), ``POST /media``,
+(an agent's claim or release, ours), ``POST /claims`` (a session's claims on a branch,
+renewed or ended at once), ``POST /comments/{id}/classification/undo`` (undo what maple
+understood from a reply), ``POST /media``,
 ``GET /media/{key}``, ``GET``/``POST /approvals``, ``DELETE /approvals/{id}``,
 ``GET /me``, ``GET /health`` and ``POST /gate/refresh``; and, with an MCP endpoint, ``/mcp``
 (the agent loop's tools over Streamable HTTP, see ``route.mcp_http``). Every answer is JSON with
@@ -50,10 +51,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from maple_core.approvals import NewApproval
 from maple_core.authors import Reviewer
 from maple_core.claims import ClaimOutcome, ClaimRequest
+from maple_core.classifying import classify_reply, undo_reading
 from maple_core.comments import Comment
 from maple_core.conversation import ConversationError, Role, ThreadEvent
 from maple_core.cursor import format_js_timestamp
 from maple_core.errors import MapleError, NotFoundError
+from maple_core.feedback import refusal
 from maple_core.gate import check_review_url
 from maple_core.json_types import JsonObject, JsonValue
 from maple_core.media import RASTER_TYPES, is_raster, raster_type, sniff_raster
@@ -64,10 +67,11 @@ from maple_core.ports import (
     CommentClaims,
     CommentConversation,
     CommentStore,
+    FeedbackClassifier,
     GatePublisher,
     MediaStore,
 )
-from maple_core.services import publish_gate, resolve_comment, stamped_resolution
+from maple_core.services import list_all, publish_gate, resolve_comment, stamped_resolution
 from maple_core.statuses import CommentStatus
 from maple_core.submissions import MAX_BODY_CHARS, read_drafts, read_status_change
 from maple_core.text import scrub
@@ -87,6 +91,7 @@ from maple_entrypoints.route.authorship import (
     caller_id,
     own_open_comment,
 )
+from maple_entrypoints.route.feedback import marked, new_entry, read_undo, trust_of, undoer
 from maple_entrypoints.route.params import read_branch, read_list_query, read_note
 from maple_entrypoints.route.refresh import GateRefreshOptions, refresh_gate
 from maple_entrypoints.server_log import ServerLog
@@ -149,6 +154,12 @@ class RouteOptions:
         client_authors: a caller without an identity may name itself as a comment's author,
             and edit or delete its own open comments (see ``route.authorship``); for a route
             serving one person, as ``maple review``'s does.
+        paired: every caller is the one person this machine paired with (the solo bridge, the
+            review proxy), so their words are a trusted reviewer's, as an identified
+            reviewer's are (see ``route.feedback``).
+        classifier: reads a trusted reviewer's reply on a resolved comment into an outcome that
+            confirms, reopens or leaves it (``MAPLE_CLASSIFIER``), after the answer is sent;
+            without one, replies are only words.
         clock: stamps resolutions and approvals.
         log: where failures are recorded (never a token).
         mcp: the MCP endpoint served at ``/mcp`` for agents elsewhere, and who may call it.
@@ -167,6 +178,8 @@ class RouteOptions:
     require_confirmation: bool = False
     review_url: str | None = None
     client_authors: bool = False
+    paired: bool = False
+    classifier: FeedbackClassifier | None = None
     clock: Clock = field(default_factory=system_clock)
     log: ServerLog = field(default_factory=lambda: ServerLog("maple-route"))
     max_json_bytes: int = 2 * 1024 * 1024
@@ -434,8 +447,10 @@ class _Route:
         if client and isinstance(posted, dict):
             posted = {k: v for k, v in posted.items() if k not in ("role", "question")}
         event = ThreadEvent.from_json(posted, role=Role.REVIEWER if client else None)
-        author = author_of_post(posted, self.reviewer(request), client_authors=client)
-        event = dataclasses.replace(event, author=author)
+        reviewer = self.reviewer(request)
+        author = author_of_post(posted, reviewer, client_authors=client)
+        trust = trust_of(reviewer, paired=self.options.paired)
+        event = marked(dataclasses.replace(event, author=author), trust)
         store = self.store_for(request)
         if Capability.CONVERSE not in store.capabilities or not isinstance(
             store, CommentConversation
@@ -444,7 +459,66 @@ class _Route:
         comment_id = request.path_params["id"]
         with _known_comment(comment_id):
             changed = await _off_loop(store.converse, comment_id, event)
-        # A reopening blocks the gate again, a confirmation may clear it, a question is listed.
+        # A reopening blocks the gate again, a confirmation may clear it, a question is listed;
+        # a trusted reviewer's reply on a resolved comment is read first, when a classifier is.
+        return json_answer(
+            changed.to_json(), background=self.after_reply(store, request, changed, event)
+        )
+
+    def after_reply(
+        self, store: CommentStore, request: Request, changed: Comment, event: ThreadEvent
+    ) -> BackgroundTask | None:
+        """What runs once a thread event's answer is sent: reading a reply, then the gate."""
+        entry = new_entry(changed, event)
+        classifier = self.options.classifier
+        if classifier is None or entry is None or refusal(changed, entry) is not None:
+            return self.after_write(store, request, changed.branch)
+        return BackgroundTask(self.read_and_report, store, request, changed, entry.id, classifier)
+
+    async def read_and_report(
+        self,
+        store: CommentStore,
+        request: Request,
+        comment: Comment,
+        entry_id: str,
+        classifier: FeedbackClassifier,
+    ) -> None:
+        """Read a reviewer's reply into an outcome (bounded by the classifier), then the gate."""
+        log = self.options.log
+        try:
+            await _off_loop(
+                lambda: classify_reply(
+                    store, comment, entry_id, classifier, self.options.clock, report=log.warn
+                )
+            )
+        except Exception as exc:
+            log.error(
+                "Maple could not read a reviewer's reply; it waits for Confirm or Reopen.",
+                failure=_described(exc, request),
+            )
+        await self.report_gates(store, request, [comment.branch])
+
+    async def undo(self, request: Request) -> Response:
+        """``POST /comments/{id}/classification/undo {entry, branch}``: undo maple's reading."""
+        posted = await read_json(request, self.options.max_json_bytes)
+        entry_id, branch = read_undo(posted), read_branch(posted)
+        store = self.store_for(request)
+        comment_id = request.path_params["id"]
+        listed = await _off_loop(list_all, store, branch)
+        comment = next((c for c in listed if c.id == comment_id), None)
+        if comment is None:
+            raise RouteRefusalError(
+                404,
+                f"No comment with id {comment_id[:80]} on {branch[:200]}; list the branch's "
+                "comments for the ids there are.",
+            )
+        reviewer = self.reviewer(request)
+        undoer(comment, entry_id, reviewer, paired=self.options.paired)
+        by = author_of_post(posted, reviewer, client_authors=self.options.client_authors)
+        with _known_comment(comment_id):
+            changed = await _off_loop(
+                undo_reading, store, comment_id, entry_id, by, self.options.clock
+            )
         return json_answer(
             changed.to_json(), background=self.after_write(store, request, changed.branch)
         )
@@ -623,6 +697,10 @@ class _Route:
                 "media": self.options.media is not None,
                 "approval": {"required": self.options.require_approval},
                 "confirmation": {"required": self.options.require_confirmation},
+                "reading": {
+                    "harness": self.options.classifier.name if self.options.classifier else None,
+                    "trusted": trust_of(reviewer, paired=self.options.paired) is not None,
+                },
             }
         )
 
@@ -787,6 +865,7 @@ def create_route_app(options: RouteOptions) -> Starlette:
             at("/comments/{id}/thread", route.thread, "POST"),
             at("/comments/{id}/claim", route.claim, "POST"),
             at("/claims", route.sweep_claims, "POST"),
+            at("/comments/{id}/classification/undo", route.undo, "POST"),
             at("/media", route.put_media, "POST"),
             at("/media/{key:path}", route.get_media, "GET"),
             at("/approvals", route.approvals),

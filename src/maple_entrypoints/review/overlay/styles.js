@@ -54,6 +54,9 @@ export const OVERLAY_CSS =
   ".panel .thread li[data-maple-question=waiting] { border-left-color: #b45309; background: #fef3c7; }" +
   ".panel .thread li[data-maple-question=waiting] .asks { background: #b45309; color: #fff; }" +
   ".panel .confirmed { margin-top: 4px; font-size: 12px; color: #15803d; }" +
+  // what maple understood from a reply, and its Undo (thread.js)
+  ".panel .thread .understood { margin-top: 2px; font-size: 12px; color: #374151; font-style: italic; }" +
+  ".panel .thread .understood .undo { padding: 0 6px; font-size: 11px; font-style: normal; background: #e5e7eb; color: #111; }" +
   ".panel .writer textarea { width: 100%; min-height: 48px; margin-top: 4px; color: #111; background: #fff; border: 1px solid #9ca3af; border-radius: 4px; }" +
   ".panel .conversation .cancel { background: #e5e7eb; color: #111; }" +
   ".panel .conversation [hidden] { display: none !important; }" + // over `.panel li .row`'s flex

@@ -82,6 +82,7 @@
 /**
  * @typedef {object} StoredComment A comment as the route lists it.
  * @property {string} id
+ * @property {string} branch
  * @property {string} body
  * @property {string} status
  * @property {Partial<Anchor>} [anchor]
@@ -119,6 +120,22 @@
  * @property {{ sha?: string, note?: string, at?: string }} [resolution] what a reopening undid,
  *   a confirmation confirmed or a second resolve claimed
  * @property {Signature} [by] the agent's entries: which agent, model and session wrote it
+ * @property {string} [classified] on a confirmation or reopening maple made from a reply: that
+ *   reply's id
+ * @property {Reading} [classification] what maple understood from this reply
+ */
+
+/**
+ * @typedef {object} Reading What maple understood from a reviewer's reply (maple_core.feedback).
+ * @property {"approved" | "approved-with-comments" | "changes-requested" | "wait"} [outcome]
+ * @property {"confirm" | "confirm-and-open-remarks" | "reopen" | "none"} [applied] what it did
+ * @property {string} [harness] which harness read it
+ * @property {string | null} [model]
+ * @property {string} [textHash] "sha256:" of the words it read
+ * @property {string[]} [remarks]
+ * @property {string} [why] why its outcome's change did not apply
+ * @property {string} [note] what went wrong asking the harness
+ * @property {{ by?: { name?: string }, at?: string }} [undone] who undid it
  */
 
 /**
