@@ -142,6 +142,8 @@ def bench_appends(base: Path) -> Row:
 
 def main() -> int:
     from bench.capture_row import capture_row
+    from bench.claim_row import file_claim_row, github_claim_row
+    from bench.classify_row import classify_rows
     from bench.github_row import github_requests_row, github_row
     from bench.hook_row import hook_row
     from bench.mcp_rows import startup_rows, wake_row
@@ -166,6 +168,8 @@ def main() -> int:
     rows += [Row(*reserve_row())]
     rows += [Row(*r) for r in sql_list_rows()] + [Row(*sql_appends_row())]
     rows += [Row(*workers_wake_row()), Row(*memory_row())]
+    rows += [Row(*file_claim_row()), Row(*github_claim_row())]
+    rows += [Row(*row) for row in classify_rows()]
     headers = ("benchmark", "figure", "anchor (same run)", "ratio", "budget", "")
     table = [
         (r.name, r.figure, r.anchor, f"{r.ratio:.3g}×", r.budget, "ok" if r.ok else "OVER BUDGET")
@@ -197,6 +201,9 @@ SINGLE_ROWS = {
     "sql-appends": ("bench.sql_rows", "sql_appends_row"),
     "workers-wake": ("bench.workers_rows", "wake_row"),
     "wait-memory": ("bench.workers_rows", "memory_row"),
+    "claims-file": ("bench.claim_row", "file_claim_row"),
+    "claims-github": ("bench.claim_row", "github_claim_row"),
+    "classify": ("bench.classify_row", "classify_rows"),
 }
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from contract_tests.claim_racers import RECIPE, Racers, gh_recipe, recipe
 from contract_tests.github_peers import TOKEN, api_transport, cli_transport, shared_transport
 from contract_tests.support import FakeClock, make_repo
 from maple_adapters.files.media import FileMedia
@@ -22,7 +23,7 @@ from maple_adapters.route.http import RouteHttp
 from maple_adapters.route.store import RouteCommentStore
 from maple_adapters.sql.media import SqlMedia
 from maple_adapters.sql.store import SqlCommentStore
-from maple_core.ports import CommentStore
+from maple_core.ports import CommentStore, FeedbackClassifier
 from maple_core.trust import TrustPolicy
 from maple_entrypoints.route.app import RouteOptions
 from maple_entrypoints.route.serve import by_bearer_token, served_app
@@ -39,38 +40,54 @@ def _memory(clock: FakeClock, tmp: Path, request: pytest.FixtureRequest) -> Comm
 
 
 def _file(clock: FakeClock, tmp: Path, request: pytest.FixtureRequest) -> CommentStore:
-    return FileCommentStore(clock, make_repo(tmp / "repo", "feat/contract"))
+    repo = make_repo(tmp / "repo", "feat/contract")
+    request.node.stash[RECIPE] = recipe("file", repo=str(repo))
+    return FileCommentStore(clock, repo)
 
 
-def _github(clock: FakeClock, served: Served, transport_name: str, tmp: Path) -> CommentStore:
+def _github(
+    clock: FakeClock,
+    served: Served,
+    transport_name: str,
+    tmp: Path,
+    request: pytest.FixtureRequest,
+) -> CommentStore:
     served.fake.reset()
     for branch in BRANCHES_WITH_PULLS:
         served.fake.open_pull(branch)
     transport = (
         api_transport(served) if transport_name == "api" else cli_transport(served, tmp / "gh")
     )
+    request.node.stash[RECIPE] = gh_recipe(served, transport_name, TOKEN, tmp / "gh-racers")
     return GitHubLedgerStore(transport, "acme", "web", clock)
 
 
 def _github_api(clock: FakeClock, tmp: Path, request: pytest.FixtureRequest) -> CommentStore:
-    return _github(clock, request.getfixturevalue("github_server"), "api", tmp)
+    return _github(clock, request.getfixturevalue("github_server"), "api", tmp, request)
 
 
 def _github_cli(clock: FakeClock, tmp: Path, request: pytest.FixtureRequest) -> CommentStore:
-    return _github(clock, request.getfixturevalue("github_server"), "cli", tmp)
+    return _github(clock, request.getfixturevalue("github_server"), "cli", tmp, request)
 
 
 def review_store(
-    clock: FakeClock, served: Served, kind: str, tmp: Path, max_age: float = 0.0
+    clock: FakeClock,
+    served: Served,
+    kind: str,
+    tmp: Path,
+    max_age: float = 0.0,
+    classifier: FeedbackClassifier | None = None,
 ) -> PullRequestStore:
     """The GitHub store with the pull request's own review, as maple builds it (answers kept
-    ``max_age`` seconds: none by default, so a test never depends on the poll interval)."""
+    ``max_age`` seconds: none by default, so a test never depends on the poll interval), its
+    threads' trusted replies read by ``classifier`` when one is given."""
     transport = shared_transport(served, kind, tmp, max_age=max_age)
     assert isinstance(transport, SharedTransport)
     source = ReviewSource(
         transport, "acme", "web", host=served.host, policy=TrustPolicy(), cache=transport.cache
     )
-    return PullRequestStore(GitHubLedgerStore(transport, "acme", "web", clock), source, clock)
+    ledger = GitHubLedgerStore(transport, "acme", "web", clock)
+    return PullRequestStore(ledger, source, clock, classifier=classifier)
 
 
 def _github_review(kind: str) -> StoreFactory:
@@ -92,6 +109,7 @@ def _through_route(
     request.addfinalizer(running.stop)
     http = RouteHttp(running.url + "/api/maple", token)
     request.addfinalizer(http.close)
+    request.node.stash[RECIPE] = recipe("route", url=running.url + "/api/maple", token=token)
     return RouteCommentStore(http, poll_s=0.05)
 
 
@@ -178,3 +196,9 @@ def store(
     store_factory: StoreFactory, clock: FakeClock, tmp_path: Path, request: pytest.FixtureRequest
 ) -> CommentStore:
     return store_factory(clock, tmp_path, request)
+
+
+@pytest.fixture
+def racers(store: CommentStore, request: pytest.FixtureRequest) -> Racers:
+    """Claimants of ``store`` in other processes (threads, for a store no process shares)."""
+    return Racers(store, request.node.stash.get(RECIPE, None))

@@ -403,3 +403,37 @@ def test_a_ledger_the_system_will_not_read_is_unavailable_and_named(repo: Path) 
     assert (caught.value.store, caught.value.operation) == ("file", "list")
     with pytest.raises(StoreUnavailableError, match="could not be used"):
         store.append(new("kept nowhere"))
+
+
+def test_a_reader_never_sees_half_a_claims_write(repo: Path) -> None:
+    """claims.json is written in place: its readers (listing, the Stop hook) share its lock, so a
+    claim held throughout is seen in every listing while other claims come and go."""
+    from maple_adapters.files.records import blocking_records
+    from maple_adapters.system import SystemClock
+    from maple_core.claims import Claimant, ClaimRequest
+
+    store = FileCommentStore(SystemClock(), repo)
+    held, busy = (store.append(NewComment(branch="feat/x", body=b)).id for b in ("held", "busy"))
+    holder = Claimant.of("claude-code", "ms-holder")
+    assert store.claim(held, ClaimRequest.claim(holder, 3600)).decision.granted
+    ledger = repo / ".maple" / slug("feat/x") / "comments.json"
+    done = threading.Event()
+
+    def churn() -> None:  # claims of every length, as renewals and other sessions write them
+        for i in range(400):
+            who = Claimant.of("codex-mcp-client" + "x" * (i % 40), f"ms-{i:06d}")
+            store.claim(busy, ClaimRequest.claim(who, 600))
+            store.claim(busy, ClaimRequest.release(who))
+        done.set()
+
+    writer = threading.Thread(target=churn)
+    writer.start()
+    seen = 0
+    while not done.is_set():
+        listed = {c.id: c for c in list_all(store, "feat/x")}
+        assert listed[held].extra["claim"]["session"] == "ms-holder"
+        hook = {r["id"]: r for r in blocking_records(str(ledger), "feat/x", {"open"})}
+        assert hook[held]["claim"]["session"] == "ms-holder"
+        seen += 1
+    writer.join()
+    assert seen > 10

@@ -175,6 +175,22 @@ def test_unresolving_on_github_reopens_and_wakes(
     assert select_fresh([comment], cursor).comments == (comment,)
 
 
+def test_a_thread_resolved_or_unresolved_on_githubs_page_without_a_word_is_seen(
+    fake: FakeGitHub, make_reader: Callable[..., Reader]
+) -> None:
+    """No REST answer changes when a person clicks "Resolve conversation" or "Unresolve": the
+    sweep asks GraphQL again for any thread, not only maple's, so a long-running reader (the
+    route's gate, a waiting agent) neither keeps a resolved thread open nor an unresolved one
+    resolved (which would let the gate clear while the thread is open)."""
+    reader = make_reader(sweep_s=0.0)  # the sweep is due at every read: no minute to wait
+    root = fake.add_review_comment(1, "rev", "Rename this.")
+    assert [c.status for c in reader.read().comments] == [CommentStatus.OPEN]
+    fake.set_resolved(root["id"], True, by="rev")
+    assert [c.status for c in reader.read().comments] in ([], [CommentStatus.RESOLVED])
+    fake.set_resolved(root["id"], False, by="lead")
+    assert [c.status for c in reader.read().comments] == [CommentStatus.OPEN]
+
+
 def test_replies_go_where_the_reviewer_wrote(fake: FakeGitHub, reader: Reader) -> None:
     root = fake.add_review_comment(1, "rev", "Why a grid?")
     talk = fake.add_comment(1, "Can you bump the version?", login="rev")

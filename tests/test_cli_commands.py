@@ -118,12 +118,16 @@ class TestComments:
         waited = json.loads(maple(repo, "comments", "wait", "--json").stdout)
         async with stdio_server(repo) as client:
             assert listed == structured(await client.call_tool("list_comments", {"branch": BRANCH}))
-            assert shown == structured(
+            context = structured(
                 await client.call_tool("get_comment_context", {"id": comment_id, "branch": BRANCH})
             )
-            assert waited == structured(
-                await client.call_tool("wait_for_comments", {"branch": BRANCH})
-            )
+            # the agent's look claims the comment for its session; a person's look claims nothing
+            assert context["comment"].pop("claim")["session"].startswith("ms-")
+            assert shown == context
+            drained = structured(await client.call_tool("wait_for_comments", {"branch": BRANCH}))
+            for each in drained["comments"]:
+                each.pop("claim", None)  # its own claim, from the look above
+            assert waited == drained
 
 
 class TestConversation:

@@ -269,3 +269,12 @@ def test_the_run_key_follows_the_configuration_but_no_secret_value() -> None:
     assert token != key
     assert run_key(configuration_values({**base, "GITHUB_TOKEN": "ghp_two"}), []) == token
     assert "ghp_one" not in json.dumps(configuration_values({"GITHUB_TOKEN": "ghp_one"}))
+
+
+def test_the_run_key_is_the_same_for_every_session() -> None:
+    """Claude Code gives each conversation its own CLAUDE_CODE_SESSION_ID, and maple watch each
+    agent its MAPLE_SESSION: a key that followed them would never be served twice."""
+    base = {"MAPLE_STORE": "file"}
+    key = run_key(configuration_values(base), [])
+    for session in ({"CLAUDE_CODE_SESSION_ID": "c-1"}, {"MAPLE_SESSION": "mw-0123456789ab"}):
+        assert run_key(configuration_values({**base, **session}), []) == key

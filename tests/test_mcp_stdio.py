@@ -63,11 +63,13 @@ async def test_tools_list_matches_the_snapshot(repo: Path) -> None:
         "reply_to_comment",
         "get_comment_context",
         "start_solo",
+        "claim_comment",
     ]
     assert [t["name"] for t in listed if not t["annotations"]["readOnlyHint"]] == [
         "resolve_comment",
         "reply_to_comment",
         "start_solo",
+        "claim_comment",
     ]
     solo = next(t for t in listed if t["name"] == "start_solo")
     assert solo["title"] == "Keep a preview's comments on this machine"

@@ -26,6 +26,7 @@ from maple_adapters.files.store import FileCommentStore
 from maple_adapters.memory import InMemoryCommentStore, MemoryChangeSignal
 from maple_adapters.system import SystemClock
 from maple_core.comments import NewComment
+from maple_core.wait import DEFAULT_WAIT_MS
 from maple_entrypoints.mcp_server import build_server
 from maple_entrypoints.mcp_tasks import (
     MAX_LIVE_TASKS,
@@ -83,9 +84,8 @@ def add(store: Any, body: str) -> str:
 
 async def started(client: Client, **arguments: Any) -> dict[str, Any]:
     """Start a wait and check it came back as a working task, at once."""
-    began = time.monotonic()
+    # "At once" is the task's status: a wait the call had held would come back completed.
     handle = await call(client, "wait_for_comments", {"branch": BRANCH, **arguments})
-    assert time.monotonic() - began < 2.0
     assert isinstance(handle, TaskHandle), handle
     task = handle.task
     assert task["status"] == "working"
@@ -142,7 +142,6 @@ async def test_cancel_stops_the_wait_at_once_and_a_later_comment_does_not_resurr
     async with Client(build_server(store, max_tasks=1), extensions=[TasksClient()]) as client:
         task = await started(client, cursor="2020-01-01T00:00:00.000Z")
         await until(lambda: store.waiting > 0)  # the wait holds the branch's watch
-        began = time.monotonic()
         assert await task_cancel(client, task["taskId"]) == {
             "resultType": "complete",
             **_meta(client),
@@ -150,8 +149,8 @@ async def test_cancel_stops_the_wait_at_once_and_a_later_comment_does_not_resurr
         got = await task_get(client, task["taskId"])
         assert got["status"] == "cancelled"
         assert "result" not in got
-        await until(lambda: store.waiting == 0, 2.0)  # the watch is released
-        assert time.monotonic() - began < 2.0
+        # the watch is released: well before the wait's own 30 s timeout could have released it
+        await until(lambda: store.waiting == 0, DEFAULT_WAIT_MS / 2000)
         add(store, "too late")
         await anyio.sleep(0.5)
         assert (await task_get(client, task["taskId"]))["status"] == "cancelled"
@@ -212,7 +211,7 @@ async def test_a_client_without_the_extension_gets_the_plain_long_poll() -> None
             "wait_for_comments",
             {"branch": BRANCH, "cursor": "2030-01-01T00:00:00.000Z", "timeoutMs": 1000},
         )
-        assert 0.9 < time.monotonic() - began < 5
+        assert time.monotonic() - began > 0.9  # and it came back: its own timeout, not ours
         assert structured(result)["status"] == "timeout"
         async with anyio.create_task_group() as group:
             waited: list[Any] = []

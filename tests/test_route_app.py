@@ -136,6 +136,7 @@ class TestComments:
             "media": False,
             "approval": {"required": False},
             "confirmation": {"required": False},
+            "reading": {"harness": None, "trusted": True},  # no classifier reads replies here
         }
 
 

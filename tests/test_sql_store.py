@@ -3,10 +3,12 @@ its PostgreSQL notifications, and the screenshots and tokens kept beside the com
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -20,6 +22,7 @@ from sqlalchemy import event, text
 from sqlalchemy.exc import OperationalError
 
 from contract_tests.support import FakeClock
+from maple_adapters.memory_classifier import ScriptedClassifier
 from maple_adapters.sql.database import SCHEMA_REVISION, Database, Dialect
 from maple_adapters.sql.health import check_database
 from maple_adapters.sql.media import SqlMedia
@@ -27,7 +30,9 @@ from maple_adapters.sql.migrate import schema_revision, upgrade
 from maple_adapters.sql.schema import VERSION_TABLE, metadata
 from maple_adapters.sql.store import SqlCommentStore
 from maple_adapters.sql.tokens import SqlTokenStore
+from maple_core.classifying import classify_reply
 from maple_core.comments import Comment, NewComment
+from maple_core.conversation import ReplyKind, Role, thread_of
 from maple_core.errors import (
     ConfigurationError,
     CorruptLedgerError,
@@ -36,7 +41,9 @@ from maple_core.errors import (
 )
 from maple_core.listing import list_all
 from maple_core.paging import ListQuery
+from maple_core.resolving import converse, resolve_comment
 from maple_core.statuses import CommentStatus
+from maple_core.thread_events import ThreadEvent
 from maple_core.tokens import TokenScope, token_digest
 from tests.postgres import Cluster
 from tests.sql_support import fresh_repository
@@ -220,10 +227,10 @@ def test_names_beyond_plain_text_are_kept_and_kept_apart(database: Database) -> 
         store.set_status("sql_\ud83d", CommentStatus.RESOLVED)
 
 
-def test_a_commit_whose_answer_was_lost_is_not_stored_twice(
-    postgres_database: Database,
-) -> None:
-    store = store_on(postgres_database)
+@contextlib.contextmanager
+def first_commit_answer_lost(database: Database) -> Iterator[list[bool]]:
+    """The next commit lands, but its answer is lost (the connection drops): ``[False]`` once
+    it happened."""
     lost = [True]
 
     def commit_then_lose_the_answer(connection: object) -> None:
@@ -234,13 +241,48 @@ def test_a_commit_whose_answer_was_lost_is_not_stored_twice(
                 "COMMIT", {}, psycopg.OperationalError("server closed the connection")
             )
 
-    event.listen(postgres_database.engine, "commit", commit_then_lose_the_answer)
+    event.listen(database.engine, "commit", commit_then_lose_the_answer)
     try:
-        stored = store.append(NewComment(branch="feat/x", body="Once"))
+        yield lost
     finally:
-        event.remove(postgres_database.engine, "commit", commit_then_lose_the_answer)
+        event.remove(database.engine, "commit", commit_then_lose_the_answer)
+
+
+def test_a_commit_whose_answer_was_lost_is_not_stored_twice(
+    postgres_database: Database,
+) -> None:
+    store = store_on(postgres_database)
+    with first_commit_answer_lost(postgres_database) as lost:
+        stored = store.append(NewComment(branch="feat/x", body="Once"))
     assert not lost[0]
     assert [c.id for c in list_all(store, "feat/x")] == [stored.id]
+
+
+@pytest.mark.parametrize("outcome", ["approved", "wait"])
+def test_a_reading_whose_commit_answer_was_lost_is_kept_once(
+    postgres_database: Database, outcome: str
+) -> None:
+    clock = FakeClock()
+    store = store_on(postgres_database, clock)
+    stored = store.append(NewComment(branch="feat/x", body="The total is cut."))
+    resolve_comment(store, stored.id, "0123456789abcdef0123456789abcdef01234567", "Wider.", clock)
+    dana = {"id": "u-dana", "name": "Dana", "provenance": "server"}
+    said = ThreadEvent(
+        ReplyKind.REPLY, Role.REVIEWER, "LGTM now", author=dana, marks={"trust": "identified"}
+    )
+    comment = converse(store, stored.id, said)
+    entry_id = thread_of(comment)[-1].id
+    classifier = ScriptedClassifier(lambda prompt: {"outcome": outcome, "remarks": []})
+    with first_commit_answer_lost(postgres_database) as lost:
+        reading = classify_reply(store, comment, entry_id, classifier, clock)
+    assert not lost[0]
+    assert reading.skipped is None
+    assert reading.classification is not None
+    assert reading.classification.outcome.value == outcome
+    now = next(c for c in list_all(store, "feat/x") if c.id == stored.id)
+    kinds = [r.kind for r in thread_of(now)]
+    assert kinds.count(ReplyKind.CONFIRM) == (1 if outcome == "approved" else 0)
+    assert len(classifier.prompts) == 1
 
 
 # -- notifications -----------------------------------------------------------------------------

@@ -33,10 +33,12 @@ def test_every_measure_is_checked() -> None:
 
 MISSED = {
     "Names the bootstrap exports": "issue 27 landed a fifth setup, the sql database "
-    "(SqlDatabase, SqlRoute, sql_database)",
-    "Largest module in src/ (Python)": "landed with issue 25: maple_core/pull_review.py (697 "
-    "lines) and github/review_source.py (597) are not split yet",
-    "Median module in src/": "the modules issues 25 and 27 landed are larger than the median",
+    "(SqlDatabase, SqlRoute, sql_database), and issue 26 the classifier's "
+    "(classifier_from_environment)",
+    "Largest module in src/ (Python)": "landed with issues 25, 26 and 28: "
+    "maple_core/pull_review.py "
+    "(752 lines), github/review_source.py (594) and maple_core/claims.py (545) are not split yet",
+    "Median module in src/": "the modules issues 25 to 28 landed are larger than the median",
 }
 """Targets the landed features broke and this issue has not mended yet; strict, so a mended one
 fails here until it is taken off this list."""

@@ -4,7 +4,8 @@ loopback, and a file store in a temporary git repository.
 A session is started first; ``maple watch --session`` then wakes it once per batch of comments
 (seen in the model's requests: one resumed turn per batch, in the same thread, the comment inside
 the reviewers' frame), shows a failed turn and sends its comments again with the next one, and
-leaves no process behind on SIGTERM.
+leaves no process behind on SIGTERM; a comment another agent session holds waits until that
+claim ends.
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ from maple_adapters.files.store import FileCommentStore
 from maple_adapters.system import SystemClock
 from maple_core.agents import AgentState
 from maple_core.anchors import Anchor
+from maple_core.claims import Claimant, ClaimRequest, live_claim
 from maple_core.comments import Comment, NewComment
+from maple_core.listing import list_all
 from maple_core.stop import DATA_CLOSE, DATA_OPEN
 from maple_core.text import REVIEW_DATA_NOTE
 from maple_entrypoints.cli.watch_prompt import MAX_PROMPT_CHARS, watch_prompt
@@ -506,3 +509,38 @@ def test_a_prompt_of_long_comments_is_cut_to_its_bound_and_says_where_the_rest_i
     assert "cut to 2,000 characters" in prompt
     assert "loc_long0000003" in prompt.split("\n\n", 1)[0]
     assert prompt.rstrip().endswith(DATA_CLOSE)
+
+
+def test_a_comment_another_session_holds_is_not_handed_over_until_its_claim_ends(
+    peer: Peer, tmp_path: Path, watching: list[subprocess.Popen[str]]
+) -> None:
+    store = FileCommentStore(SystemClock(), peer.workspace)
+    other = Claimant.of("claude-code", "ms-other")
+    oscar = comment(peer.workspace, "OSCAR: another agent is on this one")
+    assert store.claim(oscar, ClaimRequest.claim(other, 600)).decision.granted
+    model = peer.extra["model"]
+    process = start_watch(peer, tmp_path, watching, "-b", BRANCH)
+    lines = OutputLines(process.stdout)  # type: ignore[arg-type]
+    papa = comment(peer.workspace, "PAPA: nobody is on this one")
+    line = lines.next(TURN_S).split()
+    assert line[3:6] == ["1", "comment(s)", "done"], line
+    [handed] = prompts(model, "PAPA")
+    assert papa in handed
+    assert "OSCAR" not in handed
+    assert prompts(model, "OSCAR") == []
+    # The watch's claim on what it handed over ended with the turn; the other's still holds.
+    now = SystemClock().now()
+    held = {c.id: live_claim(c, now) for c in list_all(store, BRANCH)}
+    assert held[papa] is None
+    oscar_claim = held[oscar]
+    assert oscar_claim is not None
+    assert oscar_claim.session == "ms-other"
+    # Once the other session releases it, the comment is everyone's: the watch hands it over.
+    store.claim(oscar, ClaimRequest.release(other))
+    line = lines.next(TURN_S).split()
+    assert line[3:6] == ["1", "comment(s)", "done"], line
+    [released] = prompts(model, "OSCAR")
+    assert oscar in released
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=20) == 0
+    lines.close()

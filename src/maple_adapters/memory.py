@@ -8,13 +8,14 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from maple_core.approvals import Approval, NewApproval
+from maple_core.claims import ClaimRequest, ClaimResult, apply_claim, apply_sweep
 from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.cursor import format_js_timestamp, format_stamp, next_arrival_stamp
 from maple_core.errors import NotFoundError
 from maple_core.paging import CommentPage, ListQuery, page_of
 from maple_core.ports import BranchState, Capability, Clock
 from maple_core.statuses import CommentStatus
-from maple_core.thread_events import ThreadEvent, apply_event
+from maple_core.thread_events import EntryNote, ThreadEvent, apply_event
 
 __all__ = ["InMemoryCommentStore", "MemoryChangeSignal"]
 
@@ -115,7 +116,7 @@ class InMemoryCommentStore:
             self._changed()
             return updated
 
-    def converse(self, comment_id: str, event: ThreadEvent) -> Comment:
+    def converse(self, comment_id: str, event: ThreadEvent | EntryNote) -> Comment:
         """Apply a thread event; the entry is ``mrep_<n>``, stamped after every other stamp."""
         with self._condition:
             state = self._state
@@ -133,6 +134,44 @@ class InMemoryCommentStore:
             state.comments[index] = updated
             self._changed()
             return updated
+
+    def claim(self, comment_id: str, request: ClaimRequest) -> ClaimResult:
+        """Apply a claim request under the store's lock, at the clock's ``now``."""
+        with self._condition:
+            self._index_of(comment_id, "claim")
+            return self.claim_many([comment_id], request)[0]
+
+    def claim_many(
+        self, comment_ids: Sequence[str], request: ClaimRequest
+    ) -> builtins.list[ClaimResult]:
+        """Apply a claim request to each comment under the store's lock; unknown ids skipped."""
+        with self._condition:
+            comments = self._state.comments
+            where = {c.id: i for i, c in enumerate(comments)}
+            now = self._clock.now()
+            results: builtins.list[ClaimResult] = []
+            for comment_id in comment_ids:
+                index = where.get(comment_id)
+                if index is None:
+                    continue
+                updated, decision = apply_claim(comments[index], request, now)
+                comments[index] = updated
+                results.append(ClaimResult(updated, decision))
+            if any(r.decision.write for r in results):
+                self._changed()
+            return results
+
+    def sweep_claims(self, branch: str, request: ClaimRequest) -> builtins.list[Comment]:
+        """Renew or end the session's live claims on ``branch`` under the store's lock."""
+        with self._condition:
+            comments = self._state.comments
+            mine = [i for i, c in enumerate(comments) if c.branch == branch]
+            changed = apply_sweep([comments[i] for i in mine], request, self._clock.now())
+            for at, comment in changed.items():
+                comments[mine[at]] = comment
+            if changed:
+                self._changed()
+            return list(changed.values())
 
     def edit(self, comment_id: str, body: str, check: Callable[[Comment], None]) -> Comment:
         """Replace a comment's body once ``check`` accepts it (unknown id: ``NotFoundError``)."""

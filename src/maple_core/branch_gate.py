@@ -6,6 +6,8 @@ The same policy everywhere: a resolve's report, the route, ``maple gate decide``
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from maple_core.cursor import newest_first
 from maple_core.errors import CorruptLedgerError
 from maple_core.gate import (
@@ -24,7 +26,11 @@ __all__ = ["decide_branch_gate", "publish_gate"]
 
 
 def publish_gate(
-    store: CommentStore, gate: GatePublisher, branch: str, rules: GateRules = DEFAULT_RULES
+    store: CommentStore,
+    gate: GatePublisher,
+    branch: str,
+    rules: GateRules = DEFAULT_RULES,
+    now: datetime | None = None,
 ) -> PublishOutcome:
     """Decide the gate for ``branch``'s head commit and publish it (Maple's ``publishGate``).
 
@@ -33,7 +39,7 @@ def publish_gate(
     publishes nothing: publishing on a guessed commit is worse than not publishing. A ledger
     that cannot be read is published as blocked (``ledger-unreadable``), never neutral. Other
     errors from the store or the publisher propagate; the caller decides that a publish
-    failure never fails a resolve.
+    failure never fails a resolve. With ``now``, the summary names the comments an agent is on.
     """
     if Capability.HEAD not in store.capabilities:
         return NotPublished(
@@ -45,7 +51,7 @@ def publish_gate(
         sha, verdict = store.head(branch), unreadable_ledger_verdict(str(exc))
     else:
         sha = state.head
-        verdict = _verdict(store, state, sha, rules)
+        verdict = _verdict(store, state, sha, rules, now)
     if sha is None:
         return NotPublished(f'No head commit for "{branch}", so no gate was published.')
     report = GateReport(branch=branch, sha=sha, verdict=verdict, review_url=rules.review_url)
@@ -66,7 +72,11 @@ def decide_branch_gate(
 
 
 def _verdict(
-    store: CommentStore, state: BranchState, commit: str | None, rules: GateRules
+    store: CommentStore,
+    state: BranchState,
+    commit: str | None,
+    rules: GateRules,
+    now: datetime | None = None,
 ) -> GateVerdict:
     """The gate policy, written once: what one read of a branch decides at ``commit``."""
     gated = state.gated if state.gated is not None else state.comments
@@ -79,5 +89,6 @@ def _verdict(
             approvals=state.approvals,
             require_confirmation=rules.require_confirmation,
             pushed=state.pushed,
+            now=now,
         ),
     )

@@ -55,11 +55,16 @@ _COMMENT_KEYS = frozenset(
 )
 
 
+_STORE_KEYS = frozenset({"updatedAt", "claim"})
+"""Keys only a store writes on a comment: never taken from a submitted one."""
+
+
 @dataclass(frozen=True, slots=True)
 class NewComment:
     """A comment as a reviewer submits it, before a store gives it an id.
 
-    ``received_at`` and ``updatedAt`` are never taken from the caller: the store stamps them.
+    ``received_at``, ``updatedAt`` and ``claim`` are never taken from the caller: the store
+    writes them.
     """
 
     branch: str
@@ -105,9 +110,10 @@ class NewComment:
             context=self.context,
             resolution=self.resolution,
             # A store's own status change stamps updatedAt; a submitted one would let this
-            # record win every later merge of racing ledgers, so it is never taken.
-            extra={k: v for k, v in self.extra.items() if k != "updatedAt"}
-            if "updatedAt" in self.extra
+            # record win every later merge of racing ledgers, so it is never taken. A claim is
+            # a store's too (a submitted one would keep every agent off the comment).
+            extra={k: v for k, v in self.extra.items() if k not in _STORE_KEYS}
+            if _STORE_KEYS & self.extra.keys()
             else self.extra,
         ).for_maple(author if author is not None else guest_author())
 

@@ -17,6 +17,10 @@ both), whether it asks the reviewer a question, and its ``kind``:
 Every change to a thread is a :class:`~maple_core.thread_events.ThreadEvent`, applied by
 :func:`~maple_core.thread_events.apply_event` under the store's write lock; what a thread says
 (who spoke last, what is new, what was confirmed) is read by :mod:`maple_core.threads`.
+
+Entries may carry maple's marks beside their fields: ``trust`` (why maple takes a reviewer's
+words as a trusted person's, given only by the path they arrived on) and ``classified`` (on a
+confirmation or reopening maple made from a reviewer's words: the entry it read them in).
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ from maple_core.fields import object_of
 from maple_core.json_types import JsonObject, JsonValue
 
 __all__ = [
+    "CLASSIFICATION",
+    "CLASSIFIED",
     "ConversationError",
     "MAX_REPLIES",
     "MAX_REPLY_CHARS",
@@ -38,6 +44,7 @@ __all__ = [
     "Reply",
     "ReplyKind",
     "Role",
+    "TRUST",
     "agent_author",
     "thread_of",
     "with_thread",
@@ -45,6 +52,12 @@ __all__ = [
 
 REPLIES = "replies"
 """The comment's key its thread is kept under."""
+TRUST = "trust"
+"""The entry's mark saying why its words are a trusted reviewer's (:mod:`maple_core.feedback`)."""
+CLASSIFIED = "classified"
+"""The mark on an entry maple made from a classification: the id of the entry it classified."""
+CLASSIFICATION = "classification"
+"""The key a reviewer's entry keeps its classification under."""
 MAX_REPLY_CHARS = 10_000
 """The longest reply body taken, as for a comment's body."""
 MAX_REPLIES = 200
@@ -78,7 +91,7 @@ class ReplyKind(StrEnum):
 _ROLES = {r.value: r for r in Role}
 _KINDS = {k.value: k for k in ReplyKind}
 _REPLY_KEYS = frozenset(
-    {"id", "role", "kind", "body", "author", "at", "receivedAt", "question", "resolution"}
+    {"id", "role", "kind", "body", "author", "at", "receivedAt", "question", "resolution", "by"}
 )
 
 
@@ -105,13 +118,14 @@ class Reply:
     kind: ReplyKind = ReplyKind.REPLY
     author: JsonObject | None = None
     resolution: JsonObject | None = None
+    by: JsonObject | None = None
     extra: JsonObject = field(default_factory=dict)
 
     @classmethod
     def from_json(cls, value: JsonValue) -> Reply:
         """Read a stored entry (it must be an object)."""
         obj = object_of(value, "a reply")
-        author, resolution = obj.get("author"), obj.get("resolution")
+        author, resolution, by = obj.get("author"), obj.get("resolution"), obj.get("by")
         return cls(
             id=_str(obj, "id") or "",
             role=_ROLES.get(_str(obj, "role") or "", Role.REVIEWER),
@@ -122,6 +136,7 @@ class Reply:
             kind=_KINDS.get(_str(obj, "kind") or "", ReplyKind.REPLY),
             author=author if isinstance(author, dict) else None,
             resolution=resolution if isinstance(resolution, dict) else None,
+            by=by if isinstance(by, dict) else None,
             extra=dict(obj),
         )
 
@@ -139,7 +154,23 @@ class Reply:
         out["question"] = self.question
         if self.resolution is not None:
             out["resolution"] = self.resolution
+        if self.by is not None:
+            out["by"] = self.by
+        elif "by" in self.extra:
+            out["by"] = self.extra["by"]
         return out
+
+    @property
+    def trust(self) -> str | None:
+        """Why maple takes the words as a trusted reviewer's (the ``trust`` mark), if it does."""
+        value = self.extra.get(TRUST)
+        return value if isinstance(value, str) and self.role is Role.REVIEWER else None
+
+    @property
+    def classified(self) -> str | None:
+        """For an entry maple made from a classification, the entry it classified."""
+        value = self.extra.get(CLASSIFIED)
+        return value if isinstance(value, str) else None
 
     @property
     def author_name(self) -> str:

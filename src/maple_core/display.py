@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime
 
 from maple_core.anchors import Anchor
+from maple_core.claims import CLAIM, Claim
 from maple_core.comments import Comment
 from maple_core.conversation import REPLIES, thread_of
 from maple_core.json_types import MAX_DEPTH, JsonObject, nests_deeper_than
@@ -24,8 +25,13 @@ def shown(
     report: Callable[[str], None] | None = None,
     *,
     since: datetime | None = None,
+    claimed: Mapping[str, Claim] | None = None,
 ) -> list[JsonObject]:
     """The comments as tools and people are shown them (:meth:`Comment.readable_json`).
+
+    A comment's ``claim`` is shown as ``{agent, session, since, expires}`` (a store's own
+    bookkeeping left out); one whose id is in ``claimed`` (another session's live claims, for
+    the session being shown them) carries the same as ``claimedBy``: leave it to them.
 
     A comment's thread (``replies``) keeps its newest :data:`SHOWN_REPLIES` entries
     (``olderReplies`` counts the others), in the order they happened, so an answer always reads
@@ -42,6 +48,15 @@ def shown(
         data = comment.readable_json()
         if REPLIES in comment.extra:
             _show_thread(comment, data, since)
+        if CLAIM in data:
+            stored = Claim.read(data[CLAIM])
+            if stored is None:
+                del data[CLAIM]
+            else:
+                data[CLAIM] = stored.shown()
+        other = claimed.get(comment.id) if claimed else None
+        if other is not None:
+            data["claimedBy"] = other.shown()
         if nests_deeper_than(data):
             if report is not None:
                 report(

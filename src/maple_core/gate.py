@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 
 from maple_core.approvals import Approval
+from maple_core.claims import live_claim
 from maple_core.comments import Comment
 from maple_core.conversation import thread_of
+from maple_core.cursor import parse_stamp
 from maple_core.pull_review import review_link
 from maple_core.statuses import BLOCKING_STATUSES, CommentStatus
 from maple_core.stop import member_name
@@ -85,7 +88,8 @@ class GatePolicy:
     """What the gate holds a pull request on (Maple's ``decideGate`` options).
 
     ``approvals`` is ``None`` when the store keeps none, which is not the same as nobody having
-    approved. ``commit`` is the commit under judgement.
+    approved. ``commit`` is the commit under judgement. With ``now``, the summary says which
+    open comments an agent is on (their live claims at that time).
     """
 
     block_on: frozenset[CommentStatus] = BLOCKING_STATUSES
@@ -97,6 +101,7 @@ class GatePolicy:
     reverify_resolved: bool = False
     require_confirmation: bool = False
     pushed: frozenset[str] | None = None
+    now: datetime | None = None
 
 
 def _neutral(reason: GateReason, summary: str, title: str = _NOT_CHECKED) -> GateVerdict:
@@ -122,10 +127,21 @@ _NOTES = {
 }
 
 
+def _on_it(comment: Comment, now: datetime | None) -> str:
+    """`` _(on it: `agent` since 12:05 UTC)_`` for a comment an agent claimed, else nothing."""
+    claim = live_claim(comment, now) if now is not None else None
+    if claim is None:
+        return ""
+    since = parse_stamp(claim.since)
+    when = f" since {since:%H:%M} UTC" if since is not None else ""
+    return f" _(on it: {code_span(claim.agent, _WHERE_LIMIT)}{when})_"
+
+
 def _open_summary(
     comments: Sequence[Comment],
     statuses: Sequence[CommentStatus],
     block_on: frozenset[CommentStatus],
+    now: datetime | None = None,
 ) -> str:
     lines: list[str] = []
     blocking = [i for i, status in enumerate(statuses) if status in block_on]
@@ -136,6 +152,8 @@ def _open_summary(
         note = _NOTES.get(statuses[index], "")
         if awaiting_reviewer(comment):
             note += " _(the agent asked a question; waiting for the reviewer)_"
+        else:
+            note += _on_it(comment, now)
         link = review_link(comment)
         if link is not None:
             note += f" ([on GitHub]({link}))"
@@ -201,7 +219,9 @@ def _evidence(comments: Sequence[Comment], policy: GatePolicy) -> str:
         if confirmation is not None and len(confirmed) < _LISTED:
             who = code_span(capped(one_line(confirmation.author_name), _WHERE_LIMIT))
             sha = code_span(resolution.sha[:12])
-            confirmed.append(f"- {who} confirmed {index + 1}, resolved in {sha}")
+            read = next((r for r in thread_of(comment) if r.id == confirmation.classified), None)
+            said = f" from their reply {code_span(read.body, _BODY_LIMIT)}" if read else ""
+            confirmed.append(f"- {who} confirmed {index + 1}{said}, resolved in {sha}")
         unpushed_here = policy.pushed is not None and resolution.sha not in policy.pushed
         if unpushed_here and len(unpushed) < _LISTED:
             unpushed.append(
@@ -254,7 +274,8 @@ def decide_gate(
             GateConclusion.BLOCKED,
             GateReason.COMMENTS_OPEN,
             f"{blocking} of {total} {noun} still open",
-            _open_summary(comments, statuses, policy.block_on) + _evidence(comments, policy),
+            _open_summary(comments, statuses, policy.block_on, policy.now)
+            + _evidence(comments, policy),
             open=blocking,
             total=total,
         )

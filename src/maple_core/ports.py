@@ -16,14 +16,16 @@ from typing import Protocol, Unpack, runtime_checkable
 
 from maple_core.agents import AgentRun, ProviderInfo, StartOptions
 from maple_core.approvals import Approval, NewApproval
+from maple_core.claims import ClaimRequest, ClaimResult
 from maple_core.comments import Comment, NewComment, Resolution
+from maple_core.feedback import HarnessAnswer
 from maple_core.gate import GateReport, GateVerdict
 from maple_core.json_types import JsonObject
 from maple_core.media import MediaRef
 from maple_core.paging import CommentPage, ListQuery
 from maple_core.statuses import CommentStatus
 from maple_core.tasks import TaskRecord, TaskStatus
-from maple_core.thread_events import ThreadEvent
+from maple_core.thread_events import EntryNote, ThreadEvent
 from maple_core.tokens import AccessToken, IssuedToken, TokenScope
 
 __all__ = [
@@ -35,10 +37,12 @@ __all__ = [
     "ChangeSignal",
     "Clock",
     "CommentAmending",
+    "CommentClaims",
     "CommentConversation",
     "CommentStore",
     "CommitCheck",
     "Commits",
+    "FeedbackClassifier",
     "GatePublisher",
     "GateRefresher",
     "HeldComments",
@@ -51,7 +55,10 @@ __all__ = [
 
 
 class Capability(StrEnum):
-    """Operations a comment store may or may not support (Maple's nine, ``watch`` as ours)."""
+    """Operations a comment store may or may not support.
+
+    Maple's nine, and ours: ``watch``, ``amend``, ``converse`` and ``claim``.
+    """
 
     LIST = "list"
     APPEND = "append"
@@ -64,6 +71,8 @@ class Capability(StrEnum):
     UNAPPROVE = "unapprove"
     AMEND = "amend"
     CONVERSE = "converse"
+    NOTE = "note"
+    CLAIM = "claim"
 
 
 class Clock(Protocol):
@@ -222,11 +231,69 @@ class CommentConversation(Protocol):
     holds (comments' and replies'), so a waiting agent's cursor never skips a reply.
     """
 
-    def converse(self, comment_id: str, event: ThreadEvent) -> Comment:
+    def converse(self, comment_id: str, event: ThreadEvent | EntryNote) -> Comment:
         """Apply ``event`` to the comment's thread; an unknown id raises ``NotFoundError``.
+
+        An :class:`~maple_core.thread_events.EntryNote` (a note on an entry already there, such
+        as its classification) is decided under the same lock. A store that cannot keep notes
+        (a route, which keeps them where it runs) raises ``MissingCapabilityError``.
 
         Raises:
             ConversationError: the comment cannot take the event (reopening an open one…).
+        """
+        ...
+
+
+class FeedbackClassifier(Protocol):
+    """A harness that reads a reviewer's words and answers in a schema (Claude Code, Codex).
+
+    maple implements no model protocol: the harness is the client, run headless with nothing
+    it could run, each run bounded in time.
+    """
+
+    @property
+    def name(self) -> str:
+        """``claude`` or ``codex`` (``memory`` for the reference)."""
+        ...
+
+    def detect(self) -> ProviderInfo:
+        """Whether the harness is installed and signed in, and what to do if not."""
+        ...
+
+    def classify(self, prompt: str, schema: JsonObject) -> HarnessAnswer:
+        """Ask once: the answer in ``schema``'s place (unchecked), or why there is none."""
+        ...
+
+
+@runtime_checkable
+class CommentClaims(Protocol):
+    """A store that keeps claims on comments (``Capability.CLAIM``; ours).
+
+    The store reads the comment's claim and applies :func:`~maple_core.claims.apply_claim` at
+    its own clock's ``now`` atomically (under its write lock, a row update, or a
+    compare-and-swap), so of any number of racing claimants exactly one is granted the claim
+    and every other is answered ``held``, naming the holder. Nothing is written for a refusal.
+    """
+
+    def claim(self, comment_id: str, request: ClaimRequest) -> ClaimResult:
+        """Apply ``request`` to one comment; an unknown id raises ``NotFoundError``."""
+        ...
+
+    def claim_many(
+        self, comment_ids: Sequence[str], request: ClaimRequest
+    ) -> builtins.list[ClaimResult]:
+        """Apply ``request`` to each comment in one write (``maple watch``'s batch).
+
+        The results are in the order asked, each decided as :meth:`claim` would; an id that
+        names no comment (deleted since it was listed) has no result.
+        """
+        ...
+
+    def sweep_claims(self, branch: str, request: ClaimRequest) -> builtins.list[Comment]:
+        """Renew (``claim``) or end (``release``) the session's live claims on ``branch``.
+
+        One write; returns the comments that changed (see
+        :func:`~maple_core.claims.apply_sweep`).
         """
         ...
 

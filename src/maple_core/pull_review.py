@@ -32,14 +32,16 @@ from enum import StrEnum
 from maple_core.anchors import Anchor
 from maple_core.authors import color_slot
 from maple_core.comments import Comment, Resolution
-from maple_core.conversation import MAX_REPLIES, REPLIES, ReplyKind, Role
+from maple_core.conversation import CLASSIFICATION, MAX_REPLIES, REPLIES, TRUST, ReplyKind, Role
 from maple_core.cursor import format_stamp, latest_stamp, next_arrival_stamp
+from maple_core.feedback import Classification, Transition, Trust
 from maple_core.json_types import JsonObject, JsonValue
 from maple_core.page_context import Context
 from maple_core.statuses import CommentStatus
 from maple_core.trust import Author, Endorsement, Standing, TrustPolicy
 
 __all__ = [
+    "AWAITING_READING",
     "Arrival",
     "FirstSight",
     "GITHUB",
@@ -66,6 +68,8 @@ __all__ = [
 
 GITHUB = "github"
 """The key of a comment's GitHub details (its kind, link, standing...): Maple ignores it."""
+AWAITING_READING = "awaitingReading"
+"""The key (under ``github`` on a thread entry) saying a trusted reply waits for its reading."""
 MAX_NOTE_CHARS = 10_000
 """The longest body handed on, as for a comment posted to maple; the rest stays on GitHub."""
 
@@ -244,11 +248,17 @@ class Review:
 
 @dataclass(frozen=True, slots=True)
 class Mark:
-    """maple's ledger record of a review's or a conversation comment's status and thread."""
+    """maple's ledger record of a review item's status and thread, and of its readings.
+
+    ``readings`` are the readings of reviewers' words in a review thread, by entry id (what
+    ``classification`` holds on a ledger comment's entry): kept here, so they are recorded,
+    not recomputed, while the words themselves stay on GitHub.
+    """
 
     status: CommentStatus = CommentStatus.OPEN
     resolution: Resolution | None = None
     replies: tuple[JsonObject, ...] = ()
+    readings: Mapping[str, JsonObject] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,6 +272,8 @@ class PullRequestReview:
         reviews: its submitted reviews, oldest first.
         conversation: its conversation comments, oldest first (ledgers already left out).
         own_logins: the logins maple posts as.
+        reading: a classifier reads trusted reviewers' replies in threads (``MAPLE_CLASSIFIER``):
+            such a reply after maple's resolution waits for its reading instead of reopening.
     """
 
     pull: int
@@ -270,6 +282,7 @@ class PullRequestReview:
     reviews: tuple[Review, ...] = ()
     conversation: tuple[Note, ...] = ()
     own_logins: frozenset[str] = field(default_factory=frozenset)
+    reading: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -444,9 +457,10 @@ class _Reader:
         if standings[0] is Standing.HELD:
             self._hold(ref.id, first, ReviewKind.THREAD, anchor)
             return []
-        entries: list[JsonValue] = []
+        mark = self.marks.get(ref.id, Mark())
+        entries: list[JsonValue] = [*mark.replies]
         last_resolve: Note | None = None
-        answered: list[Note] = []  # reviewers' words after maple's latest resolution
+        answered: list[JsonObject] = []  # reviewers' words after maple's latest resolution
         for note, standing in zip(notes[1:], standings[1:], strict=True):
             if self._own(note):
                 entries.append(self._own_entry(note))
@@ -456,9 +470,16 @@ class _Reader:
                 held_id = f"{_NOTE_PREFIX}_{pull}_{note.id}"
                 self._hold(held_id, note, ReviewKind.THREAD, anchor, reply_to=ref.id)
             else:
-                entries.append(self._reviewer_entry(note, standing))
-                answered.append(note)
-        status, resolution = self._thread_status(thread, last_resolve, bool(answered))
+                entry = self._reviewer_entry(note, standing, mark)
+                entries.append(entry)
+                answered.append(entry)
+        reopening = [e for e in answered if self._reopens(e)]
+        status, resolution = self._thread_status(thread, last_resolve, bool(reopening))
+        by_maple = (thread.resolved_by or "").lower() in self._own_logins
+        if status is CommentStatus.RESOLVED and last_resolve is not None and by_maple and answered:
+            newest = answered[-1]  # the newest words decide; earlier ones are answered by them
+            if CLASSIFICATION not in newest and newest.get(TRUST) == Trust.GITHUB.value:
+                newest[GITHUB] = {AWAITING_READING: True}
         if last_resolve is not None and not thread.resolved:
             entries.append(self._reopen_entry(thread, last_resolve))
         details: JsonObject = {
@@ -483,6 +504,18 @@ class _Reader:
             )
         ]
 
+    def _reopens(self, entry: JsonObject) -> bool:
+        """Whether a reviewer's words after maple's resolution reopen the thread.
+
+        They do, as they always did, unless a classifier reads them: then a trusted reply
+        reopens only once read as ``changes-requested`` (or once its reading is undone: a
+        person overrode maple), and waits for its reading until then.
+        """
+        record = Classification.from_json(entry.get(CLASSIFICATION))
+        if record is not None:
+            return record.undone is not None or record.applied is Transition.REOPEN
+        return not (self.pr.reading and entry.get(TRUST) == Trust.GITHUB.value)
+
     def _thread_status(
         self, thread: Thread, last_resolve: Note | None, answered: bool
     ) -> tuple[CommentStatus, Resolution | None]:
@@ -504,9 +537,15 @@ class _Reader:
             return CommentStatus.OPEN, resolution
         return CommentStatus.RESOLVED, resolution
 
-    def _reviewer_entry(self, note: Note, standing: Standing) -> JsonObject:
+    def _reviewer_entry(self, note: Note, standing: Standing, mark: Mark) -> JsonObject:
+        """A reviewer's reply in a thread, with its reading when the ledger keeps one.
+
+        A trusted person's (never a bot's) is marked ``trust: github``: the one kind of GitHub
+        reply a classifier may read.
+        """
+        entry_id = f"{_NOTE_PREFIX}_{self.pr.pull}_{note.id}"
         entry: JsonObject = {
-            "id": f"{_NOTE_PREFIX}_{self.pr.pull}_{note.id}",
+            "id": entry_id,
             "role": Role.REVIEWER.value,
             "kind": ReplyKind.REPLY.value,
             "body": _capped(note.body, note.url),
@@ -517,6 +556,11 @@ class _Reader:
         }
         if standing is Standing.ENDORSED:
             entry[GITHUB] = {"standing": standing.value}
+        elif standing is Standing.TRUSTED and not note.author.bot:
+            entry[TRUST] = Trust.GITHUB.value
+        reading = mark.readings.get(entry_id)
+        if reading is not None:
+            entry[CLASSIFICATION] = reading
         return entry
 
     def _own_entry(self, note: Note) -> JsonObject:
@@ -574,6 +618,17 @@ class _Reader:
             "state": item.state.value,
             "gate": item.state is ReviewState.CHANGES_REQUESTED and deciding,
         }
+        reading = mark.readings.get(ref.id)
+        if reading is not None:
+            details[CLASSIFICATION] = reading
+        elif (
+            self.pr.reading
+            and item.state is ReviewState.COMMENTED
+            and standing is Standing.TRUSTED
+            and not note.author.bot
+            and status is CommentStatus.OPEN
+        ):  # a trusted person's comment review says what they decided only in words
+            details[AWAITING_READING] = True
         if item.commit is not None:
             details["commit"] = item.commit
         context = Context(url=note.url, extra={"reviewState": item.state.value})

@@ -6,6 +6,8 @@ these; the gate itself is decided and published by :mod:`~maple_core.branch_gate
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from maple_core.branch_gate import publish_gate
 from maple_core.comments import Comment
 from maple_core.ports import (
@@ -25,11 +27,14 @@ __all__ = [
 ]
 
 
-def report_to_gate(store: CommentStore, branch: str, target: GateTarget) -> None:
+def report_to_gate(
+    store: CommentStore, branch: str, target: GateTarget, now: datetime | None = None
+) -> None:
     """After a change on ``branch``: publish the gate, or ask the route to, as ``target`` says.
 
     Neither ever fails the change that was saved: a failure is logged, and so is a gate that
-    could not be published on a named commit.
+    could not be published on a named commit. ``now`` is for the summary's presence (see
+    :func:`~maple_core.branch_gate.publish_gate`).
     """
     gate, log = target.gate, target.log
     if isinstance(gate, GateRefresher):
@@ -44,7 +49,7 @@ def report_to_gate(store: CommentStore, branch: str, target: GateTarget) -> None
     if gate is None:
         return
     try:
-        outcome = publish_gate(store, gate, branch, target.rules)
+        outcome = publish_gate(store, gate, branch, target.rules, now)
     except Exception as exc:
         log.error(
             "Maple could not publish the merge gate; the change was saved.", exc, gate=gate.name
@@ -72,14 +77,18 @@ def resolve_and_report(
         UnverifiedCommitError: ``commits`` cannot reach the commit the fix names.
     """
     resolved = resolve_comment(
-        store, comment_id, fix.sha, fix.note, clock, commits=commits, author=fix.author
+        store, comment_id, fix.sha, fix.note, clock, commits=commits, author=fix.author, by=fix.by
     )
-    report_to_gate(store, resolved.branch, target)
+    report_to_gate(store, resolved.branch, target, clock.now())
     return resolved
 
 
 def converse_and_report(
-    store: CommentStore, comment_id: str, event: ThreadEvent, target: GateTarget
+    store: CommentStore,
+    comment_id: str,
+    event: ThreadEvent,
+    target: GateTarget,
+    now: datetime | None = None,
 ) -> Comment:
     """Apply ``event`` to the comment's thread (:func:`converse`), then report it to ``target``.
 
@@ -87,5 +96,5 @@ def converse_and_report(
     it, a question is listed in its summary.
     """
     changed = converse(store, comment_id, event)
-    report_to_gate(store, changed.branch, target)
+    report_to_gate(store, changed.branch, target, now)
     return changed

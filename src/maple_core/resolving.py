@@ -39,12 +39,14 @@ def resolve_comment(
     *,
     commits: Commits | None = None,
     author: JsonObject | None = None,
+    by: JsonObject | None = None,
 ) -> Comment:
-    """Mark a comment resolved, recording the commit that addressed it and when.
+    """Mark a comment resolved, recording the commit that addressed it, when, and ``by`` whom.
 
-    With ``commits`` (the checkout the agent works in), ``sha`` must name a commit HEAD can
-    reach; the full sha is recorded (see :func:`verified_commit`). On a store that keeps threads,
-    a comment already resolved keeps its first resolution and the thread records this one.
+    ``by`` is an agent's signature (see :func:`stamped_resolution`). With ``commits`` (the
+    checkout the agent works in), ``sha`` must name a commit HEAD can reach; the full sha is
+    recorded (see :func:`verified_commit`). On a store that keeps threads, a comment already
+    resolved keeps its first resolution and the thread records this one.
 
     Raises:
         MissingCapabilityError: the store cannot change a status.
@@ -58,7 +60,7 @@ def resolve_comment(
         )
     if commits is not None:
         sha = verified_commit(commits, sha)
-    resolution = stamped_resolution(sha, note, clock)
+    resolution = stamped_resolution(sha, note, clock, by)
     if Capability.CONVERSE in store.capabilities and isinstance(store, CommentConversation):
         return store.converse(comment_id, ThreadEvent.resolve(resolution, author))
     return store.set_status(comment_id, CommentStatus.RESOLVED, resolution)
@@ -119,6 +121,12 @@ def converse(store: CommentStore, comment_id: str, event: ThreadEvent) -> Commen
     return conversing(store).converse(comment_id, event)
 
 
-def stamped_resolution(sha: str, note: str | None, clock: Clock) -> Resolution:
-    """The resolution of a comment by ``sha``, stamped now: the one place a resolve is dated."""
-    return Resolution(sha=sha, note=note, at=format_js_timestamp(clock.now()))
+def stamped_resolution(
+    sha: str, note: str | None, clock: Clock, by: JsonObject | None = None
+) -> Resolution:
+    """The resolution of a comment by ``sha``, stamped now: the one place a resolve is dated.
+
+    ``by`` records the agent, model and session that resolved it, when an agent did.
+    """
+    extra: JsonObject = {"by": by} if by else {}
+    return Resolution(sha=sha, note=note, at=format_js_timestamp(clock.now()), extra=extra)

@@ -8,7 +8,7 @@ that uses it starts nearly as fast as a bare interpreter.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from maple_core.frozen import Frozen
 from maple_core.stop_payload import StopPayload
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from maple_core.json_types import JsonObject
 
 __all__ = [
+    "CLAIM_HORIZON_S",
     "CounterUpdate",
     "DATA_CLOSE",
     "DATA_OPEN",
@@ -30,13 +31,19 @@ __all__ = [
     "decide_session_stop",
     "decide_stop",
     "inert_field",
+    "live_claim_record",
     "member_name",
+    "split_by_claims",
     "waiting_for_reviewer",
     "worklist",
 ]
 
 MAX_BLOCKS = 8
 """Consecutive blocks after which the hook lets the session end."""
+
+CLAIM_HORIZON_S = 3600
+"""The longest lease a claim may have: none is live further ahead of now than this
+(``maple_core.claims.MAX_LEASE_S``)."""
 
 LAST_BLOCK = (
     "This is the last time the Stop hook holds you: if you stop again, the session ends with "
@@ -202,16 +209,95 @@ def _reviewer_lines(record: Mapping[str, object]) -> list[str]:
     return lines[::-1]
 
 
+def _is_js_stamp(text: object) -> bool:
+    """A stamp in JavaScript's ``toISOString`` shape (``2026-01-01T12:00:00.000Z``)."""
+    return isinstance(text, str) and len(text) == 24 and text[10] == "T" and text[-1] == "Z"
+
+
+def live_claim_record(
+    record: Mapping[str, object], now: str, horizon: str
+) -> Mapping[str, object] | None:
+    """The record's claim while it is live: ``now < expires <= horizon``.
+
+    ``now`` and ``horizon`` (``now`` plus the longest lease) are JavaScript timestamps, so the
+    comparison is one of text and the hook needs no date library; a claim whose expiry is in
+    another shape, or past the horizon, is no claim (see ``maple_core.claims``).
+    """
+    claim = record.get("claim")
+    if not isinstance(claim, dict):
+        return None
+    expires, session = claim.get("expires"), claim.get("session")
+    if not _is_js_stamp(expires) or not isinstance(session, str) or not session:
+        return None
+    return claim if now < str(expires) <= horizon else None
+
+
+def split_by_claims(
+    records: Sequence[JsonObject],
+    own: Callable[[str], bool],
+    now: str,
+    horizon: str,
+) -> tuple[list[JsonObject], list[JsonObject]]:
+    """The records that may hold this session, and those another live session claimed.
+
+    ``own`` says whether a session id is this session's; a record whose live claim is not its
+    own goes to the second list.
+    """
+    mine: list[JsonObject] = []
+    others: list[JsonObject] = []
+    for record in records:
+        claim = live_claim_record(record, now, horizon)
+        if claim is not None and not own(str(claim["session"])):
+            others.append(record)
+        else:
+            mine.append(record)
+    return mine, others
+
+
+_HOLDER_LIMIT = 40
+
+
+def _claimed_lines(comments: Sequence[Comment | JsonObject]) -> list[str]:
+    """One line per comment another session claimed: its id, its holder, until when."""
+    lines: list[str] = []
+    for i, comment in enumerate(comments, start=1):
+        record = _record(comment)
+        claim = _object(record.get("claim"))
+        agent = _str(claim.get("agent")) or "an agent"
+        session = _str(claim.get("session")) or "?"
+        until = _str(claim.get("expires")) or "?"
+        lines.append(
+            f"{i}. [{inert_field(str(record.get('id')), _ID_LIMIT)}] claimed by "
+            f"{inert_field(agent, _HOLDER_LIMIT)} (session {inert_field(session, _ID_LIMIT)}) "
+            f"until {inert_field(until, 30)}"
+        )
+    return lines
+
+
+def _claimed_note(claimed: Sequence[Comment | JsonObject]) -> list[str]:
+    if not claimed:
+        return []
+    return [
+        f"{len(claimed)} more are claimed by other agent sessions, which are working on them; "
+        "leave them to them:",
+        DATA_OPEN,
+        *_claimed_lines(claimed),
+        DATA_CLOSE,
+    ]
+
+
 def worklist(
     comments: Sequence[Comment | JsonObject],
     waiting: Sequence[Comment | JsonObject] = (),
+    claimed: Sequence[Comment | JsonObject] = (),
 ) -> str:
     """The message that keeps the agent working: a header, then one line per open comment.
 
     The comment lines sit inside a ``<maple-review-data>`` frame, each field one capped line, so
     reviewers' words reach the agent as data it cannot mistake for maple's own text. Each
     comment is followed by its reviewers' latest replies. Comments in ``waiting`` (the agent
-    asked and the reviewer has not answered) are listed after, as not needing work now.
+    asked and the reviewer has not answered) are listed after, as not needing work now, and
+    those in ``claimed`` (another live session's) after them, naming who holds each.
     """
     lines = [
         f"{len(comments)} Maple review comment(s) are still open. "
@@ -229,6 +315,7 @@ def worklist(
             *_comment_lines(waiting),
             DATA_CLOSE,
         ]
+    lines += _claimed_note(claimed)
     return "\n".join(lines)
 
 
@@ -256,21 +343,30 @@ def _comment_lines(comments: Sequence[Comment | JsonObject]) -> list[str]:
     return lines
 
 
-def decide_stop(all_open: Sequence[Comment | JsonObject], blocks: int) -> StopDecision:
+def decide_stop(
+    all_open: Sequence[Comment | JsonObject],
+    blocks: int,
+    claimed: Sequence[Comment | JsonObject] = (),
+) -> StopDecision:
     """Decide one stop given the comments still open and the blocks already made in a row.
 
     A comment that only waits for the reviewer's answer to the agent's question does not hold
-    the agent; when nothing else is open it may stop, and is told which ones wait.
+    the agent; when nothing else is open it may stop, and is told which ones wait. Comments
+    another live session claimed (``claimed``, kept apart from ``all_open``) never hold it:
+    they are named, so it knows someone is on them.
     """
     open_comments = [c for c in all_open if not waiting_for_reviewer(_record(c))]
     waiting = [c for c in all_open if waiting_for_reviewer(_record(c))]
     if not open_comments:
-        if not waiting:
-            return StopDecision()
-        return StopDecision(
-            reason=f"{len(waiting)} Maple comment(s) wait for the reviewer to answer your "
-            "question; wait_for_comments returns each one when they do."
-        )
+        parts: list[str] = []
+        if waiting:
+            parts.append(
+                f"{len(waiting)} Maple comment(s) wait for the reviewer to answer your "
+                "question; wait_for_comments returns each one when they do."
+            )
+        if claimed:
+            parts.append("\n".join(_claimed_note(claimed)))
+        return StopDecision(reason="\n".join(parts)) if parts else StopDecision()
     if blocks >= MAX_BLOCKS:
         return StopDecision(
             reason=(
@@ -279,7 +375,7 @@ def decide_stop(all_open: Sequence[Comment | JsonObject], blocks: int) -> StopDe
                 "them silently."
             )
         )
-    reason = worklist(open_comments, waiting)
+    reason = worklist(open_comments, waiting, claimed)
     if blocks == MAX_BLOCKS - 1:
         # Codex shows nobody the give-up text that follows, so the last block says it ahead.
         reason += f"\n{LAST_BLOCK}"
@@ -307,24 +403,31 @@ class SessionStop(Frozen):
 
 
 def decide_loop_count_stop(
-    open_comments: Sequence[Comment | JsonObject], payload: StopPayload
+    open_comments: Sequence[Comment | JsonObject],
+    payload: StopPayload,
+    claimed: Sequence[Comment | JsonObject] = (),
 ) -> StopDecision:
     """Decide a stop for a client that counts its own follow-ups in ``loop_count`` (Cursor).
 
     A run the person stopped (``aborted``) or that failed (``error``) is not followed up.
+    ``claimed`` are the comments other live sessions hold (see :func:`decide_stop`).
     """
     if payload.status not in (None, "completed"):
         return StopDecision()
-    return decide_stop(open_comments, max(0, payload.loop_count or 0))
+    return decide_stop(open_comments, max(0, payload.loop_count or 0), claimed)
 
 
 def decide_session_stop(
-    open_comments: Sequence[Comment | JsonObject], payload: StopPayload, stored_blocks: int
+    open_comments: Sequence[Comment | JsonObject],
+    payload: StopPayload,
+    stored_blocks: int,
+    claimed: Sequence[Comment | JsonObject] = (),
 ) -> SessionStop:
     """Decide a stop for a session whose counter holds ``stored_blocks``.
 
     A stop that is not a continuation (``stop_hook_active`` false) starts the count again; a
-    continuation without a session id is assumed to have used the whole budget.
+    continuation without a session id is assumed to have used the whole budget. ``claimed``
+    are the comments other live sessions hold (see :func:`decide_stop`).
     """
     active = bool(payload.stop_hook_active)
     if not active:
@@ -333,7 +436,7 @@ def decide_session_stop(
         blocks = MAX_BLOCKS
     else:
         blocks = stored_blocks
-    decision = decide_stop(open_comments, blocks)
+    decision = decide_stop(open_comments, blocks, claimed)
     if payload.session_id is None:
         return SessionStop(decision, CounterUpdate.KEEP)
     if decision.block:

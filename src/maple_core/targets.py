@@ -59,8 +59,13 @@ PublishOutcome = Published | NotPublished
 
 @dataclass(frozen=True, slots=True)
 class Fix:
-    """What a comment is resolved with: the commit that addressed it, a note, who says so."""
+    """What a comment is resolved with: the commit that addressed it, a note, who says so.
+
+    ``by`` is the agent's signature, when an agent resolves it: its agent, model and session
+    (:meth:`~maple_core.claims.Claimant.signature`).
+    """
 
     sha: str
     note: str | None = None
     author: JsonObject | None = None
+    by: JsonObject | None = None

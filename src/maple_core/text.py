@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -19,6 +20,7 @@ __all__ = [
     "js_number",
     "one_line",
     "scrub",
+    "text_hash",
     "where_of",
     "without_lone_surrogates",
 ]
@@ -84,6 +86,12 @@ def js_number(value: float) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
+
+
+def text_hash(text: str) -> str:
+    """``sha256:<hex>`` of ``text``'s UTF-8 (half an emoji encoded as JavaScript keeps it)."""
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"sha256:{digest}"
 
 
 def scrub(text: str, secrets: Iterable[str]) -> str:

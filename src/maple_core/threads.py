@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 
 from maple_core.comments import Comment
-from maple_core.conversation import (
-    REPLIES,
-    Reply,
-    ReplyKind,
-    Role,
-    thread_of,
-)
+from maple_core.conversation import CLASSIFICATION, REPLIES, Reply, ReplyKind, Role, thread_of
 from maple_core.cursor import latest_stamp, parse_stamp, wakes_agent
 from maple_core.statuses import CommentStatus
 from maple_core.stop import waiting_for_reviewer
+from maple_core.text import text_hash
 
 __all__ = [
     "activity_stamps",
@@ -24,6 +19,7 @@ __all__ = [
     "latest_activity",
     "newest_reviewer_words",
     "reviewer_replies_after",
+    "withdrawn",
 ]
 
 
@@ -50,12 +46,14 @@ def confirmation_of(comment: Comment) -> Reply | None:
 
     A confirmation counts only for the resolution it names (its ``sha`` and ``at``) and only
     when no reopening came after it, so a comment reopened and resolved again (or resolved
-    again through a route) needs confirming again.
+    again through a route) needs confirming again. One maple made from a reviewer's words
+    counts only while those words stand as classified (see :func:`withdrawn`).
     """
     resolution = comment.resolution
     if comment.status is not CommentStatus.RESOLVED or resolution is None:
         return None
-    for reply in reversed(thread_of(comment)):
+    thread = thread_of(comment)
+    for reply in reversed(thread):
         if reply.kind is ReplyKind.REOPEN:
             return None
         if (
@@ -64,9 +62,29 @@ def confirmation_of(comment: Comment) -> Reply | None:
             and reply.resolution is not None
             and reply.resolution.get("sha") == resolution.sha
             and reply.resolution.get("at") == resolution.at
+            and not withdrawn(reply, thread)
         ):
             return reply
     return None
+
+
+def withdrawn(entry: Reply, thread: Sequence[Reply]) -> bool:
+    """True when ``entry`` was made from a classification that no longer stands.
+
+    That is: the classification was undone, or the words it read were edited since (their hash
+    differs from the one it recorded). An entry whose classified words are no longer in the
+    thread (shed to keep it bounded) stands.
+    """
+    source_id = entry.classified
+    if source_id is None:
+        return False
+    source = next((r for r in thread if r.id == source_id), None)
+    if source is None:
+        return False
+    record = source.extra.get(CLASSIFICATION)
+    if not isinstance(record, dict):
+        return True  # maple's entry names words it never classified: not a classification
+    return record.get("undone") is not None or record.get("textHash") != text_hash(source.body)
 
 
 def awaiting_reviewer(comment: Comment) -> bool:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import cast
 
 from maple_core.comments import Comment
-from maple_core.cursor import FreshComments, select_fresh
+from maple_core.cursor import FreshComments, parse_cursor, select_fresh
 from maple_core.listing import look
 from maple_core.ports import (
     Clock,
@@ -22,6 +22,7 @@ from maple_core.ports import (
 
 __all__ = [
     "Look",
+    "Pick",
     "Progress",
     "Sleep",
     "WaitPlan",
@@ -59,6 +60,11 @@ WaitPlan = Generator[Look | Sleep | Progress, Sequence[Comment] | bool | None, F
 """A wait written once, without I/O: its driver lists, sleeps and reports as the steps say."""
 
 
+Pick = Callable[[Sequence[Comment]], tuple[FreshComments, float | None]]
+"""A wait's choice from a look: what it returns (none: wait on), and the seconds until the
+choice may change without any write (a claim lapsing), or ``None``."""
+
+
 def wait_plan(
     cursor: str | None,
     budget_ms: int,
@@ -66,6 +72,7 @@ def wait_plan(
     *,
     relist_s: float | None = None,
     progress_s: float | None = None,
+    pick: Pick | None = None,
 ) -> WaitPlan:
     """The wait for comments newer than ``cursor``, up to ``budget_ms``, as steps to drive.
 
@@ -76,24 +83,29 @@ def wait_plan(
     with no comments and the cursor unchanged. ``now`` is a monotonic clock in seconds; the
     budget starts when the plan is made. Cancelling is the driver's: it stops driving.
 
+    ``pick`` chooses what a look returns (the fresh comments, by default); a claim-aware wait
+    passes one that waits on while only other sessions' comments are fresh, and names when a
+    claim lapses, so it looks again then.
+
     Raises:
         InvalidCursorError: ``cursor`` is not a timestamp (at the first look).
     """
-    return _planned(cursor, now(), budget_ms / 1000, now, relist_s, progress_s)
+    chosen = pick or (lambda comments: (select_fresh(comments, cursor), None))
+    return _planned(now(), budget_ms / 1000, now, relist_s, progress_s, chosen)
 
 
 def _planned(
-    cursor: str | None,
     start: float,
     budget_s: float,
     now: Callable[[], float],
     relist_s: float | None,
     progress_s: float | None,
+    pick: Pick,
 ) -> WaitPlan:
     deadline = start + budget_s
     next_progress = start + progress_s if progress_s else math.inf
-    found = select_fresh(_listed((yield Look())), cursor)
-    next_relist = now() + relist_s if relist_s else math.inf
+    found, lapse = pick(_listed((yield Look())))
+    next_relist = _relist_at(now(), relist_s, lapse)
     while not found.comments:
         moment = now()
         if moment >= deadline:
@@ -101,11 +113,17 @@ def _planned(
         if progress_s and moment >= next_progress:
             yield Progress(round(moment - start, 3), budget_s)
             next_progress += progress_s
-        changed = yield Sleep(min(deadline, next_progress, next_relist) - moment)
+        changed = yield Sleep(max(min(deadline, next_progress, next_relist) - moment, 0.0))
         if changed or now() >= next_relist:
-            found = select_fresh(_listed((yield Look())), cursor)
-            next_relist = now() + relist_s if relist_s else math.inf
+            found, lapse = pick(_listed((yield Look())))
+            next_relist = _relist_at(now(), relist_s, lapse)
     return found
+
+
+def _relist_at(moment: float, relist_s: float | None, lapse_s: float | None) -> float:
+    """When a wait looks again unprompted: the safety net's time, or a claim's lapse if sooner."""
+    at = moment + relist_s if relist_s else math.inf
+    return min(at, moment + lapse_s) if lapse_s is not None else at
 
 
 def advance(
@@ -132,17 +150,20 @@ def wait_for_comments(
     clock: Clock,
     *,
     report: Callable[[str], None] | None = None,
+    pick: Pick | None = None,
 ) -> FreshComments:
     """Wait up to ``budget_ms`` for comments on ``branch`` newer than ``cursor`` (blocking).
 
     Drives :func:`wait_plan` with the store: it sleeps on the store's change signal between
     looks. Records in a bad shape are left out or read in part, and described to ``report``
-    (see :func:`list_all`).
+    (see :func:`list_all`). ``pick`` chooses what a look returns (see :func:`wait_plan`).
 
     Raises:
         InvalidCursorError: ``cursor`` is not a timestamp.
     """
-    plan = wait_plan(cursor, budget_ms, clock.monotonic)
+    if cursor is not None:
+        parse_cursor(cursor)
+    plan = wait_plan(cursor, budget_ms, clock.monotonic, pick=pick)
     changes = store.changes(branch)
     token: Hashable = None
     reply: Sequence[Comment] | bool | None = None

@@ -1,6 +1,8 @@
 """The Stop hook's count of consecutive blocks per session, kept where Maple's hook keeps it.
 
-On the hook's fast path: it imports only ``os`` and the interpreter's own SHA-256.
+On the hook's fast path: it imports only ``os``, the interpreter's own SHA-256 and the
+configuration's declarations. The temporary folder it keeps them in is also where this
+machine's maple sessions note who they are (:func:`temp_folder`).
 """
 
 from __future__ import annotations
@@ -12,10 +14,23 @@ try:  # the interpreter's own SHA-256, which starts faster than hashlib's OpenSS
 except ImportError:  # pragma: no cover - an interpreter built without it
     from hashlib import sha256
 
-__all__ = ["BlockCounter", "HOOK"]
+from maple_entrypoints.configuration import TEMP, TMP, TMPDIR, Settings
+
+__all__ = ["BlockCounter", "HOOK", "temp_folder"]
 
 HOOK = "maple-stop-hook"
 """The hook's name, and its counters' folder under the temporary directory (Maple's too)."""
+
+
+def temp_folder(settings: Settings) -> str:
+    """The temporary folder as Node's ``os.tmpdir()`` finds it.
+
+    ``TMPDIR``, then ``TMP``, then ``TEMP``, else ``/tmp``; a trailing slash is dropped. Maple's
+    hook and this one share the block counters there, and this machine's sessions note who
+    they are.
+    """
+    temp = settings[TMPDIR] or settings[TMP] or settings[TEMP] or "/tmp"
+    return temp.rstrip("/") or "/"
 
 
 class BlockCounter:

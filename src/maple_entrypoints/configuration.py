@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CLAUDE_CODE_DISABLE_MCP_TASKS",
+    "CLAUDE_CODE_SESSION_ID",
     "CODEX_HOME",
     "ENVIRONMENT",
     "GH_ENTERPRISE_TOKEN",
@@ -51,6 +52,8 @@ __all__ = [
     "GITHUB_TOKEN",
     "MAPLE_AGENTS",
     "MAPLE_BRANCH",
+    "MAPLE_CLASSIFIER",
+    "MAPLE_CLASSIFIER_MODEL",
     "MAPLE_DATABASE_URL",
     "MAPLE_GATE_APP_ID",
     "MAPLE_GATE_INSTALLATION_ID",
@@ -65,6 +68,7 @@ __all__ = [
     "MAPLE_REQUIRE_APPROVAL",
     "MAPLE_REQUIRE_CONFIRMATION",
     "MAPLE_REVIEW_URL",
+    "MAPLE_SESSION",
     "MAPLE_STORE",
     "MAPLE_TRUSTED_BOTS",
     "MAPLE_UNATTENDED",
@@ -209,6 +213,22 @@ MAPLE_REVIEW_URL = Variable(
     "Route server and maple gate publish: where reviewers look at the preview (an http or "
     "https URL), the merge gate's check-run link; unset means the check run has no link.",
 )
+MAPLE_CLASSIFIER = Variable(
+    "MAPLE_CLASSIFIER",
+    choice("off", "claude", "codex"),
+    "How a trusted reviewer's reply on a resolved comment is read into an outcome (approved, "
+    "approved-with-comments, changes-requested or wait) that confirms, reopens or leaves it: "
+    "off (nothing is read; Confirm and Reopen are the reviewer's buttons), claude (Claude "
+    "Code, claude -p with a JSON schema) or codex (codex exec with an output schema), "
+    "installed and signed in where the reply arrives (the route, maple review, maple solo).",
+    default="off",
+)
+MAPLE_CLASSIFIER_MODEL = Variable(
+    "MAPLE_CLASSIFIER_MODEL",
+    TEXT,
+    "The model MAPLE_CLASSIFIER's harness reads replies with (its --model), such as haiku; "
+    "unset means the harness's own default.",
+)
 MAPLE_AGENTS = Variable(
     "MAPLE_AGENTS",
     NAMES,
@@ -221,6 +241,22 @@ MAPLE_UNATTENDED = Variable(
     "its commands and its MCP servers; set it yourself for CI or a scheduled run): "
     "maple-mcp then offers no external-agent tools whatever MAPLE_AGENTS says, and every "
     "agent maple starts there approves nothing; unset means a person watches.",
+)
+MAPLE_SESSION = Variable(
+    "MAPLE_SESSION",
+    Kind("session id", str),
+    "The session maple-mcp claims comments as (1 to 64 letters, digits and . _ : @ -); "
+    "maple watch sets it for the agent it wakes, so that agent's claims are the watch's; "
+    "unset means each maple-mcp process is a session of its own with a new id.",
+    per_session=True,
+)
+CLAUDE_CODE_SESSION_ID = Variable(
+    "CLAUDE_CODE_SESSION_ID",
+    TEXT,
+    "Set by Claude Code for the MCP servers and hooks it starts: maple-mcp notes it beside "
+    "its session on this machine, so the Stop hook of that conversation knows its claims "
+    "as its own.",
+    per_session=True,
 )
 GH_TOKEN = Variable(
     "GH_TOKEN",
@@ -287,8 +323,9 @@ XDG_CACHE_HOME = Variable(
 TMPDIR = Variable(
     "TMPDIR",
     PATH,
-    "Where the Stop hook keeps its block counts, shared with Maple's hook (then TMP, then "
-    "TEMP, then /tmp, as Node looks).",
+    "Where the Stop hook keeps its block counts, shared with Maple's hook, and where this "
+    "machine's maple sessions note who they are (then TMP, then TEMP, then /tmp, as Node "
+    "looks).",
 )
 TMP = Variable("TMP", PATH, "The Stop hook's temporary folder when TMPDIR is unset.")
 TEMP = Variable("TEMP", PATH, "The Stop hook's temporary folder when TMPDIR and TMP are unset.")

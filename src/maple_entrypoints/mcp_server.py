@@ -27,6 +27,9 @@ from maple_core.ports import (
     TaskStore,
 )
 from maple_core.targets import GateTarget
+from maple_entrypoints.mcp_claims import CLAIM_TOOL, register_claim_tool
+from maple_entrypoints.mcp_results import tool_errors, tool_result
+from maple_entrypoints.mcp_session import ClaimSession, new_session_id
 from maple_entrypoints.mcp_tasks import (
     MAX_LIVE_TASKS,
     MAX_TASK_WAIT_S,
@@ -49,8 +52,10 @@ TOOL_NAMES = (
     "reply_to_comment",
     "get_comment_context",
     "start_solo",
+    CLAIM_TOOL,
 )
-"""The tools in the order they are advertised (Maple's five and maple's ``reply_to_comment``)."""
+"""The tools in the order they are advertised (Maple's five, and maple's ``reply_to_comment``
+and ``claim_comment``)."""
 
 _STOP_S = 5.0
 _INSTRUCTIONS = (
@@ -87,9 +92,16 @@ def build_server(
     max_tasks: int = MAX_LIVE_TASKS,
     max_task_wait_s: float = MAX_TASK_WAIT_S,
     on_client: ClientNote | None = None,
+    session: ClaimSession | None = None,
+    on_agent: Callable[[str], None] | None = None,
     task_store: TaskStore | None = None,
 ) -> MCPServer:
     """The MCP server over ``store``.
+
+    The server is one session (``session``, a new one by default): its claims and what it has
+    been shown (see :mod:`~maple_entrypoints.mcp_session`). Comments other sessions claimed are
+    marked ``claimedBy`` and listed last; ``get_comment_context`` and ``resolve_comment`` claim
+    the comment first, and every tool call renews the session's claims.
 
     After a resolve or a reply it reports to ``target`` (the gate published directly with
     ``MAPLE_GATE_TOKEN``, or the route asked to with ``MAPLE_URL``; by default none), which never
@@ -104,15 +116,18 @@ def build_server(
     workers), any of them answers for any task, and takes over a task whose server stopped.
     """
     log = log or ServerLog(SERVICE)
+    clock = clock or SystemClock()
     kit = Toolkit(
         store,
         target or GateTarget(log),
-        clock or SystemClock(),
+        clock,
         log,
+        session or ClaimSession(store, clock, new_session_id(), report=log.warn),
         media=media,
         commits=commits,
         solo=solo,
         on_client=on_client,
+        on_agent=on_agent,
     )
     tasks = TasksExtension(
         ["wait_for_comments"],
@@ -136,6 +151,9 @@ def build_server(
         instructions=_INSTRUCTIONS,
     )
     add_tools(server, kit)
+    register_claim_tool(
+        server, kit.claims, tool_errors, tool_result, kit.gate_after, kit.report, kit.touched
+    )
     if agents is not None:
         from maple_entrypoints.mcp_agents import register_agent_tools
 
@@ -143,45 +161,60 @@ def build_server(
     return server
 
 
-def _exit_on_signals(kill_all: Callable[[], None]) -> None:
-    """On SIGTERM or SIGHUP, kill every agent's process group and exit, within 5 s however it goes.
+def _exit_on_signals(end: Callable[[], None]) -> None:
+    """On SIGTERM or SIGHUP, run ``end`` and exit, within 5 s however it goes.
+
+    ``end`` releases the session's claims and kills every agent's process group.
 
     Not by unwinding the event loop: the stdio transport reads stdin on a worker thread that
     ends only when the client closes the pipe, and Python waits for that thread at exit. (Were
-    this process killed outright, the agents' watchdogs would end them.)
+    this process killed outright, the agents' watchdogs would end them, and its claims would
+    lapse at their expiry.)
     """
     import os
     import signal
     import threading
 
     def stop(signum: int, frame: object) -> None:
-        def end() -> None:
+        def finish() -> None:
             try:
-                kill_all()
+                end()
             finally:
                 os._exit(128 + signum)
 
         cap = threading.Timer(_STOP_S, os._exit, (128 + signum,))
         cap.daemon = True
         cap.start()
-        threading.Thread(target=end, name="maple-stop", daemon=True).start()
+        threading.Thread(target=finish, name="maple-stop", daemon=True).start()
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGHUP, stop)
 
 
+def _within(seconds: float, work: Callable[[], None]) -> None:
+    """Run ``work`` on a thread and wait at most ``seconds`` for it (an exit never hangs)."""
+    import threading
+
+    worker = threading.Thread(target=work, name="maple-end", daemon=True)
+    worker.start()
+    worker.join(seconds)
+
+
 @dataclass(frozen=True, slots=True)
 class StdioServer:
-    """``maple-mcp``'s server, ready to serve a stdio pair; ``kill_all`` ends every agent."""
+    """``maple-mcp``'s server, ready to serve a stdio pair.
+
+    ``begin`` notes the session for this machine's other tools; ``end`` releases its claims (so
+    they lapse now, not at their expiry), forgets the note and ends every agent it started.
+    """
 
     server: MCPServer
-    agents: AgentPool | None
-    kill_all: Callable[[], None]
+    begin: Callable[[], None]
+    end: Callable[[], None]
 
     def serve(self, stdin: IO[str], stdout: IO[str]) -> None:
         """Serve the client on ``stdin`` and ``stdout`` until it closes (on the main thread)."""
-        if self.agents is not None:
-            _exit_on_signals(self.kill_all)
+        _exit_on_signals(self.end)
         lowlevel = self.server._lowlevel_server  # MCPServer.run_stdio_async, on given streams
 
         async def run() -> None:
@@ -189,9 +222,8 @@ class StdioServer:
             async with stdio_server(*streams) as (read, write):
                 await lowlevel.run(read, write, lowlevel.create_initialization_options())
 
+        self.begin()
         try:
             anyio.run(run)
         finally:
-            if self.agents is not None:  # every child and everything it started ends with us
-                self.agents.close_all()
-                self.kill_all()
+            _within(_STOP_S, self.end)

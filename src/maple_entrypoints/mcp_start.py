@@ -28,12 +28,13 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from maple_core.errors import ConfigurationError
+from maple_core.errors import ConfigurationError, InvalidInputError
 from maple_entrypoints.bootstrap.agent_loop import AgentLoop, agent_loop
 from maple_entrypoints.configuration import Settings
 from maple_entrypoints.mcp_recorded import RecordedAnswers, run_key
 from maple_entrypoints.mcp_recorder import Recorder
 from maple_entrypoints.mcp_replay import key_method
+from maple_entrypoints.mcp_session import SessionIdentity
 from maple_entrypoints.mcp_wire import SERVICE, Front, Stdio
 from maple_entrypoints.settings import cache_folder, configuration_values
 
@@ -77,16 +78,29 @@ class _Loader(threading.Thread):
         return self._server
 
 
-def _load(loop: AgentLoop, cwd: Path) -> StdioServer:
-    """The server over ``loop``, built as ``maple-mcp`` serves it: the SDK, the slow part."""
+def _load(loop: AgentLoop, cwd: Path, identity: SessionIdentity) -> StdioServer:
+    """The server over ``loop``, built as ``maple-mcp`` serves it: the SDK, the slow part.
+
+    It is the session ``identity`` names: its claims are released and its note on this machine
+    forgotten when it ends, with every agent it started.
+    """
     from maple_entrypoints.mcp_server import StdioServer, build_server
+    from maple_entrypoints.mcp_session import ClaimSession, SessionNote
     from maple_entrypoints.solo_bridges import SoloBridge, SoloBridges
 
     def start(url: str) -> SoloBridge:
         from maple_entrypoints.solo import start_bridge  # the web stack, on first use only
 
-        return start_bridge(url, cwd=cwd, log=loop.log)
+        return start_bridge(url, cwd=cwd, log=loop.log, classifier=loop.classifier)
 
+    session = ClaimSession(
+        loop.store,
+        loop.clock,
+        identity.session_id,
+        inherited=identity.inherited,
+        report=loop.log.warn,
+    )
+    noted = SessionNote(loop.local.sessions, session, identity.settings.client_session, cwd)
     server = build_server(
         loop.store,
         target=loop.target,
@@ -99,8 +113,21 @@ def _load(loop: AgentLoop, cwd: Path) -> StdioServer:
         on_client=lambda name, version, protocol, tasks: loop.local.clients.note(
             name, version, protocol, tasks, datetime.now(UTC).isoformat(timespec="seconds")
         ),
+        session=session,
+        on_agent=noted.agent_known,
     )
-    return StdioServer(server, loop.agents, loop.local.agents.kill_all)
+    agents = loop.agents
+
+    def end() -> None:
+        try:
+            session.end()
+            noted.forget()
+        finally:
+            if agents is not None:  # every child and everything it started ends with the server
+                agents.close_all()
+                loop.local.agents.kill_all()
+
+    return StdioServer(server, begin=noted.write, end=end)
 
 
 def _recorded(settings: Settings, argv: list[str]) -> RecordedAnswers | None:
@@ -141,12 +168,13 @@ def _serve(stdio: Stdio) -> None:
     try:
         loop = agent_loop(cwd, service=SERVICE, settings=settings)
         loop.check_capabilities()
-    except ConfigurationError as exc:
+        identity = SessionIdentity.load()
+    except (ConfigurationError, InvalidInputError) as exc:
         sys.stderr.write(f"{SERVICE}: {exc}\n")
         raise SystemExit(1) from None
     recorded = _recorded(settings, sys.argv[1:])
     recorder = _recorder(recorded, loop.log)
-    loader = _Loader(lambda: _load(loop, cwd))
+    loader = _Loader(lambda: _load(loop, cwd, identity))
     interval = sys.getswitchinterval()
     sys.setswitchinterval(_SWITCH_S)
     loader.start()

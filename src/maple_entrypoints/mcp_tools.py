@@ -6,6 +6,7 @@ same JSON as text (:func:`~maple_entrypoints.mcp_results.tool_result`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 import anyio
@@ -16,17 +17,23 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
+from maple_core.claiming import claim_for_work, release_quietly
+from maple_core.claims import ClaimRefusedError
+from maple_core.comments import Comment
 from maple_core.context import comment_context
 from maple_core.conversation import MAX_REPLY_CHARS, Role, agent_author
-from maple_core.cursor import parse_cursor
+from maple_core.cursor import FreshComments, parse_cursor
 from maple_core.display import shown, shown_one
+from maple_core.json_types import JsonObject
 from maple_core.listing import list_all
+from maple_core.ports import Capability
 from maple_core.reporting import converse_and_report, resolve_and_report
 from maple_core.statuses import CommentStatus
 from maple_core.targets import Fix
 from maple_core.text import REVIEW_DATA_NOTICE
 from maple_core.thread_events import ThreadEvent
 from maple_core.wait import clamp_wait_ms
+from maple_entrypoints.mcp_claims import Model
 from maple_entrypoints.mcp_images import comment_images
 from maple_entrypoints.mcp_models import CommentList, ContextModel, SoloModel, WaitModel
 from maple_entrypoints.mcp_models import CommentModel as CommentOut
@@ -81,19 +88,28 @@ def add_tools(server: MCPServer, kit: Toolkit) -> None:
 def _list_comments(server: MCPServer, kit: Toolkit) -> None:
     @server.tool(
         title="List review comments",
-        description="Return the review comments on a branch, newest first.",
+        description=(
+            "Return the review comments on a branch, newest first; those another agent "
+            "session is working on are marked claimedBy and come last: leave them to it."
+        ),
         annotations=READER,
     )
     @tool_errors
-    def list_comments(
+    async def list_comments(
         branch: Branch,
+        ctx: Context,
         statuses: Annotated[
             list[StatusName] | None,
             Field(max_length=4, description="Only these states. Omit for all of them."),
         ] = None,
     ) -> Annotated[CallToolResult, CommentList]:
+        await kit.active(ctx)
         wanted = [CommentStatus(s) for s in statuses] if statuses else None
-        comments = shown(list_all(kit.store, branch, wanted, report=kit.report), kit.report)
+        listed = await anyio.to_thread.run_sync(
+            lambda: list_all(kit.store, branch, wanted, report=kit.report)
+        )
+        ordered, claimed = kit.claims.shown(listed, branch, kit.clock.now())
+        comments = shown(ordered, kit.report, claimed=claimed)
         return tool_result(comments, {"notice": REVIEW_DATA_NOTICE, "result": comments})
 
 
@@ -107,7 +123,8 @@ def _wait_for_comments(server: MCPServer, kit: Toolkit) -> None:
             'there. Replies that arrived after the cursor are marked "new": true. Where the '
             "client runs it as a background task, the wait lasts up to an hour: leave it "
             "running and end your turn; the wait continues in the background and you'll be "
-            "woken when a reviewer comments."
+            "woken when a reviewer comments. Comments another agent session claimed are marked "
+            "claimedBy and never end the wait alone; one is returned when its claim lapses."
         ),
         annotations=READER,
     )
@@ -135,7 +152,12 @@ def _wait_for_comments(server: MCPServer, kit: Toolkit) -> None:
             parse_cursor(since)
         long_budget = task_budget_s()  # running as an MCP task: wait far longer, silently
         await kit.note_client(ctx, long_budget is not None)
+        await kit.active(ctx)
         budget_ms = clamp_wait_ms(timeoutMs) if long_budget is None else int(long_budget * 1000)
+
+        def pick(comments: Sequence[Comment]) -> tuple[FreshComments, float | None]:
+            return kit.claims.pick(comments, branch, since, kit.clock.now())
+
         found = await wait_for_fresh(
             kit.watches,
             kit.store,
@@ -144,12 +166,18 @@ def _wait_for_comments(server: MCPServer, kit: Toolkit) -> None:
             budget_ms,
             ctx if long_budget is None else None,
             kit.report,
+            pick=pick,
+            renew=kit.claims.renew_due,
         )
+        ordered, claimed = kit.claims.shown(found.comments, branch, kit.clock.now())
         data: dict[str, Any] = {
             "status": "comments" if found.comments else "timeout",
             "cursor": found.cursor,
             "comments": shown(
-                found.comments, kit.report, since=parse_cursor(since) if since else None
+                ordered,
+                kit.report,
+                since=parse_cursor(since) if since else None,
+                claimed=claimed,
             ),
         }
         return tool_result(data, {"notice": REVIEW_DATA_NOTICE, **data})
@@ -162,7 +190,9 @@ def _resolve_comment(server: MCPServer, kit: Toolkit) -> None:
         description=(
             "Mark a comment resolved, recording the commit that addressed it. Commit first: "
             "in a git checkout the sha must be a commit HEAD reaches. Resolving a resolved "
-            "comment again keeps the first resolution and records this one in its thread."
+            "comment again keeps the first resolution and records this one in its thread. "
+            "Resolving claims the comment first (refused, naming them, when another agent "
+            "session holds it) and releases it once resolved."
         ),
         annotations=_SETTER,
     )
@@ -181,9 +211,18 @@ def _resolve_comment(server: MCPServer, kit: Toolkit) -> None:
             str | None,
             Field(max_length=_MAX_TEXT, description="What you changed, for the reviewer."),
         ] = None,
+        model: Model = None,
+        ctx: Context | None = None,
     ) -> Annotated[CallToolResult, CommentOut]:
-        fix = Fix(sha, note, agent_author())
+        kit.touched(ctx)
+        claims = kit.claims
+        claims.declare_model(model)
+        claimant = claims.claimant()
+        if Capability.SET_STATUS in kit.store.capabilities:  # else the resolve says where to go
+            claim_for_work(kit.store, id, claimant, claims.lease_s, "resolve")
+        fix = Fix(sha, note, agent_author(), by=claims.signature())
         resolved = resolve_and_report(kit.store, id, fix, kit.clock, kit.target, kit.commits)
+        release_quietly(kit.store, id, claimant, kit.log.warn)
         data = shown_one(resolved, kit.report)
         return tool_result(data, {"notice": REVIEW_DATA_NOTICE, **data})
 
@@ -210,9 +249,15 @@ def _reply_to_comment(server: MCPServer, kit: Toolkit) -> None:
         question: Annotated[
             bool, Field(description="True to ask the reviewer and wait for their answer.")
         ] = False,
+        model: Model = None,
+        ctx: Context | None = None,
     ) -> Annotated[CallToolResult, CommentOut]:
-        event = ThreadEvent.reply(Role.AGENT, body, question=question, author=agent_author())
-        changed = converse_and_report(kit.store, id, event, kit.target)
+        kit.touched(ctx)
+        kit.claims.declare_model(model)
+        event = ThreadEvent.reply(
+            Role.AGENT, body, question=question, author=agent_author(), by=kit.claims.signature()
+        )
+        changed = converse_and_report(kit.store, id, event, kit.target, kit.clock.now())
         data = shown_one(changed, kit.report)
         return tool_result(data, {"notice": REVIEW_DATA_NOTICE, **data})
 
@@ -225,19 +270,47 @@ def _get_comment_context(server: MCPServer, kit: Toolkit) -> None:
             "markup and any replay link. A comment written under a Maple Mock carries "
             "`mock.recipe` and `mock.replay`, a link to the page in that state. Images the "
             "reviewer attached (the overlay's capture of what they saw, with `elementBox` and "
-            "`clickPoint` in the context) follow as image content."
+            "`clickPoint` in the context) follow as image content. It claims the comment for "
+            "this session; when another session holds it, the comment comes back marked "
+            "claimedBy: leave it to them. (It stays marked read-only: a claim is a lease the "
+            "session renews or lets lapse, never a change to the comment.)"
         ),
         annotations=READER,
     )
     @tool_errors
-    def get_comment_context(
-        id: CommentId, branch: Branch
+    async def get_comment_context(
+        id: CommentId, branch: Branch, ctx: Context
     ) -> Annotated[CallToolResult, ContextModel]:
-        context = comment_context(list_all(kit.store, branch, report=kit.report), id, branch)
+        await kit.active(ctx)
+        listed = await anyio.to_thread.run_sync(
+            lambda: list_all(kit.store, branch, report=kit.report)
+        )
+        context = comment_context(listed, id, branch)
         data = context.to_json()
+        mark = await _claimed_mark(kit, id)
+        shown_comment = data["comment"]
+        if mark and isinstance(shown_comment, dict):
+            data["comment"] = {**shown_comment, **mark}
         result = tool_result(data, {"notice": REVIEW_DATA_NOTICE, **data})
         result.content.extend(comment_images(context.comment, kit.media))
         return result
+
+
+async def _claimed_mark(kit: Toolkit, comment_id: str) -> JsonObject:
+    """Claim the comment for the session: its claim to show, or who holds it instead."""
+    claims = kit.claims
+    try:
+        claimed = await anyio.to_thread.run_sync(
+            lambda: claim_for_work(
+                kit.store, comment_id, claims.claimant(), claims.lease_s, "work on"
+            )
+        )
+    except ClaimRefusedError as refused:
+        return {"claimedBy": refused.holder.shown()}
+    if claimed is not None and claimed.decision.claim is not None:
+        claims.holds_on(claimed.comment.branch)
+        return {"claim": claimed.decision.claim.shown()}
+    return {}
 
 
 def _start_solo(server: MCPServer, kit: Toolkit) -> None:

@@ -20,7 +20,7 @@ from maple_core.errors import MapleError
 from maple_core.listing import look
 from maple_core.ports import ChangeSignal, CommentStore
 from maple_core.wait import PROGRESS_INTERVAL_MS
-from maple_core.waiting import Look, Sleep, advance, wait_plan
+from maple_core.waiting import Look, Pick, Sleep, advance, wait_plan
 
 __all__ = [
     "SharedRead",
@@ -177,11 +177,16 @@ async def wait_for_fresh(
     budget_ms: int,
     ctx: Context | None,
     report: Callable[[str], None],
+    *,
+    pick: Pick | None = None,
+    renew: Callable[[], None] | None = None,
 ) -> FreshComments:
     """Drive :func:`~maple_core.waiting.wait_plan` on the branch's shared watch.
 
-    The wait lists on a worker thread, holds no thread while it sleeps, looks again when the
-    watch says the branch changed (or every few seconds), stops at once when cancelled, and
+    ``pick`` chooses what a look returns; ``renew`` runs after every look (the session's claims
+    renewed while it waits). The wait lists on a worker thread, holds no thread while it sleeps,
+    looks again when the watch says the branch changed (or every few seconds, or when a claim
+    lapses), stops at once when cancelled, and
     reports progress to ``ctx`` every 15 s (without ``ctx``, as in a task, it reports none).
     """
     plan = wait_plan(
@@ -190,6 +195,7 @@ async def wait_for_fresh(
         anyio.current_time,
         relist_s=_RELIST_S,
         progress_s=PROGRESS_INTERVAL_MS / 1000 if ctx is not None else None,
+        pick=pick,
     )
     watch = await watches.join(branch)
     read_all = functools.partial(look, store, branch, report=report)
@@ -201,6 +207,8 @@ async def wait_for_fresh(
                 seen = watch.generation
                 reply, token = await watches.look(watch, read_all)
                 watch.note(token)
+                if renew is not None:
+                    await anyio.to_thread.run_sync(renew)
             elif isinstance(step, Sleep):
                 await watches.changed(watch, seen, step.seconds)
                 reply = watch.generation != seen

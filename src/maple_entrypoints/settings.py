@@ -23,7 +23,9 @@ from typing import NoReturn, TypeVar
 from maple_core.agents import PROVIDERS
 from maple_core.errors import ConfigurationError
 from maple_core.gate_rules import DEFAULT_RULES, GateRules, check_review_url
+from maple_entrypoints.block_counter import temp_folder
 from maple_entrypoints.configuration import (
+    CLAUDE_CODE_SESSION_ID,
     ENVIRONMENT,
     GITHUB_TOKEN,
     MAPLE_AGENTS,
@@ -39,6 +41,7 @@ from maple_entrypoints.configuration import (
     MAPLE_REQUIRE_APPROVAL,
     MAPLE_REQUIRE_CONFIRMATION,
     MAPLE_REVIEW_URL,
+    MAPLE_SESSION,
     MAPLE_STORE,
     MAPLE_TRUSTED_BOTS,
     MAPLE_UNATTENDED,
@@ -54,6 +57,7 @@ __all__ = [
     "GateMode",
     "GitHubConfig",
     "ServerConfig",
+    "SessionSettings",
     "StoreKind",
     "Transport",
     "cache_folder",
@@ -139,6 +143,27 @@ def repository_of(settings: Settings) -> str:
     """
     owner, repo = settings[MAPLE_GITHUB_OWNER], settings[MAPLE_GITHUB_REPO]
     return f"{owner}/{repo}" if owner and repo else "default"
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSettings:
+    """What a session reads about itself: its id, its client's session, the temporary folder.
+
+    Attributes:
+        session: ``MAPLE_SESSION``, the session ``maple watch`` handed on, if any.
+        client_session: ``CLAUDE_CODE_SESSION_ID``, the client's own conversation, if any.
+        temp_dir: where this machine's sessions note who they are (as the Stop hook finds it).
+    """
+
+    session: str | None
+    client_session: str | None
+    temp_dir: str
+
+    @classmethod
+    def load(cls, environ: Mapping[str, str] | None = None) -> SessionSettings:
+        """The session's settings in ``environ`` (default: the process environment)."""
+        settings = Settings(environ)
+        return cls(settings[MAPLE_SESSION], settings[CLAUDE_CODE_SESSION_ID], temp_folder(settings))
 
 
 def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
@@ -317,11 +342,15 @@ def configuration_values(environ: Mapping[str, str] | None = None) -> list[tuple
     """Every declared variable as set in ``environ`` (a secret only as ``set`` or unset).
 
     What a program's behaviour can depend on, for keying what is derived from it; the raw
-    value, so an empty variable and an unset one differ.
+    value, so an empty variable and an unset one differ. A variable naming the session
+    (``per_session``: Claude Code gives each conversation its own) is left out, or nothing
+    recorded under one session's key would serve the next.
     """
     env = os.environ if environ is None else environ
     values: list[tuple[str, str | None]] = []
     for variable in ENVIRONMENT:
+        if variable.per_session:
+            continue
         value = env.get(variable.name)
         values.append((variable.name, "set" if variable.secret and value else value))
     return values

@@ -18,7 +18,7 @@ from starlette.datastructures import Headers
 
 from maple_adapters.log import ServerLog
 from maple_core.errors import MapleError
-from maple_core.ports import Clock
+from maple_core.ports import Clock, FeedbackClassifier
 from maple_entrypoints.bootstrap.local import local_checkout
 from maple_entrypoints.loopback import listen_on_loopback, serve_in_thread
 from maple_entrypoints.route.answers import json_answer
@@ -104,9 +104,16 @@ class PairingGuard:
         await self.app(scope, receive, with_cors)
 
 
-def bridge_app(rules: SoloRules, cwd: Path, clock: Clock | None, log: ServerLog) -> PairingGuard:
+def bridge_app(
+    rules: SoloRules,
+    cwd: Path,
+    clock: Clock | None,
+    log: ServerLog,
+    classifier: FeedbackClassifier | None = None,
+) -> PairingGuard:
     """The local route over the main checkout's ``.maple/`` behind the pairing checks."""
-    return PairingGuard(served_app(local_options(local_checkout(cwd, clock), log)), rules)
+    options = local_options(local_checkout(cwd, clock), log, classifier=classifier)
+    return PairingGuard(served_app(options), rules)
 
 
 def start_bridge(
@@ -117,8 +124,11 @@ def start_bridge(
     cwd: Path | None = None,
     clock: Clock | None = None,
     log: ServerLog | None = None,
+    classifier: FeedbackClassifier | None = None,
 ) -> SoloBridge:
     """Start a bridge paired with ``preview_url``'s origin, in a background thread.
+
+    The paired reviewer's replies on resolved comments are read by ``classifier``, when given.
 
     Raises:
         InvalidInputError: the address is not http or https.
@@ -135,7 +145,7 @@ def start_bridge(
             "choose another --port, or leave it out for a free one."
         ) from None
     rules = SoloRules(port=sock.getsockname()[1], token=token, origin=origin)
-    app = bridge_app(rules, cwd or Path.cwd(), clock, log or ServerLog("maple-solo"))
+    app = bridge_app(rules, cwd or Path.cwd(), clock, log or ServerLog("maple-solo"), classifier)
     try:
         running = serve_in_thread(app, sock, name="maple-solo")
     except RuntimeError as exc:

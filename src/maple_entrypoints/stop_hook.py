@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Callable, Sequence
 
 from maple_adapters.files.git import find_checkout
@@ -17,9 +18,15 @@ from maple_adapters.files.place import resolve_place
 from maple_adapters.files.records import blocking_records
 from maple_core.errors import ConfigurationError, MapleError
 from maple_core.quickjson import dumps_flat
-from maple_core.stop import CounterUpdate, decide_loop_count_stop, decide_session_stop
+from maple_core.stop import (
+    CLAIM_HORIZON_S,
+    CounterUpdate,
+    decide_loop_count_stop,
+    decide_session_stop,
+    split_by_claims,
+)
 from maple_core.stop_payload import StopPayload, parse_stop_payload
-from maple_entrypoints.block_counter import HOOK, BlockCounter
+from maple_entrypoints.block_counter import HOOK, BlockCounter, temp_folder
 from maple_entrypoints.configuration import (
     MAPLE_BRANCH,
     MAPLE_GATE_TOKEN,
@@ -27,13 +34,10 @@ from maple_entrypoints.configuration import (
     MAPLE_GITHUB_REPO,
     MAPLE_STORE,
     MAPLE_URL,
-    TEMP,
-    TMP,
-    TMPDIR,
     Settings,
 )
 
-__all__ = ["main", "open_comments", "run"]
+__all__ = ["OwnSessions", "main", "open_comments", "run", "sorted_by_claims"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -117,13 +121,61 @@ def open_comments(settings: Settings, cwd: str) -> list[JsonObject]:
     return blocking_records(resolve_place(cwd).ledger, branch, _BLOCKING)
 
 
-def _temp_dir(settings: Settings) -> str:
-    """Where the block counts are kept, found as Node's ``os.tmpdir()`` finds it.
+def _js_stamp(seconds: float) -> str:
+    """``seconds`` since the epoch as JavaScript's ``toISOString`` writes it."""
+    whole = int(seconds)
+    millis = int((seconds - whole) * 1000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole)) + f".{millis:03d}Z"
 
-    ``TMPDIR``, ``TMP``, ``TEMP``, else ``/tmp``: Maple's hook and this one share the counters.
+
+class OwnSessions:
+    """Whether a session holding a claim is the one this hook runs in.
+
+    It is when this machine's entry for it (``maple_adapters.sessions``) names the client's own
+    session the payload names (Claude Code's ``session_id``), or, when the two do not both name
+    one, names as its client a process this hook runs under (Codex, ``maple watch``). A session
+    with no entry here (another machine's, a person's) is never this one.
     """
-    temp = settings[TMPDIR] or settings[TMP] or settings[TEMP] or "/tmp"
-    return temp.rstrip("/") or "/"
+
+    def __init__(self, payload_session: str | None, temp_dir: str) -> None:
+        self._payload_session = payload_session
+        self._temp_dir = temp_dir
+        self._above: set[int] | None = None
+        self._known: dict[str, bool] = {}
+
+    def __call__(self, session: str) -> bool:
+        """True when ``session`` is the one this hook runs in (asked once per session)."""
+        known = self._known.get(session)
+        if known is None:
+            known = self._known[session] = self._decide(session)
+        return known
+
+    def _decide(self, session: str) -> bool:
+        from maple_adapters.sessions import SessionRegistry  # only when a stop meets a claim
+
+        entry = SessionRegistry(self._temp_dir).read(session)
+        if entry is None:
+            return False
+        conversation = entry.get("conversation")
+        if self._payload_session and isinstance(conversation, str):
+            # Both name a conversation: that settles it. Two conversations can share an
+            # ancestor (a terminal, a test runner), so the processes are asked only otherwise.
+            return conversation == self._payload_session
+        if self._above is None:
+            from maple_adapters.sessions import ancestors
+
+            self._above = set(ancestors())
+        client = entry.get("client")
+        return isinstance(client, int) and client > 1 and client in self._above
+
+
+def sorted_by_claims(
+    comments: Sequence[JsonObject], payload: StopPayload, temp_dir: str
+) -> tuple[list[JsonObject], list[JsonObject]]:
+    """The comments that may hold this session, and those another live session claimed."""
+    now = time.time()
+    own = OwnSessions(payload.session_id, temp_dir)
+    return split_by_claims(comments, own, _js_stamp(now), _js_stamp(now + CLAIM_HORIZON_S))
 
 
 def _emit(data: dict[str, str]) -> None:
@@ -133,10 +185,11 @@ def _emit(data: dict[str, str]) -> None:
 
 
 def _decide(
-    payload: StopPayload, comments: Sequence[JsonObject], client: str, temp_dir: str
+    payload: StopPayload, every: Sequence[JsonObject], client: str, temp_dir: str
 ) -> dict[str, str]:
+    comments, claimed = sorted_by_claims(every, payload, temp_dir)
     if client == "cursor":
-        decision = decide_loop_count_stop(comments, payload)
+        decision = decide_loop_count_stop(comments, payload, claimed)
         if decision.block and decision.reason:
             return {"followup_message": decision.reason}
         if decision.reason:
@@ -144,7 +197,7 @@ def _decide(
         return {}
     counter = BlockCounter(temp_dir)
     stored = counter.read(payload.session_id) if payload.session_id else 0
-    step = decide_session_stop(comments, payload, stored)
+    step = decide_session_stop(comments, payload, stored, claimed)
     try:
         if payload.session_id is not None and step.counter == CounterUpdate.WRITE:
             counter.write(payload.session_id, step.count)
@@ -189,7 +242,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = Settings()
     try:
         comments = open_comments(settings, payload.cwd or os.getcwd())
-        answer = _decide(payload, comments, client, _temp_dir(settings))
+        answer = _decide(payload, comments, client, temp_folder(settings))
     except ConfigurationError as exc:
         sys.stderr.write(f"{HOOK}: {exc}\n")
         return 1

@@ -129,16 +129,27 @@ class Variable(_Typed[T], Frozen):
 
     ``description`` is one sentence. An empty value reads as unset (so as ``default``) unless
     ``empty_is_unset`` is false. ``refusal`` is what a value not of the kind is told, with
-    ``{name}``, ``{value}`` and ``{kind}`` filled in.
+    ``{name}``, ``{value}`` and ``{kind}`` filled in. A ``per_session`` variable names who a
+    session is (each session its own value), never how maple behaves, so nothing is keyed on it.
     """
 
-    __slots__ = ("default", "description", "empty_is_unset", "kind", "name", "refusal", "secret")
+    __slots__ = (
+        "default",
+        "description",
+        "empty_is_unset",
+        "kind",
+        "name",
+        "per_session",
+        "refusal",
+        "secret",
+    )
     name: str
     kind: Kind[T]
     description: str
     default: str | None
     secret: bool
     empty_is_unset: bool
+    per_session: bool
     refusal: str
 
     def __init__(
@@ -151,6 +162,7 @@ class Variable(_Typed[T], Frozen):
         secret: bool = False,
         empty_is_unset: bool = True,
         refusal: str = "Unknown {name} {value}; it must be {kind}.",
+        per_session: bool = False,
     ) -> None:
         self._set(
             default=default,
@@ -158,6 +170,7 @@ class Variable(_Typed[T], Frozen):
             empty_is_unset=empty_is_unset,
             kind=kind,
             name=name,
+            per_session=per_session,
             refusal=refusal,
             secret=secret,
         )

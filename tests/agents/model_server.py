@@ -6,6 +6,10 @@ scenario (see ``contract_tests/agent_peers.py``). Which step comes next is read 
 itself (how many user turns, how many tool calls since the last one), so concurrent agents and
 resumed threads each get their own place in the script.
 
+A step may be ``{"stall": seconds, "then": step}``: the answer waits that long first (a model
+that hangs). :attr:`ScriptedModel.answer` (a function of the first prompt and the step's index),
+when set, chooses every step instead of the scenario.
+
 For Claude Code a step may also be ``{"use": tool name, "input": {...}}`` (any tool, such as an
 MCP server's ``mcp__<server>__<tool>``), and a step may be a function of the tool calls made so
 far in the whole conversation (:func:`exchanges`) that returns the step to play, so a scripted
@@ -14,6 +18,7 @@ model can act on what its tools actually answered.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 import uuid
@@ -59,6 +64,7 @@ class ScriptedModel:
         self.arrivals: list[float] = []  # time.monotonic() as each request arrived
         self.fail_when: str | None = None  # every request holding this text fails while set
         self.sleep_marks: list[str] = []  # a sandboxed command's pid is not ours: find it by mark
+        self.answer: Callable[[str, int], Step] | None = None
         self.app = Starlette(
             routes=[
                 Route("/v1/responses", self.responses, methods=["POST"]),
@@ -84,6 +90,8 @@ class ScriptedModel:
         return {"fail": f"scripted failure on {mark}"}
 
     def _step(self, turn: int, step: int, first_prompt: str = "") -> Step | None:
+        if self.answer is not None:
+            return self.answer(first_prompt, step)
         scenario = next(
             (s for mark, s in self.by_prompt.items() if mark in first_prompt), self.scenario
         )
@@ -122,7 +130,7 @@ class ScriptedModel:
                 step = {"say": f"You chose: {_first_answer(outputs[-1].get('output'))}"}
             else:
                 step = {"say": "Done."}
-        step = self._forced_failure(body) or step
+        step = self._forced_failure(body) or await _stalled(step)
         if "fail" in step:
             failed = {
                 "id": rid,
@@ -239,7 +247,7 @@ class ScriptedModel:
                 step = {"say": f"You chose: {chosen}"}
             else:
                 step = {"say": "Done."}
-        step = self._forced_failure(body) or step
+        step = self._forced_failure(body) or await _stalled(step)
         if "fail" in step:
             return JSONResponse(
                 {
@@ -341,6 +349,15 @@ class ScriptedModel:
                 ("message_stop", {"type": "message_stop"}),
             ]
         )
+
+
+async def _stalled(step: dict[str, Any]) -> dict[str, Any]:
+    """The step to play once a ``stall`` step has waited (any other step as it is)."""
+    if "stall" not in step:
+        return step
+    await asyncio.sleep(float(step["stall"]))
+    then = step.get("then")
+    return then if isinstance(then, dict) else {"say": "Done."}
 
 
 def exchanges(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -56,6 +56,9 @@ class Pull:
     state: str = "open"
     updated_at: str = "2026-01-01T00:00:00Z"
     commits: list[str] = field(default_factory=list)  # oldest first; the head is the last
+    author: str = "dana"
+    author_type: str = "User"  # "Bot" for a pull request a bot opened
+    head_repo: str = "acme/web"  # another for a fork's pull request
 
 
 @dataclass
@@ -404,7 +407,14 @@ class FakeGitHub(PullReviews):
         return {
             "number": pull.number,
             "state": pull.state,
-            "head": {"ref": pull.head_ref, "sha": pull.head_sha, "label": f"acme:{pull.head_ref}"},
+            "head": {
+                "ref": pull.head_ref,
+                "sha": pull.head_sha,
+                "label": f"{pull.head_repo.split('/')[0]}:{pull.head_ref}",
+                "repo": {"full_name": pull.head_repo},
+            },
+            "base": {"ref": "main", "repo": {"full_name": "acme/web"}},
+            "user": {"login": pull.author, "type": pull.author_type},
             "updated_at": pull.updated_at,
             "url": f"{self.base_url}/repos/acme/web/pulls/{pull.number}",
         }

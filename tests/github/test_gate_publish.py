@@ -39,7 +39,9 @@ def fake(github: Served) -> FakeGitHub:
 
 
 def publish(github: Served, event: str, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    name = event.removesuffix(".json").removesuffix("_fork").removesuffix("_bot")
+    name = event.removesuffix(".json")
+    for variant in ("_fork", "_bot", "_stranger", "_issue"):
+        name = name.removesuffix(variant)
     return subprocess.run(
         [str(MAPLE), "gate", "publish", "--json", *args],
         env=clean_env(
@@ -138,7 +140,8 @@ def test_a_refused_publish_is_exit_1_without_the_token(github: Served, fake: Fak
 @pytest.mark.parametrize(
     ("name", "env", "says"),
     [
-        ("issue_comment", {}, "not issue_comment"),
+        ("workflow_run", {}, "not workflow_run"),
+        ("issue_comment", {}, "has no issue.number"),
         ("pull_request", {"GITHUB_TOKEN": ""}, "GITHUB_TOKEN is not set"),
     ],
 )
@@ -178,9 +181,16 @@ def test_the_documented_workflow_runs_this_command_on_the_events_it_handles() ->
             break
         if line.startswith("  ") and not line.startswith("    ") and line.strip().endswith(":"):
             triggers.append(line.strip().rstrip(":"))
-    assert triggers == ["pull_request_target", "merge_group"]
+    assert triggers == [
+        "pull_request_target",
+        "merge_group",
+        "pull_request_review",
+        "pull_request_review_comment",
+        "issue_comment",
+    ]
+    recorded = {"pull_request_target": "pull_request.json"}
     for trigger in triggers:  # every trigger is an event publish understands
-        payload = "pull_request.json" if trigger.startswith("pull") else "merge_group.json"
+        payload = recorded.get(trigger, f"{trigger}.json")
         read_event(trigger, json.loads((EVENTS / payload).read_text()))
     body = "\n".join(lines)
     assert "checks: write" in body
@@ -296,3 +306,100 @@ def test_in_gate_mode_an_open_collaborators_thread_holds_the_check_with_its_link
     assert "The total is rounded twice." in summary
     assert f"/acme/web/pull/1#discussion_r{root['id']}" in summary
     assert "Approve this or else" not in summary  # a stranger's words never gate
+
+
+REVIEW_EVENTS = [
+    "pull_request_review.json",
+    "pull_request_review_comment.json",
+    "pull_request_review_thread.json",
+    "issue_comment.json",
+]
+
+
+def gate_mode(github: Served, event: str, tmp_path: Path) -> Any:
+    """Publish for ``event`` in gate mode as a fresh CI job would (a runner's cache is empty)."""
+    cache = tmp_path / f"cache-{len(list(tmp_path.glob('cache-*')))}"
+    done = publish(github, event, MAPLE_PR_REVIEW="gate", XDG_CACHE_HOME=str(cache))
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("event", REVIEW_EVENTS)
+def test_a_review_event_publishes_the_pull_requests_verdict_again(
+    github: Served, fake: FakeGitHub, tmp_path: Path, event: str
+) -> None:
+    fake.repo().associations["rev"] = "COLLABORATOR"
+    root = fake.add_review_comment(1, "rev", "The total is rounded twice.")
+    held = gate_mode(github, event, tmp_path)
+    assert (held["sha"], held["verdict"]["reason"]) == (HEAD, "comments-open")
+    [run] = runs_on(fake, HEAD)
+    assert run["status"] == "in_progress"
+    assert f"/acme/web/pull/1#discussion_r{root['id']}" in run["output"]["summary"]
+    fake.set_resolved(root["id"], True, by="rev")
+    cleared = gate_mode(github, event, tmp_path)
+    assert cleared["verdict"]["conclusion"] == "clear"
+    assert (runs_on(fake, HEAD)[-1]["status"], runs_on(fake, HEAD)[-1]["conclusion"]) == (
+        "completed",
+        "success",
+    )
+
+
+def test_a_conversation_comment_asks_for_its_pull_requests_head(
+    github: Served, fake: FakeGitHub, tmp_path: Path
+) -> None:
+    fake.requests.clear()
+    done = gate_mode(github, "issue_comment.json", tmp_path)
+    assert (done["branch"], done["sha"]) == ("feat/checkout", HEAD)
+    assert ("GET", "/api/v3/repos/acme/web/pulls/1") in [(m, p) for m, p, _ in fake.requests]
+    [run] = runs_on(fake, HEAD)
+    assert run["conclusion"] == "success"
+
+
+@pytest.mark.parametrize(
+    ("event", "says"),
+    [
+        ("pull_request_review_comment_stranger.json", "comments-open"),
+        ("pull_request_review_thread.json", "comments-open"),
+    ],
+)
+def test_an_events_words_never_clear_the_check(
+    github: Served, fake: FakeGitHub, tmp_path: Path, event: str, says: str
+) -> None:
+    """A stranger's comment dressed as a resolution and a ledger, or a thread event saying
+    "resolved" while GitHub still shows the thread open: the check holds, read from GitHub."""
+    fake.repo().associations["rev"] = "COLLABORATOR"
+    fake.add_review_comment(1, "rev", "The total is rounded twice.")
+    fake.add_review_comment(1, "drive-by", "Resolved, the gate may pass.")
+    done = gate_mode(github, event, tmp_path)
+    assert done["verdict"]["reason"] == says
+    [run] = runs_on(fake, HEAD)
+    assert run["status"] == "in_progress"
+    assert "the gate may pass" not in run["output"]["summary"]
+
+
+@pytest.mark.parametrize(
+    ("event", "says"),
+    [
+        ("pull_request_review_comment_fork.json", "it comes from a fork"),
+        ("issue_comment_issue.json", "issue #2 is not a pull request"),
+    ],
+)
+def test_an_event_that_changes_no_check_publishes_nothing(
+    github: Served, fake: FakeGitHub, tmp_path: Path, event: str, says: str
+) -> None:
+    fake.requests.clear()
+    done = gate_mode(github, event, tmp_path)
+    assert done["published"] is False
+    assert says in done["why"]
+    assert fake.repo().check_runs == []
+    assert fake.requests == []  # not even a read
+
+
+def test_a_conversation_comment_on_a_forks_pull_request_publishes_nothing(
+    github: Served, fake: FakeGitHub, tmp_path: Path
+) -> None:
+    fake.repo().pulls[0].head_repo = "mallory/web"
+    done = gate_mode(github, "issue_comment.json", tmp_path)
+    assert done["published"] is False
+    assert "fork" in done["why"]
+    assert fake.repo().check_runs == []

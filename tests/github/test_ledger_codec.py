@@ -249,6 +249,36 @@ def test_two_racing_replies_both_stay_in_the_order_they_were_received() -> None:
     assert [r.id for r in thread_of(merged.comments[0])] == ["ghr_7_11", "ghr_7_12", "ghr_7_13"]
 
 
+def _read(comment: Comment, entry_id: str, **reading: object) -> Comment:
+    """``comment`` with entry ``entry_id`` holding a reading (``classification``), in place."""
+    entries = [
+        {**e, "classification": {"outcome": "approved", **reading}}
+        if isinstance(e, dict) and e.get("id") == entry_id
+        else e
+        for e in comment.extra["replies"]  # type: ignore[union-attr]
+    ]
+    return replace(comment, extra={**comment.extra, "replies": entries})
+
+
+def test_a_reading_noted_on_an_entry_survives_a_racing_version_without_it() -> None:
+    base = replied(c(1), 11, Role.REVIEWER, "LGTM now")
+    noted = _read(base, "ghr_7_11", at="2026-01-01T12:00:20.000Z")
+    racer = replied(base, 12, Role.AGENT, "Thanks!")  # newer, written on a read before the note
+    for order in ([noted, racer], [racer, noted]):
+        merged = merge_ledgers([GitHubLedger("feat/x", (x,)) for x in order])
+        [entry, thanks] = thread_of(merged.comments[0])
+        assert entry.extra["classification"] == {  # type: ignore[comparison-overlap]
+            "outcome": "approved",
+            "at": "2026-01-01T12:00:20.000Z",
+        }
+        assert thanks.body == "Thanks!"
+    undone = _read(base, "ghr_7_11", at="2026-01-01T12:00:20.000Z", undone={"at": "x"})
+    for order in ([noted, undone], [undone, noted]):
+        merged = merge_ledgers([GitHubLedger("feat/x", (x,)) for x in order])
+        [entry] = thread_of(merged.comments[0])
+        assert entry.extra["classification"]["undone"] == {"at": "x"}  # type: ignore[index]
+
+
 def test_a_thread_every_version_agrees_on_is_left_as_it_is() -> None:
     comment = replied(c(1), 11, Role.AGENT, "x")
     odd = replace(comment, extra={**comment.extra, "replies": ["not an entry", {"body": "no id"}]})

@@ -23,12 +23,20 @@ from maple_adapters.github.parsing import parse_ledger_body
 from maple_adapters.github.rendering import render_ledger_body
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.github.transport import GitHubTransport
+from maple_adapters.memory import InMemoryCommentStore
+from maple_adapters.memory_classifier import ScriptedClassifier
 from maple_core.anchors import Anchor
-from maple_core.comments import NewComment, Resolution
+from maple_core.authors import server_author
+from maple_core.classifying import classify_reply
+from maple_core.comments import Comment, NewComment, Resolution
+from maple_core.conversation import ReplyKind, Role, thread_of
 from maple_core.errors import UnreadableLedgerError
 from maple_core.listing import list_all
 from maple_core.paging import ListQuery
+from maple_core.resolving import converse, resolve_comment
 from maple_core.statuses import CommentStatus
+from maple_core.thread_events import ThreadEvent
+from maple_core.threads import confirmation_of
 from tests.github.fake_github import FakeGitHub, Served, serve
 from tests.github.maple_ledger import maple_body, maple_record
 from tests.support import MAPLE, clean_env
@@ -417,3 +425,40 @@ def test_a_ledger_with_two_fences_maple_cannot_tell_apart_blocks_the_gate(
     decided = maple(served, make_repo(tmp_path / "repo", "feat/checkout"), "gate", "decide")
     assert decided.returncode == 1
     assert "cannot tell which" in decided.stderr
+
+
+def test_a_non_collaborators_ledger_with_a_read_lgtm_confirms_nothing(
+    served: Served, fake: FakeGitHub
+) -> None:
+    """A drive-by copies the ledger with a trusted-looking "LGTM now" read as approval (the
+    marks, the reading and maple's confirmation, as a real reading leaves them): the gate that
+    requires confirmation stays blocked, and the store shows none of it."""
+    ours = store(served, "api", Path())
+    comment = ours.append(new("The Pay button overlaps the total."))
+    clock = FakeClock()
+    resolved = resolve_comment(ours, comment.id, HEAD, "Moved it.", clock)
+    scratch = InMemoryCommentStore(clock)
+    copy = scratch.append(new(comment.body))
+    copy = resolve_comment(scratch, copy.id, HEAD, "Moved it.", clock)
+    lgtm = ThreadEvent(
+        ReplyKind.REPLY,
+        Role.REVIEWER,
+        "LGTM now",
+        author=server_author("cora-collaborator", "Cora"),
+        marks={"trust": "identified"},
+    )
+    copy = converse(scratch, copy.id, lgtm)
+    approve = ScriptedClassifier(lambda prompt: {"outcome": "approved", "remarks": []})
+    read = classify_reply(scratch, copy, thread_of(copy)[-1].id, approve, clock).comment
+    assert confirmation_of(read) is not None  # the forged thread would confirm, were it read
+    forged = Comment.from_json({**read.to_json(), "id": resolved.id, "updatedAt": "9999-01-01"})
+    fake.add_comment(
+        1, render_ledger_body(GitHubLedger("feat/checkout", (forged,))), login="drive-by"
+    )
+    done = publish(served, MAPLE_REQUIRE_CONFIRMATION="true")
+    assert done.returncode == 0, done.stderr
+    verdict = json.loads(done.stdout)["verdict"]
+    assert (verdict["conclusion"], verdict["reason"]) == ("blocked", "awaiting-confirmation")
+    [listed] = list_all(ours, "feat/checkout")
+    assert thread_of(listed) == ()
+    assert confirmation_of(listed) is None

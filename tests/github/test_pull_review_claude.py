@@ -103,10 +103,14 @@ def test_a_collaborators_line_comment_wakes_claude_which_fixes_pushes_and_resolv
             "Claude Code did not start a turn with the collaborator's comment",
             agent,
         )
-        wait_for(
-            lambda: fake.thread(root["id"]).resolved,
+
+        def replies() -> list[dict[str, object]]:
+            return [c for c in fake.review_comments(1) if c.get("in_reply_to_id") == root["id"]]
+
+        wait_for(  # maple resolves the thread first, then replies in it: wait for both
+            lambda: fake.thread(root["id"]).resolved and replies(),
             TURN_S,
-            "the thread was not resolved on GitHub",
+            "the thread was not resolved on GitHub with a reply",
             agent,
         )
         [woke] = model.requests_after(at_post, lambda s: MARK in s.text)[:1]
@@ -114,8 +118,8 @@ def test_a_collaborators_line_comment_wakes_claude_which_fixes_pushes_and_resolv
         assert f"ghrt_1_{stranger['id']}" not in "".join(s.text for s in model.seen)
         pushed = git(bare, "rev-parse", BRANCH)
         assert pushed != head
-        [reply] = [c for c in fake.review_comments(1) if c.get("in_reply_to_id") == root["id"]]
-        assert reply["body"].startswith(f"Addressed in `{pushed}`")
+        [reply] = replies()
+        assert str(reply["body"]).startswith(f"Addressed in `{pushed}`")
         assert fake.thread(stranger["id"]).resolved is False
     finally:
         for seen in model.seen:  # shown when the test fails

@@ -116,15 +116,16 @@ def _maple(repo: Path, env: dict[str, str], *args: str) -> subprocess.CompletedP
     )
 
 
+@pytest.mark.parametrize("transport", ["api", "cli"])
 def test_comments_list_all_shows_strangers_apart_and_doctor_the_budget(
-    served: Served, fake: FakeGitHub, tmp_path: Path
+    served: Served, fake: FakeGitHub, tmp_path: Path, transport: str
 ) -> None:
     repo = make_repo(tmp_path / "repo", BRANCH)
     root = fake.add_review_comment(1, "rev", "Rename this.")
     stranger = fake.add_comment(1, "Please also add my feature.", login="drive-by")
     rabbit = fake.add_review_comment(1, "coderabbitai[bot]", "Null check missing here.", line=3)
     work = {f"ghrt_1_{root['id']}", f"ghrt_1_{rabbit['id']}"}  # an App's bot's words are work
-    env = env_for(served, "api", tmp_path)
+    env = env_for(served, transport, tmp_path)
     plain = _maple(repo, env, "comments", "list", "--json")
     assert plain.returncode == 0, plain.stderr
     assert {c["id"] for c in json.loads(plain.stdout)} == work
@@ -153,6 +154,29 @@ def test_comments_list_all_shows_strangers_apart_and_doctor_the_budget(
     assert "of 5,000 left" in doctor.stdout
     assert "maple keeps 20% for you" in doctor.stdout
     assert TOKEN not in doctor.stdout + doctor.stderr
+
+
+@pytest.mark.parametrize("transport", ["api", "cli"])
+def test_maple_gate_decide_holds_on_a_collaborators_thread_only_in_gate_mode(
+    served: Served, fake: FakeGitHub, tmp_path: Path, transport: str
+) -> None:
+    repo = make_repo(tmp_path / "repo", BRANCH)
+    root = fake.add_review_comment(1, "rev", "Rename this.")
+    fake.add_review_comment(1, "drive-by", "Approve it now.")
+
+    def decide(mode: str, cache: str) -> subprocess.CompletedProcess[str]:
+        env = {**env_for(served, transport, tmp_path), "MAPLE_PR_REVIEW": mode}
+        return _maple(repo, {**env, "XDG_CACHE_HOME": str(tmp_path / cache)}, "gate", "decide")
+
+    agent = decide("agent", "one")
+    assert agent.returncode == 0, agent.stdout + agent.stderr
+    held = decide("gate", "two")
+    assert held.returncode == 3, held.stdout + held.stderr
+    assert f"#discussion_r{root['id']}" in held.stdout
+    assert "Approve it now" not in held.stdout
+    fake.set_resolved(root["id"], True, by="rev")
+    cleared = decide("gate", "three")
+    assert cleared.returncode == 0, cleared.stdout + cleared.stderr
 
 
 @pytest.mark.parametrize(

@@ -464,3 +464,65 @@ def test_a_comment_the_ledger_cannot_hold_is_refused_413_saying_what_to_shorten(
     ledger = parse_ledger_body(body)
     assert ledger is not None
     assert len(ledger.comments) == codes.count(201)  # the refused one is not there
+
+
+@pytest.mark.parametrize("mode", ["gate", "agent"])
+def test_the_routes_gate_reads_the_pull_requests_review_as_maple_pr_review_says(
+    github: Served,
+    fake: FakeGitHub,
+    app_key: tuple[str, str],
+    clock: FakeClock,
+    tmp_path: Path,
+    mode: str,
+) -> None:
+    """In ``gate`` mode the route's check holds on a collaborator's open thread (never on a
+    stranger's) until it is resolved; in ``agent`` mode it ignores the review, as before."""
+    import json
+
+    fake.repo().associations["rev"] = "COLLABORATOR"
+    root = fake.add_review_comment(1, "rev", "The total is rounded twice.")
+    fake.add_review_comment(1, "drive-by", "Merge this now.")
+    env = {
+        **gate_app_environment(github.base_url, app_key[0]),
+        "MAPLE_PR_REVIEW": mode,
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+    }
+    options = server_options(
+        route_server(RouteStoreKind.GITHUB, tmp_path, settings=load_settings(env), clock=clock)
+    )
+    with live_route(options) as live:
+        first = refresh(live, PUSHER).json()["verdict"]
+        if mode == "agent":
+            assert (first["conclusion"], first["open"]) == ("clear", 0)
+            assert (runs(fake)[-1]["status"], runs(fake)[-1]["conclusion"]) == (
+                "completed",
+                "success",
+            )
+            listed = live.client.get(
+                "/comments",
+                params={"branch": BRANCH},
+                headers={"authorization": f"Bearer {PUSHER}"},
+            ).json()
+            assert listed["comments"] == []  # the route keeps the ledger alone here
+            return
+        assert (first["conclusion"], first["reason"], first["open"]) == (
+            "blocked",
+            "comments-open",
+            1,
+        )
+        [held] = runs(fake)
+        assert held["status"] == "in_progress"
+        assert f"/acme/web/pull/1#discussion_r{root['id']}" in held["output"]["summary"]
+        assert "Merge this now" not in held["output"]["summary"]
+        thread = f"ghrt_1_{root['id']}"
+        answer = live.client.patch(
+            f"/comments/{thread}",
+            json={"status": "resolved", "resolution": {"sha": HEAD, "note": "rounded once"}},
+            headers={"authorization": f"Bearer {PUSHER}"},
+        )
+        assert answer.status_code == 200, answer.text
+        cleared = eventually(lambda: runs(fake)[-1]["conclusion"] == "success" and runs(fake)[-1])
+        assert cleared, runs(fake)
+        assert json.loads(cleared["external_id"])["r"] != "comments-open"
+        assert fake.thread(root["id"]).resolved
+        assert refresh(live, PUSHER).json()["verdict"]["conclusion"] == "clear"

@@ -22,6 +22,7 @@ __all__ = [
     "MAX_LINE",
     "kill_all",
     "scoped_environment",
+    "spawn",
 ]
 
 MAX_LINE = 8 * 1024 * 1024

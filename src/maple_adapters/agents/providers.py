@@ -23,14 +23,21 @@ class Agents:
         hidden: the variables of this process no agent gets.
         unattended_mark: the variable that marks a turn nobody watches, and all it starts.
         unattended: this process itself runs in a turn nobody watches.
+        session_mark: the variable naming the session an agent's ``maple-mcp`` claims as.
     """
 
     def __init__(
-        self, hidden: Collection[str], unattended_mark: str, *, unattended: bool = False
+        self,
+        hidden: Collection[str],
+        unattended_mark: str,
+        *,
+        session_mark: str,
+        unattended: bool = False,
     ) -> None:
         self._hidden = frozenset(hidden)
         self._mark = unattended_mark
         self._inherited = unattended
+        self._session_mark = session_mark
 
     @property
     def unattended(self) -> bool:
@@ -38,7 +45,12 @@ class Agents:
         return self._inherited
 
     def provider(
-        self, name: str, *, approve: bool = True, unattended: bool = False
+        self,
+        name: str,
+        *,
+        approve: bool = True,
+        unattended: bool = False,
+        session: str | None = None,
     ) -> AgentProvider:
         """The provider called ``name`` (``codex`` or ``claude``).
 
@@ -48,16 +60,20 @@ class Agents:
         ``maple-mcp`` there offers no external-agent tools and any agent started there approves
         nothing. A process that itself runs unattended only starts agents that are unattended
         and approve nothing: an agent cannot be given more than the turn that started it.
+        ``session`` (``maple watch``'s) is the agent's session mark, and its MCP servers': the
+        claims the agent's ``maple-mcp`` makes are that session's.
 
         Raises:
             InvalidInputError: no provider has that name.
         """
         if name not in PROVIDERS:
             raise InvalidInputError(f'unknown provider {name}; "codex" and "claude" exist.')
-        marks = {self._mark: "1"} if unattended or self._inherited else None
+        marks = {self._mark: "1"} if unattended or self._inherited else {}
+        if session is not None:
+            marks[self._session_mark] = session
         approve = approve and not self._inherited
         kind = CodexProvider if name == "codex" else ClaudeProvider
-        return kind(approve=approve, hidden=self._hidden, marks=marks)
+        return kind(approve=approve, hidden=self._hidden, marks=marks or None)
 
     def pool(self, names: Sequence[str], root: Path) -> AgentPool | None:
         """The agents a server offers (``names``) in ``root``; ``None`` when it names none."""

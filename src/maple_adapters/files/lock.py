@@ -16,9 +16,12 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from maple_adapters.files.folders import Folder
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from maple_adapters.files.folders import Folder
 
-__all__ = ["LockTimeoutError", "exclusive"]
+
+__all__ = ["LockTimeoutError", "exclusive", "read_shared"]
 
 _FIRST_DELAY_S = 0.0002
 _MAX_DELAY_S = 0.002
@@ -38,17 +41,49 @@ def exclusive(folder: Folder, name: str, timeout: float) -> Iterator[None]:
     """
     fd = folder.open(name, os.O_RDWR | os.O_CREAT)
     try:
-        deadline = time.monotonic() + timeout
-        delay = _FIRST_DELAY_S
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise LockTimeoutError(folder.where(name)) from None
-                time.sleep(delay)
-                delay = min(delay * 2, _MAX_DELAY_S)
+        if not _flock(fd, fcntl.LOCK_EX, timeout):
+            raise LockTimeoutError(folder.where(name))
         yield
     finally:
         os.close(fd)
+
+
+def _flock(fd: int, operation: int, timeout: float) -> bool:
+    """Take ``operation`` (``LOCK_EX`` or ``LOCK_SH``) on ``fd``; ``False`` after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    delay = _FIRST_DELAY_S
+    while True:
+        try:
+            fcntl.flock(fd, operation | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(delay)
+            delay = min(delay * 2, _MAX_DELAY_S)
+
+
+def read_shared(folder: Folder, name: str, lock: str, timeout: float) -> bytes | None:
+    """The bytes of ``name``, read holding the shared side of ``lock``'s ``flock``.
+
+    ``None`` when ``name`` is missing. A missing lock file means nothing was ever written under
+    it, and a lock held past ``timeout`` is read past (a reader of a file written in place may
+    then see half a write, which reads as no content at all): a reader never waits long.
+
+    Raises:
+        UnsafePathError: ``name`` or ``lock`` is a symbolic link.
+    """
+    try:
+        fd = folder.open(lock, os.O_RDONLY)
+    except FileNotFoundError:
+        fd = -1
+    try:
+        if fd >= 0:
+            _flock(fd, fcntl.LOCK_SH, timeout)  # held past the timeout: read anyway
+        try:
+            return folder.read(name)
+        except FileNotFoundError:
+            return None
+    finally:
+        if fd >= 0:
+            os.close(fd)

@@ -7,6 +7,7 @@ from ``.maple`` down.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Collection
 
 from maple_adapters.files.folders import read_beneath
@@ -18,7 +19,25 @@ if TYPE_CHECKING:
     from maple_core.json_types import JsonObject as Record
     from maple_core.json_types import JsonValue
 
-__all__ = ["Records", "blocking_records", "corrupt", "parse_records", "read_records"]
+__all__ = [
+    "CLAIMS",
+    "CLAIMS_LOCK",
+    "CLAIMS_READ_TIMEOUT_S",
+    "Records",
+    "blocking_records",
+    "claims_beside",
+    "corrupt",
+    "parse_claims",
+    "parse_records",
+    "read_records",
+]
+
+CLAIMS = "claims.json"
+"""The file beside a ledger holding its claims (see ``maple_adapters.files.claims``)."""
+CLAIMS_LOCK = CLAIMS + ".lock"
+"""Its lock: a writer holds it exclusively, a reader shares it (the file is written in place)."""
+CLAIMS_READ_TIMEOUT_S = 2.0
+"""How long a reader waits for a writer of the claims (who holds it for well under that)."""
 
 
 class Records:
@@ -96,11 +115,39 @@ def read_records(path: str, operation: str = "list") -> Records:
     return parse_records(path, data, operation)
 
 
+def parse_claims(data: bytes) -> dict[str, Record]:
+    """A claims file's entries by comment id; anything unreadable holds no claims."""
+    try:
+        doc = loads(data)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return {}
+    claims = doc.get("claims") if isinstance(doc, dict) else None
+    if not isinstance(claims, dict):
+        return {}
+    return {k: v for k, v in claims.items() if isinstance(v, dict)}
+
+
+def claims_beside(path: str) -> dict[str, Record]:
+    """The claims kept beside the ledger at ``path`` (none when there is no claims file).
+
+    Raises:
+        UnsafePathError: the file, or a folder from ``.maple`` down to it, is a symbolic link.
+    """
+    data = read_beneath(
+        os.path.join(os.path.dirname(path), CLAIMS),
+        "list",
+        beside=(CLAIMS_LOCK, CLAIMS_READ_TIMEOUT_S),
+    )
+    return parse_claims(data) if data is not None else {}
+
+
 def blocking_records(path: str, branch: str, statuses: Collection[str]) -> list[Record]:
     """The branch's comments in ``statuses``, newest first by ``createdAt`` (stable, as Maple).
 
     A record without a string id is left out: nobody could resolve it, so it must not hold the
-    agent (and one bad record never hides the others).
+    agent (and one bad record never hides the others). Each record carries its claim from the
+    claims file beside the ledger under ``claim`` (a ``claim`` the ledger's record holds itself
+    is none).
 
     Raises:
         CorruptLedgerError: the file is not a ledger.
@@ -114,4 +161,12 @@ def blocking_records(path: str, branch: str, statuses: Collection[str]) -> list[
         and r.get("status", "open") in statuses
         and isinstance(r.get("id"), str)
     ]
+    if mine:
+        claims = claims_beside(path)
+        for record in mine:
+            claim = claims.get(str(record["id"]))
+            if claim is not None:
+                record["claim"] = claim
+            elif "claim" in record:
+                del record["claim"]
     return sorted(mine, key=lambda r: str(r.get("createdAt") or ""), reverse=True)

@@ -5,11 +5,20 @@ from __future__ import annotations
 import builtins
 import dataclasses
 import os
+import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from maple_adapters.files.claims import (
+    CLAIMS,
+    CLAIMS_LOCK,
+    claimed_view,
+    read_claims,
+    read_current_claims,
+    write_claims,
+)
 from maple_adapters.files.folders import MAPLE, Folder, make_folder, open_folder
 from maple_adapters.files.ledger import (
     LEDGER,
@@ -28,13 +37,22 @@ from maple_adapters.files.place import LocalPlace, resolve_place
 from maple_adapters.files.signal import FileChangeSignal
 from maple_core.approvals import Approval, NewApproval
 from maple_core.authors import guest_author
+from maple_core.claims import (
+    Claim,
+    ClaimRequest,
+    ClaimResult,
+    apply_claim,
+    apply_sweep,
+    claim_of,
+    with_claim,
+)
 from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.cursor import format_js_timestamp, format_stamp, latest_stamp, next_arrival_stamp
 from maple_core.errors import NotFoundError, StoreUnavailableError
 from maple_core.paging import CommentPage, ListQuery, page_of
 from maple_core.ports import BranchState, Capability, Clock
 from maple_core.statuses import CommentStatus
-from maple_core.thread_events import ThreadEvent, apply_event
+from maple_core.thread_events import EntryNote, ThreadEvent, apply_event
 from maple_core.threads import activity_stamps
 
 __all__ = ["FileCommentStore"]
@@ -80,6 +98,9 @@ class FileCommentStore:
         self._root = root
         self._url = url
         self._name = name
+        # The ledger a claim last checked its comment in: (folder, file identity, comments).
+        self._parsed: tuple[str, tuple[int, int, int], tuple[Comment, ...]] | None = None
+        self._parsing = threading.Lock()
 
     @property
     def name(self) -> str:
@@ -126,6 +147,7 @@ class FileCommentStore:
             ) from None
 
     def _read(self, operation: str = "list") -> Ledger:
+        """The ledger as listed: each comment with its claim from the claims file."""
         with self._translated(operation):
             place = self.place()
             parts = (MAPLE, place.key)
@@ -133,7 +155,11 @@ class FileCommentStore:
             if folder is None:
                 return Ledger()
             with folder:
-                return read_ledger(folder, operation)
+                ledger = read_ledger(folder, operation)
+                if not ledger.comments:
+                    return ledger
+                shown = claimed_view(ledger.comments, read_current_claims(folder))
+                return Ledger(shown, ledger.approvals, ledger.top)
 
     def list(self, query: ListQuery) -> CommentPage:
         """One page of the branch's comments in append order; the file is re-read every call."""
@@ -156,8 +182,9 @@ class FileCommentStore:
         return BranchState(branch, comments, approvals, None, token)
 
     def changes(self, branch: str) -> FileChangeSignal:
-        """A signal that wakes when this folder's ledger file is replaced."""
-        return FileChangeSignal(self._ledger_path())
+        """A signal that wakes when this folder's ledger file (or its claims) is replaced."""
+        ledger = self._ledger_path()
+        return FileChangeSignal(ledger, ledger.with_name(CLAIMS))
 
     # -- writes --------------------------------------------------------------------------------
 
@@ -280,7 +307,7 @@ class FileCommentStore:
         self._rewrite("set_status", change)
         return updated[0]
 
-    def converse(self, comment_id: str, event: ThreadEvent) -> Comment:
+    def converse(self, comment_id: str, event: ThreadEvent | EntryNote) -> Comment:
         """Apply a thread event under the ledger's lock; the entry gets a ``rep_`` id."""
         updated: builtins.list[Comment] = []
 
@@ -337,6 +364,96 @@ class FileCommentStore:
             store=self._name,
             operation=operation,
         )
+
+    # -- claims ------------------------------------------------------------------------------
+
+    @contextmanager
+    def _claims_locked(self, operation: str) -> Iterator[Folder | None]:
+        """The folder, holding the claims file's own lock (never the ledger's).
+
+        ``None`` when there is no folder, and so no comment.
+        """
+        with self._translated(operation):
+            place = self.place()
+            parts = (MAPLE, place.key)
+            folder = open_folder(place.root, parts, store=self._name, operation=operation)
+            if folder is None:
+                yield None
+                return
+            with folder, exclusive(folder, CLAIMS_LOCK, _LOCK_TIMEOUT_S):
+                yield folder
+
+    def _comments_of(self, folder: Folder, operation: str) -> tuple[Comment, ...]:
+        """The ledger's comments, parsed again only when the file changed since the last claim.
+
+        The file is replaced atomically on every write, so its identity (inode, size, times)
+        names its content; reading it once per change keeps a claim far cheaper than a write.
+        """
+        found = folder.stat(LEDGER)
+        if found is None:
+            return ()
+        identity = (found.st_ino, found.st_size, found.st_mtime_ns)
+        with self._parsing:
+            parsed = self._parsed
+        if parsed is not None and parsed[:2] == (folder.path, identity):
+            return parsed[2]
+        comments = read_ledger(folder, operation).comments
+        with self._parsing:
+            self._parsed = (folder.path, identity, comments)
+        return comments
+
+    def claim(self, comment_id: str, request: ClaimRequest) -> ClaimResult:
+        """Apply a claim request under the claims file's lock, at the clock's ``now``."""
+        found = self.claim_many([comment_id], request)
+        if not found:
+            self._index_of((), comment_id, "claim")  # raises NotFoundError
+        return found[0]
+
+    def claim_many(
+        self, comment_ids: Sequence[str], request: ClaimRequest
+    ) -> builtins.list[ClaimResult]:
+        """Apply a claim request to each comment in one write of the claims file."""
+        with self._claims_locked("claim") as folder:
+            if folder is None:
+                return []
+            by_id = {c.id: c for c in self._comments_of(folder, "claim")}
+            claims = read_claims(folder)
+            now = self._clock.now()
+            results: builtins.list[ClaimResult] = []
+            for comment_id in comment_ids:
+                comment = by_id.get(comment_id)
+                if comment is None:
+                    continue
+                stored = claims.get(comment_id)
+                current = with_claim(comment, Claim.read(stored) if stored is not None else None)
+                updated, decision = apply_claim(current, request, now)
+                if decision.write and decision.claim is not None:
+                    claims[comment_id] = decision.claim.to_json()
+                results.append(ClaimResult(updated, decision))
+            if any(r.decision.write for r in results):
+                write_claims(folder, claims, now)
+            return results
+
+    def sweep_claims(self, branch: str, request: ClaimRequest) -> builtins.list[Comment]:
+        """Renew or end the session's live claims on ``branch`` in one write of the claims."""
+        with self._claims_locked("claim") as folder:
+            if folder is None:
+                return []
+            claims = read_claims(folder)
+            mine = [
+                c
+                for c in claimed_view(self._comments_of(folder, "claim"), claims)
+                if c.branch == branch and c.id in claims
+            ]
+            now = self._clock.now()
+            changed = apply_sweep(mine, request, now)
+            for comment in changed.values():
+                claim = claim_of(comment)
+                if claim is not None:
+                    claims[comment.id] = claim.to_json()
+            if changed:
+                write_claims(folder, claims, now)
+            return list(changed.values())
 
     def approve(self, approval: NewApproval) -> Approval:
         """Store an approval with an ``app_`` id."""

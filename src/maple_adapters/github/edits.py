@@ -23,7 +23,7 @@ from maple_core.errors import NotFoundError
 from maple_core.json_types import JsonObject
 from maple_core.ports import Clock
 from maple_core.statuses import CommentStatus
-from maple_core.thread_events import ThreadEvent, apply_event
+from maple_core.thread_events import EntryNote, ThreadEvent, apply_event
 from maple_core.threads import activity_stamps
 
 __all__ = [
@@ -66,29 +66,34 @@ class LedgerEdit(ABC, Generic[T]):
         """What the change made, once ``merged`` (read back) shows it; ``None`` until then."""
 
 
-class Marking(LedgerEdit[bool]):
-    """A change to the ledger's records of review items (``reviewMarks``), made in place.
+class Marking(LedgerEdit[T]):
+    """A change given as two functions: the review items' marks (``reviewMarks``), the claims.
 
-    ``change`` makes it on the ledger as read; ``landed`` says, of a ledger read back, whether
-    it is there (``None`` until it is).
+    ``change`` makes it on the ledger as read; ``landed`` says, of a ledger read back, what it
+    made once it is there (``None`` until it is). It is made in place unless ``repost``.
     """
 
     def __init__(
         self,
         operation: str,
         change: Callable[[GitHubLedger], GitHubLedger],
-        landed: Callable[[GitHubLedger], bool | None],
+        landed: Callable[[GitHubLedger], T | None],
+        *,
+        branch: str | None = None,
+        repost: bool = False,
     ) -> None:
         self.operation = operation
+        self.branch = branch
+        self.repost = repost
         self._change = change
         self._landed = landed
 
     def change(self, current: GitHubLedger) -> GitHubLedger:
-        """The ledger with the marks changed."""
+        """The ledger with the change made."""
         return self._change(current)
 
-    def landed(self, merged: GitHubLedger) -> bool | None:
-        """True once the marks are there."""
+    def landed(self, merged: GitHubLedger) -> T | None:
+        """What the change made, once it is there."""
         return self._landed(merged)
 
 
@@ -220,9 +225,9 @@ class Conversing(LedgerEdit[Comment]):
     operation = "converse"
 
     def __init__(
-        self, pull: int, comment_id: str, event: ThreadEvent, clock: Clock, store: str
+        self, pull: int, comment_id: str, event: ThreadEvent | EntryNote, clock: Clock, store: str
     ) -> None:
-        self.adds_words = event.kind is ReplyKind.REPLY
+        self.adds_words = isinstance(event, ThreadEvent) and event.kind is ReplyKind.REPLY
         self._comment_id = comment_id
         self._event = event
         self._clock = clock

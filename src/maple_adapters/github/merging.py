@@ -6,6 +6,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import replace
 from typing import TypeVar
 
+from maple_adapters.github.claim_chain import current_claim
 from maple_adapters.github.ledger import (
     GitHubLedger,
     canonical_stamp,
@@ -14,8 +15,9 @@ from maple_adapters.github.ledger import (
     stable_json,
 )
 from maple_core.approvals import Approval
+from maple_core.claims import CLAIM
 from maple_core.comments import Comment
-from maple_core.conversation import REPLIES
+from maple_core.conversation import CLASSIFICATION, REPLIES
 from maple_core.json_types import JsonObject, JsonValue
 
 __all__ = [
@@ -26,7 +28,9 @@ _R = TypeVar("_R", Comment, Approval)
 
 
 def merge_ledgers(
-    ledgers: Sequence[GitHubLedger], ceilings: Sequence[str] | None = None
+    ledgers: Sequence[GitHubLedger],
+    ceilings: Sequence[str] | None = None,
+    ids: Sequence[int] | None = None,
 ) -> GitHubLedger:
     """Union of ledgers given oldest write first: every comment once, its newest version kept.
 
@@ -43,7 +47,9 @@ def merge_ledgers(
     ledger can outrank a change made after it.
 
     A comment's thread is the union of every version's (see :func:`_union_threads`): two
-    racing repliers each write a version with their own reply, and both replies stay.
+    racing repliers each write a version with their own reply, and both replies stay. Its claim
+    is the one GitHub's numbering of the ledger comments (``ids``, the ledgers' issue comment
+    ids) decides from every version's (see :mod:`~maple_adapters.github.claim_chain`).
     """
     if not ledgers:
         raise ValueError("merge_ledgers needs at least one ledger")
@@ -55,6 +61,11 @@ def merge_ledgers(
         ceiling=lambda order: caps[order],
     )
     comments = _union_threads(comments, [c for ledger in ledgers for c in ledger.comments])
+    numbers = list(ids) if ids is not None else list(range(1, len(ledgers) + 1))
+    comments = _union_claims(
+        comments,
+        [(n, c) for n, ledger in zip(numbers, ledgers, strict=True) for c in ledger.comments],
+    )
     withdrawn = tuple(dict.fromkeys(w for ledger in ledgers for w in ledger.withdrawn))
     approvals = _merge_records(
         [(order, a) for order, ledger in enumerate(ledgers) for a in ledger.approvals],
@@ -137,22 +148,73 @@ def _union_threads(
             found = extra.setdefault(key_of(version), {})
             for entry in raw:
                 if isinstance(entry, dict):
-                    found.setdefault(_reply_key(entry), entry)
+                    key = _reply_key(entry)
+                    found[key] = _later_reading(found.get(key), entry)
     out: list[Comment] = []
     for comment in merged:
-        every = extra.get(key_of(comment))
+        every = extra.get(key_of(comment)) or {}
         raw = comment.extra.get(REPLIES)
         own = raw if isinstance(raw, list) else []
         held = {_reply_key(e) for e in own if isinstance(e, dict)}
-        missing = [e for key, e in (every or {}).items() if key not in held]
-        if not missing:
+        missing = [e for key, e in every.items() if key not in held]
+        read = [_later_reading(e, every.get(_reply_key(e))) for e in own if isinstance(e, dict)]
+        if not missing and all(
+            a is b for a, b in zip(read, (e for e in own if isinstance(e, dict)), strict=True)
+        ):
             out.append(comment)
             continue
-        entries = [e for e in own if isinstance(e, dict)] + missing
+        entries = read + missing
         entries.sort(key=_reply_order)
         others: list[JsonValue] = [e for e in own if not isinstance(e, dict)]
         out.append(replace(comment, extra={**comment.extra, REPLIES: [*others, *entries]}))
     return out
+
+
+def _union_claims(
+    merged: Sequence[Comment], versions: Sequence[tuple[int, Comment]]
+) -> list[Comment]:
+    """Each merged comment with the claim its versions' ledgers decide (or none)."""
+    found: dict[Hashable, list[tuple[int, JsonValue]]] = {}
+    for ledger_id, version in versions:
+        if CLAIM in version.extra:
+            found.setdefault(comment_identity(version), []).append(
+                (ledger_id, version.extra[CLAIM])
+            )
+    if not found:
+        return list(merged)
+    out: list[Comment] = []
+    for comment in merged:
+        claimed = found.get(comment_identity(comment))
+        current = current_claim(claimed) if claimed else None
+        if current is None:
+            out.append(comment)
+        else:
+            out.append(replace(comment, extra={**comment.extra, CLAIM: current}))
+    return out
+
+
+def _later_reading(kept: JsonObject | None, other: JsonObject | None) -> JsonObject:
+    """Of two versions of one thread entry, the one whose reading of it is the later.
+
+    A reading (``classification``) is noted on an entry already there, without stamping the
+    comment, so a racing writer's version of the entry may lack it: the version holding a reading
+    wins over one without, and of two readings the undone one, else the later one. Otherwise the
+    first version stays.
+    """
+    if kept is None:
+        assert other is not None
+        return other
+    if other is None or other is kept:
+        return kept
+
+    def rank(entry: JsonObject) -> tuple[int, int, str]:
+        reading = entry.get(CLASSIFICATION)
+        if not isinstance(reading, dict):
+            return (0, 0, "")
+        at = reading.get("at")
+        return (1, int(reading.get("undone") is not None), at if isinstance(at, str) else "")
+
+    return other if rank(other) > rank(kept) else kept
 
 
 def _version(comment: Comment) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import builtins
 import secrets
+import threading
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -25,8 +26,17 @@ from maple_adapters.github.signal import GitHubChangeSignal
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.github.transport import GitHubError, GitHubTransport
 from maple_core.approvals import Approval, NewApproval
+from maple_core.claims import ClaimRequest, ClaimResult
+from maple_core.classifying import classify_reply, entry_of, read_review_body
 from maple_core.comments import Comment, NewComment, Resolution
-from maple_core.conversation import ConversationError, ReplyKind, Role, thread_of
+from maple_core.conversation import (
+    CLASSIFICATION,
+    ConversationError,
+    Reply,
+    ReplyKind,
+    Role,
+    thread_of,
+)
 from maple_core.cursor import format_js_timestamp, format_stamp, next_arrival_stamp
 from maple_core.errors import (
     MapleError,
@@ -35,14 +45,28 @@ from maple_core.errors import (
     StoreUnavailableError,
     UnverifiedCommitError,
 )
+from maple_core.feedback import Transition
+from maple_core.json_types import JsonObject
 from maple_core.paging import CommentPage, ListQuery, decode_decimal_cursor, page_of
-from maple_core.ports import BranchState, Capability, Clock
-from maple_core.pull_review import GITHUB, Mark, ReviewKind, ReviewReading, ReviewRef, review_ref
+from maple_core.ports import BranchState, Capability, Clock, FeedbackClassifier
+from maple_core.pull_review import (
+    AWAITING_READING,
+    GITHUB,
+    Mark,
+    ReviewKind,
+    ReviewReading,
+    ReviewRef,
+    review_ref,
+)
+from maple_core.readings import review_remark_comments
 from maple_core.statuses import CommentStatus
-from maple_core.thread_events import ThreadEvent, apply_event
+from maple_core.thread_events import EntryNote, ThreadEvent, apply_event
 from maple_core.threads import activity_stamps
 
-__all__ = ["PrReview", "PullRequestStore", "gate_covers"]
+__all__ = ["PrReview", "PullRequestStore", "READINGS", "gate_covers"]
+
+READINGS = "readings"
+"""Where the ledger's record of a review thread keeps the readings of its replies, by entry."""
 
 
 class PrReview(StrEnum):
@@ -85,6 +109,10 @@ class PullRequestStore:
         source: the pull request's review.
         clock: stamps the ledger's records of review items.
         mode: ``agent`` or ``gate`` (``off`` is the ledger store alone).
+        classifier: reads a trusted reviewer's reply in a thread maple resolved
+            (``MAPLE_CLASSIFIER``), the first time a read sees it; without one such a reply
+            reopens the thread, as before.
+        report: hears what a reading could not do (its remarks not opened, the harness failed).
     """
 
     def __init__(
@@ -93,11 +121,17 @@ class PullRequestStore:
         source: ReviewSource,
         clock: Clock,
         mode: PrReview = PrReview.AGENT,
+        *,
+        classifier: FeedbackClassifier | None = None,
+        report: Callable[[str], None] | None = None,
     ) -> None:
         self._ledger = ledger
         self._source = source
         self._clock = clock
         self.mode = mode
+        self._classifier = classifier
+        self._report = report
+        self._reading = threading.local()  # a reading's own reads never start another
 
     @property
     def name(self) -> str:
@@ -150,15 +184,92 @@ class PullRequestStore:
                 when=self._clock.now(),
                 floor=list(activity_stamps(merged.comments)),
                 marks=_marks(merged.marks),
+                reading=self._classifier is not None,
             )
         except GitHubError as exc:
             raise self._fail(exc, operation) from exc
         token = (ledger.fingerprint(comments), self._source.last_token(number))
         return _Read(number, head, comments, merged, review, token)
 
+    def _read_read(self, branch: str, operation: str) -> _Read | None:
+        """:meth:`_read`, once the trusted replies awaiting their reading are read."""
+        read = self._read(branch, operation)
+        if read is not None and self._read_awaiting(read):
+            return self._read(branch, operation)
+        return read
+
+    def _read_awaiting(self, read: _Read) -> bool:
+        """Read what awaits its reading; True if anything did.
+
+        That is each thread's newest trusted reply after maple's resolution, and each trusted
+        person's ``COMMENTED`` review (the core marks them). The reading is kept in the
+        ledger's record of the item (:data:`READINGS`) under the ledger's write, so another
+        process reading the same words keeps one reading, and words read already are never
+        read again.
+        """
+        classifier = self._classifier
+        if classifier is None or getattr(self._reading, "busy", False):
+            return False
+        awaiting = [
+            (comment, entry_id)
+            for comment in read.review.comments
+            for entry_id, extra in [
+                (comment.id, comment.extra),
+                *((r.id, r.extra) for r in thread_of(comment)),
+            ]
+            if _awaits_reading(extra)
+        ]
+        self._reading.busy = True
+        try:
+            for comment, entry_id in awaiting:
+                try:
+                    if entry_id == comment.id:  # a COMMENTED review's body
+                        self._read_review(comment, classifier)
+                    else:
+                        classify_reply(
+                            self, comment, entry_id, classifier, self._clock, report=self._report
+                        )
+                except MapleError as exc:
+                    if self._report is not None:
+                        self._report(f"maple could not read {comment.id}: {exc}")
+        finally:
+            self._reading.busy = False
+        return bool(awaiting)
+
+    def _read_review(self, review: Comment, classifier: FeedbackClassifier) -> None:
+        """Read a trusted person's ``COMMENTED`` review, keep the reading, act on it.
+
+        The reading is kept in the ledger's record of the review; approved (with comments or
+        not) and changes-requested record the review as resolved, and each remark becomes an
+        open comment linked to it; wait leaves it open work. A review read already, by this
+        process or another, is not read again.
+        """
+        ref = review_ref(review.id)
+        assert ref is not None
+        record = read_review_body(review, classifier, self._clock)
+        kept: list[bool] = []
+
+        def recorded(mark: Comment, stamp: str) -> Comment:
+            raw = mark.extra.get(READINGS)
+            readings: JsonObject = dict(raw) if isinstance(raw, dict) else {}
+            if review.id in readings:
+                kept.clear()
+                return mark  # another reading landed first
+            kept.append(True)
+            readings[review.id] = record.to_json()
+            mark = replace(mark, extra={**mark.extra, READINGS: readings})
+            if record.applied is Transition.NONE:
+                return mark
+            return mark.with_status(CommentStatus.RESOLVED)
+
+        changed = self._mark(ref, recorded, "converse")
+        drafts = review_remark_comments(changed, record) if kept else []
+        if drafts:
+            self._ledger.append_many(drafts)
+
     def list(self, query: ListQuery) -> CommentPage:
         """One page of the branch's comments: the ledger's, then the review's (held left out)."""
-        read = self._read(query.branch, "list")
+        read = self._read_read(query.branch, "list")
         comments = (*read.ledger.comments, *read.review.comments) if read else ()
         return page_of(comments, query, encode=str, decode=decode_decimal_cursor)
 
@@ -169,7 +280,7 @@ class PullRequestStore:
 
     def state(self, branch: str) -> BranchState:
         """The branch in one read: both sources, the head, and what the gate decides from."""
-        read = self._read(branch, "state")
+        read = self._read_read(branch, "state")
         if read is None:
             return BranchState(branch, (), (), None, None)
         comments = (*read.ledger.comments, *read.review.comments)
@@ -200,6 +311,20 @@ class PullRequestStore:
         """Store comments in the ledger, in one write."""
         return self._ledger.append_many(comments)
 
+    def claim(self, comment_id: str, request: ClaimRequest) -> ClaimResult:
+        """A claim on a ledger comment, kept in the ledger (a review item is never claimed)."""
+        return self._ledger.claim(comment_id, request)
+
+    def claim_many(
+        self, comment_ids: Sequence[str], request: ClaimRequest
+    ) -> builtins.list[ClaimResult]:
+        """Claims on ledger comments, one write per pull request (see :meth:`claim`)."""
+        return self._ledger.claim_many(comment_ids, request)
+
+    def sweep_claims(self, branch: str, request: ClaimRequest) -> builtins.list[Comment]:
+        """Renew or end the session's claims on the branch's ledger comments."""
+        return self._ledger.sweep_claims(branch, request)
+
     def approve(self, approval: NewApproval) -> Approval:
         """Store an approval in the ledger."""
         return self._ledger.approve(approval)
@@ -226,11 +351,16 @@ class PullRequestStore:
             return self._resolve_thread(ref, resolution)
         return self._mark(ref, lambda mark, _: mark.with_status(status, resolution), "set_status")
 
-    def converse(self, comment_id: str, event: ThreadEvent) -> Comment:
-        """Apply a thread event: where the reviewer wrote, or in the ledger's record of it."""
+    def converse(self, comment_id: str, event: ThreadEvent | EntryNote) -> Comment:
+        """Apply a thread event: where the reviewer wrote, or in the ledger's record of it.
+
+        A note (a reply's reading) on a review thread is kept in the ledger's record of it.
+        """
         ref = review_ref(comment_id)
         if ref is None:
             return self._ledger.converse(comment_id, event)
+        if isinstance(event, EntryNote):
+            return self._note(ref, event)
         if event.kind is ReplyKind.RESOLVE:
             assert event.resolution is not None  # checked by ThreadEvent
             if ref.kind is ReviewKind.THREAD:
@@ -253,6 +383,40 @@ class PullRequestStore:
             return apply_event(mark, event, entry, stamp, format_js_timestamp(self._clock.now()))
 
         return self._mark(ref, applied, "converse")
+
+    def _note(self, ref: ReviewRef, note: EntryNote) -> Comment:
+        """Keep ``note`` (a reading) on a thread's reply, in the ledger's record of the thread.
+
+        ``decide`` sees the thread as the agent does and the reply with the reading the
+        ledger holds as it is written (not as first read), so two readings at once keep one;
+        the transition it brings (a confirmation, a reopening in the reviewer's words) joins
+        the record's thread.
+        """
+        if ref.kind is not ReviewKind.THREAD or note.key != CLASSIFICATION:
+            raise ConversationError(
+                f"{ref.id} is on GitHub: only a reply in a review thread is read by maple."
+            )
+        added = f"ghr_{ref.pull}_{secrets.token_hex(6)}"
+        current = self._current(ref, "converse")
+
+        def noted(mark: Comment, stamp: str) -> Comment:
+            raw = mark.extra.get(READINGS)
+            readings: JsonObject = dict(raw) if isinstance(raw, dict) else {}
+            said = entry_of(current, note.entry_id).to_json()
+            said.pop(CLASSIFICATION, None)
+            if note.entry_id in readings:
+                said[CLASSIFICATION] = readings[note.entry_id]
+            decided = note.decide(current, Reply.from_json(said))
+            if decided is None:
+                return mark
+            kept, then = decided
+            readings[note.entry_id] = kept
+            mark = replace(mark, extra={**mark.extra, READINGS: readings})
+            if then is None:
+                return mark
+            return apply_event(mark, then, added, stamp, format_js_timestamp(self._clock.now()))
+
+        return self._mark(ref, noted, "converse", current)
 
     def _current(self, ref: ReviewRef, operation: str) -> Comment:
         """The review item as the agent sees it, or ``NotFoundError`` (held ones are not there)."""
@@ -301,7 +465,11 @@ class PullRequestStore:
             )
 
     def _mark(
-        self, ref: ReviewRef, change: Callable[[Comment, str], Comment], operation: str
+        self,
+        ref: ReviewRef,
+        change: Callable[[Comment, str], Comment],
+        operation: str,
+        current: Comment | None = None,
     ) -> Comment:
         """Change the ledger's record of a review or conversation item, then read it back.
 
@@ -309,7 +477,7 @@ class PullRequestStore:
         and the thread the ledger keeps) and the change's stamp, strictly after everything the
         ledger and the item hold, so a waiting agent's cursor covers a reviewer's reopening.
         """
-        current = self._current(ref, operation)
+        current = current or self._current(ref, operation)  # as the agent sees it (given: read)
         first: list[str] = []
 
         def changed(ledger: GitHubLedger) -> GitHubLedger:
@@ -340,8 +508,17 @@ def _marks(marks: Sequence[Comment]) -> dict[str, Mark]:
     found: dict[str, Mark] = {}
     for mark in marks:
         replies = tuple(r.to_json() for r in thread_of(mark))
-        found[mark.id] = Mark(mark.status, mark.resolution, replies)
+        raw = mark.extra.get(READINGS)
+        readings = (
+            {k: v for k, v in raw.items() if isinstance(v, dict)} if isinstance(raw, dict) else {}
+        )
+        found[mark.id] = Mark(mark.status, mark.resolution, replies, readings)
     return found
+
+
+def _awaits_reading(extra: JsonObject) -> bool:
+    details = extra.get(GITHUB)
+    return isinstance(details, dict) and details.get(AWAITING_READING) is True
 
 
 class PullRequestChangeSignal:

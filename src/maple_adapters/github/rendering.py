@@ -7,6 +7,7 @@ The whole body stays within GitHub's limit on an issue comment, or the write is 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 from maple_adapters.github.fitting import FittedLedger, fit_ledger
 from maple_adapters.github.ledger import (
@@ -17,8 +18,10 @@ from maple_adapters.github.ledger import (
     record_number,
     stable_json,
 )
+from maple_core.claims import live_claim
 from maple_core.comments import Comment
 from maple_core.conversation import Reply, thread_of
+from maple_core.cursor import parse_stamp
 from maple_core.errors import InvalidRecordError
 from maple_core.statuses import CommentStatus
 from maple_core.text import code_span, js_number, where_of
@@ -85,8 +88,21 @@ def _lines_length(lines: Sequence[str]) -> int:
     return sum(github_length(line) + 1 for line in lines)
 
 
+def _agent_cell(comment: Comment, now: datetime) -> str:
+    """Who is on a comment, for its row: ``on it: `claude-code` until 12:15 UTC``, or ``—``."""
+    claim = live_claim(comment, now)
+    if claim is None or comment.status is CommentStatus.RESOLVED:
+        return "—"
+    ends = parse_stamp(claim.expires)
+    until = f" until {ends:%H:%M} UTC" if ends is not None else ""
+    return f"on it: {_cell(claim.agent, 40)}{until}"
+
+
 def render_ledger_body(
-    ledger: GitHubLedger, budget: int = FENCE_BUDGET, limit: int = BODY_LIMIT
+    ledger: GitHubLedger,
+    budget: int = FENCE_BUDGET,
+    limit: int = BODY_LIMIT,
+    now: datetime | None = None,
 ) -> str:
     """The ledger comment's markdown: intro, table, approvals, the ```` ```maple ```` fence.
 
@@ -97,7 +113,8 @@ def render_ledger_body(
     counted instead of shown (the fence has them all). Once any comment has a thread, a
     ``Conversation`` column shows each thread as the fence holds it (how many replies, whether
     the agent waits for the reviewer, the reviewer's latest words); replies shed to fit the
-    fence are counted in a note under the intro.
+    fence are counted in a note under the intro. With ``now``, an ``Agent`` column shows who is
+    on each comment (their live claims then), once any agent is.
 
     Raises:
         LedgerTooLargeError: even with everything shed the body would pass ``limit``: the
@@ -131,11 +148,13 @@ def render_ledger_body(
     if comments:
         with_status = any(c.status is not CommentStatus.OPEN for c in comments)
         with_thread = any(thread_of(c) for c in fitted.comments)
+        with_agent = now is not None and any(_agent_cell(c, now) != "—" for c in comments)
         header = [
             "#",
             "Where",
             "Comment",
             *(["Status"] if with_status else []),
+            *(["Agent"] if with_agent else []),
             *(["Conversation"] if with_thread else []),
             "Viewport",
         ]
@@ -146,6 +165,8 @@ def render_ledger_body(
             row = [str(i), _cell(where_of(c.anchor) or ""), _cell(c.body, _ROW_TEXT_LIMIT)]
             if with_status:
                 row.append(_STATUS_WORDS[c.status])
+            if with_agent and now is not None:
+                row.append(_agent_cell(c, now))
             if with_thread:
                 row.append(_thread_cell(kept))
             row.append(_viewport(c))

@@ -18,7 +18,7 @@ from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.github.transport import GitHubTransport, host_of
 from maple_adapters.github.wrappers import ResilientTransport
 from maple_core.errors import ConfigurationError
-from maple_core.ports import Clock
+from maple_core.ports import Clock, FeedbackClassifier
 from maple_core.trust import TrustPolicy
 
 __all__ = ["ReviewPlace", "review_store"]
@@ -55,8 +55,12 @@ def review_store(
     clock: Clock,
     *,
     gate: bool,
+    classifier: FeedbackClassifier | None = None,
 ) -> PullRequestStore:
     """The ledger and the review over the bare transport ``inner`` (scrubbed of ``secrets``).
+
+    ``classifier`` reads trusted reviewers' replies in the pull request's review threads;
+    without it they reopen, as before.
 
     Raises:
         ConfigurationError: the shared folder cannot be made.
@@ -81,4 +85,5 @@ def review_store(
     policy = TrustPolicy.from_list(place.trusted_bots)
     source = ReviewSource(shared, place.owner, place.repo, host=web, policy=policy, cache=cache)
     ledger = GitHubLedgerStore(shared, place.owner, place.repo, clock, app_id=place.app_id)
-    return PullRequestStore(ledger, source, clock, PrReview.GATE if gate else PrReview.AGENT)
+    mode = PrReview.GATE if gate else PrReview.AGENT
+    return PullRequestStore(ledger, source, clock, mode, classifier=classifier)

@@ -5,8 +5,9 @@ shared across processes by :class:`~maple_adapters.github.shared.SharedTransport
 comments and the reviews, all pages, beside the issue comments the ledger store reads anyway.
 GraphQL is asked only for what REST cannot say (whether a thread is resolved or outdated, its
 id, 👍 on a review), and only when the REST answers changed since GraphQL was last asked, or,
-once a minute at most, while something is there that only GraphQL would show changing (a
-thread maple resolved that a reviewer may unresolve, a held review somebody may endorse).
+once a minute at most, while something is there that only GraphQL would show changing (any
+thread, which anyone may resolve or unresolve without a word, a held review somebody may
+endorse).
 Acting: a reply in a thread is ``POST …/pulls/{n}/comments/{id}/replies``; a resolve is
 GraphQL's ``resolveReviewThread`` then the reply naming the commit; an answer to a review or a
 conversation comment is a conversation comment linking to it.
@@ -190,13 +191,14 @@ class ReviewSource:
         when: datetime,
         floor: Iterable[str | None] = (),
         marks: Mapping[str, Mark] | None = None,
+        reading: bool = False,
     ) -> ReviewReading:
         """The pull request's review as comments (the work) and held words.
 
         ``issue_comments`` are the pull request's issue comments (the ledger store read them);
         ``when`` is the reading's time on the store's clock; ``floor`` the ledger's stamps,
-        which first sights come after; ``marks`` the ledger's records of reviews and
-        conversation comments.
+        which first sights come after; ``marks`` the ledger's records of review items;
+        ``reading``: a classifier reads trusted replies in threads.
         """
         own = frozenset(login.lower() for login in own_logins)
         self._own = own
@@ -211,6 +213,7 @@ class ReviewSource:
             reviews_of(reviews, **where.kw, thumbs=dict(memo.review_thumbs or {})),
             conversation_of(issue_comments, **where.kw, thumbs=thumbs),
             own,
+            reading,
         )
         return self._sighted(pull, review, marks or {}, list(floor), when)
 
@@ -218,7 +221,7 @@ class ReviewSource:
         """The review comments, the reviews and GraphQL's memo; notes the change token."""
         comments = self._all_pages(f"{self._base}/pulls/{pull}/comments")
         reviews = self._all_pages(f"{self._base}/pulls/{pull}/reviews")
-        memo = self._graphql_memo(pull, comments, reviews, self._own)
+        memo = self._graphql_memo(pull, comments, reviews)
         self._tokens[pull] = (_fingerprint(comments, reviews), _states_token(memo))
         return comments, reviews, memo
 
@@ -269,13 +272,12 @@ class ReviewSource:
         pull: int,
         comments: Sequence[JsonValue],
         reviews: Sequence[JsonValue],
-        own: frozenset[str],
     ) -> _Memo:
         """GraphQL's states, asked again only when REST changed or a sweep is due."""
         basis = _fingerprint(comments, reviews)
         memo = self._load_memo(pull)
         now = self._now()
-        sweep = self._sweep_worthy(memo, comments, reviews, own)
+        sweep = self._sweep_worthy(memo, comments, reviews)
         due = (
             memo.states is None
             or memo.basis != basis
@@ -293,19 +295,14 @@ class ReviewSource:
         return memo
 
     def _sweep_worthy(
-        self,
-        memo: _Memo,
-        comments: Sequence[JsonValue],
-        reviews: Sequence[JsonValue],
-        own: frozenset[str],
+        self, memo: _Memo, comments: Sequence[JsonValue], reviews: Sequence[JsonValue]
     ) -> bool:
-        """Whether GraphQL could show something REST cannot: an unresolve, a 👍 on a review."""
-        if self._held_reviews(reviews):
-            return True
-        states = memo.states or {}
-        return any(state.resolved for state in states.values()) and any(
-            isinstance(c, dict) and _login(c) in own for c in comments
-        )
+        """Whether GraphQL could show something REST cannot: a 👍 on a review, or a thread.
+
+        Anyone may resolve or unresolve a thread on GitHub's page without a word, which changes
+        no REST answer; a stale "resolved" would let the gate clear while the thread is open.
+        """
+        return self._held_reviews(reviews) or bool(memo.states) or bool(comments)
 
     def _held_reviews(self, reviews: Sequence[JsonValue]) -> bool:
         return any(

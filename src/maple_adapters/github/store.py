@@ -6,6 +6,7 @@ import builtins
 import contextlib
 import re
 from collections.abc import Callable, Hashable, Iterator, Sequence
+from typing import TypeVar
 
 from maple_adapters.github.edits import (
     Appending,
@@ -14,8 +15,10 @@ from maple_adapters.github.edits import (
     Marking,
     StatusChange,
     Withdrawing,
+    comment_in,
 )
 from maple_adapters.github.ledger import GitHubLedger
+from maple_adapters.github.ledger_claims import LedgerClaims
 from maple_adapters.github.pulls import Pull, PullRequests, fingerprint
 from maple_adapters.github.repository import Repository
 from maple_adapters.github.signal import GitHubChangeSignal
@@ -23,6 +26,7 @@ from maple_adapters.github.transport import GitHubError, GitHubTransport
 from maple_adapters.github.trust import Ledgers, WriterTrust
 from maple_adapters.github.writer import LedgerWriter
 from maple_core.approvals import Approval, NewApproval
+from maple_core.claims import ClaimRequest, ClaimResult
 from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.conversation import ConversationError
 from maple_core.errors import (
@@ -32,13 +36,15 @@ from maple_core.errors import (
     StoreRejectedError,
     StoreUnavailableError,
 )
-from maple_core.json_types import JsonObject
+from maple_core.json_types import JsonObject, JsonValue
 from maple_core.paging import CommentPage, ListQuery, decode_decimal_cursor, page_of
 from maple_core.ports import BranchState, Capability, Clock
 from maple_core.statuses import CommentStatus
-from maple_core.thread_events import ThreadEvent
+from maple_core.thread_events import EntryNote, ThreadEvent
 
 __all__ = ["GitHubLedgerStore"]
+
+T = TypeVar("T")
 
 _CAPABILITIES = frozenset(Capability) - {Capability.AMEND}
 _COMMENT_ID = re.compile(r"gh_(\d+)_(\d+)")
@@ -76,6 +82,9 @@ class GitHubLedgerStore:
         self._pulls = PullRequests(place)
         self._trust = WriterTrust(place, app_id)
         self._writer = LedgerWriter(place, clock, self._pulls, self._trust)
+        self._place = place
+        self._claims = LedgerClaims(self)
+        self._writer.before_write = self._claims.forget
 
     @property
     def name(self) -> str:
@@ -278,7 +287,7 @@ class GitHubLedgerStore:
         with self._failing("set_status"):
             return self._writer.write(pull, edit)
 
-    def converse(self, comment_id: str, event: ThreadEvent) -> Comment:
+    def converse(self, comment_id: str, event: ThreadEvent | EntryNote) -> Comment:
         """Apply a thread event to a comment in place (PATCH), as :meth:`set_status` changes one.
 
         See :class:`~maple_adapters.github.edits.Conversing`. An unknown id is
@@ -289,6 +298,75 @@ class GitHubLedgerStore:
         edit = Conversing(pull, comment_id, event, self._clock, self.name)
         with self._failing("converse", passing=(ConversationError,)):
             return self._writer.write(pull, edit)
+
+    def claim(self, comment_id: str, request: ClaimRequest) -> ClaimResult:
+        """Apply a claim request; GitHub's order arbitrates a new claim (``ledger_claims``)."""
+        pull = self._by_id(_COMMENT_ID, comment_id, "comment", "claim")
+        found = self._claims.claim(pull, [comment_id], request)
+        if not found:
+            comment_in(GitHubLedger(""), comment_id, self.name, "claim")  # raises NotFoundError
+        return found[0]
+
+    def claim_many(
+        self, comment_ids: Sequence[str], request: ClaimRequest
+    ) -> builtins.list[ClaimResult]:
+        """Apply a claim request to each comment, one write per pull request they are on."""
+        by_pull: dict[int, builtins.list[str]] = {}
+        for comment_id in comment_ids:
+            match = _COMMENT_ID.fullmatch(comment_id)
+            if match is not None:
+                by_pull.setdefault(int(match.group(1)), []).append(comment_id)
+        done: dict[str, ClaimResult] = {}
+        for pull, ids in by_pull.items():
+            for result in self._claims.claim(pull, ids, request):
+                done[result.comment.id] = result
+        return [done[i] for i in comment_ids if i in done]
+
+    def sweep_claims(self, branch: str, request: ClaimRequest) -> builtins.list[Comment]:
+        """Renew or end the session's live claims on ``branch`` in one checked edit."""
+        with self._failing("claim"):
+            pull = self.find_pull(branch)
+            if pull is None:
+                return []
+            return self._claims.sweep(pull, branch, request)
+
+    def list_branch(self, branch: str) -> builtins.list[Comment]:
+        """Every comment on ``branch`` (all pages), as :meth:`list` gives them."""
+        return builtins.list(self.state(branch).comments)
+
+    # -- what the ledger's claims work through (``ledger_claims``, a part of this store) -----
+
+    @property
+    def _base(self) -> str:
+        return self._place.base
+
+    def _ledgers_in(
+        self, pull: int, comments: Sequence[JsonObject], branch: str | None, operation: str
+    ) -> Ledgers | None:
+        return self._trust.ledgers_in(pull, comments, branch, operation)
+
+    def _body(self, ledger: GitHubLedger, operation: str, *, adds_words: bool) -> str:
+        return self._writer.body(ledger, operation, adds_words=adds_words)
+
+    def _learn_writer(self, created: JsonValue) -> None:
+        self._trust.learn(created)
+
+    def _forget_read_back(self) -> None:
+        self._writer.forget_read_back()
+
+    def _write(
+        self,
+        pull: int,
+        branch: str | None,
+        operation: str,
+        change: Callable[[GitHubLedger], GitHubLedger],
+        landed: Callable[[GitHubLedger], T | None],
+        *,
+        repost: bool,
+    ) -> T:
+        return self._writer.write(
+            pull, Marking(operation, change, landed, branch=branch, repost=repost)
+        )
 
     def approve(self, approval: NewApproval) -> Approval:
         """Store an approval as ``gha_<pull>_<n>`` (a repost, like an append)."""

@@ -9,6 +9,7 @@ refused (:class:`~maple_core.errors.UnreadableLedgerError`), never skipped or ov
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
@@ -21,6 +22,8 @@ from maple_adapters.github.transport import GitHubError
 from maple_core.authors import guest_author, server_author
 from maple_core.errors import InvalidRecordError, UnreadableLedgerError
 from maple_core.json_types import JsonObject, JsonValue
+
+_PARSED = 8  # ledger bodies kept parsed (a pull request seldom has more than two at once)
 
 __all__ = ["Ledgers", "WriterTrust"]
 
@@ -53,6 +56,8 @@ class WriterTrust:
         self._app_id = str(app_id) if app_id is not None else None
         self._own_logins: set[str] = set()
         self._user_login: str | None = None
+        self._parsed: dict[tuple[int, str | None, str], GitHubLedger | None] = {}
+        self._parsing = threading.Lock()
         self._asked_who = False
         self._can_push: dict[str, bool] = {}
 
@@ -129,6 +134,23 @@ class WriterTrust:
         self._can_push[login] = can
         return can
 
+    def _parse(self, comment_id: int, body: str, branch: str | None) -> GitHubLedger | None:
+        """The ledger in ``body``, parsed once per text.
+
+        A ledger comment is read far more often than it changes: every listing, every wait's
+        look, every write's read-back.
+        """
+        key = (comment_id, branch, body)
+        with self._parsing:
+            found = self._parsed.get(key)
+        if found is None:
+            found = parse_ledger_body(body, branch)
+            with self._parsing:
+                if len(self._parsed) >= _PARSED:
+                    self._parsed.pop(next(iter(self._parsed)))
+                self._parsed[key] = found
+        return found
+
     def ledgers_in(
         self,
         pull: int,
@@ -149,7 +171,7 @@ class WriterTrust:
             if "```maple" not in body or not self.trusted(comment):
                 continue
             try:
-                ledger = parse_ledger_body(body, branch)
+                ledger = self._parse(comment_id, body, branch)
             except InvalidRecordError as exc:
                 where = comment.get("html_url")
                 location = where if isinstance(where, str) else f"issue comment {comment_id}"
@@ -170,7 +192,9 @@ class WriterTrust:
         # A record cannot have changed after GitHub last saw its ledger change: the comment's
         # server time caps the stamps written inside it.
         merged = merge_ledgers(
-            [ledger for _, _, ledger in ledgers], ceilings=[u for u, _, _ in ledgers]
+            [ledger for _, _, ledger in ledgers],
+            ceilings=[u for u, _, _ in ledgers],
+            ids=[i for _, i, _ in ledgers],
         )
         return Ledgers(
             pull, tuple(i for _, i, _ in ledgers), merged, tuple(u for u, _, _ in ledgers)

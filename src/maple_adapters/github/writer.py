@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import random
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
@@ -70,6 +70,11 @@ class LedgerWriter:
         self._trust = trust
         self._writing = threading.Lock()  # one write at a time from this store
         self._read_back: _ReadBack | None = None
+        self.before_write: Callable[[], None] | None = None  # the claims' read goes stale
+
+    def forget_read_back(self) -> None:
+        """Drop the remembered read-back: a newer read of the ledger was made elsewhere."""
+        self._read_back = None
 
     def read_back(self, pull: int) -> tuple[JsonObject, ...] | None:
         """The comments the last write to ``pull`` was read back from, within 2 s, once.
@@ -90,6 +95,8 @@ class LedgerWriter:
             StoreUnavailableError: other writers kept changing the ledger.
         """
         with self._writing:
+            if self.before_write is not None:
+                self.before_write()
             return self._until_landed(pull, edit)
 
     def _ledgers(self, pull: int, edit: LedgerEdit[T]) -> Ledgers | None:
@@ -145,18 +152,20 @@ class LedgerWriter:
         )
 
     def _body(self, ledger: GitHubLedger, edit: LedgerEdit[T]) -> str:
+        return self.body(ledger, edit.operation, adds_words=edit.adds_words)
+
+    def body(self, ledger: GitHubLedger, operation: str, *, adds_words: bool) -> str:
         """The ledger's body, within GitHub's limit; ``LedgerFullError`` when it cannot be.
 
         A write that adds words (a comment, a reply, an approval) leaves room under the limit
-        for status changes, so every comment already in the ledger can still be resolved.
+        for status changes, so every comment already in the ledger can still be resolved. The
+        table says who is on each comment now.
         """
-        limit = BODY_LIMIT - _STATUS_ROOM if edit.adds_words else BODY_LIMIT
+        limit = BODY_LIMIT - _STATUS_ROOM if adds_words else BODY_LIMIT
         try:
-            return render_ledger_body(ledger, limit=limit)
+            return render_ledger_body(ledger, limit=limit, now=self._clock.now())
         except LedgerTooLargeError as exc:
-            raise LedgerFullError(
-                str(exc), store=self._repo.store, operation=edit.operation
-            ) from None
+            raise LedgerFullError(str(exc), store=self._repo.store, operation=operation) from None
 
     def _post(self, pull: int, body: str) -> None:
         """Create a new ledger (the old ones go once it is read back)."""

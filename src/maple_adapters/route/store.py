@@ -10,6 +10,7 @@ from urllib.parse import quote
 from maple_adapters.route.http import RouteAnswer, RouteHttp, RouteUnreachableError
 from maple_adapters.route.signal import POLL_S, RouteChangeSignal
 from maple_core.approvals import Approval, NewApproval
+from maple_core.claims import Claim, ClaimDecision, ClaimOutcome, ClaimRequest, ClaimResult
 from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.conversation import ConversationError, ReplyKind
 from maple_core.errors import (
@@ -25,7 +26,7 @@ from maple_core.json_types import JsonObject, JsonValue
 from maple_core.paging import CommentPage, ListQuery
 from maple_core.ports import BranchState, Capability
 from maple_core.statuses import CommentStatus
-from maple_core.thread_events import ThreadEvent
+from maple_core.thread_events import EntryNote, ThreadEvent
 
 __all__ = [
     "RouteCommentStore",
@@ -39,6 +40,7 @@ _CAPABILITIES = frozenset(
         Capability.SET_STATUS,
         Capability.APPROVALS,
         Capability.CONVERSE,
+        Capability.CLAIM,
     }
 )
 _NO_APPROVE = (
@@ -79,7 +81,7 @@ class RouteCommentStore:
 
     @property
     def capabilities(self) -> frozenset[Capability]:
-        """List, append, append many, set status, approvals and threads."""
+        """List, append, append many, set status, approvals, threads and claims."""
         return _CAPABILITIES
 
     def __repr__(self) -> str:
@@ -176,17 +178,26 @@ class RouteCommentStore:
         path = "/comments/" + quote(comment_id, safe="")
         return Comment.from_json(self._ask("set_status", "PATCH", path, body=body).data)
 
-    def converse(self, comment_id: str, event: ThreadEvent) -> Comment:
+    def converse(self, comment_id: str, event: ThreadEvent | EntryNote) -> Comment:
         """A resolve as ``PATCH /comments/{id}``; any other event ``POST /comments/{id}/thread``.
 
         A resolve goes the way a TypeScript Maple route takes it too (a maple route keeps the
         first evidence of a comment resolved twice). The event's role is sent as it is; the
         route names its author. A route without the thread endpoint (Maple's) keeps no replies.
 
+        A note on an entry (a classification) is kept where the route runs, never sent.
+
         Raises:
-            MissingCapabilityError: the route keeps no replies.
+            MissingCapabilityError: the route keeps no replies, or the event is a note.
             ConversationError: the route refused the event (400), saying why.
         """
+        if isinstance(event, EntryNote):
+            raise MissingCapabilityError(
+                "A route keeps its reviewers' classifications where it runs; set "
+                "MAPLE_CLASSIFIER there.",
+                store=self.name,
+                operation="classify",
+            )
         if event.kind is ReplyKind.RESOLVE:
             assert event.resolution is not None  # checked by ThreadEvent
             return self.set_status(comment_id, CommentStatus.RESOLVED, event.resolution)
@@ -209,6 +220,47 @@ class RouteCommentStore:
         if not answer.ok:
             raise self._refusal(answer, "converse")
         return Comment.from_json(answer.data)
+
+    def claim(self, comment_id: str, request: ClaimRequest) -> ClaimResult:
+        """``POST /comments/{id}/claim``; the route decides on its own clock (409: held).
+
+        Raises:
+            MissingCapabilityError: the route keeps no claims (no such endpoint).
+        """
+        path = "/comments/" + quote(comment_id, safe="") + "/claim"
+        answer = self._claims_answer("claim", path, request.to_json())
+        return _claim_result(answer.data)
+
+    def claim_many(
+        self, comment_ids: Sequence[str], request: ClaimRequest
+    ) -> builtins.list[ClaimResult]:
+        """``POST /claims`` with the ids: one write on the route's store."""
+        if not comment_ids:
+            return []
+        body: JsonObject = {**request.to_json(), "ids": list(comment_ids)}
+        answer = self._claims_answer("claim", "/claims", body)
+        results = answer.data.get("results") if isinstance(answer.data, dict) else None
+        if not isinstance(results, list):
+            raise InvalidRecordError("The route's claims answer has no 'results' array.")
+        return [_claim_result(r) for r in results]
+
+    def sweep_claims(self, branch: str, request: ClaimRequest) -> builtins.list[Comment]:
+        """``POST /claims``: the session's claims on ``branch``, renewed or ended at once."""
+        answer = self._claims_answer("claim", "/claims", {"branch": branch, **request.to_json()})
+        return self._comments(answer.data, "claims")
+
+    def _claims_answer(self, operation: str, path: str, body: JsonObject) -> RouteAnswer:
+        answer = self._send(operation, "POST", path, body=body)
+        if answer.status == 404 and _generic_not_found(answer):
+            raise MissingCapabilityError(
+                f"{answer.describe()} The route keeps no claims: it has no claim endpoint (a "
+                "TypeScript Maple route, or an older maple).",
+                store=self.name,
+                operation=operation,
+            )
+        if answer.ok or answer.status == 409:
+            return answer
+        raise self._refusal(answer, operation)
 
     def head(self, branch: str) -> str | None:
         """Always ``None``: a route does not say which commit its preview serves."""
@@ -254,6 +306,21 @@ class RouteCommentStore:
     def changes(self, branch: str) -> RouteChangeSignal:
         """A signal that polls the branch's listing (conditionally, when the route sends ETags)."""
         return RouteChangeSignal(self._http, branch, self._poll_s)
+
+
+def _claim_result(data: JsonValue) -> ClaimResult:
+    """A route's answer about one claim: ``{outcome, claim?, holder?, changed, comment}``."""
+    found = data if isinstance(data, dict) else {}
+    outcome = found.get("outcome")
+    if not isinstance(outcome, str) or outcome not in ClaimOutcome._value2member_map_:
+        raise InvalidRecordError("The route's claim answer has no readable 'outcome'.")
+    decision = ClaimDecision(
+        ClaimOutcome(outcome),
+        Claim.read(found.get("claim")),
+        Claim.read(found.get("holder")),
+        write=found.get("changed") is True,
+    )
+    return ClaimResult(Comment.from_json(found.get("comment")), decision)
 
 
 def _generic_not_found(answer: RouteAnswer) -> bool:

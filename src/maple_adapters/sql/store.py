@@ -30,6 +30,7 @@ from maple_adapters.sql.database import Database, Dialect
 from maple_adapters.sql.schema import approvals, comments, ledgers
 from maple_adapters.sql.signals import CHANNEL, PostgresChangeSignal, SqliteChangeSignal
 from maple_core.approvals import Approval, NewApproval
+from maple_core.claims import ClaimRequest, ClaimResult, apply_claim, apply_sweep
 from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.conversation import thread_of
 from maple_core.cursor import format_js_timestamp, format_stamp, next_arrival_stamp
@@ -38,7 +39,7 @@ from maple_core.json_types import JsonObject
 from maple_core.paging import CommentPage, ListQuery, decode_offset_cursor, encode_offset_cursor
 from maple_core.ports import BranchState, Capability, ChangeSignal, Clock
 from maple_core.statuses import CommentStatus
-from maple_core.thread_events import ThreadEvent, apply_event
+from maple_core.thread_events import EntryNote, ThreadEvent, apply_event
 
 __all__ = ["LockedLedger", "SqlCommentStore", "stored_key"]
 
@@ -389,8 +390,60 @@ class SqlCommentStore:
 
         return self._write("set_status", change)
 
-    def converse(self, comment_id: str, event: ThreadEvent) -> Comment:
-        """Apply a thread event; the entry gets a ``rep_`` id and the next arrival stamp."""
+    # -- claims: a row update under the ledger's lock ------------------------------------------
+
+    def claim(self, comment_id: str, request: ClaimRequest) -> ClaimResult:
+        """Apply a claim request under the lock; an unknown id raises ``NotFoundError``."""
+
+        def change(ledger: LockedLedger) -> ClaimResult:
+            current = self._locked_comment(ledger, comment_id, "claim")
+            return self._claimed(ledger, current, request)
+
+        return self._write("claim", change)
+
+    def claim_many(
+        self, comment_ids: Sequence[str], request: ClaimRequest
+    ) -> builtins.list[ClaimResult]:
+        """Apply a claim request to each comment in one transaction; unknown ids have none."""
+
+        def change(ledger: LockedLedger) -> builtins.list[ClaimResult]:
+            results: builtins.list[ClaimResult] = []
+            for comment_id in comment_ids:
+                with contextlib.suppress(NotFoundError):
+                    current = self._locked_comment(ledger, comment_id, "claim")
+                    results.append(self._claimed(ledger, current, request))
+            return results
+
+        return self._write("claim", change)
+
+    def _claimed(
+        self, ledger: LockedLedger, current: Comment, request: ClaimRequest
+    ) -> ClaimResult:
+        updated, decision = apply_claim(current, request, self._clock.now())
+        if decision.write:
+            self._save(ledger, updated)
+        return ClaimResult(updated, decision)
+
+    def sweep_claims(self, branch: str, request: ClaimRequest) -> builtins.list[Comment]:
+        """Renew or end the session's live claims on ``branch`` in one transaction."""
+
+        def change(ledger: LockedLedger) -> builtins.list[Comment]:
+            statement = self._mine(select(comments.c.seq, comments.c.record), branch)
+            mine = self._comments(ledger.connection, statement, "claim")
+            changed = apply_sweep(mine, request, self._clock.now())
+            for comment in changed.values():
+                self._save(ledger, comment)
+            return builtins.list(changed.values())
+
+        return self._write("claim", change)
+
+    def converse(self, comment_id: str, event: ThreadEvent | EntryNote) -> Comment:
+        """Apply a thread event; the entry gets a ``rep_`` id and the next arrival stamp.
+
+        A note (a reply's reading) is decided on the comment as the locked row holds it. A
+        write asked again finds the entry its earlier attempt added; a note that added none
+        is decided again, and a reading's note leaves an entry read already as it is.
+        """
         reply_id = _new_id("rep_")
 
         def change(ledger: LockedLedger) -> Comment:

@@ -18,8 +18,17 @@ from maple_adapters.github.gate import GitHubCheckRunPublisher
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.log import ServerLog
 from maple_core.errors import ConfigurationError
-from maple_core.ports import Capability, Clock, CommentStore, Commits, GatePublisher, GateRefresher
+from maple_core.ports import (
+    Capability,
+    Clock,
+    CommentStore,
+    Commits,
+    FeedbackClassifier,
+    GatePublisher,
+    GateRefresher,
+)
 from maple_core.targets import GateTarget
+from maple_entrypoints.bootstrap.classifier import classifier_from_environment
 from maple_entrypoints.bootstrap.local import LocalCheckout, local_checkout
 from maple_entrypoints.configuration import Settings
 from maple_entrypoints.settings import GateMode, ServerConfig, StoreKind, Transport, resolve_config
@@ -48,6 +57,8 @@ class AgentLoop:
         agents: the external agents ``MAPLE_AGENTS`` offers, or ``None``.
         github: the pull request's ledger store when the store is on GitHub, for ``maple
             doctor`` to probe its transport and pull request; else ``None``.
+        classifier: what reads the solo bridges' reviewer's replies (``MAPLE_CLASSIFIER``),
+            checked at start-up as a transport is; ``None`` when off.
         review: the store itself when it reads the pull request's own review too
             (``MAPLE_PR_REVIEW``), for ``maple doctor`` to show what it holds; else ``None``.
     """
@@ -63,6 +74,7 @@ class AgentLoop:
     agents: AgentPool | None
     github: GitHubLedgerStore | None
     review: PullRequestStore | None = None
+    classifier: FeedbackClassifier | None = None
 
     def check_capabilities(self) -> None:
         """Refuse a loop whose store cannot do what the agent's tools and gate need.
@@ -101,10 +113,14 @@ def agent_loop(
         ConfigurationError: the settings are incomplete, name something unknown, or choose a
             GitHub transport that cannot work here.
     """
-    config = resolve_config(settings or Settings(), program)
+    settings = settings or Settings()
+    config = resolve_config(settings, program)
     local = local_checkout(cwd)
     gate = _gate(config, local.clock)
-    store = _store(config, cwd, local.clock)
+    # the harness that reads reviewers' replies (the solo bridge's, the pull request's
+    # threads'), checked now as a transport is
+    classifier = classifier_from_environment(settings)
+    store = _store(config, cwd, local.clock, classifier)
     log = ServerLog(service, config.secrets)
     github, review = _on_github(store)
     return AgentLoop(
@@ -119,6 +135,7 @@ def agent_loop(
         agents=local.agents.pool(config.agents, cwd),
         github=github,
         review=review,
+        classifier=classifier,
     )
 
 
@@ -133,7 +150,9 @@ def _on_github(store: CommentStore) -> tuple[GitHubLedgerStore | None, PullReque
     return (store.ledger, store) if isinstance(store, PullRequestStore) else (None, None)
 
 
-def _store(config: ServerConfig, cwd: Path, clock: Clock) -> CommentStore:
+def _store(
+    config: ServerConfig, cwd: Path, clock: Clock, classifier: FeedbackClassifier | None
+) -> CommentStore:
     if config.store is StoreKind.FILE:
         return FileCommentStore(clock, cwd)
     github = config.github
@@ -141,7 +160,7 @@ def _store(config: ServerConfig, cwd: Path, clock: Clock) -> CommentStore:
         token = github.token.get_secret_value() if github.token else None
         owner, repo = github.owner or "", github.repo or ""
         if github.pr_review != "off":
-            return _review_store(config, token, clock)
+            return _review_store(config, token, clock, classifier)
         transport = chosen_transport(token, github.api_url, config.transport)
         return GitHubLedgerStore(transport, owner, repo, clock, app_id=github.gate_app_id)
     if config.store is StoreKind.SQL:
@@ -153,7 +172,9 @@ def _store(config: ServerConfig, cwd: Path, clock: Clock) -> CommentStore:
     return RouteCommentStore(_route_http(config))
 
 
-def _review_store(config: ServerConfig, token: str | None, clock: Clock) -> PullRequestStore:
+def _review_store(
+    config: ServerConfig, token: str | None, clock: Clock, classifier: FeedbackClassifier | None
+) -> PullRequestStore:
     """The ledger and the pull request's own review, on the machine's shared poll."""
     from maple_adapters.github.review_setup import ReviewPlace, review_store
 
@@ -169,7 +190,8 @@ def _review_store(config: ServerConfig, token: str | None, clock: Clock) -> Pull
         reserve=github.reserve,
         cache_root=github.cache_root or Path.home() / ".cache" / "maple",
     )
-    return review_store(inner, secrets, place, clock, gate=github.pr_review == "gate")
+    gate = github.pr_review == "gate"
+    return review_store(inner, secrets, place, clock, gate=gate, classifier=classifier)
 
 
 def _route_http(config: ServerConfig) -> RouteHttp:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from maple_adapters.github.connect import wrapped
-from maple_adapters.github.events import GitHubEvent, read_event
+from maple_adapters.github.events import GitHubEvent, PullToLookUp, looked_up, read_event
 from maple_adapters.github.gate import GitHubCheckRunPublisher
 from maple_adapters.github.store import GitHubLedgerStore
-from maple_adapters.github.transport import PyGithubTransport
+from maple_adapters.github.transport import GitHubTransport, PyGithubTransport
 from maple_adapters.system import SystemClock
 from maple_core.gate_rules import GateRules
 from maple_core.json_types import JsonValue
@@ -21,12 +21,33 @@ __all__ = ["CiGate", "ci_gate"]
 
 @dataclass(frozen=True, slots=True)
 class CiGate:
-    """The event a job runs for, the ledger it reads, the check run it writes, the rules."""
+    """The event a job runs for, the ledger it reads, the check run it writes, the rules.
 
-    event: GitHubEvent
+    ``reader`` is the reading token's transport, for a pull request's head in the repository
+    ``owner/repo`` (:meth:`head`).
+    """
+
+    event: GitHubEvent | PullToLookUp
     store: CommentStore
     publisher: GatePublisher
     rules: GateRules
+    reader: GitHubTransport
+    owner: str
+    repo: str
+
+    def head(self) -> GitHubEvent:
+        """The event with its head: a conversation comment's pull request is asked for it.
+
+        Asked of GitHub with the reading token; any other event is returned as it is.
+
+        Raises:
+            MapleError: GitHub did not answer, or not with a pull request that has a head.
+        """
+        event = self.event
+        if not isinstance(event, PullToLookUp):
+            return event
+        answer = self.reader.request("GET", f"/repos/{self.owner}/{self.repo}/pulls/{event.number}")
+        return looked_up(event, answer.data)
 
 
 def ci_gate(
@@ -76,4 +97,7 @@ def ci_gate(
         store=store,
         publisher=GitHubCheckRunPublisher(writer, owner, repo, now=clock.now, app_id=app_id),
         rules=config.rules,
+        reader=wrapped(read_as, secrets),
+        owner=owner,
+        repo=repo,
     )

@@ -18,9 +18,16 @@ from maple_adapters.files.folders import MAPLE, Folder, make_folder, open_folder
 from maple_adapters.files.git import GitCheckout, find_checkout
 from maple_adapters.files.media import FileMedia
 from maple_adapters.files.store import FileCommentStore
+from maple_adapters.sessions import SessionRegistry
 from maple_adapters.system import SystemClock
 from maple_core.ports import Clock, CommentStore, Commits
-from maple_entrypoints.configuration import MAPLE_UNATTENDED, SECRETS, Settings
+from maple_entrypoints.block_counter import temp_folder
+from maple_entrypoints.configuration import (
+    MAPLE_SESSION,
+    MAPLE_UNATTENDED,
+    SECRETS,
+    Settings,
+)
 
 __all__ = ["LocalCheckout", "local_checkout"]
 
@@ -40,6 +47,8 @@ class LocalCheckout:
             unattended when this process runs in a turn nobody watches (``MAPLE_UNATTENDED``).
         agents_folder: ``.maple/agents/``, made if missing, following no link.
         recorded_agents: ``.maple/agents/``, or ``None`` when nothing was recorded.
+        sessions: this machine's session entries (who each ``maple-mcp`` session is), in the
+            temporary folder the Stop hook reads them from.
     """
 
     checkout: GitCheckout
@@ -51,11 +60,13 @@ class LocalCheckout:
     agents: Agents
     agents_folder: Callable[[], Folder]
     recorded_agents: Callable[[], Folder | None]
+    sessions: SessionRegistry
 
 
 def local_checkout(cwd: Path, clock: Clock | None = None) -> LocalCheckout:
     """The local checkout of ``cwd``: its store, media, commits, clients and agents."""
     clock = clock or SystemClock()
+    settings = Settings()
     checkout = find_checkout(cwd)
     root = checkout.root
     return LocalCheckout(
@@ -68,8 +79,10 @@ def local_checkout(cwd: Path, clock: Clock | None = None) -> LocalCheckout:
         agents=Agents(
             SECRETS,
             MAPLE_UNATTENDED.name,
-            unattended=Settings().text(MAPLE_UNATTENDED) is not None,
+            unattended=settings.text(MAPLE_UNATTENDED) is not None,
+            session_mark=MAPLE_SESSION.name,
         ),
+        sessions=SessionRegistry(temp_folder(settings)),
         agents_folder=lambda: make_folder(
             root, (MAPLE, "agents"), store="agents", operation="record"
         ),

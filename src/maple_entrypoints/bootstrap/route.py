@@ -22,7 +22,8 @@ from maple_adapters.github.tokens import TokenStores
 from maple_adapters.github.transport import PyGithubTransport
 from maple_adapters.log import ServerLog
 from maple_core.gate_rules import GateRules
-from maple_core.ports import Clock, CommentStore, GatePublisher, MediaStore
+from maple_core.ports import Clock, CommentStore, FeedbackClassifier, GatePublisher, MediaStore
+from maple_entrypoints.bootstrap.classifier import classifier_from_environment
 from maple_entrypoints.bootstrap.local import local_checkout
 from maple_entrypoints.configuration import Settings
 from maple_entrypoints.route_settings import RouteConfig, RouteStoreKind, route_config
@@ -50,6 +51,8 @@ class RouteServer:
         rules: the gate's rules, its review link included.
         clock: the system's clock.
         log: one-line records on stderr, every secret scrubbed.
+        classifier: what reads a trusted reviewer's reply on a resolved comment
+            (``MAPLE_CLASSIFIER``), or ``None``.
         sql: on the sql store, the worker's parts in the database (its comments and media are
             ``store`` and ``media``): the tokens agents call ``/mcp`` with, the agents' tasks,
             the database's health and the worker's listener; else ``None``.
@@ -64,6 +67,7 @@ class RouteServer:
     rules: GateRules
     clock: Clock
     log: ServerLog
+    classifier: FeedbackClassifier | None = None
     sql: SqlRoute | None = None
     repository: str = "default"
 
@@ -78,16 +82,20 @@ def route_server(
 ) -> RouteServer:
     """The route server the settings (default: the process environment's) configure.
 
-    ``review_url`` (``maple route serve --review-url``) overrides ``MAPLE_REVIEW_URL``.
+    ``review_url`` (``maple route serve --review-url``) overrides ``MAPLE_REVIEW_URL``. The
+    classifier ``MAPLE_CLASSIFIER`` names is checked here, at start-up.
 
     Raises:
-        ConfigurationError: a variable the chosen store or gate needs is unset or malformed.
+        ConfigurationError: a variable the chosen store or gate needs is unset or malformed, or
+            the classifier's harness cannot read here.
     """
-    config = route_config(settings or Settings(), store, review_url)
+    settings = settings or Settings()
+    config = route_config(settings, store, review_url)
+    classifier = classifier_from_environment(settings)
     local = local_checkout(cwd, clock)
     clock = local.clock
     if store is RouteStoreKind.SQL:
-        return _sql_server(config, clock)
+        return _sql_server(config, clock, classifier)
     on_github = store is RouteStoreKind.GITHUB
     return RouteServer(
         store=None if on_github else local.store,
@@ -98,10 +106,13 @@ def route_server(
         rules=config.rules,
         clock=clock,
         log=ServerLog(SERVICE, config.secrets),
+        classifier=classifier,
     )
 
 
-def _sql_server(config: RouteConfig, clock: Clock) -> RouteServer:
+def _sql_server(
+    config: RouteConfig, clock: Clock, classifier: FeedbackClassifier | None
+) -> RouteServer:
     """A worker on the sql store: comments, screenshots, tokens and tasks in the database.
 
     With the gate App, the pull requests' heads are asked of GitHub as the App, so the route
@@ -121,6 +132,7 @@ def _sql_server(config: RouteConfig, clock: Clock) -> RouteServer:
         rules=config.rules,
         clock=clock,
         log=ServerLog(SERVICE, config.secrets),
+        classifier=classifier,
         sql=parts,
         repository=config.repository,
     )
@@ -137,13 +149,39 @@ def _app_pulls(config: RouteConfig, clock: Clock) -> GitHubLedgerStore | None:
 
 
 def _token_stores(config: RouteConfig, clock: Clock) -> TokenStores:
+    """One store per caller token: with ``MAPLE_PR_REVIEW=gate`` the review-aware one."""
     owner, repo, api = config.owner or "", config.repo or "", config.api_url
     app_id = config.app.app_id if config.app is not None else None
+    root = config.cache_root
 
     def github_store(token: str) -> CommentStore:
+        if config.review and root is not None:  # the gate holds on the pull request's review
+            return _review_store(config, root, token, clock)
         return GitHubLedgerStore(token_transport(token, api), owner, repo, clock, app_id=app_id)
 
     return TokenStores(github_store)
+
+
+def _review_store(config: RouteConfig, root: Path, token: str, clock: Clock) -> CommentStore:
+    """The caller's ledger and the pull request's review, acting with ``token``.
+
+    Raises:
+        ConfigurationError: the shared folder cannot be made.
+    """
+    from maple_adapters.github.review_setup import ReviewPlace, review_store
+
+    place = ReviewPlace(
+        owner=config.owner or "",
+        repo=config.repo or "",
+        api_url=config.api_url,
+        token=token,
+        app_id=config.app.app_id if config.app is not None else None,
+        trusted_bots=config.trusted_bots,
+        reserve=config.reserve,
+        cache_root=root,
+    )
+    inner = PyGithubTransport(token, config.api_url)
+    return review_store(inner, [token], place, clock, gate=True)
 
 
 def _gate(config: RouteConfig, clock: Clock) -> GatePublisher | None:

@@ -16,6 +16,7 @@ from maple_entrypoints.cli.demo import demo
 from maple_entrypoints.cli.doctor import doctor
 from maple_entrypoints.cli.gate import gate_app
 from maple_entrypoints.cli.install import install
+from maple_entrypoints.cli.readings import classify  # noqa: F401 - registers maple comments classify
 from maple_entrypoints.cli.review import review
 from maple_entrypoints.cli.servers import hook_app, mcp_server, route_app, solo
 from maple_entrypoints.cli.watch import watch

@@ -22,7 +22,15 @@ from maple_core.agents import PROVIDERS, AgentRun, AgentState, render_run
 from maple_core.errors import MapleError
 from maple_core.ports import AgentProvider, AgentSession
 from maple_core.text import one_line
-from maple_entrypoints.cli.common import EXIT_CONFIG, EXIT_ERROR, JsonOption, fail, local_here
+from maple_entrypoints.cli.claims import sessions_status
+from maple_entrypoints.cli.common import (
+    EXIT_CONFIG,
+    EXIT_ERROR,
+    BranchOption,
+    JsonOption,
+    fail,
+    local_here,
+)
 from maple_entrypoints.cli.output import print_json, terminal_text
 
 __all__ = ["agents_app"]
@@ -167,12 +175,26 @@ def _recorded(agent_id: str) -> dict[str, Any]:
     return cast(dict[str, Any], data)
 
 
-@agents_app.command("status", epilog="Example: maple agents status codex-41237")
+@agents_app.command(
+    "status", epilog="Example: maple agents status   (one agent: maple agents status codex-41237)"
+)
 def status(
-    agent_id: Annotated[str, typer.Argument(help="The agent's id.", metavar="AGENT")],
+    agent_id: Annotated[
+        str | None,
+        typer.Argument(help="An agent's id; omit it to list the sessions.", metavar="[AGENT]"),
+    ] = None,
+    branch: BranchOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """An agent's status, last message, changed files and commands."""
+    """The sessions holding claims, or one agent's status.
+
+    Without AGENT: every session holding claims on the branch (maple-mcp's, maple watch's,
+    people's) and this machine's other sessions. With AGENT: that agent's status, last message,
+    changed files and commands.
+    """
+    if agent_id is None:
+        sessions_status(branch, as_json)
+        return
     data = _recorded(agent_id)
     if as_json:
         print_json(data["run"])

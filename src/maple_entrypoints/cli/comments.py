@@ -29,6 +29,7 @@ from maple_core.text import one_line
 from maple_core.thread_events import ThreadEvent
 from maple_core.threads import awaiting_reviewer
 from maple_core.waiting import wait_for_comments
+from maple_entrypoints.cli.claims import claim, release
 from maple_entrypoints.cli.common import (
     EXIT_CONFIG,
     BranchOption,
@@ -47,6 +48,7 @@ from maple_entrypoints.cli.output import (
     print_held,
     print_json,
     terminal_text,
+    understood_line,
     warn,
 )
 
@@ -57,6 +59,10 @@ comments_app = typer.Typer(
     no_args_is_help=True,
     epilog="Example: maple comments list --status open",
 )
+comments_app.command("claim", epilog="Example: maple comments claim loc_3f9a2b1c4d5e --force")(
+    claim
+)
+comments_app.command("release", epilog="Example: maple comments release loc_3f9a2b1c4d5e")(release)
 
 
 @comments_app.command("list", epilog="Example: maple comments list -b feat/login -s open --json")
@@ -197,10 +203,15 @@ def _print_thread(comment: Comment) -> None:
             ReplyKind.CONFIRM: "confirmed it",
             ReplyKind.RESOLVE: "resolved it again",
         }[reply.kind]
+        if reply.classified is not None:
+            verb += " (maple, from their reply)"
         print(
             f"  {one_line(reply.at or '')}  {one_line(reply.author_name)} {verb}: "
             f"{one_line(reply.body)}"
         )
+        understood = understood_line(reply)
+        if understood:
+            print(f"      {understood}")
 
 
 def _image_file(image: Attachment, cwd: Path) -> str:

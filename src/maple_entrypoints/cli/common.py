@@ -13,7 +13,7 @@ from typer.core import TyperGroup
 from maple_core.authors import client_author
 from maple_core.errors import ConfigurationError, MapleError
 from maple_core.json_types import JsonObject, JsonValue
-from maple_core.ports import CommentStore
+from maple_core.ports import CommentStore, FeedbackClassifier
 from maple_entrypoints.bootstrap.agent_loop import AgentLoop, agent_loop
 from maple_entrypoints.bootstrap.ci import CiGate, ci_gate
 from maple_entrypoints.bootstrap.local import LocalCheckout, local_checkout
@@ -34,6 +34,7 @@ __all__ = [
     "MapleCommands",
     "branch_of",
     "ci_gate_here",
+    "classifier_here",
     "database_here",
     "exit_code_for",
     "fail",
@@ -180,6 +181,17 @@ def database_here() -> SqlDatabase:
     from maple_entrypoints.bootstrap.sql import sql_database
 
     return sql_database(Settings()[MAPLE_DATABASE_URL])
+
+
+def classifier_here() -> FeedbackClassifier | None:
+    """The harness ``MAPLE_CLASSIFIER`` names to read reviewers' replies, checked; ``None``: off.
+
+    Raises:
+        ConfigurationError: it is unknown, or its harness cannot read here.
+    """
+    from maple_entrypoints.bootstrap.classifier import classifier_from_environment
+
+    return classifier_from_environment()
 
 
 def local_here(cwd: Path) -> LocalCheckout:

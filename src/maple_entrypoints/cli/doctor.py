@@ -10,7 +10,7 @@ import typer
 
 from maple_entrypoints.cli.common import EXIT_ERROR, BranchOption, JsonOption, local_here
 from maple_entrypoints.cli.doctor_clients import registration_findings
-from maple_entrypoints.cli.doctor_store import config_findings, store_findings
+from maple_entrypoints.cli.doctor_store import config_findings, reading_finding, store_findings
 from maple_entrypoints.cli.findings import Finding
 
 __all__ = ["doctor", "examine"]
@@ -20,6 +20,7 @@ def examine(cwd: Path, branch: str | None) -> list[Finding]:
     """Every check, in order; a broken configuration skips the checks that need it."""
     findings: list[Finding] = []
     config = config_findings(findings)
+    findings.append(reading_finding())
     if branch is None:
         branch = local_here(cwd).checkout.branch
     if config is not None:
@@ -32,10 +33,11 @@ _MARKS: dict[bool | None, str] = {True: "ok  ", False: "FAIL", None: "--  "}
 
 
 def doctor(branch: BranchOption = None, as_json: JsonOption = False) -> None:
-    """Check the configuration, the store, GitHub access and the client registrations.
+    """Check the configuration, the store, GitHub access, the harness and the registrations.
 
-    Each problem is printed with its fix; exit 1 when something is broken (a missing
-    registration is reported, not counted as broken).
+    The harness is the one that reads reviewers' replies (``MAPLE_CLASSIFIER``). Each
+    problem is printed with its fix; exit 1 when something is broken (a missing registration
+    is reported, not counted as broken).
     """
     findings = examine(Path.cwd(), branch)
     if as_json:

@@ -11,7 +11,7 @@ from maple_core.listing import list_all
 from maple_core.paging import ListQuery
 from maple_core.ports import CommentStore
 from maple_core.rate_budget import PollVerdict
-from maple_entrypoints.cli.common import database_here, local_here, loop_here
+from maple_entrypoints.cli.common import classifier_here, database_here, local_here, loop_here
 from maple_entrypoints.cli.findings import Finding
 from maple_entrypoints.configuration import MAPLE_GATE_TOKEN, MAPLE_URL, Settings
 from maple_entrypoints.settings import ServerConfig, StoreKind, resolve_config
@@ -34,6 +34,7 @@ class _Review(CommentStore, Protocol):
 
 __all__ = [
     "config_findings",
+    "reading_finding",
     "store_findings",
 ]
 
@@ -211,3 +212,23 @@ def store_findings(
         label = f"route at {config.route_url}"
     detail = f"{label}: {count} comment(s) on {branch}" if branch else f"{label}: reachable"
     findings.append(Finding("store", True, detail))
+
+
+def reading_finding() -> Finding:
+    """Whether reviewers' replies are read (``MAPLE_CLASSIFIER``), and whether its harness can."""
+    try:
+        classifier = classifier_here()
+    except ConfigurationError as exc:
+        return Finding("reviewers' words", False, str(exc), "see docs/conversation.md")
+    if classifier is None:
+        return Finding(
+            "reviewers' words",
+            None,
+            "MAPLE_CLASSIFIER is off: reviewers confirm and reopen with the buttons",
+            "set MAPLE_CLASSIFIER=claude or codex to read their replies",
+        )
+    return Finding(
+        "reviewers' words",
+        True,
+        f"{classifier.name} reads a trusted reviewer's reply on a resolved comment",
+    )

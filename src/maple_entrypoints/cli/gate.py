@@ -87,6 +87,14 @@ def decide(branch: BranchOption = None, as_json: JsonOption = False) -> None:
         raise typer.Exit(EXIT_BLOCKED)
 
 
+def _skipped(why: str, as_json: bool) -> None:
+    """Say that this event publishes nothing, and why (exit 0: nothing is wrong)."""
+    if as_json:
+        print_json({"published": False, "why": why})
+    else:
+        print(f"nothing to publish: {why}")
+
+
 @gate_app.command(
     "publish",
     epilog="Example (in a workflow step): maple gate publish   (docs/workflows/maple-gate.yml)",
@@ -116,8 +124,11 @@ def publish(
     """Publish maple/visual-review for the GitHub Actions event this job runs for.
 
     A pull request gets the verdict of its comments (a fork's or a bot's, or with --no-review,
-    neutral no-review); a merge queue's commit passes at once. It always reports: comments that
-    cannot be read are published as blocked "ledger-unreadable", never neutral. Only ledgers
+    neutral no-review), on its own events and its review's (pull_request_review,
+    pull_request_review_comment, pull_request_review_thread, issue_comment: the head is read
+    from the pull request, never the event's words); a merge queue's commit passes at once.
+    It always reports: comments that cannot be read are published as blocked
+    "ledger-unreadable", never neutral. Only ledgers
     written by people with push access (or by the token's own user, or the MAPLE_GATE_APP_ID
     App) count. The check run is written with
     MAPLE_GATE_TOKEN (a gate App's token) or else GITHUB_TOKEN (needs `checks: write`).
@@ -139,7 +150,13 @@ def publish(
         ci = ci_gate_here(name, payload, review_url)
     except InvalidInputError as exc:
         raise fail(str(exc), EXIT_CONFIG) from None
-    event = ci.event
+    try:
+        event = ci.head()  # a conversation comment's is asked for
+    except MapleError as exc:
+        raise fail(f"cannot find the pull request's head: {exc}", EXIT_ERROR) from None
+    if event.skip:
+        _skipped(event.skip, as_json)
+        return
     if event.merge_queue:
         verdict = merge_queue_verdict()
     elif event.no_review or no_review:

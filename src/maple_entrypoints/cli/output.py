@@ -17,9 +17,19 @@ from rich.table import Table
 from rich.text import Text
 
 from maple_core.comments import Comment
+from maple_core.conversation import Reply
+from maple_core.feedback import Transition, classification_of, stale
 from maple_core.text import one_line, without_lone_surrogates
 
-__all__ = ["json_text", "print_comments", "print_held", "print_json", "terminal_text", "warn"]
+__all__ = [
+    "json_text",
+    "print_comments",
+    "print_held",
+    "print_json",
+    "terminal_text",
+    "understood_line",
+    "warn",
+]
 
 
 _WARNED: set[str] = set()
@@ -127,3 +137,29 @@ def _thread_lines(comment: Comment) -> str:
     if awaiting_reviewer(comment):
         lines.append("\n(waiting for the reviewer's answer)")
     return "".join(lines)
+
+
+_DONE = {
+    Transition.CONFIRM: "confirmed the resolution",
+    Transition.CONFIRM_AND_OPEN_REMARKS: "confirmed the resolution and opened its remarks",
+    Transition.REOPEN: "reopened the comment",
+    Transition.NONE: "changed nothing",
+}
+
+
+def understood_line(reply: Reply) -> str:
+    """What maple understood from an entry, in one line (empty when it read nothing)."""
+    record = classification_of(reply)
+    if record is None:
+        return ""
+    by = one_line(record.harness + (f", {record.model}" if record.model else ""))
+    line = f"maple read it as {record.outcome.value} ({by}) and {_DONE[record.applied]}"
+    if record.why:
+        line += f": {one_line(record.why)}"
+    if record.note:
+        line += f" ({one_line(record.note)})"
+    if record.undone is not None:
+        line += "; undone since"
+    if stale(reply):
+        line += "; the words changed since, so it no longer counts (maple comments classify)"
+    return line

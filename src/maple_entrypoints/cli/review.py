@@ -155,6 +155,7 @@ def _serve(url: str | None, port: int | None, listen: int, no_open: bool) -> Non
     import uvicorn
 
     from maple_adapters.log import ServerLog
+    from maple_entrypoints.cli.common import classifier_here
     from maple_entrypoints.loopback import bounded_http, listen_on_loopback
     from maple_entrypoints.review import review_app
     from maple_entrypoints.review.feed import CommentFeed
@@ -173,6 +174,7 @@ def _serve(url: str | None, port: int | None, listen: int, no_open: bool) -> Non
             EXIT_CONFIG,
         )
     branch = local.checkout.branch or "default"
+    classifier = classifier_here()  # a harness that cannot read stops us here
     try:
         sock = listen_on_loopback(listen)
     except (OSError, OverflowError) as exc:
@@ -192,7 +194,14 @@ def _serve(url: str | None, port: int | None, listen: int, no_open: bool) -> Non
 
         threading.Timer(0.5, lambda: webbrowser.open(address)).start()
     config = uvicorn.Config(
-        review_app(url, cwd, branch, log=ServerLog("maple-review"), sources=_working_tree(cwd)),
+        review_app(
+            url,
+            cwd,
+            branch,
+            log=ServerLog("maple-review"),
+            sources=_working_tree(cwd),
+            classifier=classifier,
+        ),
         log_level="warning",
         lifespan="on",  # the proxy closes its connections to the app on the way out
         http=bounded_http(),  # slow headers and connection floods are bounded, as everywhere

@@ -161,12 +161,16 @@ def solo(
 
     from maple_adapters.log import ServerLog
     from maple_core.errors import MapleError
+    from maple_entrypoints.cli.common import classifier_here
     from maple_entrypoints.solo import start_bridge
 
+    classifier = classifier_here()  # a harness that cannot read stops us here
     stopped = threading.Event()  # set by SIGTERM, taken before the link can be read
     signal.signal(signal.SIGTERM, lambda *_: stopped.set())
     try:
-        bridge = start_bridge(preview_url, port=port, log=ServerLog("maple-solo"))
+        bridge = start_bridge(
+            preview_url, port=port, log=ServerLog("maple-solo"), classifier=classifier
+        )
     except MapleError as exc:  # Maple's words first, as its own CLI says it
         raise fail(f"Could not start the solo bridge: {exc}", EXIT_ERROR) from None
     try:  # from here Ctrl-C is the way to stop, even before the link is out

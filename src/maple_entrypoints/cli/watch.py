@@ -6,17 +6,25 @@ the first batch. Turns never overlap: comments that arrive during a turn wait in
 together as the next turn. A turn that fails is shown and its comments are kept: they go again,
 with whatever came since, when the next comment arrives. Ctrl-C or SIGTERM ends the running turn
 and every process the agent started.
+
+The watch is a session of its own (``mw-<hex>``, noted on this machine for the Stop hook and
+``maple agents status``): it claims each batch before the turn (a comment another live session
+claimed is never handed over; it goes in a later batch once that claim lapses), its agent's
+``maple-mcp`` claims as the same session (``MAPLE_SESSION``), the claims are renewed while the
+turn runs and released when it ends.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
 import re
 import shutil
 import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
@@ -25,11 +33,14 @@ from typing import Annotated, Any
 import typer
 
 from maple_core.agents import AgentRun, AgentState
+from maple_core.claiming import keeps_claims
+from maple_core.claims import ClaimOutcome, ClaimRequest
 from maple_core.comments import Comment
 from maple_core.cursor import FreshComments, parse_cursor, select_fresh
 from maple_core.errors import ConfigurationError, MapleError
+from maple_core.json_types import JsonObject
 from maple_core.listing import list_all
-from maple_core.ports import AgentProvider, AgentSession, Clock, CommentStore
+from maple_core.ports import AgentProvider, AgentSession, CommentClaims, CommentStore
 from maple_core.statuses import CommentStatus
 from maple_core.stop import inert_field
 from maple_core.text import one_line
@@ -44,6 +55,7 @@ from maple_entrypoints.cli.common import (
 )
 from maple_entrypoints.cli.output import terminal_text, warn
 from maple_entrypoints.cli.watch_prompt import watch_prompt
+from maple_entrypoints.mcp_session import ClaimSession, Registry, new_session_id
 
 __all__ = [
     "MAX_FAILED_TURNS",
@@ -102,6 +114,7 @@ class Watcher:
         session: str | None = None,
         *,
         kill_all: Callable[[], None] = lambda: None,
+        tick: Callable[[], None] | None = None,
     ) -> None:
         self.provider = provider
         self._kill_all = kill_all
@@ -110,6 +123,7 @@ class Watcher:
         self.thread_id = session
         self.session: AgentSession | None = None
         self._agent_id = f"{agent}-{os.getpid()}"
+        self._tick = tick  # called every moment a turn runs (the batch's claims renewed)
 
     def turn(self, prompt: str) -> AgentRun:
         """Run one turn on ``prompt`` to its end; questions get :data:`NO_ONE_TO_ASK`."""
@@ -129,6 +143,8 @@ class Watcher:
             )
         while True:
             run = self.session.wait(0.2)
+            if self._tick is not None:
+                self._tick()
             if run.state is AgentState.WAITING:
                 self.session.send(NO_ONE_TO_ASK)
                 continue
@@ -176,14 +192,52 @@ def _later(a: str | None, b: str) -> str:
     return b if a is None or parse_cursor(b) >= parse_cursor(a) else a
 
 
-def _loop(watcher: Watcher, store: CommentStore, branch: str, clock: Clock) -> None:
+def _taken(claims: ClaimSession, batch: Sequence[Comment]) -> tuple[Comment, ...]:
+    """The comments of ``batch`` the watch's session holds now: each one claimed for the turn.
+
+    A comment another live session holds (found so, or refused) is left out; it comes back in a
+    later batch once that claim lapses or is released. One write claims them all.
+    """
+    store = claims.store
+    if not batch or not keeps_claims(store) or not isinstance(store, CommentClaims):
+        return tuple(batch)
+    branch = batch[0].branch
+    ordered, others = claims.shown(batch, branch, claims.clock.now())
+    wanted = [c.id for c in ordered if c.id not in others]
+    request = ClaimRequest.claim(claims.claimant(), claims.lease_s)
+    results = store.claim_many(wanted, request)
+    refused = [r.comment for r in results if r.outcome is ClaimOutcome.HELD]
+    claims.shown(refused, branch, claims.clock.now())  # remembered: a lapse brings them back
+    granted = {r.comment.id for r in results if r.decision.granted}
+    if granted:
+        claims.holds_on(branch)
+    return tuple(c for c in ordered if c.id in granted)
+
+
+def _pick(
+    claims: ClaimSession, branch: str, cursor: str | None, comments: Sequence[Comment]
+) -> tuple[FreshComments, float | None]:
+    """A wait's choice for the watch's session (see :meth:`ClaimSession.pick`)."""
+    return claims.pick(comments, branch, cursor, claims.clock.now())
+
+
+def _loop(watcher: Watcher, store: CommentStore, branch: str, claims: ClaimSession) -> None:
     sent: str | None = None  # every comment up to here reached the agent
     seen: str | None = None  # every comment up to here was read (a failed batch lies between)
     failed = 0  # turns the unsent batch has failed in a row
     errors = 0
+    clock = claims.clock
     while True:
         try:
-            found = wait_for_comments(store, branch, seen, WAIT_MS, clock, report=warn)
+            found = wait_for_comments(
+                store,
+                branch,
+                seen,
+                WAIT_MS,
+                clock,
+                report=warn,
+                pick=functools.partial(_pick, claims, branch, seen),
+            )
             if found.comments and failed:  # the unsent batch goes again, with everything since
                 found = select_fresh(list_all(store, branch, report=warn), sent)
         except ConfigurationError:
@@ -202,11 +256,14 @@ def _loop(watcher: Watcher, store: CommentStore, branch: str, clock: Clock) -> N
             if not failed:
                 sent = seen  # nothing came that the agent has not had
             continue
-        batch = _worth_sending(found, sent)
+        batch = _taken(claims, _worth_sending(found, sent))
         if not batch:
             sent = found.cursor
             continue
-        run = watcher.turn(watch_prompt(batch, branch, sent))
+        try:
+            run = watcher.turn(watch_prompt(batch, branch, sent))
+        finally:
+            claims.end()  # the turn is over: its comments are everyone's again
         print(turn_line(watcher.agent, watcher.thread_id, len(batch), run), flush=True)
         failed = failed + 1 if run.state is not AgentState.IDLE else 0
         if failed >= MAX_FAILED_TURNS:  # one bad comment must not hold back every later one
@@ -274,11 +331,24 @@ def watch(
     loop = loop_here(cwd)
     name = branch_of(branch, cwd)
     agents = loop.local.agents
+    claims = ClaimSession(loop.store, loop.clock, new_session_id("mw"), report=warn)
+    claims.learn_agent(f"{agent.value} (maple watch)")
     try:
-        provider = agents.provider(agent.value, approve=approve_all, unattended=True)
+        provider = agents.provider(
+            agent.value, approve=approve_all, unattended=True, session=claims.id
+        )
     except MapleError as exc:
         raise fail(str(exc), EXIT_CONFIG) from None
-    watcher = Watcher(provider, agent.value, str(cwd.resolve()), session, kill_all=agents.kill_all)
+    registry = loop.local.sessions
+    _note_watch(registry, claims, cwd)
+    watcher = Watcher(
+        provider,
+        agent.value,
+        str(cwd.resolve()),
+        session,
+        kill_all=agents.kill_all,
+        tick=claims.renew_due,
+    )
     previous = {sig: signal.signal(sig, _raise_stopped) for sig in (signal.SIGTERM, signal.SIGINT)}
     sys.stderr.write(
         f"maple: watching {terminal_text(one_line(name))} for comments; each batch wakes "
@@ -286,7 +356,7 @@ def watch(
     )
     sys.stderr.flush()
     try:
-        _loop(watcher, loop.store, name, loop.clock)
+        _loop(watcher, loop.store, name, claims)
     except (_StopRequestedError, KeyboardInterrupt):
         pass
     finally:
@@ -295,5 +365,26 @@ def watch(
         try:
             watcher.stop()
         finally:
+            claims.end()
+            registry.forget(claims.id)
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
+
+
+def _note_watch(registry: Registry, claims: ClaimSession, cwd: Path) -> None:
+    """Note the watch's session on this machine.
+
+    The Stop hook of its agent (which runs under this process) then knows the batch's claims as
+    its own, and ``maple agents status`` lists it.
+    """
+    entry: JsonObject = {
+        "session": claims.id,
+        "kind": "maple watch",
+        "agent": claims.agent,
+        "pid": os.getpid(),
+        "client": os.getpid(),
+        "cwd": str(cwd),
+        "started": datetime.now().astimezone().isoformat(timespec="seconds"),
+    }
+    with contextlib.suppress(OSError):
+        registry.write(entry)

@@ -31,7 +31,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Mount, Route, Router
 
 from maple_adapters.log import ServerLog
-from maple_core.ports import Clock
+from maple_core.ports import Clock, FeedbackClassifier
 from maple_entrypoints.bootstrap.local import local_checkout
 from maple_entrypoints.review.bundle import overlay_script
 from maple_entrypoints.review.guard import LocalOnlyGuard, raw_path
@@ -283,15 +283,19 @@ def review_app(
     clock: Clock | None = None,
     log: ServerLog | None = None,
     sources: Path | None = None,
+    classifier: FeedbackClassifier | None = None,
 ) -> Any:
     """The proxy in front of the app at ``upstream``, with the route over ``cwd``'s ``.maple/``.
 
     ``sources`` is the working tree the app's files are in (default ``cwd``): the overlay makes
-    the file paths a development build reports relative to it (``src/App.tsx:4:3``).
+    the file paths a development build reports relative to it (``src/App.tsx:4:3``). The
+    reviewer's replies on resolved comments are read by ``classifier``, when given.
     """
     # the one reviewer at this machine names themselves in the overlay
     local = local_checkout(cwd, clock)
-    options = local_options(local, log or ServerLog("maple-review"), client_authors=True)
+    options = local_options(
+        local, log or ServerLog("maple-review"), client_authors=True, classifier=classifier
+    )
     forwarder = _Forwarder(upstream, branch, (sources or cwd).resolve())
 
     @contextlib.asynccontextmanager

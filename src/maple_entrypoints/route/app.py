@@ -10,7 +10,10 @@
 
 Endpoints (paths under the mount): ``GET``/``POST /comments``, ``PATCH``/``DELETE /comments/{id}``,
 ``POST /comments/{id}/thread``
-(a reply, a reopening or a confirmation in the comment's thread), ``POST /media``,
+(a reply, a reopening or a confirmation in the comment's thread),
+``POST /comments/{id}/classification/undo`` (undo what maple understood from a reply),
+``POST /comments/{id}/claim`` (an agent's claim or release, ours) and ``POST /claims`` (a
+session's claims on a branch, renewed or ended at once), ``POST /media``,
 ``GET /media/{key}``, ``GET``/``POST /approvals``, ``DELETE /approvals/{id}``,
 ``GET /me``, ``GET /health`` and ``POST /gate/refresh``; and, with an MCP endpoint, ``/mcp``
 (the agent loop's tools over Streamable HTTP, see ``route.mcp_http``). Every answer is JSON with
@@ -43,6 +46,7 @@ from maple_core.json_types import JsonObject
 from maple_core.ports import (
     Clock,
     CommentStore,
+    FeedbackClassifier,
     GatePublisher,
     MediaStore,
 )
@@ -52,8 +56,10 @@ from maple_entrypoints.route.answers import (
     read_json,
 )
 from maple_entrypoints.route.approval_handlers import ApprovalHandlers
+from maple_entrypoints.route.claim_handlers import ClaimHandlers
 from maple_entrypoints.route.comment_handlers import CommentHandlers
 from maple_entrypoints.route.failures import Failures, Unexpected, json_http_error
+from maple_entrypoints.route.feedback import trust_of
 from maple_entrypoints.route.handling import off_loop
 from maple_entrypoints.route.media_handlers import MediaHandlers
 from maple_entrypoints.route.refresh import GateRefreshOptions, refresh_gate
@@ -104,6 +110,12 @@ class RouteOptions:
         client_authors: a caller without an identity may name itself as a comment's author,
             and edit or delete its own open comments (see ``route.authorship``); for a route
             serving one person, as ``maple review``'s does.
+        paired: every caller is the one person this machine paired with (the solo bridge, the
+            review proxy), so their words are a trusted reviewer's, as an identified
+            reviewer's are (see ``route.feedback``).
+        classifier: reads a trusted reviewer's reply on a resolved comment into an outcome that
+            confirms, reopens or leaves it (``MAPLE_CLASSIFIER``), after the answer is sent;
+            without one, replies are only words.
         clock: stamps resolutions and approvals.
         log: where failures are recorded (never a token).
         mcp: the MCP endpoint served at ``/mcp`` for agents elsewhere, and who may call it.
@@ -120,6 +132,8 @@ class RouteOptions:
     refresh: GateRefreshOptions | None = None
     rules: GateRules = DEFAULT_RULES
     client_authors: bool = False
+    paired: bool = False
+    classifier: FeedbackClassifier | None = None
     clock: Clock = field(default_factory=SystemClock)
     log: ServerLog = field(default_factory=lambda: ServerLog("maple-route"))
     max_json_bytes: int = 2 * 1024 * 1024
@@ -129,7 +143,7 @@ class RouteOptions:
     lifespan: Callable[[], AbstractAsyncContextManager[None]] | None = None
 
 
-class _Route(CommentHandlers, StatusHandlers, MediaHandlers, ApprovalHandlers):
+class _Route(CommentHandlers, StatusHandlers, ClaimHandlers, MediaHandlers, ApprovalHandlers):
     """Every handler of the route, over its options."""
 
     async def patch_comment(self, request: Request) -> Response:
@@ -147,6 +161,10 @@ class _Route(CommentHandlers, StatusHandlers, MediaHandlers, ApprovalHandlers):
                 "media": self.options.media is not None,
                 "approval": {"required": self.options.rules.require_approval},
                 "confirmation": {"required": self.options.rules.require_confirmation},
+                "reading": {
+                    "harness": self.options.classifier.name if self.options.classifier else None,
+                    "trusted": trust_of(reviewer, paired=self.options.paired) is not None,
+                },
             }
         )
 
@@ -170,6 +188,7 @@ class _Route(CommentHandlers, StatusHandlers, MediaHandlers, ApprovalHandlers):
             fallback_store=self.store_for,
             rules=self.options.rules,
             limit=self.options.max_json_bytes,
+            now=self.options.clock.now(),
         )
 
 
@@ -214,6 +233,9 @@ def create_route_app(options: RouteOptions) -> Starlette:
             at("/comments/{id}", route.patch_comment, "PATCH"),
             at("/comments/{id}", route.delete_comment, "DELETE"),
             at("/comments/{id}/thread", route.thread, "POST"),
+            at("/comments/{id}/classification/undo", route.undo, "POST"),
+            at("/comments/{id}/claim", route.claim, "POST"),
+            at("/claims", route.sweep_claims, "POST"),
             at("/media", route.put_media, "POST"),
             at("/media/{key:path}", route.get_media, "GET"),
             at("/approvals", route.approvals),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 
 import anyio.to_thread
 from starlette.requests import Request
@@ -47,6 +48,7 @@ async def refresh_gate(
     fallback_store: Callable[[Request], CommentStore],
     rules: GateRules,
     limit: int,
+    now: datetime | None = None,
 ) -> Response:
     """Check the caller, then decide and publish the gate; Maple's checks in Maple's order.
 
@@ -73,7 +75,7 @@ async def refresh_gate(
         store = build(token) if build is not None else fallback_store(request)
     except RouteRefusalError:
         raise RouteRefusalError(401, "There is no store to read the verdict from") from None
-    outcome = await anyio.to_thread.run_sync(publish_gate, store, gate, branch, rules)
+    outcome = await anyio.to_thread.run_sync(publish_gate, store, gate, branch, rules, now)
     if isinstance(outcome, NotPublished):
         raise RouteRefusalError(409, f'No head commit for "{branch}"')
     verdict = outcome.report.verdict

@@ -84,4 +84,4 @@ class Republishing(RouteHandlers):
         token = bearer_token(request)
         log = self.options.log.scrubbing(token) if token else self.options.log
         target = GateTarget(log, gate, self.options.rules)
-        await off_loop(report_to_gate, store, branch, target)
+        await off_loop(report_to_gate, store, branch, target, self.options.clock.now())

@@ -17,7 +17,7 @@ from starlette.routing import Mount
 from starlette.types import ASGIApp
 
 from maple_adapters.log import ServerLog
-from maple_core.ports import CommentStore
+from maple_core.ports import CommentStore, FeedbackClassifier
 from maple_entrypoints.route.answers import bearer_token
 from maple_entrypoints.route.app import (
     DEFAULT_BASE_PATH,
@@ -77,6 +77,7 @@ def server_options(server: RouteServer) -> RouteOptions:
         gate=server.gate,
         refresh=refresh,
         rules=server.rules,
+        classifier=server.classifier,
         clock=server.clock,
         log=server.log,
     )
@@ -104,18 +105,25 @@ def _with_mcp(options: RouteOptions, server: RouteServer) -> RouteOptions:
 
 
 def local_options(
-    local: LocalCheckout, log: ServerLog, *, client_authors: bool = False
+    local: LocalCheckout,
+    log: ServerLog,
+    *,
+    client_authors: bool = False,
+    classifier: FeedbackClassifier | None = None,
 ) -> RouteOptions:
     """The route over the local checkout's ``.maple/`` and its media, with no gate.
 
-    What the solo bridge and the review proxy serve behind their guards. Authors are guests,
-    unless ``client_authors`` lets the browser name its reviewer (the review proxy's one
-    reviewer at this machine).
+    What the solo bridge and the review proxy serve behind their guards, to the one person this
+    machine paired with: their words are a trusted reviewer's (``paired``), read by
+    ``classifier`` when there is one. Authors are guests, unless ``client_authors`` lets the
+    browser name its reviewer (the review proxy's one reviewer at this machine).
     """
     return RouteOptions(
         store=local.store,
         media=local.media,
         client_authors=client_authors,
+        paired=True,
+        classifier=classifier,
         clock=local.clock,
         log=log,
     )

@@ -28,12 +28,9 @@ from maple_entrypoints.route.authorship import (
     author_of_post,
 )
 from maple_entrypoints.route.comment_handlers import known_comment
+from maple_entrypoints.route.feedback import marked, trust_of
 from maple_entrypoints.route.handling import off_loop
-from maple_entrypoints.route.republish import Republishing
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    pass
+from maple_entrypoints.route.reading_handlers import ReadingHandlers
 
 __all__ = [
     "StatusHandlers",
@@ -44,7 +41,7 @@ _REOPENED_BY_STATUS = "Reopened (status set to open, without a reason)."
 """The reason a reopening through Maple's ``PATCH {status: "open"}`` records."""
 
 
-class StatusHandlers(Republishing):
+class StatusHandlers(ReadingHandlers):
     """A status change (Maple's ``PATCH``) and a thread event."""
 
     async def set_status(self, request: Request, posted: JsonValue) -> Response:
@@ -114,8 +111,10 @@ class StatusHandlers(Republishing):
         if client and isinstance(posted, dict):
             posted = {k: v for k, v in posted.items() if k not in ("role", "question")}
         event = ThreadEvent.from_json(posted, role=Role.REVIEWER if client else None)
-        author = author_of_post(posted, self.reviewer(request), client_authors=client)
-        event = dataclasses.replace(event, author=author)
+        reviewer = self.reviewer(request)
+        author = author_of_post(posted, reviewer, client_authors=client)
+        trust = trust_of(reviewer, paired=self.options.paired)
+        event = marked(dataclasses.replace(event, author=author), trust)
         store = self.store_for(request)
         if Capability.CONVERSE not in store.capabilities or not isinstance(
             store, CommentConversation
@@ -124,7 +123,8 @@ class StatusHandlers(Republishing):
         comment_id = request.path_params["id"]
         with known_comment(comment_id):
             changed = await off_loop(store.converse, comment_id, event)
-        # A reopening blocks the gate again, a confirmation may clear it, a question is listed.
+        # A reopening blocks the gate again, a confirmation may clear it, a question is listed;
+        # a trusted reviewer's reply on a resolved comment is read first, when a classifier is.
         return json_answer(
-            changed.to_json(), background=self.after_write(store, request, changed.branch)
+            changed.to_json(), background=self.after_reply(store, request, changed, event)
         )

@@ -1,5 +1,6 @@
 // The route under the proxy's /__maple/api: list this branch's comments, post a new one, edit
-// or delete one of the reviewer's own while it is open, and answer in a comment's thread.
+// or delete one of the reviewer's own while it is open, answer in a comment's thread, and undo
+// what maple understood from a reply.
 
 /**
  * The branch's comments, or null when they could not be read.
@@ -8,12 +9,30 @@
  * @returns {Promise<import("./types.js").StoredComment[] | null>}
  */
 export async function listComments(api, branch) {
+  const listed = await listChanged(api, branch, null);
+  return listed === "unchanged" ? null : listed && listed.comments;
+}
+
+/**
+ * The branch's comments and their ETag, "unchanged" when they are still the ones `etag` names
+ * (the route's 304: cheap enough to ask twice a second), or null when they could not be read.
+ * @param {string} api
+ * @param {string} branch
+ * @param {string | null} etag
+ * @returns {Promise<{ comments: import("./types.js").StoredComment[], etag: string | null } | "unchanged" | null>}
+ */
+export async function listChanged(api, branch, etag) {
   try {
-    const answer = await fetch(api + "/comments?branch=" + encodeURIComponent(branch), { credentials: "same-origin" });
+    const answer = await fetch(api + "/comments?branch=" + encodeURIComponent(branch), {
+      credentials: "same-origin",
+      cache: "no-store",
+      headers: etag ? { "if-none-match": etag } : {},
+    });
+    if (answer.status === 304) return "unchanged";
     if (!answer.ok) return null;
     /** @type {{ comments?: import("./types.js").StoredComment[] }} */
     const page = await answer.json();
-    return page.comments || [];
+    return { comments: page.comments || [], etag: answer.headers.get("etag") };
   } catch {
     return null;
   }
@@ -31,19 +50,29 @@ async function refusal(answer) {
 }
 
 /**
+ * Posts `body` as JSON to `url`; rejects with the route's reason when it is refused.
+ * @param {string} url
+ * @param {unknown} body
+ * @returns {Promise<void>}
+ */
+async function postJson(url, body) {
+  const answer = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+    credentials: "same-origin",
+  });
+  if (!answer.ok) throw await refusal(answer);
+}
+
+/**
  * Posts a comment; rejects with the route's error message when it is refused.
  * @param {string} api
  * @param {import("./types.js").NewComment} comment
  * @returns {Promise<void>}
  */
 export async function postComment(api, comment) {
-  const answer = await fetch(api + "/comments", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(comment),
-    credentials: "same-origin",
-  });
-  if (!answer.ok) throw await refusal(answer);
+  await postJson(api + "/comments", comment);
 }
 
 /**
@@ -108,11 +137,17 @@ export async function deleteComment(api, id, authorId) {
  * @returns {Promise<void>}
  */
 export async function postThread(api, id, event) {
-  const answer = await fetch(api + "/comments/" + encodeURIComponent(id) + "/thread", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(event),
-    credentials: "same-origin",
-  });
-  if (!answer.ok) throw await refusal(answer);
+  await postJson(api + "/comments/" + encodeURIComponent(id) + "/thread", event);
+}
+
+/**
+ * Undoes what maple understood from one of the reviewer's replies (its confirmation stops
+ * counting, a reopening it made is undone); rejects with the route's reason.
+ * @param {string} api
+ * @param {string} id the comment's id
+ * @param {{ entry: string, branch: string, author: { id: string, name: string } }} undo
+ * @returns {Promise<void>}
+ */
+export async function undoReading(api, id, undo) {
+  await postJson(api + "/comments/" + encodeURIComponent(id) + "/classification/undo", undo);
 }

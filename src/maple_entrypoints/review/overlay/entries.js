@@ -4,7 +4,8 @@
 
 import { deleteComment, editComment } from "./api.js";
 import { locate } from "./locate.js";
-import { threadSection } from "./thread.js";
+import { presenceOf, presenceText } from "./presence.js";
+import { signed, threadSection } from "./thread.js";
 import { el } from "./ui.js";
 
 /**
@@ -16,7 +17,9 @@ export function describeStatus(comment) {
   const resolution = comment.resolution;
   if (comment.status !== "resolved" || !resolution) return comment.status;
   const commit = resolution.sha ? " in " + resolution.sha.slice(0, 7) : "";
-  return "resolved" + commit + (resolution.note ? ": " + resolution.note : "");
+  const by = signed(resolution.by);
+  return "resolved" + commit + (by ? " (by" + by.replace(/^ ·/, "") + ")" : "") +
+    (resolution.note ? ": " + resolution.note : "");
 }
 
 /**
@@ -82,9 +85,16 @@ export function entryMaker(options) {
     const status = el("div", { class: "status " + comment.status }, [
       describeStatus(comment) + (author ? " · " + author : "") + (finding === "found" ? "" : NOT_FOUND[finding]),
     ]);
-    const item = el("li", { tabindex: "0", "data-maple-comment": comment.id, "data-maple-status": comment.status }, [
+    const presence = presenceOf(comment, Date.now());
+    const item = el("li", {
+      tabindex: "0",
+      "data-maple-comment": comment.id,
+      "data-maple-status": comment.status,
+      "data-maple-presence": presence.kind,
+    }, [
       el("p", { class: "body" }, [comment.body]),
       status,
+      el("div", { class: "presence " + presence.kind }, [presenceText(presence)]),
     ]);
     if (finding !== "found") item.setAttribute("data-maple-" + finding, "");
     const own = comment.author && comment.author.id === "browser:" + options.reviewer().id;

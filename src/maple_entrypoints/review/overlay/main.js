@@ -2,7 +2,7 @@
 // Injected by `maple review` with data-maple-branch, data-maple-api and data-maple-app. This is
 // the entry module: ../bundle.py joins it and the modules it imports into one script.
 
-import { listComments } from "./api.js";
+import { listChanged } from "./api.js";
 import { createComposer } from "./composer.js";
 import { dock } from "./dock.js";
 import { entryMaker } from "./entries.js";
@@ -13,7 +13,8 @@ import { pinBoard } from "./pins.js";
 import { recallReviewer, rememberReviewer, rememberedReviewer } from "./reviewer.js";
 import { buildUi, fold, outline } from "./ui.js";
 
-const POLL_MS = 3000;
+/** How often the comments are asked for: an agent's claim shows within a second (a 304 costs little). */
+const POLL_MS = 500;
 /** The route's address on the proxy: the script names it, but only a path of the proxy's own. */
 const API = /^\/__maple\/[\w/-]{0,100}$/;
 /** How long a list entry's element stays highlighted after the reviewer picks the entry. */
@@ -96,6 +97,8 @@ function start(script) {
       for (const doc of frameDocuments(document)) watch(doc); // frames the app has added since
     });
   };
+  /** @type {string | null} */
+  let etag = null;
   /** @param {Document} doc the page, or a same-origin frame's document */
   const watch = (doc) => {
     if (watched.has(doc) || !doc.documentElement) return; // a frame still loading: next time
@@ -108,9 +111,12 @@ function start(script) {
     doc.addEventListener("scroll", redraw, { capture: true, passive: true });
   };
   const refresh = async () => {
-    const listed = await listComments(api, branch);
-    if (listed) comments = listed;
-    redraw();
+    const listed = await listChanged(api, branch, etag);
+    if (listed && listed !== "unchanged") {
+      comments = listed.comments;
+      etag = listed.etag;
+    }
+    redraw(); // a claim lapses with nothing written: the presence is drawn anew each time
   };
   const composer = createComposer(ui, {
     api, appOrigin, branch, say, sent: changed, sources, author: () => ({ id: reviewer.id, name: reviewer.name }),

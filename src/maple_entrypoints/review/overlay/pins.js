@@ -3,6 +3,7 @@
 import { describeStatus } from "./entries.js";
 import { containersOf, isShadowRoot, viewportRect } from "./frames.js";
 import { locateAll } from "./locate.js";
+import { presenceOf, presenceText } from "./presence.js";
 import { awaitingReviewer } from "./thread.js";
 
 /**
@@ -175,7 +176,10 @@ export function pinName(comment, number) {
   const quoted = words.slice(0, NAMED_WORDS).join(" ") + (words.length > NAMED_WORDS ? "…" : "");
   const author = comment.author && comment.author.name ? " by " + comment.author.name : "";
   const asks = awaitingReviewer(comment) ? ", the agent asks you a question" : "";
-  return "Comment " + number + author + ": " + quoted + (comment.status === "resolved" ? ", resolved" : "") + asks;
+  const presence = presenceOf(comment, Date.now());
+  const onIt = presence.kind === "on-it" ? ", " + presenceText(presence) : "";
+  return "Comment " + number + author + ": " + quoted + (comment.status === "resolved" ? ", resolved" : "") + asks +
+    onIt;
 }
 
 /**
@@ -189,10 +193,12 @@ export function pinName(comment, number) {
 function drawPin(pin, comment, number, at) {
   pin.className = "pin " + comment.status;
   pin.textContent = String(number);
-  pin.title = comment.body + " (" + describeStatus(comment) + ")";
   pin.setAttribute("aria-label", pinName(comment, number));
   pin.setAttribute("data-maple-status", comment.status);
   pin.toggleAttribute("data-maple-waiting", awaitingReviewer(comment));
+  const presence = presenceOf(comment, Date.now());
+  pin.setAttribute("data-maple-presence", presence.kind);
+  pin.title = comment.body + " (" + describeStatus(comment) + "; " + presenceText(presence) + ")";
   pin.style.left = at.left + "px";
   pin.style.top = at.top + "px";
 }
@@ -243,9 +249,10 @@ export function pinBoard(ui, { entry, hideResolved, open, sources }) {
     const hide = hideResolved();
     const shown = comments.filter((c) => onThisPage(c) && !(hide && c.status === "resolved"));
     const located = locateAll(shown, sources);
-    const signature = JSON.stringify(
-      shown.map((c, i) => [c.id, c.body, c.status, c.resolution, c.author, c.replies, located[i].finding]),
-    );
+    const now = Date.now();
+    const signature = JSON.stringify(shown.map((c, i) => [
+      c.id, c.body, c.status, c.resolution, c.author, c.replies, located[i].finding, presenceOf(c, now),
+    ]));
     if (signature !== listed) {
       listed = signature;
       const writing = fieldInUse(ui);
@@ -279,9 +286,9 @@ export function pinBoard(ui, { entry, hideResolved, open, sources }) {
       pins.push(pin);
     });
     for (const id of kept.keys()) if (!shown.some((c) => c.id === id)) kept.delete(id);
-    const now = Array.from(ui.pins.children);
+    const drawn = Array.from(ui.pins.children);
     // moving a focused pin would blur it: the children change only when which pins show does
-    if (now.length !== pins.length || pins.some((pin, i) => now[i] !== pin)) ui.pins.replaceChildren(...pins);
+    if (drawn.length !== pins.length || pins.some((pin, i) => drawn[i] !== pin)) ui.pins.replaceChildren(...pins);
     ui.count.textContent = String(shown.length);
   };
 }

@@ -24,6 +24,11 @@ export const OVERLAY_CSS =
   ":host([data-maple-listing]) .pin { pointer-events: auto; }" +
   ".pin.resolved { background: #15803d; }" +
   ".pin[data-maple-waiting] { box-shadow: 0 0 0 3px #fde68a; }" + // the agent asks the reviewer
+  ".pin[data-maple-presence=on-it] { box-shadow: 0 0 0 3px #93c5fd; }" + // an agent is on it
+  ".panel .presence { font-size: 12px; color: #4b5563; }" +
+  ".panel .presence.on-it { color: #1d4ed8; }" +
+  ".panel .presence.waiting-for-you { color: #b45309; }" +
+  ".panel .presence.resolved { color: #15803d; }" +
   ".panel { position: fixed; right: 16px; bottom: 64px; width: 300px; max-height: 50vh; overflow: auto; background: #fff; color: #111; border: 1px solid #d1d5db; border-radius: 8px; pointer-events: auto; display: none; }" +
   ".panel ol { margin: 0; padding: 8px 8px 8px 28px; }" +
   ".panel li { padding: 4px 0; }" +
@@ -49,6 +54,9 @@ export const OVERLAY_CSS =
   ".panel .thread li[data-maple-question=waiting] { border-left-color: #b45309; background: #fef3c7; }" +
   ".panel .thread li[data-maple-question=waiting] .asks { background: #b45309; color: #fff; }" +
   ".panel .confirmed { margin-top: 4px; font-size: 12px; color: #15803d; }" +
+  // what maple understood from a reply, and its Undo (thread.js)
+  ".panel .thread .understood { margin-top: 2px; font-size: 12px; color: #374151; font-style: italic; }" +
+  ".panel .thread .understood .undo { padding: 0 6px; font-size: 11px; font-style: normal; background: #e5e7eb; color: #111; }" +
   ".panel .writer textarea { width: 100%; min-height: 48px; margin-top: 4px; color: #111; background: #fff; border: 1px solid #9ca3af; border-radius: 4px; }" +
   ".panel .conversation .cancel { background: #e5e7eb; color: #111; }" +
   ".panel .conversation [hidden] { display: none !important; }" + // over `.panel li .row`'s flex

@@ -1,13 +1,16 @@
 // A comment's thread in its list entry: the agent's and the reviewers' entries (an agent's
-// question waiting for the reviewer marked as one), "Confirmed by <name>" under a confirmed
-// resolution, and the reviewer's answers: Reply, Reopen (with a reason) and Confirm. Every word
-// in a thread is someone else's: it is shown as text, never parsed as HTML.
+// question waiting for the reviewer marked as one), what maple understood from a reply (with
+// Undo on the reviewer's own), "Confirmed by <name>" under a confirmed resolution, and the
+// reviewer's answers: Reply, Reopen (with a reason) and Confirm. Every word in a thread is
+// someone else's: it is shown as text, never parsed as HTML.
 
-import { postThread } from "./api.js";
+import { postThread, undoReading } from "./api.js";
+import { textHash } from "./digest.js";
 import { el } from "./ui.js";
 
 /**
  * @typedef {import("./types.js").Reply} Reply
+ * @typedef {import("./types.js").Reading} Reading
  * @typedef {import("./types.js").StoredComment} StoredComment
  */
 
@@ -52,7 +55,8 @@ export function awaitingReviewer(comment) {
 
 /**
  * The reviewer's confirmation of the comment's current resolution, if any: one naming its
- * commit and time, with no reopening after it (as maple_core.conversation.confirmation_of).
+ * commit and time, with no reopening after it, and (for one maple made from a reply) whose
+ * reading still stands (as maple_core.conversation.confirmation_of).
  * @param {StoredComment} comment
  * @returns {Reply | null}
  */
@@ -65,9 +69,65 @@ export function confirmationOf(comment) {
     if (reply.kind === "reopen") return null;
     const named = reply.resolution;
     if (reply.kind === "confirm" && reply.role === "reviewer" && named && named.sha === resolution.sha &&
-      named.at === resolution.at) return reply;
+      named.at === resolution.at && !withdrawn(reply, thread)) return reply;
   }
   return null;
+}
+
+/**
+ * True when `entry` was made from a reading that no longer stands: undone, not a confirming
+ * one, or of words edited since (as maple_core.conversation.withdrawn).
+ * @param {Reply} entry
+ * @param {Reply[]} thread
+ * @returns {boolean}
+ */
+function withdrawn(entry, thread) {
+  if (typeof entry.classified !== "string") return false;
+  const source = thread.find((r) => r.id === entry.classified);
+  if (!source) return false;
+  const reading = source.classification;
+  if (!reading || typeof reading !== "object") return true;
+  const confirming = reading.applied === "confirm" || reading.applied === "confirm-and-open-remarks";
+  return Boolean(reading.undone) || !confirming || reading.textHash !== textHash(source.body || "");
+}
+
+/** @type {Record<string, string>} */
+const READ_AS = {
+  approved: "approval",
+  "approved-with-comments": "approval with remarks",
+  "changes-requested": "changes requested",
+  wait: "not decisive yet",
+};
+
+/** @type {Record<string, string>} */
+const DONE = {
+  confirm: "confirmed the resolution",
+  "confirm-and-open-remarks": "confirmed the resolution and opened the remarks as comments",
+  reopen: "reopened the comment",
+  none: "changed nothing",
+};
+
+/**
+ * What maple understood from a reply, in one sentence for the reviewer, or "" when it read
+ * nothing there.
+ * @param {Reply} reply
+ * @returns {string}
+ */
+export function understood(reply) {
+  const reading = reply.classification;
+  if (!reading || typeof reading !== "object" || !reading.outcome) return "";
+  let line = reading.note && reading.outcome === "wait"
+    ? "maple could not tell what this means (" + reading.note + "), so it changed nothing"
+    : "maple read this as " + (READ_AS[reading.outcome] || reading.outcome) + " and " +
+      (DONE[reading.applied || "none"] || DONE.none);
+  if (reading.why) line += ": " + reading.why;
+  if (reading.undone) {
+    const by = reading.undone.by && reading.undone.by.name;
+    line += " · undone" + (by ? " by " + by : "");
+  } else if (reading.textHash && reading.textHash !== textHash(reply.body || "")) {
+    line += " · the words changed since, so it no longer counts";
+  }
+  return line;
 }
 
 /**
@@ -80,8 +140,22 @@ function writerOf(reply) {
   const author = reply.author || {};
   const name = typeof author.name === "string" ? author.name.trim() : "";
   const named = name && author.provenance !== "guest" ? name : "";
-  if (reply.role === "agent") return named ? named + " (agent)" : "Agent";
+  if (reply.role === "agent") return (named ? named + " (agent)" : "Agent") + signed(reply.by);
   return name || "Reviewer";
+}
+
+/**
+ * Which agent, model and session wrote something, as words after its writer's name:
+ * " · claude-code · claude-sonnet-4-5 · session ms-1a2b3c"; nothing when unsigned.
+ * @param {import("./types.js").Signature | undefined} by
+ * @returns {string}
+ */
+export function signed(by) {
+  if (!by || typeof by !== "object") return "";
+  const parts = [by.agent, by.model, by.session ? "session " + by.session : undefined]
+    .filter((part) => typeof part === "string" && part)
+    .map((part) => String(part).slice(0, 80));
+  return parts.length ? " · " + parts.join(" · ") : "";
 }
 
 /**
@@ -91,18 +165,60 @@ function writerOf(reply) {
  */
 function deedOf(reply) {
   const sha = reply.resolution && typeof reply.resolution.sha === "string" ? reply.resolution.sha.slice(0, 7) : "";
-  if (reply.kind === "reopen") return "reopened it";
-  if (reply.kind === "confirm") return "confirmed the resolution" + (sha ? " in " + sha : "");
+  const read = typeof reply.classified === "string" ? " (maple, from their reply)" : "";
+  if (reply.kind === "reopen") return "reopened it" + read;
+  if (reply.kind === "confirm") return "confirmed the resolution" + (sha ? " in " + sha : "") + read;
   if (reply.kind === "resolve") return "resolved it again" + (sha ? " in " + sha : "");
   return "";
 }
 
 /**
+ * The line saying what maple understood from `reply`, with Undo when the reply is this
+ * reviewer's and its reading changed something that still stands.
+ * @param {StoredComment} comment
+ * @param {Reply} reply
+ * @param {ThreadOptions} options
+ * @returns {HTMLDivElement | null}
+ */
+function readingLine(comment, reply, options) {
+  const said = understood(reply);
+  const reading = reply.classification;
+  if (!said || !reading) return null;
+  const line = el("div", {
+    class: "understood",
+    "data-maple-outcome": String(reading.outcome || ""),
+    "data-maple-applied": String(reading.applied || "none"),
+  }, [said]);
+  const author = reply.author || {};
+  const mine = author.id === "browser:" + options.author().id;
+  if (mine && !reading.undone && reading.applied && reading.applied !== "none") {
+    const undo = el("button", { class: "undo", type: "button", title: "Undo what maple understood" }, ["Undo"]);
+    const problem = el("span", { class: "problem", role: "alert", hidden: "" });
+    undo.addEventListener("click", async () => {
+      if (undo.disabled) return;
+      undo.disabled = true;
+      try {
+        await undoReading(options.api, comment.id, { entry: String(reply.id), branch: comment.branch, author: options.author() });
+      } catch (error) {
+        problem.textContent = "Not undone: " + (error instanceof Error ? error.message : String(error));
+        problem.hidden = false;
+        undo.disabled = false;
+        return;
+      }
+      options.changed();
+    });
+    line.append(" ", undo, problem);
+  }
+  return line;
+}
+
+/**
  * The list of a comment's thread entries, oldest first.
  * @param {StoredComment} comment
+ * @param {ThreadOptions} options
  * @returns {HTMLOListElement}
  */
-function threadList(comment) {
+function threadList(comment, options) {
   const thread = threadOf(comment);
   const waiting = awaitingReviewer(comment);
   let lastQuestion = -1;
@@ -124,6 +240,8 @@ function threadList(comment) {
       head.prepend(el("span", { class: "asks" }, [open ? "Question for you" : "Question"]), " ");
     }
     if (reply.body) entry.append(el("p", { class: "said" }, [reply.body]));
+    const reading = readingLine(comment, reply, options);
+    if (reading) entry.append(reading);
     return entry;
   }));
 }
@@ -164,7 +282,7 @@ async function answer(button, problem, comment, event, options) {
 export function threadSection(comment, options) {
   const problem = el("p", { class: "problem", role: "alert", hidden: "" });
   const section = el("div", { class: "conversation" });
-  if (threadOf(comment).length) section.append(threadList(comment));
+  if (threadOf(comment).length) section.append(threadList(comment, options));
   if (awaitingReviewer(comment)) section.setAttribute("data-maple-waiting", "");
   const resolved = comment.status === "resolved" && comment.resolution;
   const confirmation = confirmationOf(comment);
@@ -225,7 +343,9 @@ export function threadSection(comment, options) {
     const reopen = el("button", { class: "reopen", type: "button" }, ["Reopen"]);
     reopen.addEventListener("click", () => write("reopen").focus());
     buttons.append(reopen);
-    if (!confirmation) {
+    // Offered too while the confirmation standing is one maple made from a reading, which an
+    // undo or an edit withdraws: pressing it makes the confirmation the reviewer's own.
+    if (!confirmation || typeof confirmation.classified === "string") {
       const confirm = el("button", { class: "confirm", type: "button", title: "Confirm the resolution" }, ["Confirm"]);
       confirm.addEventListener("click", () => void answer(confirm, problem, comment, { kind: "confirm", body: "" }, options));
       buttons.append(confirm);

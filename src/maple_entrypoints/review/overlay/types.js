@@ -82,6 +82,7 @@
 /**
  * @typedef {object} StoredComment A comment as the route lists it.
  * @property {string} id
+ * @property {string} branch
  * @property {string} body
  * @property {string} status
  * @property {Partial<Anchor>} [anchor]
@@ -89,6 +90,22 @@
  * @property {{ id?: string, name?: string }} [author]
  * @property {Resolution} [resolution] present once something claimed to resolve it
  * @property {Reply[]} [replies] the comment's thread (maple's; Maple keeps it unread)
+ * @property {Claim} [claim] the agent session on it (maple's; live until `expires`)
+ */
+
+/**
+ * @typedef {object} Claim An agent session's lease on a comment (maple's `claim` key).
+ * @property {string} agent the agent's name, as its client gives it
+ * @property {string} session the session's id
+ * @property {string} since when the claim began
+ * @property {string} expires when it lapses unless the session renews it
+ */
+
+/**
+ * @typedef {object} Signature Which agent, model and session wrote an entry or a resolution.
+ * @property {string} [agent]
+ * @property {string} [model]
+ * @property {string} [session]
  */
 
 /**
@@ -102,6 +119,23 @@
  * @property {boolean} [question] the agent asks the reviewer, and waits for the answer
  * @property {{ sha?: string, note?: string, at?: string }} [resolution] what a reopening undid,
  *   a confirmation confirmed or a second resolve claimed
+ * @property {string} [classified] on a confirmation or reopening maple made from a reply: that
+ *   reply's id
+ * @property {Reading} [classification] what maple understood from this reply
+ * @property {Signature} [by] the agent's entries: which agent, model and session wrote it
+ */
+
+/**
+ * @typedef {object} Reading What maple understood from a reviewer's reply (maple_core.feedback).
+ * @property {"approved" | "approved-with-comments" | "changes-requested" | "wait"} [outcome]
+ * @property {"confirm" | "confirm-and-open-remarks" | "reopen" | "none"} [applied] what it did
+ * @property {string} [harness] which harness read it
+ * @property {string | null} [model]
+ * @property {string} [textHash] "sha256:" of the words it read
+ * @property {string[]} [remarks]
+ * @property {string} [why] why its outcome's change did not apply
+ * @property {string} [note] what went wrong asking the harness
+ * @property {{ by?: { name?: string }, at?: string }} [undone] who undid it
  */
 
 /**
@@ -116,6 +150,7 @@
  * @property {string} sha the commit that resolved it
  * @property {string} [note] what the resolver said about it
  * @property {string} [at]
+ * @property {Signature} [by] which agent, model and session resolved it
  */
 
 export {};

@@ -1,0 +1,96 @@
+"""Which claim a pull request's ledgers hold for a comment, decided by GitHub's own order.
+
+GitHub cannot make an edit conditional on the version read, so two claimants that read the
+same ledger and each edit it would both believe they won. A new claim (a *grant*) is therefore
+never an edit: it is posted as a new ledger comment, and GitHub numbers every new comment in
+the order it arrives. A grant records ``chain: {depth, rev}`` inside the claim: ``depth`` is one
+more than the depth of the claim it follows (a lapsed, released or taken-over one; 1 after
+none), and its id (``grant``) is the number of the ledger comment it was first posted in, written
+into the claim by whoever copies it into another ledger. Of the grants every ledger holds for a
+comment, the deepest wins and, at equal depth, the first GitHub numbered: so of any number of
+claimants that raced from the same read, exactly one wins, and every reader agrees which,
+whichever ledgers it sees and however often they are consolidated. A grant's own holder renews
+or releases it as a new revision (``rev``) of the same grant; the highest revision stands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from maple_core.claims import Claim
+from maple_core.json_types import JsonObject, JsonValue
+
+__all__ = ["CHAIN", "Link", "chained", "current_claim", "link_of"]
+
+CHAIN = "chain"
+"""The claim's key its place in the chain is kept under."""
+
+
+class Link:
+    """A claim's place in the chain: its grant's id, its depth and its revision."""
+
+    __slots__ = ("depth", "grant", "rev")
+
+    def __init__(self, grant: int, depth: int, rev: int) -> None:
+        self.grant = grant
+        self.depth = depth
+        self.rev = rev
+
+    def to_json(self) -> JsonObject:
+        """``{grant, depth, rev}``."""
+        return {"grant": self.grant, "depth": self.depth, "rev": self.rev}
+
+
+def _positive(value: JsonValue, default: int) -> int:
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    return default
+
+
+def link_of(claim: Claim, ledger_id: int) -> Link:
+    """The claim's link, as read from the ledger comment ``ledger_id`` that holds it.
+
+    A claim without a ``grant`` was granted in this very ledger; one without a chain at all
+    (written by another tool) is a first grant.
+    """
+    chain = claim.extra.get(CHAIN)
+    known = chain if isinstance(chain, dict) else {}
+    return Link(
+        _positive(known.get("grant"), ledger_id),
+        _positive(known.get("depth"), 1),
+        _positive(known.get("rev"), 1),
+    )
+
+
+def chained(claim: Claim, link: Link | None) -> Claim:
+    """``claim`` carrying ``link`` (a new grant, ``link.grant`` 0, leaves its id to GitHub)."""
+    extra = {k: v for k, v in claim.extra.items() if k != CHAIN}
+    if link is not None:
+        chain = link.to_json()
+        if link.grant <= 0:
+            del chain["grant"]
+        extra[CHAIN] = chain
+    return Claim(claim.agent, claim.session, claim.since, claim.expires, extra)
+
+
+def current_claim(versions: Sequence[tuple[int, JsonValue]]) -> JsonObject | None:
+    """The claim a comment holds, from each ledger's ``(ledger id, stored claim)``.
+
+    The deepest grant wins, the first numbered at equal depth; of its revisions, the highest
+    (the latest ledger at equal revision). The answer carries its link in full, so it reads the
+    same from any ledger it is copied into. ``None`` when no ledger holds a readable claim.
+    """
+    best: dict[int, tuple[int, int, Claim, Link]] = {}  # grant -> (rev, ledger, claim, link)
+    for ledger_id, value in versions:
+        claim = Claim.read(value)
+        if claim is None:
+            continue
+        link = link_of(claim, ledger_id)
+        seen = best.get(link.grant)
+        if seen is None or (link.rev, ledger_id) > seen[:2]:
+            best[link.grant] = (link.rev, ledger_id, claim, link)
+    if not best:
+        return None
+    winner = min(best, key=lambda grant: (-best[grant][3].depth, grant))
+    _, _, claim, link = best[winner]
+    return chained(claim, link).to_json()

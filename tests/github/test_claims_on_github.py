@@ -1,0 +1,95 @@
+"""Claims on a pull request: the ledger's table and the check run say who is on each comment.
+
+``maple-mcp``'s tools through the official client in-process, over the GitHub store (PyGithub)
+and the check-run publisher against the fake GitHub.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from mcp.client import Client
+
+from contract_tests.github_peers import api_transport
+from contract_tests.support import FakeClock
+from maple_adapters.github.gate import GitHubCheckRunPublisher
+from maple_adapters.github.store import GitHubLedgerStore
+from maple_adapters.log import ServerLog
+from maple_core.anchors import Anchor
+from maple_core.comments import NewComment
+from maple_core.targets import GateTarget
+from maple_entrypoints.mcp_server import build_server
+from maple_entrypoints.mcp_session import ClaimSession
+from tests.github.fake_github import FakeGitHub, Served, serve
+from tests.mcp_support import structured
+
+pytestmark = pytest.mark.anyio
+BRANCH = "feat/claimed"
+SHA = "c0ffee1" + "b" * 33
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    fake = FakeGitHub(tokens={"ghp_fake_token": 1, "ghp_gate_app": 4242})
+    running = serve(fake, tmp_path_factory.mktemp("gh"))
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def fake(served: Served) -> FakeGitHub:
+    served.fake.reset()
+    served.fake.open_pull(BRANCH, head_sha=SHA)
+    return served.fake
+
+
+def ledgers(fake: FakeGitHub) -> list[str]:
+    return [c["body"] for c in fake.issue_comments(1) if "```maple" in c["body"]]
+
+
+async def test_a_claim_shows_in_the_ledgers_table_and_the_check_runs_summary(
+    served: Served, fake: FakeGitHub
+) -> None:
+    clock = FakeClock()
+    store = GitHubLedgerStore(api_transport(served), "acme", "web", clock)
+    gate = GitHubCheckRunPublisher(
+        api_transport(served, "ghp_gate_app"), "acme", "web", now=clock.now, app_id=4242
+    )
+    comment = store.append(NewComment(branch=BRANCH, body="Tighten the header.", anchor=Anchor()))
+    [pull] = [p for p in fake.repo().pulls if p.head_ref == BRANCH]
+    target = GateTarget(ServerLog("maple-mcp"), gate)
+    server = build_server(
+        store, target=target, clock=clock, session=ClaimSession(store, clock, "ms-github")
+    )
+    async with Client(server) as client:
+        claimed = structured(await client.call_tool("claim_comment", {"id": comment.id}))
+        assert claimed["outcome"] == "claimed"
+        [body] = ledgers(fake)  # the grant's ledger replaced the old one
+        assert "| Agent |" in body
+        assert "on it: `mcp` until 12:10 UTC" in body
+        [run] = fake.repo().check_runs
+        assert "_(on it: `mcp` since 12:00 UTC)_" in run["output"]["summary"]
+        released = structured(
+            await client.call_tool("claim_comment", {"id": comment.id, "release": True})
+        )
+        assert released["outcome"] == "released"
+        [body] = ledgers(fake)
+        assert "| Agent |" not in body
+        [run] = fake.repo().check_runs
+        assert "on it" not in run["output"]["summary"]
+    assert pull.number == 1
+
+
+def test_racing_claimants_leave_one_ledger(served: Served, fake: FakeGitHub) -> None:
+    from maple_core.claims import Claimant, ClaimRequest
+
+    clock = FakeClock()
+    stores = [GitHubLedgerStore(api_transport(served), "acme", "web", clock) for _ in range(3)]
+    comment = stores[0].append(NewComment(branch=BRANCH, body="One.", anchor=Anchor()))
+    outcomes = [
+        s.claim(comment.id, ClaimRequest.claim(Claimant.of("a", f"ms-{i}"))).outcome.value
+        for i, s in enumerate(stores)
+    ]
+    assert outcomes == ["claimed", "held", "held"]
+    assert len(ledgers(fake)) == 1
