@@ -216,6 +216,10 @@ class PyGithubTransport:
     def __repr__(self) -> str:
         return "PyGithubTransport(token=***)"
 
+    def close(self) -> None:
+        """Close its pooled connections; a later request opens new ones."""
+        self._github.close()
+
     def request(
         self,
         method: str,
