@@ -8,10 +8,14 @@ import shutil
 import signal
 import sys
 import tempfile
+import weakref
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from maple_adapters.github.transport import PyGithubTransport
 from tests.sql_support import postgres, postgres_database, sqlite_database
 
 __all__ = ["postgres", "postgres_database", "sqlite_database"]  # the suite's database fixtures
@@ -37,6 +41,30 @@ atexit.register(shutil.rmtree, os.environ["XDG_CACHE_HOME"], ignore_errors=True)
 # does not. So the suite handles SIGINT itself, whoever started it.
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+# A PyGithub transport keeps its keep-alive connections in a pool until closed. One a test drops
+# is closed by the garbage collector whenever it next runs, as a ResourceWarning (an error here)
+# in whichever later test that happens to be. So every transport the suite opens is closed when
+# each test ends (one a module shares opens new connections on its next request).
+_OPENED: weakref.WeakSet[PyGithubTransport] = weakref.WeakSet()
+_open = PyGithubTransport.__init__
+
+
+def _opened(self: PyGithubTransport, *args: Any, **kwargs: Any) -> None:
+    _open(self, *args, **kwargs)
+    _OPENED.add(self)
+
+
+PyGithubTransport.__init__ = _opened  # type: ignore[method-assign]
+
+
+@pytest.fixture(autouse=True)
+def _github_connections_closed() -> Iterator[None]:
+    """The PyGithub transports' pooled connections are closed at the end of every test."""
+    yield
+    for transport in list(_OPENED):
+        transport.close()
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -74,14 +74,18 @@ def claim_for_work(
 ) -> ClaimResult | None:
     """Claim ``comment_id`` before working on it (``get_comment_context``, ``resolve_comment``).
 
-    A store that keeps no claims answers ``None``: there is nothing to step around.
+    A store (or a comment, such as a pull request's own review thread) that keeps no claims
+    answers ``None``: there is nothing to step around.
 
     Raises:
         ClaimRefusedError: another live session holds it; the message names them and ``doing``.
     """
     if not keeps_claims(store):
         return None
-    result = claims_of(store).claim(comment_id, ClaimRequest.claim(claimant, lease_s))
+    try:
+        result = claims_of(store).claim(comment_id, ClaimRequest.claim(claimant, lease_s))
+    except MissingCapabilityError:
+        return None
     if result.outcome is ClaimOutcome.HELD and result.decision.holder is not None:
         raise ClaimRefusedError(comment_id, result.decision.holder, doing)
     return result
@@ -98,6 +102,8 @@ def release_quietly(
         return
     try:
         claims_of(store).claim(comment_id, ClaimRequest.release(claimant))
+    except MissingCapabilityError:
+        return  # the comment keeps no claims: none was taken
     except Exception as exc:  # the work is done; the lease ends the claim in any case
         report(
             f"The claim on {comment_id} could not be released ({type(exc).__name__}); it "

@@ -40,6 +40,7 @@ from maple_core.conversation import (
 from maple_core.cursor import format_js_timestamp, format_stamp, next_arrival_stamp
 from maple_core.errors import (
     MapleError,
+    MissingCapabilityError,
     NotFoundError,
     StoreRejectedError,
     StoreUnavailableError,
@@ -312,14 +313,27 @@ class PullRequestStore:
         return self._ledger.append_many(comments)
 
     def claim(self, comment_id: str, request: ClaimRequest) -> ClaimResult:
-        """A claim on a ledger comment, kept in the ledger (a review item is never claimed)."""
+        """Claim a ledger comment.
+
+        Raises:
+            MissingCapabilityError: it is the pull request's own review item, which keeps no
+                claim yet.
+        """
+        if review_ref(comment_id) is not None:
+            raise MissingCapabilityError(
+                f"{comment_id} is the pull request's own review, which keeps no claims yet; "
+                "claims are kept on maple's comments (docs/claims.md).",
+                store=self.name,
+                operation="claim",
+            )
         return self._ledger.claim(comment_id, request)
 
     def claim_many(
         self, comment_ids: Sequence[str], request: ClaimRequest
     ) -> builtins.list[ClaimResult]:
-        """Claims on ledger comments, one write per pull request (see :meth:`claim`)."""
-        return self._ledger.claim_many(comment_ids, request)
+        """Claim ledger comments in one write; a review item has no result."""
+        ours = [i for i in comment_ids if review_ref(i) is None]
+        return self._ledger.claim_many(ours, request) if ours else []
 
     def sweep_claims(self, branch: str, request: ClaimRequest) -> builtins.list[Comment]:
         """Renew or end the session's claims on the branch's ledger comments."""

@@ -215,6 +215,10 @@ class PyGithubTransport:
     def __repr__(self) -> str:
         return "PyGithubTransport(token=***)"
 
+    def close(self) -> None:
+        """Close its pooled connections; a later request opens new ones."""
+        self._github.close()
+
     def request(self, method: str, path: str, **options: Unpack[RequestOptions]) -> GitHubResponse:
         """Send the request through PyGithub; network failures raise ``GitHubUnavailableError``."""
         headers = {"Accept": ACCEPT, "X-GitHub-Api-Version": API_VERSION}
