@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from maple_core.feedback import OUTCOME_SCHEMA, read_answer
+from maple_entrypoints.configuration import SECRETS
 from tests.harness_support import HARNESSES, Harness, start_harness
 
 SECRET = "ghp_classifier_secret_do_not_pass_123"
@@ -107,7 +108,7 @@ def test_the_harness_gets_no_secret_of_maples_and_knows_nobody_watches(
     monkeypatch.setenv("MAPLE_GATE_TOKEN", SECRET)
     harness.answer(lambda words: {"outcome": "wait", "remarks": []})
     kind = type(harness.classifier())
-    classifier = kind(str(wrapper), harness.env)
+    classifier = kind(str(wrapper), harness.env, hidden=SECRETS)  # as the bootstrap builds it
     answer = classifier.classify("What about dark mode?", OUTCOME_SCHEMA)
     assert read_answer(answer.structured) is not None, answer
     env = json.loads(seen.read_text())
