@@ -32,10 +32,6 @@ from maple_core.text import one_line
 
 __all__ = [
     "CLAIM",
-    "DEFAULT_LEASE_S",
-    "MAX_AGENT_CHARS",
-    "MAX_LEASE_S",
-    "MIN_LEASE_S",
     "Claim",
     "ClaimAction",
     "ClaimDecision",
@@ -44,6 +40,10 @@ __all__ = [
     "ClaimRequest",
     "ClaimResult",
     "Claimant",
+    "DEFAULT_LEASE_S",
+    "MAX_AGENT_CHARS",
+    "MAX_LEASE_S",
+    "MIN_LEASE_S",
     "Presence",
     "apply_claim",
     "apply_sweep",

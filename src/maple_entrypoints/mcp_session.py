@@ -44,11 +44,11 @@ from maple_core.ports import Clock, CommentStore
 from maple_entrypoints.settings import SessionSettings
 
 __all__ = [
-    "UNNAMED_CLIENT",
     "ClaimSession",
     "Registry",
     "SessionIdentity",
     "SessionNote",
+    "UNNAMED_CLIENT",
     "new_session_id",
 ]
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from maple_core.errors import InvalidInputError
 from maple_core.json_types import JsonObject, JsonValue
 
-__all__ = ["REVIEW_EVENTS", "GitHubEvent", "PullToLookUp", "looked_up", "read_event"]
+__all__ = ["GitHubEvent", "PullToLookUp", "REVIEW_EVENTS", "looked_up", "read_event"]
 
 REVIEW_EVENTS = (
     "pull_request_review",

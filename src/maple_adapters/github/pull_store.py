@@ -65,7 +65,7 @@ from maple_core.pull_review import (
 from maple_core.readings import review_remark_comments
 from maple_core.statuses import CommentStatus
 
-__all__ = ["READINGS", "PrReview", "PullRequestStore", "gate_covers"]
+__all__ = ["PrReview", "PullRequestStore", "READINGS", "gate_covers"]
 
 READINGS = "readings"
 """Where the ledger's record of a review thread keeps the readings of its replies, by entry."""
