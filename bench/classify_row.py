@@ -34,6 +34,7 @@ from maple_core.json_types import JsonObject
 from maple_core.ports import FeedbackClassifier
 from maple_core.resolving import converse, resolve_comment
 from maple_core.thread_events import ThreadEvent
+from maple_entrypoints.configuration import SECRETS
 from tests.harness_support import start_harness
 
 TRIALS = 7
@@ -99,10 +100,10 @@ def classify_rows() -> list[tuple[str, str, str, float, str, bool]]:
 
 def _by_hand(harness: Any, timed: _Timed, prompt: str, folder: str) -> float:
     """The same ``claude -p`` a reading runs, by hand: its wall less the model's time."""
-    argv = ClaudeClassifier(harness.name, harness.env).argv(OUTCOME_SCHEMA)
+    argv = ClaudeClassifier(harness.name, harness.env, hidden=SECRETS).argv(OUTCOME_SCHEMA)
     before = len(timed.spent)
     started = time.perf_counter()
-    process = spawn(argv, folder, scoped_environment(harness.env))
+    process = spawn(argv, folder, scoped_environment(harness.env, SECRETS))
     process.communicate(prompt.encode(), timeout=120)
     return time.perf_counter() - started - sum(timed.spent[before:])
 

@@ -22,6 +22,7 @@ from contract_tests.agent_peers import CODEX_CONFIG, _bundled
 from maple_adapters.agents.classifiers import ClaudeClassifier, CodexClassifier
 from maple_core.ports import FeedbackClassifier
 from maple_core.stop import DATA_CLOSE, DATA_OPEN
+from maple_entrypoints.configuration import SECRETS
 from tests.agents.model_server import ScriptedModel
 from tests.loopback import serve_asgi
 
@@ -49,7 +50,7 @@ class Harness:
     def classifier(self, timeout_s: float = 60.0) -> FeedbackClassifier:
         """The classifier MAPLE_CLASSIFIER names, as maple builds it, bounded at ``timeout_s``."""
         kind = ClaudeClassifier if self.name == "claude" else CodexClassifier
-        return kind(self.name, self.env, timeout_s=timeout_s)
+        return kind(self.name, self.env, timeout_s=timeout_s, hidden=SECRETS)
 
     def answer(self, by_reply: Callable[[str], Said]) -> None:
         """Script the model: given the words of the reply a prompt frames, what it answers."""

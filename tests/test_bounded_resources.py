@@ -437,6 +437,6 @@ def test_an_agents_watchdog_leaves_with_it(tmp_path: Path) -> None:
     finally:
         session.close()
     missing = tmp_path / "missing"
-    failed = ClaudeProvider(str(missing)).start("claude-2", "Go.", str(peer.workspace))
+    failed = ClaudeProvider(str(missing), hidden=()).start("claude-2", "Go.", str(peer.workspace))
     assert "could not start (No such file or directory)" in (failed.snapshot().error or "")
     assert wait_until(lambda: not processes_naming(missing), 5), processes_naming(missing)

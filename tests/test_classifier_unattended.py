@@ -5,6 +5,7 @@ harness gets none of maple's secrets, and ``MAPLE_UNATTENDED``."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import stat
@@ -14,8 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from maple_adapters.agents.classifiers import ClaudeClassifier, CodexClassifier
+from maple_adapters.agents.claude_provider import ClaudeProvider
+from maple_adapters.agents.codex_provider import CodexProvider
 from maple_core.feedback import OUTCOME_SCHEMA, read_answer
-from maple_entrypoints.configuration import SECRETS
+from maple_entrypoints.bootstrap.classifier import classifier_from_environment
 from tests.harness_support import HARNESSES, Harness, start_harness
 
 SECRET = "ghp_classifier_secret_do_not_pass_123"
@@ -94,23 +98,39 @@ def test_a_reading_starts_none_of_the_users_hooks_servers_or_instructions(
 def test_the_harness_gets_no_secret_of_maples_and_knows_nobody_watches(
     harness: Harness, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    seen = tmp_path / "env.json"
+    seen = tmp_path / "env.jsonl"
     real = Path(harness.env["PATH"].split(os.pathsep)[0]) / harness.name
     wrapper = tmp_path / "wrapped" / harness.name
     wrapper.parent.mkdir()
     wrapper.write_text(
         "#!/bin/sh\n"
-        f'python3 -c \'import json, os; json.dump(dict(os.environ), open("{seen}", "w"))\'\n'
+        "python3 -c 'import json, os, sys; "
+        f'print(json.dumps(dict(os.environ)), file=open("{seen}", "a"))\'\n'
         f'exec {real.resolve()} "$@"\n'
     )
     wrapper.chmod(wrapper.stat().st_mode | stat.S_IEXEC)
+    for name, value in harness.env.items():  # the harness's home and PATH, as a user's shell has
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("PATH", f"{wrapper.parent}{os.pathsep}{harness.env['PATH']}")
+    monkeypatch.setenv("MAPLE_CLASSIFIER", harness.name)
     monkeypatch.setenv("GITHUB_TOKEN", SECRET)
     monkeypatch.setenv("MAPLE_GATE_TOKEN", SECRET)
     harness.answer(lambda words: {"outcome": "wait", "remarks": []})
-    kind = type(harness.classifier())
-    classifier = kind(str(wrapper), harness.env, hidden=SECRETS)  # as the bootstrap builds it
+    classifier = classifier_from_environment()  # as every program builds it: checked, then read
+    assert classifier is not None
     answer = classifier.classify("What about dark mode?", OUTCOME_SCHEMA)
     assert read_answer(answer.structured) is not None, answer
-    env = json.loads(seen.read_text())
-    assert SECRET not in json.dumps(env)
-    assert env["MAPLE_UNATTENDED"] == "1"
+    runs = [json.loads(line) for line in seen.read_text().splitlines()]
+    assert len(runs) >= 2  # the start-up check and the reading itself
+    for env in runs:
+        assert SECRET not in json.dumps(env)
+        assert env["MAPLE_UNATTENDED"] == "1"
+
+
+def test_no_harness_or_agent_can_be_built_without_naming_what_it_hides() -> None:
+    """Hiding maple's secrets is not a default a caller can forget: ``hidden`` is required."""
+    for kind in (ClaudeClassifier, CodexClassifier, ClaudeProvider, CodexProvider):
+        parameter = inspect.signature(kind).parameters["hidden"]
+        assert parameter.default is inspect.Parameter.empty, kind
+        with pytest.raises(TypeError, match="hidden"):
+            kind("claude")  # type: ignore[call-arg]

@@ -90,7 +90,7 @@ def test_codex_hands_its_marks_to_every_stdio_server_or_does_not_start(
         **peer.provider.env,
         "MAPLE_FAKE_MCP_SERVERS": json.dumps(servers) if servers != "fail" else "fail",
     }  # type: ignore[attr-defined]
-    marked = CodexProvider(peer.provider.binary, env, marks={"MAPLE_UNATTENDED": "1"})  # type: ignore[attr-defined]
+    marked = CodexProvider(peer.provider.binary, env, hidden=(), marks={"MAPLE_UNATTENDED": "1"})  # type: ignore[attr-defined]
     session = marked.start("codex-1", "Go.", str(peer.workspace))
     try:
         run = session.wait(TURN_S)
@@ -147,7 +147,8 @@ def test_a_missing_binary_is_not_installed_with_guidance(tmp_path: Path) -> None
     from maple_adapters.agents.claude_provider import ClaudeProvider
     from maple_adapters.agents.codex_provider import CodexProvider
 
-    for provider in (CodexProvider(str(tmp_path / "nope")), ClaudeProvider(str(tmp_path / "nope"))):
+    missing = str(tmp_path / "nope")
+    for provider in (CodexProvider(missing, hidden=()), ClaudeProvider(missing, hidden=())):
         info = provider.detect()
         assert (info.installed, info.version) == (False, None)
         assert "Install" in info.guidance
@@ -176,7 +177,7 @@ def test_the_pool_starts_at_most_four_inside_the_project(tmp_path: Path) -> None
 def test_an_agent_whose_process_never_started_does_not_count(tmp_path: Path) -> None:
     from maple_adapters.agents.codex_provider import CodexProvider
 
-    pool = AgentPool({"codex": CodexProvider(str(tmp_path / "missing"))}, tmp_path)
+    pool = AgentPool({"codex": CodexProvider(str(tmp_path / "missing"), hidden=())}, tmp_path)
     for _ in range(5):
         run = pool.start("codex", "Go.").snapshot()
         assert run.state is AgentState.FAILED
@@ -484,7 +485,7 @@ def _try(pool: AgentPool) -> str:
 def test_a_claude_that_never_started_does_not_count(tmp_path: Path) -> None:
     from maple_adapters.agents.claude_provider import ClaudeProvider
 
-    pool = AgentPool({"claude": ClaudeProvider(str(tmp_path / "missing"))}, tmp_path)
+    pool = AgentPool({"claude": ClaudeProvider(str(tmp_path / "missing"), hidden=())}, tmp_path)
     for _ in range(5):
         run = pool.start("claude", "Go.").snapshot()
         assert run.state is AgentState.FAILED

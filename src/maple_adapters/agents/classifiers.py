@@ -106,7 +106,8 @@ def _last_line(text: str) -> str:
 class _Harness:
     """What both classifiers share: the binary, its environment, the model and the bound.
 
-    ``hidden`` names the variables the harness never sees (maple's secrets).
+    ``hidden`` names the variables the harness never sees (maple's secrets). It has no default,
+    so no caller can forget it: the bootstrap passes the configuration's secret list.
     """
 
     def __init__(
@@ -116,7 +117,7 @@ class _Harness:
         *,
         model: str | None = None,
         timeout_s: float = DEFAULT_TIMEOUT_S,
-        hidden: Collection[str] = (),
+        hidden: Collection[str],
     ) -> None:
         self.binary = binary
         self.env = {**dict(env or {}), **_UNATTENDED}
@@ -144,7 +145,7 @@ class ClaudeClassifier(_Harness):
 
     def detect(self) -> ProviderInfo:
         """``claude --version`` and ``claude auth status --json``, as the agent provider asks."""
-        return ClaudeProvider(self.binary, self.env).detect()
+        return ClaudeProvider(self.binary, self.env, hidden=self.hidden).detect()
 
     def argv(self, schema: JsonObject) -> list[str]:
         """The command line of one reading."""
@@ -214,16 +215,19 @@ class CodexClassifier(_Harness):
         """``codex``."""
         return "codex"
 
+    def _codex(self) -> CodexProvider:
+        return CodexProvider(self.binary, self.env, hidden=self.hidden)
+
     def detect(self) -> ProviderInfo:
         """``codex --version``, ``codex login status``, and whether this Codex knows the features.
 
         The features maple turns off for a reading must be ones this Codex knows (an unknown one
         fails the run): ``details["unsupported"]`` names any it does not.
         """
-        info = CodexProvider(self.binary, self.env).detect()
+        info = self._codex().detect()
         if not info.installed:
             return info
-        listed = CodexProvider(self.binary, self.env).run_quietly("features", "list")
+        listed = self._codex().run_quietly("features", "list")
         known = {
             line.split()[0]
             for line in (listed.stdout if listed else "").splitlines()
@@ -240,7 +244,7 @@ class CodexClassifier(_Harness):
         A reading never runs with a server it could not turn off: a list Codex cannot give, or
         a server whose name no override can reach, is a failure naming the fix.
         """
-        listed = CodexProvider(self.binary, self.env).run_quietly("mcp", "list", "--json", cwd=cwd)
+        listed = self._codex().run_quietly("mcp", "list", "--json", cwd=cwd)
         try:
             servers = json.loads(listed.stdout) if listed and listed.returncode == 0 else None
         except ValueError:

@@ -136,7 +136,8 @@ class CliProvider(ABC, Generic[_SessionT]):
         approve: answer the agent's permission requests yes (someone handed it the task and
             watches it); ``False`` answers every one no, so only what the client's own settings
             allow runs (an agent nobody watches, driven by reviewers' words).
-        hidden: the variables of this process no child gets (maple's secrets).
+        hidden: the variables of this process no child gets (maple's secrets); required, so a
+            caller cannot forget it (pass ``()`` to hide nothing).
         marks: variables set for the agent and for everything it starts: its commands and its
             MCP servers, even where the client hands a server only the variables its
             configuration names (Codex).
@@ -150,7 +151,7 @@ class CliProvider(ABC, Generic[_SessionT]):
         env: Mapping[str, str] | None = None,
         *,
         approve: bool = True,
-        hidden: Collection[str] = (),
+        hidden: Collection[str],
         marks: Mapping[str, str] | None = None,
     ) -> None:
         self.binary = binary or self.default_binary
