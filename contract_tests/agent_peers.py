@@ -192,7 +192,8 @@ def real_peer(provider_name: str, tmp: Path, request: pytest.FixtureRequest) -> 
         codex_home = tmp / "codex-home"
         codex_home.mkdir(exist_ok=True)
         (codex_home / "config.toml").write_text(CODEX_CONFIG.format(url=running.url))
-        provider = CodexProvider(str(binary), {**env, "CODEX_HOME": str(codex_home)})
+        codex_env = {**env, "CODEX_HOME": str(codex_home)}
+        provider = CodexProvider(str(binary), codex_env, hidden=SECRETS)
     else:
         provider = ClaudeProvider(
             str(binary),
@@ -204,6 +205,7 @@ def real_peer(provider_name: str, tmp: Path, request: pytest.FixtureRequest) -> 
                 "DISABLE_AUTOUPDATER": "1",
                 "DISABLE_TELEMETRY": "1",
             },
+            hidden=SECRETS,
         )
 
     def install(scenario: Scenario) -> None:
