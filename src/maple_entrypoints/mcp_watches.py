@@ -49,7 +49,7 @@ T = TypeVar("T")
 
 
 class Renewal(Protocol):
-    """The session's claims, renewed while it waits (the session's ``ClaimsSession``)."""
+    """The session's claims, renewed while it waits (its ``ClaimSession``)."""
 
     def renewal_due(self) -> bool:
         """Whether a renewal is due (no I/O: asked on the event loop)."""
