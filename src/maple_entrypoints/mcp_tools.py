@@ -167,20 +167,26 @@ def _wait_for_comments(server: MCPServer, kit: Toolkit) -> None:
             ctx if long_budget is None else None,
             kit.report,
             pick=pick,
-            renew=kit.claims.renew_due,
+            renew=kit.claims,
         )
         ordered, claimed = kit.claims.shown(found.comments, branch, kit.clock.now())
-        data: dict[str, Any] = {
-            "status": "comments" if found.comments else "timeout",
-            "cursor": found.cursor,
-            "comments": shown(
-                ordered,
-                kit.report,
-                since=parse_cursor(since) if since else None,
-                claimed=claimed,
-            ),
-        }
-        return tool_result(data, {"notice": REVIEW_DATA_NOTICE, **data})
+
+        def answer() -> CallToolResult:
+            data: dict[str, Any] = {
+                "status": "comments" if found.comments else "timeout",
+                "cursor": found.cursor,
+                "comments": shown(
+                    ordered,
+                    kit.report,
+                    since=parse_cursor(since) if since else None,
+                    claimed=claimed,
+                ),
+            }
+            return tool_result(data, {"notice": REVIEW_DATA_NOTICE, **data})
+
+        # The waits one comment woke answer alike: the answer is made and serialised once.
+        made = kit.watches.answer(branch, since, found.cursor, ordered, claimed, answer)
+        return made.model_copy()
 
 
 def _resolve_comment(server: MCPServer, kit: Toolkit) -> None:
