@@ -3,6 +3,10 @@
 Only this module imports ``maple_adapters.sql`` (and so SQLAlchemy), and only when
 ``MAPLE_STORE=sql`` or a ``maple db``/``maple tokens`` command asks for it: the Stop hook's and
 ``maple-mcp``'s start-up never load it otherwise.
+
+A part of the setups, not a setup: the agent loop and the route server open the database on
+``MAPLE_STORE=sql``, and the local checkout offers it (``LocalCheckout.database``) to ``maple
+db``, ``maple tokens`` and ``maple doctor``.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ if TYPE_CHECKING:
     from maple_adapters.sql.health import DatabaseHealth
     from maple_adapters.sql.migrate import Upgrade
 
-__all__ = ["SqlDatabase", "SqlRoute", "sql_database"]
+__all__: list[str] = []  # a part the setups build; no entrypoint imports it
 
 _DATABASES: dict[str, Database] = {}
 _LOCK = threading.Lock()

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from maple_adapters.system import SystemClock
 from maple_core.cursor import format_stamp, parse_stamp
+from maple_core.ports import Clock, TokenStore
 from maple_core.text import one_line
 from maple_core.tokens import AccessToken, TokenScope, parse_lifetime
-from maple_entrypoints.cli.common import JsonOption, database_here
+from maple_entrypoints.cli.common import JsonOption, local_here
 from maple_entrypoints.cli.output import print_json
 from maple_entrypoints.configuration import Settings
 from maple_entrypoints.settings import repository_of
@@ -33,7 +35,7 @@ tokens_app = typer.Typer(
 @db_app.command("upgrade", epilog="Example: maple db upgrade")
 def upgrade() -> None:
     """Bring the database's schema to this maple's revision (safe to run again, or at once)."""
-    database = database_here()
+    database = local_here(Path.cwd()).database()
     done = database.upgrade()
     where = database.shown
     if done.changed:
@@ -77,7 +79,7 @@ def create(
     """Issue a token; its secret is printed once, here, and kept nowhere (only its digest)."""
     lifetime = parse_lifetime(expires)
     clock = SystemClock()
-    tokens = database_here().tokens(clock)
+    tokens = _tokens(clock)
     issued = tokens.issue(
         _repository(repository), scope, clock.now() + lifetime, one_line(label) if label else None
     )
@@ -107,9 +109,7 @@ def list_tokens(
     as_json: JsonOption = False,
 ) -> None:
     """List the tokens issued (never their secrets): active, expired and revoked ones."""
-    tokens = (
-        database_here().tokens(SystemClock()).tokens(None if every else _repository(repository))
-    )
+    tokens = _tokens(SystemClock()).tokens(None if every else _repository(repository))
     if as_json:
         print_json([{**t.to_json(), "state": _state(t)} for t in tokens])
         return
@@ -121,6 +121,11 @@ def list_tokens(
 @tokens_app.command("revoke", epilog="Example: maple tokens revoke tok_3f9a1c2b7d4e")
 def revoke(token_id: Annotated[str, typer.Argument(help="The token's id (tok_…).")]) -> None:
     """Stop a token working at once (it stays listed, revoked)."""
-    token = database_here().tokens(SystemClock()).revoke(token_id)
+    token = _tokens(SystemClock()).revoke(token_id)
     when = token.revoked_at or format_stamp(SystemClock().now())
     print(f"Revoked {token.id} ({token.scope.value}, {token.repository}) at {when}.")
+
+
+def _tokens(clock: Clock) -> TokenStore:
+    """The tokens kept in the database ``MAPLE_DATABASE_URL`` names."""
+    return local_here(Path.cwd()).database().tokens(clock)

@@ -22,8 +22,8 @@ from maple_entrypoints.cli.common import (
     BranchOption,
     JsonOption,
     branch_of,
-    classifier_here,
     fail,
+    local_here,
     loop_here,
 )
 from maple_entrypoints.cli.output import print_json, understood_line, warn
@@ -48,7 +48,7 @@ def classify(
     resolution. Only a trusted reviewer's reply on a resolved comment is read.
     """
     cwd = Path.cwd()
-    classifier = classifier_here()
+    classifier = local_here(cwd).classifier()
     if classifier is None:
         raise fail(
             "MAPLE_CLASSIFIER is off, so nothing reads reviewers' words; set it to claude or "

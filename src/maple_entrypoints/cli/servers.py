@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from maple_entrypoints.cli.common import EXIT_CONFIG, EXIT_ERROR, fail
+from maple_entrypoints.cli.common import EXIT_CONFIG, EXIT_ERROR, fail, local_here
 
 __all__ = ["hook_app", "mcp_server", "route_app", "solo"]
 
@@ -161,10 +161,9 @@ def solo(
 
     from maple_adapters.log import ServerLog
     from maple_core.errors import MapleError
-    from maple_entrypoints.cli.common import classifier_here
     from maple_entrypoints.solo import start_bridge
 
-    classifier = classifier_here()  # a harness that cannot read stops us here
+    classifier = local_here(Path.cwd()).classifier()  # a harness that cannot read stops us here
     stopped = threading.Event()  # set by SIGTERM, taken before the link can be read
     signal.signal(signal.SIGTERM, lambda *_: stopped.set())
     try:
