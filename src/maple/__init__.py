@@ -44,20 +44,13 @@ from maple_core.gate import (
     GateVerdict,
     decide_gate,
 )
+from maple_core.gate_ports import GatePublisher, GateRefresher
 from maple_core.gate_rules import GateRules
 from maple_core.listing import list_all
 from maple_core.media import MediaRef
 from maple_core.page_context import Context
 from maple_core.paging import CommentPage, ListQuery
-from maple_core.ports import (
-    Capability,
-    ChangeSignal,
-    Clock,
-    CommentConversation,
-    CommentStore,
-    GatePublisher,
-    GateRefresher,
-)
+from maple_core.ports import Capability, ChangeSignal, Clock, CommentConversation, CommentStore
 from maple_core.reporting import converse_and_report, report_to_gate, resolve_and_report
 from maple_core.resolving import converse, resolve_comment
 from maple_core.statuses import BLOCKING_STATUSES, CommentStatus

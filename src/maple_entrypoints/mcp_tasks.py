@@ -28,7 +28,7 @@ The background tasks run in a task group the server's lifespan opens (:meth:`Tas
 lifespan`); without it, calls are never turned into tasks.
 
 Behind a balancer (the route's ``/mcp`` on many workers) the tasks' state lives in a shared
-:class:`~maple_core.ports.TaskStore` (``store``), so any worker answers ``tasks/get`` and
+:class:`~maple_core.storage_ports.TaskStore` (``store``), so any worker answers ``tasks/get`` and
 ``tasks/cancel`` for any task. The worker running a task renews its lease every third of
 :data:`LEASE_S`; a cancel through another worker reaches it at the next renewal. When a worker
 dies mid-wait, its lease runs out, and the next worker asked about the task takes it over and
@@ -64,7 +64,7 @@ from mcp_types import (
 from pydantic import BaseModel, ConfigDict, Field
 
 from maple_core.cursor import format_stamp
-from maple_core.ports import TaskStore
+from maple_core.storage_ports import TaskStore
 from maple_core.tasks import TaskRecord, TaskStatus
 
 __all__ = [

@@ -17,8 +17,9 @@ from maple_adapters.github.shared import BudgetRecorder, SharedCache, SharedTran
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.github.transport import GitHubTransport, host_of
 from maple_adapters.github.wrappers import ResilientTransport
+from maple_core.agent_ports import FeedbackClassifier
 from maple_core.errors import ConfigurationError
-from maple_core.ports import Clock, FeedbackClassifier
+from maple_core.ports import Clock
 from maple_core.trust import TrustPolicy
 
 __all__ = ["ReviewPlace", "review_store"]

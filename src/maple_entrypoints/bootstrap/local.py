@@ -22,7 +22,9 @@ from maple_adapters.files.media import FileMedia
 from maple_adapters.files.store import FileCommentStore
 from maple_adapters.sessions import SessionRegistry
 from maple_adapters.system import SystemClock
-from maple_core.ports import Clock, CommentStore, Commits, FeedbackClassifier
+from maple_core.agent_ports import FeedbackClassifier
+from maple_core.gate_ports import Commits
+from maple_core.ports import Clock, CommentStore
 from maple_entrypoints.block_counter import temp_folder
 from maple_entrypoints.bootstrap.classifier import classifier_from_environment
 from maple_entrypoints.configuration import (

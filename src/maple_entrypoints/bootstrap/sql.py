@@ -20,7 +20,8 @@ import anyio.to_thread
 
 from maple_core.errors import ConfigurationError
 from maple_core.json_types import JsonObject
-from maple_core.ports import Clock, CommentStore, MediaStore, TaskStore, TokenStore
+from maple_core.ports import Clock, CommentStore
+from maple_core.storage_ports import MediaStore, TaskStore, TokenStore
 from maple_entrypoints.variables import Secret
 
 TYPE_CHECKING = False

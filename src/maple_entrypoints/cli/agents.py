@@ -18,9 +18,9 @@ from typing import Annotated, Any, cast
 
 import typer
 
+from maple_core.agent_ports import AgentProvider, AgentSession
 from maple_core.agents import PROVIDERS, AgentRun, AgentState, render_run
 from maple_core.errors import MapleError
-from maple_core.ports import AgentProvider, AgentSession
 from maple_core.text import one_line
 from maple_entrypoints.cli.claims import sessions_status
 from maple_entrypoints.cli.common import (

@@ -10,7 +10,8 @@ import typer
 
 from maple_adapters.system import SystemClock
 from maple_core.cursor import format_stamp, parse_stamp
-from maple_core.ports import Clock, TokenStore
+from maple_core.ports import Clock
+from maple_core.storage_ports import TokenStore
 from maple_core.text import one_line
 from maple_core.tokens import AccessToken, TokenScope, parse_lifetime
 from maple_entrypoints.cli.common import JsonOption, local_here

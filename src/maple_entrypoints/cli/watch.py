@@ -32,6 +32,7 @@ from typing import Annotated, Any
 
 import typer
 
+from maple_core.agent_ports import AgentProvider, AgentSession
 from maple_core.agents import AgentRun, AgentState
 from maple_core.claiming import keeps_claims
 from maple_core.claims import ClaimOutcome, ClaimRequest
@@ -40,7 +41,7 @@ from maple_core.cursor import FreshComments, parse_cursor, select_fresh
 from maple_core.errors import ConfigurationError, MapleError
 from maple_core.json_types import JsonObject
 from maple_core.listing import list_all
-from maple_core.ports import AgentProvider, AgentSession, CommentClaims, CommentStore
+from maple_core.ports import CommentClaims, CommentStore
 from maple_core.statuses import CommentStatus
 from maple_core.stop import inert_field
 from maple_core.text import one_line
