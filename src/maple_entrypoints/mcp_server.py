@@ -26,11 +26,7 @@ from maple_core.targets import GateTarget
 from maple_entrypoints.mcp_claims import CLAIM_TOOL, register_claim_tool
 from maple_entrypoints.mcp_results import tool_errors, tool_result
 from maple_entrypoints.mcp_session import ClaimSession, new_session_id
-from maple_entrypoints.mcp_tasks import (
-    MAX_LIVE_TASKS,
-    MAX_TASK_WAIT_S,
-    TasksExtension,
-)
+from maple_entrypoints.mcp_tasks import MAX_LIVE_TASKS, MAX_TASK_WAIT_S, TasksExtension
 from maple_entrypoints.mcp_toolkit import ClientNote, Toolkit
 from maple_entrypoints.mcp_tools import add_tools
 from maple_entrypoints.mcp_wire import SERVICE
