@@ -38,10 +38,10 @@ from maple_core.feedback import (
     stale,
 )
 from maple_core.gate import GateConclusion, GatePolicy, GateReason, decide_gate
+from maple_core.inert_text import DATA_CLOSE, DATA_OPEN
 from maple_core.listing import list_all
 from maple_core.resolving import converse, resolve_comment
 from maple_core.statuses import CommentStatus
-from maple_core.stop import DATA_CLOSE, DATA_OPEN
 from maple_core.thread_events import ThreadEvent
 from maple_core.threads import confirmation_of
 

@@ -60,13 +60,13 @@ from maple_core.stop import (
     decide_loop_count_stop,
     decide_session_stop,
     decide_stop,
-    worklist,
 )
 from maple_core.stop_payload import StopPayload, parse_stop_payload
 from maple_core.targets import Fix, GateTarget, NotPublished, Published, PublishOutcome
 from maple_core.thread_events import ThreadEvent
 from maple_core.wait import clamp_wait_ms
 from maple_core.waiting import wait_for_comments
+from maple_core.worklist import worklist
 from maple_entrypoints.bootstrap.agent_loop import AgentLoop, agent_loop
 from maple_entrypoints.configuration import Settings
 from maple_entrypoints.route.app import RouteOptions, create_route_app

@@ -8,7 +8,7 @@ import unicodedata
 from collections.abc import Iterable
 
 from maple_core.anchors import Anchor
-from maple_core.stop import DATA_CLOSE, DATA_OPEN
+from maple_core.inert_text import DATA_CLOSE, DATA_OPEN
 
 __all__ = [
     "REVIEW_DATA_NOTE",

@@ -23,8 +23,8 @@ from maple_core.stop import (
     CounterUpdate,
     decide_loop_count_stop,
     decide_session_stop,
-    split_by_claims,
 )
+from maple_core.stop_claims import split_by_claims
 from maple_core.stop_payload import StopPayload, parse_stop_payload
 from maple_entrypoints.block_counter import HOOK, BlockCounter, temp_folder
 from maple_entrypoints.configuration import (
