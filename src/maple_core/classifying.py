@@ -24,11 +24,10 @@ from maple_core.feedback import (
     HarnessAnswer,
     Outcome,
     classification_of,
-    feedback_prompt,
     read_answer,
-    refusal,
-    review_prompt,
 )
+from maple_core.feedback_policy import refusal
+from maple_core.feedback_prompt import feedback_prompt, review_prompt
 from maple_core.json_types import JsonObject
 from maple_core.listing import list_all
 from maple_core.ports import Capability, Clock, CommentAmending, CommentConversation, CommentStore

@@ -14,7 +14,7 @@ from starlette.responses import Response
 from maple_core.agent_ports import FeedbackClassifier
 from maple_core.classifying import classify_reply, undo_reading
 from maple_core.comments import Comment
-from maple_core.feedback import refusal
+from maple_core.feedback_policy import refusal
 from maple_core.listing import list_all
 from maple_core.ports import CommentStore
 from maple_core.thread_events import ThreadEvent
