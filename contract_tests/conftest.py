@@ -15,7 +15,7 @@ from maple_adapters.files.media import FileMedia
 from maple_adapters.files.store import FileCommentStore
 from maple_adapters.github.pull_store import PullRequestStore
 from maple_adapters.github.review_source import ReviewSource
-from maple_adapters.github.shared import SharedTransport
+from maple_adapters.github.shared_transport import SharedTransport
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.github.tokens import TokenStores
 from maple_adapters.memory import InMemoryCommentStore

@@ -21,7 +21,7 @@ from enum import StrEnum
 
 from maple_adapters.github.ledger import GitHubLedger
 from maple_adapters.github.review_source import ReviewSource
-from maple_adapters.github.shared import SharedTransport
+from maple_adapters.github.shared_transport import SharedTransport
 from maple_adapters.github.signal import GitHubChangeSignal
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.github.transport import GitHubError, GitHubTransport
