@@ -15,7 +15,7 @@ from maple_core.attachments import (
 )
 from maple_core.comments import Comment
 from maple_core.errors import MapleError
-from maple_core.media import raster_size, sniff_raster
+from maple_core.raster import raster_size, sniff_raster
 from maple_core.storage_ports import MediaStore
 
 __all__ = ["comment_images"]
