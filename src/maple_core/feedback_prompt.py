@@ -12,8 +12,9 @@ from collections.abc import Sequence
 
 from maple_core.comments import Comment
 from maple_core.conversation import Reply, Role, thread_of
+from maple_core.inert_text import framed_json
 from maple_core.json_types import JsonObject
-from maple_core.text import capped, framed_json, one_line, where_of
+from maple_core.text import capped, one_line, where_of
 
 __all__ = ["MAX_PROMPT_CHARS", "entries_after", "feedback_prompt", "review_prompt"]
 
