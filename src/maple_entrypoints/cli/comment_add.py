@@ -22,9 +22,7 @@ from maple_entrypoints.cli.common import (
     git_author,
     store_here,
 )
-from maple_entrypoints.cli.output import (
-    print_json,
-)
+from maple_entrypoints.cli.output import print_json
 
 __all__ = ["ColorScheme", "add_comment"]
 

@@ -15,6 +15,7 @@ from maple_core.errors import MapleError
 from maple_core.listing import list_all
 from maple_core.text import one_line
 from maple_core.threads import awaiting_reviewer
+from maple_entrypoints.cli.comment_table import understood_line
 from maple_entrypoints.cli.common import (
     BranchOption,
     JsonOption,
@@ -22,12 +23,7 @@ from maple_entrypoints.cli.common import (
     local_here,
     store_here,
 )
-from maple_entrypoints.cli.output import (
-    print_json,
-    terminal_text,
-    understood_line,
-    warn,
-)
+from maple_entrypoints.cli.output import print_json, terminal_text, warn
 
 __all__ = ["show"]
 

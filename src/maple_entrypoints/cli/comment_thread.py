@@ -26,10 +26,7 @@ from maple_entrypoints.cli.common import (
     head_commit,
     loop_here,
 )
-from maple_entrypoints.cli.output import (
-    print_json,
-    warn,
-)
+from maple_entrypoints.cli.output import print_json, warn
 
 __all__ = ["confirm", "reopen", "reply", "resolve"]
 

@@ -23,6 +23,7 @@ from maple_core.waiting import wait_for_comments
 from maple_entrypoints.cli.claims import claim, release
 from maple_entrypoints.cli.comment_add import add_comment
 from maple_entrypoints.cli.comment_show import show
+from maple_entrypoints.cli.comment_table import print_comments, print_held
 from maple_entrypoints.cli.comment_thread import confirm, reopen, reply, resolve
 from maple_entrypoints.cli.common import (
     BranchOption,
@@ -31,13 +32,7 @@ from maple_entrypoints.cli.common import (
     loop_here,
     store_here,
 )
-from maple_entrypoints.cli.output import (
-    json_text,
-    print_comments,
-    print_held,
-    print_json,
-    warn,
-)
+from maple_entrypoints.cli.output import json_text, print_json, warn
 
 __all__ = ["comments_app"]
 

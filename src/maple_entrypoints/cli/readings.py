@@ -15,6 +15,7 @@ from maple_core.display import shown_one
 from maple_core.listing import list_all
 from maple_core.reporting import report_to_gate
 from maple_core.text import one_line
+from maple_entrypoints.cli.comment_table import understood_line
 from maple_entrypoints.cli.comments import comments_app
 from maple_entrypoints.cli.common import (
     EXIT_CONFIG,
@@ -26,7 +27,7 @@ from maple_entrypoints.cli.common import (
     local_here,
     loop_here,
 )
-from maple_entrypoints.cli.output import print_json, understood_line, warn
+from maple_entrypoints.cli.output import print_json, warn
 
 __all__ = ["classify"]
 
