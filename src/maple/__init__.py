@@ -54,13 +54,8 @@ from maple_core.ports import Capability, ChangeSignal, Clock, CommentConversatio
 from maple_core.reporting import converse_and_report, report_to_gate, resolve_and_report
 from maple_core.resolving import converse, resolve_comment
 from maple_core.statuses import BLOCKING_STATUSES, CommentStatus
-from maple_core.stop import (
-    MAX_BLOCKS,
-    StopDecision,
-    decide_loop_count_stop,
-    decide_session_stop,
-    decide_stop,
-)
+from maple_core.stop import MAX_BLOCKS, StopDecision, decide_stop
+from maple_core.stop_budget import decide_loop_count_stop, decide_session_stop
 from maple_core.stop_payload import StopPayload, parse_stop_payload
 from maple_core.targets import Fix, GateTarget, NotPublished, Published, PublishOutcome
 from maple_core.thread_events import ThreadEvent

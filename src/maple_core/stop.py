@@ -5,7 +5,7 @@ up after :data:`MAX_BLOCKS` in a row. This module works on comments in Maple's J
 :class:`~maple_core.comments.Comment` is accepted too) and imports almost nothing, so the hook
 that uses it starts nearly as fast as a bare interpreter. The worklist's text is
 ``worklist.py`` (reviewers' words made inert in ``inert_text.py``), and which comments another
-session claimed ``stop_claims.py``.
+session claimed ``stop_claims.py``, and each client's count of blocks ``stop_budget.py``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from maple_core.frozen import Frozen
-from maple_core.stop_payload import StopPayload
 from maple_core.worklist import claimed_note, record_of, waiting_for_reviewer, worklist
 
 TYPE_CHECKING = False
@@ -23,13 +22,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CLAIM_HORIZON_S",
-    "CounterUpdate",
     "LAST_BLOCK",
     "MAX_BLOCKS",
-    "SessionStop",
     "StopDecision",
-    "decide_loop_count_stop",
-    "decide_session_stop",
     "decide_stop",
 ]
 
@@ -104,65 +99,3 @@ def decide_stop(
         # Codex shows nobody the give-up text that follows, so the last block says it ahead.
         reason += f"\n{LAST_BLOCK}"
     return StopDecision(block=True, reason=reason)
-
-
-class CounterUpdate:
-    """What to do with the session's block counter after a stop."""
-
-    KEEP = "keep"
-    WRITE = "write"
-    CLEAR = "clear"
-
-
-class SessionStop(Frozen):
-    """A stop decision plus what to do with the session's counter (``count`` for a write)."""
-
-    __slots__ = ("count", "counter", "decision")
-    decision: StopDecision
-    counter: str
-    count: int
-
-    def __init__(self, decision: StopDecision, counter: str, count: int = 0) -> None:
-        self._set(decision=decision, counter=counter, count=count)
-
-
-def decide_loop_count_stop(
-    open_comments: Sequence[Comment | JsonObject],
-    payload: StopPayload,
-    claimed: Sequence[Comment | JsonObject] = (),
-) -> StopDecision:
-    """Decide a stop for a client that counts its own follow-ups in ``loop_count`` (Cursor).
-
-    A run the person stopped (``aborted``) or that failed (``error``) is not followed up.
-    ``claimed`` are the comments other live sessions hold (see :func:`decide_stop`).
-    """
-    if payload.status not in (None, "completed"):
-        return StopDecision()
-    return decide_stop(open_comments, max(0, payload.loop_count or 0), claimed)
-
-
-def decide_session_stop(
-    open_comments: Sequence[Comment | JsonObject],
-    payload: StopPayload,
-    stored_blocks: int,
-    claimed: Sequence[Comment | JsonObject] = (),
-) -> SessionStop:
-    """Decide a stop for a session whose counter holds ``stored_blocks``.
-
-    A stop that is not a continuation (``stop_hook_active`` false) starts the count again; a
-    continuation without a session id is assumed to have used the whole budget. ``claimed``
-    are the comments other live sessions hold (see :func:`decide_stop`).
-    """
-    active = bool(payload.stop_hook_active)
-    if not active:
-        blocks = 0
-    elif payload.session_id is None:
-        blocks = MAX_BLOCKS
-    else:
-        blocks = stored_blocks
-    decision = decide_stop(open_comments, blocks, claimed)
-    if payload.session_id is None:
-        return SessionStop(decision, CounterUpdate.KEEP)
-    if decision.block:
-        return SessionStop(decision, CounterUpdate.WRITE, blocks + 1)
-    return SessionStop(decision, CounterUpdate.CLEAR)
