@@ -1,76 +1,29 @@
-"""An MCP task as this server holds it and as the wire shows it, and who asked for one.
+"""An MCP task as this server holds it and as the wire shows it.
 
-The values the Tasks extension (``mcp_tasks.py``) works with: a task running here
-(:class:`LocalTask`), its wire form and a shared record's (:func:`record_wire`), the params of
-``tasks/get`` and ``tasks/cancel``, whether a client declared the extension, and the budget a
-tool running as a task reads (:func:`task_budget_s`).
+A task running here (:class:`LocalTask`) and a shared store's record of one
+(:func:`record_wire`) answer ``tasks/get`` in the same shape; times are ISO 8601 on the wire and
+maple's fixed-width stamps in the store. How a tool call becomes a task is
+``mcp_task_calls.py``, and the extension itself ``mcp_tasks.py``.
 """
 
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import anyio
-from mcp.server.context import HandlerResult, ServerRequestContext
-from mcp.shared.exceptions import MCPError
-from mcp_types import CLIENT_CAPABILITIES_META_KEY, INVALID_PARAMS, RequestParams
-from pydantic import BaseModel, ConfigDict, Field
 
 from maple_core.cursor import format_stamp
 from maple_core.tasks import TaskRecord
 
-__all__ = [
-    "LocalTask",
-    "POLL_INTERVAL_MS",
-    "Status",
-    "TASKS_EXTENSION",
-    "TaskIdParams",
-    "client_declares_tasks",
-    "dumped_result",
-    "now_iso",
-    "record_wire",
-    "stamp_after",
-    "task_budget",
-    "task_budget_s",
-    "unknown_task",
-]
+__all__ = ["LocalTask", "POLL_INTERVAL_MS", "Status", "now_iso", "record_wire", "stamp_after"]
 
-TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
-"""The extension's identifier, in ``capabilities.extensions``."""
 POLL_INTERVAL_MS = 2_000
 """The poll interval advertised (Claude Code polls every 2 s whatever it is told)."""
 
 Status = Literal["working", "completed", "failed", "cancelled"]
 """A task's status on the wire."""
-
-_budget: ContextVar[float | None] = ContextVar("maple_task_budget_s", default=None)
-
-
-def task_budget_s() -> float | None:
-    """Inside a tool running as a task, how long it may work (seconds); ``None`` otherwise."""
-    return _budget.get()
-
-
-@contextmanager
-def task_budget(seconds: float) -> Iterator[None]:
-    """Run the ``with`` body as a task that may work ``seconds`` (:func:`task_budget_s`)."""
-    token = _budget.set(seconds)
-    try:
-        yield
-    finally:
-        _budget.reset(token)
-
-
-class TaskIdParams(RequestParams):
-    """The params of ``tasks/get`` and ``tasks/cancel``."""
-
-    model_config = ConfigDict(populate_by_name=True, extra="allow")
-    task_id: str = Field(alias="taskId", min_length=1, max_length=128)
 
 
 def now_iso() -> str:
@@ -151,27 +104,3 @@ class LocalTask:
         return _wire(
             self.task_id, self.status, self.message, times, keep_s, self.result, self.error
         )
-
-
-def client_declares_tasks(ctx: ServerRequestContext[Any, Any]) -> bool:
-    """Whether the client declared the tasks extension on this request (or its connection)."""
-    meta = ctx.meta if isinstance(ctx.meta, Mapping) else None
-    declared = meta.get(CLIENT_CAPABILITIES_META_KEY) if meta is not None else None
-    if isinstance(declared, Mapping):
-        extensions = declared.get("extensions")
-        return isinstance(extensions, Mapping) and TASKS_EXTENSION in extensions
-    capabilities = ctx.session.client_capabilities
-    extensions = capabilities.extensions if capabilities is not None else None
-    return bool(extensions) and TASKS_EXTENSION in (extensions or {})
-
-
-def unknown_task(task_id: str) -> MCPError:
-    """The error for a task id this server does not know (never had, or forgot)."""
-    return MCPError(code=INVALID_PARAMS, message=f"Unknown or expired task: {task_id}")
-
-
-def dumped_result(result: HandlerResult) -> dict[str, Any]:
-    """A tool's result as the JSON a task carries."""
-    if isinstance(result, BaseModel):
-        return result.model_dump(by_alias=True, mode="json", exclude_none=True)
-    return dict(result or {})

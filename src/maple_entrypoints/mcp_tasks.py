@@ -24,7 +24,8 @@ Bounds (all per server):
 - a finished task is kept for ``keep_s`` (:data:`KEEP_FINISHED_S`) for the client to read, and at
   most ``max_kept`` of them; then it is forgotten and ``tasks/get`` says it is unknown.
 
-The task values and their wire form are in ``mcp_task_values.py``. The background tasks run in a
+A task and its wire form are in ``mcp_task_values.py``, how a call becomes one in
+``mcp_task_calls.py``. The background tasks run in a
 task group the server's lifespan opens (:meth:`TasksExtension.
 lifespan`); without it, calls are never turned into tasks.
 
@@ -56,19 +57,15 @@ from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, CallToolRequestParams
 
 from maple_core.storage_ports import TaskStore
 from maple_core.tasks import TaskRecord, TaskStatus
-from maple_entrypoints.mcp_task_values import (
+from maple_entrypoints.mcp_task_calls import (
     TASKS_EXTENSION,
-    LocalTask,
-    Status,
     TaskIdParams,
     client_declares_tasks,
     dumped_result,
-    now_iso,
-    record_wire,
-    stamp_after,
     task_budget,
     unknown_task,
 )
+from maple_entrypoints.mcp_task_values import LocalTask, Status, now_iso, record_wire, stamp_after
 
 __all__ = [
     "KEEP_FINISHED_S",

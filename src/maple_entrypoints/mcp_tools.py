@@ -38,7 +38,7 @@ from maple_entrypoints.mcp_images import comment_images
 from maple_entrypoints.mcp_models import CommentList, ContextModel, SoloModel, WaitModel
 from maple_entrypoints.mcp_models import CommentModel as CommentOut
 from maple_entrypoints.mcp_results import tool_errors, tool_result
-from maple_entrypoints.mcp_task_values import task_budget_s
+from maple_entrypoints.mcp_task_calls import task_budget_s
 from maple_entrypoints.mcp_toolkit import Toolkit
 from maple_entrypoints.mcp_watches import wait_for_fresh
 
