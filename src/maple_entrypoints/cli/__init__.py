@@ -18,7 +18,8 @@ from maple_entrypoints.cli.gate import gate_app
 from maple_entrypoints.cli.install import install
 from maple_entrypoints.cli.readings import classify  # noqa: F401 - registers maple comments classify
 from maple_entrypoints.cli.review import review
-from maple_entrypoints.cli.servers import hook_app, mcp_server, route_app, solo
+from maple_entrypoints.cli.route_serve import route_app
+from maple_entrypoints.cli.servers import hook_app, mcp_server, solo
 from maple_entrypoints.cli.tokens import tokens_app
 from maple_entrypoints.cli.watch import watch
 
