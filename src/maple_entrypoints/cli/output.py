@@ -1,4 +1,4 @@
-"""What ``maple`` prints: JSON as the MCP tools give it, reviewers' text made safe, warnings.
+"""What ``maple`` prints: JSON as the MCP tools give it, safe reviewer text, verdicts, warnings.
 
 Every field shown comes from reviewers, so it is printed as plain text: no escape sequence and
 no rich markup in a comment acts on the terminal. Comments as tables are ``comment_table.py``.
@@ -11,9 +11,10 @@ import re
 import sys
 from typing import Any
 
+from maple_core.gate import GateVerdict
 from maple_core.text import one_line, without_lone_surrogates
 
-__all__ = ["json_text", "print_json", "terminal_text", "warn"]
+__all__ = ["json_text", "print_json", "print_verdict", "terminal_text", "verdict_json", "warn"]
 
 
 _WARNED: set[str] = set()
@@ -55,3 +56,29 @@ def terminal_text(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(c for c in text if c in "\n\t" or c.isprintable() or c == " ")
+
+
+def verdict_json(branch: str, sha: str | None, verdict: GateVerdict) -> dict[str, Any]:
+    """A gate's verdict as ``maple gate --json`` prints it."""
+    return {
+        "branch": branch,
+        "sha": sha,
+        "verdict": {
+            "conclusion": verdict.conclusion.value,
+            "reason": verdict.reason.value,
+            "title": verdict.title,
+            "summary": verdict.summary,
+            "open": verdict.open,
+            "total": verdict.total,
+        },
+    }
+
+
+def print_verdict(branch: str, sha: str | None, verdict: GateVerdict, as_json: bool) -> None:
+    """A gate's verdict for ``branch`` at ``sha``: its JSON, or its conclusion and summary."""
+    if as_json:
+        print_json(verdict_json(branch, sha, verdict))
+        return
+    on = f" on {sha[:12]}" if sha else ""
+    print(f"{verdict.conclusion.value}{on}: {verdict.title} ({verdict.reason.value})")
+    print(verdict.summary)
