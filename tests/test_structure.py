@@ -36,7 +36,7 @@ MISSED = {
     "(585 lines), github/pull_store.py (576), maple_core/claims.py (545) and sql/store.py (530) "
     "are not split yet",
     "Median module in src/": "the modules issues 25 to 28 landed are larger than the median "
-    "(122 lines over 243 modules, 111 of them at most 110)",
+    "(112 lines over 251 modules, 122 of them at most 110)",
 }
 """Targets the landed features broke and this issue has not mended yet; strict, so a mended one
 fails here until it is taken off this list."""
