@@ -21,7 +21,7 @@ import pytest
 
 from maple_adapters.agents.claude_provider import ClaudeProvider
 from maple_adapters.agents.codex_provider import CodexProvider
-from maple_core.ports import AgentProvider
+from maple_core.agent_ports import AgentProvider
 from maple_entrypoints.configuration import SECRETS
 
 FAKES = Path(__file__).resolve().parents[1] / "tests" / "agents"

@@ -24,13 +24,13 @@ from maple_core.context import comment_context
 from maple_core.conversation import MAX_REPLY_CHARS, Role, agent_author
 from maple_core.cursor import FreshComments, parse_cursor
 from maple_core.display import shown, shown_one
+from maple_core.inert_text import REVIEW_DATA_NOTICE
 from maple_core.json_types import JsonObject
 from maple_core.listing import list_all
 from maple_core.ports import Capability
 from maple_core.reporting import converse_and_report, resolve_and_report
 from maple_core.statuses import CommentStatus
 from maple_core.targets import Fix
-from maple_core.text import REVIEW_DATA_NOTICE
 from maple_core.thread_events import ThreadEvent
 from maple_core.wait import clamp_wait_ms
 from maple_entrypoints.mcp_claims import Model
@@ -38,7 +38,7 @@ from maple_entrypoints.mcp_images import comment_images
 from maple_entrypoints.mcp_models import CommentList, ContextModel, SoloModel, WaitModel
 from maple_entrypoints.mcp_models import CommentModel as CommentOut
 from maple_entrypoints.mcp_results import tool_errors, tool_result
-from maple_entrypoints.mcp_tasks import task_budget_s
+from maple_entrypoints.mcp_task_calls import task_budget_s
 from maple_entrypoints.mcp_toolkit import Toolkit
 from maple_entrypoints.mcp_watches import wait_for_fresh
 
