@@ -22,11 +22,13 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from maple_adapters.github.claim_chain import Link, chained, link_of
+from maple_adapters.github.edits import comment_in
 from maple_adapters.github.ledger import GitHubLedger
 from maple_adapters.github.transport import GitHubError
 from maple_core.authors import guest_author
 from maple_core.claims import (
     Claim,
+    Claimant,
     ClaimDecision,
     ClaimOutcome,
     ClaimRequest,
@@ -34,6 +36,7 @@ from maple_core.claims import (
     apply_claim,
     apply_sweep,
     claim_of,
+    live_claim,
     with_claim,
 )
 from maple_core.comments import Comment
@@ -125,6 +128,32 @@ class LedgerClaims:
             store=store.name,
             operation="claim",
         )
+
+    def holder(self, pull: int, comment_id: str, claimant: Claimant) -> Claim | None:
+        """The live claim another session holds on ``comment_id`` (``None``: nobody else).
+
+        What a resolve asks instead of claiming first: the resolve's own write ends the claim
+        (:func:`~maple_adapters.github.claim_chain.ended_by_resolve`), so a grant posted just
+        to be ended would cost three requests and say nothing. A holder is never named on a
+        remembered read alone.
+        """
+        store = self._store
+        with store._failing("claim"), self._lock:
+            for fresh in (False, True):
+                comments, remembered = self._read(pull, fresh)
+                found = store._ledgers_in(pull, comments, None, "claim")
+                comment = next(
+                    (c for c in (found.merged.comments if found else ()) if c.id == comment_id),
+                    None,
+                )
+                if comment is None:
+                    comment_in(GitHubLedger(""), comment_id, store.name, "claim")  # NotFoundError
+                held = live_claim(comment, store._clock.now()) if comment is not None else None
+                if held is None or held.session == claimant.session:
+                    return None
+                if not remembered:
+                    return held
+        return None  # pragma: no cover - the fresh read above always answers
 
     def _body(self, found: _Ledgers, claims: dict[str, Claim]) -> str:
         """The merged ledger with ``claims`` on their comments, as every write leaves it."""

@@ -26,7 +26,7 @@ from maple_adapters.github.signal import GitHubChangeSignal
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.github.transport import GitHubError, GitHubTransport
 from maple_core.approvals import Approval, NewApproval
-from maple_core.claims import ClaimRequest, ClaimResult
+from maple_core.claims import Claim, Claimant, ClaimRequest, ClaimResult
 from maple_core.classifying import classify_reply, entry_of, read_review_body
 from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.conversation import (
@@ -327,6 +327,12 @@ class PullRequestStore:
                 operation="claim",
             )
         return self._ledger.claim(comment_id, request)
+
+    def claim_holder(self, comment_id: str, claimant: Claimant) -> Claim | None:
+        """The live claim another session holds on a ledger comment (a review item: none)."""
+        if review_ref(comment_id) is not None:
+            return None
+        return self._ledger.claim_holder(comment_id, claimant)
 
     def claim_many(
         self, comment_ids: Sequence[str], request: ClaimRequest

@@ -26,7 +26,7 @@ from maple_adapters.github.transport import GitHubError, GitHubTransport
 from maple_adapters.github.trust import Ledgers, WriterTrust
 from maple_adapters.github.writer import LedgerWriter
 from maple_core.approvals import Approval, NewApproval
-from maple_core.claims import ClaimRequest, ClaimResult
+from maple_core.claims import Claim, Claimant, ClaimRequest, ClaimResult
 from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.conversation import ConversationError
 from maple_core.errors import (
@@ -306,6 +306,15 @@ class GitHubLedgerStore:
         if not found:
             comment_in(GitHubLedger(""), comment_id, self.name, "claim")  # raises NotFoundError
         return found[0]
+
+    def claim_holder(self, comment_id: str, claimant: Claimant) -> Claim | None:
+        """The live claim another session holds on the comment, as a resolve asks it.
+
+        Resolving ends the comment's claim in the resolve's own edit, so a resolve asks this
+        instead of claiming first (:func:`maple_core.claiming.claim_for_resolve`).
+        """
+        pull = self._by_id(_COMMENT_ID, comment_id, "comment", "claim")
+        return self._claims.holder(pull, comment_id, claimant)
 
     def claim_many(
         self, comment_ids: Sequence[str], request: ClaimRequest
