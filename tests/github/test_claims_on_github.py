@@ -107,7 +107,8 @@ async def test_a_resolve_ends_its_claim_in_its_own_edit_and_is_refused_anothers(
         for text in ("Tighten the header.", "Fix the footer.")
     )
     other = GitHubLedgerStore(api_transport(served), "acme", "web", clock)
-    assert other.claim(theirs, ClaimRequest.claim(Claimant.of("codex", "ms-other"))).decision.granted
+    held = other.claim(theirs, ClaimRequest.claim(Claimant.of("codex", "ms-other")))
+    assert held.decision.granted
     server = build_server(
         store, target=None, clock=clock, session=ClaimSession(store, clock, "ms-github")
     )
@@ -119,12 +120,11 @@ async def test_a_resolve_ends_its_claim_in_its_own_edit_and_is_refused_anothers(
         assert resolved["status"] == "resolved"
         writes = [(m, p) for m, p, _ in fake.requests if m != "GET"]
         assert [m for m, _ in writes] == ["PATCH"], writes  # the resolve's edit, no release
-        refused = error_text(
-            await client.call_tool("resolve_comment", {"id": theirs, "sha": SHA})
-        )
+        refused = error_text(await client.call_tool("resolve_comment", {"id": theirs, "sha": SHA}))
         assert f"Comment {theirs} is claimed by codex (session ms-other)" in refused
     [ledger] = [c for c in store.list_branch(BRANCH) if c.id == mine]
     claim = claim_of(ledger)
-    assert claim is not None and claim.session == "ms-github"
+    assert claim is not None
+    assert claim.session == "ms-github"
     assert not claim.live_at(clock.now())  # ended by the resolve, not left to lapse
     assert "| Agent |" in ledgers(fake)[0]  # theirs is still on it

@@ -149,8 +149,9 @@ def test_the_stop_hook_gives_up_on_a_silent_github_within_ten_seconds(tmp_path: 
 RESOLVE_BUDGET = 4
 """Requests the resolve itself may make: who the token is, the ledger, the edit, its read-back."""
 CLAIM_BUDGET = 1
-"""Requests asking who holds the comment (``resolve_comment`` asks before resolving, docs/claims.md)
-may add: the ledger (a conditional read). It posts no grant: the resolve's own edit ends the claim."""
+"""Requests asking who holds the comment (``resolve_comment`` asks before resolving,
+docs/claims.md) may add: the ledger (a conditional read). It posts no grant: the resolve's own
+edit ends the claim."""
 RELEASE_BUDGET = 0
 """Requests ending the claim once the comment is resolved may add: none, the resolve ended it."""
 PUBLISH_BUDGET = 3
