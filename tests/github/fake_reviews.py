@@ -399,6 +399,16 @@ class PullReviews:
                 self.reactions_endpoint,
                 methods=["GET", "POST"],
             ),
+            Route(
+                r + "/issues/comments/{comment_id:int}/reactions/{reaction_id:int}",
+                self.delete_reaction,
+                methods=["DELETE"],
+            ),
+            Route(
+                r + "/pulls/comments/{comment_id:int}/reactions/{reaction_id:int}",
+                self.delete_reaction,
+                methods=["DELETE"],
+            ),
         ]
 
     def _pull_of(self, request: Request) -> tuple[Repo | None, int]:
@@ -564,6 +574,25 @@ class PullReviews:
             reaction = self._add_reaction(repo, (kind, comment_id), login, content)
             created = len(repo.reactions[(kind, comment_id)]) > before
         return self._answer(request, 201 if created else 200, dict(reaction))
+
+    async def delete_reaction(self, request: Request) -> Response:
+        """``DELETE .../comments/{id}/reactions/{reaction_id}``: ``204``, or ``404`` if absent."""
+        guard = self._guard(request)
+        if isinstance(guard, Response):
+            return guard
+        repo = self._repo_of(request)
+        kind = "pull" if "/pulls/comments/" in request.url.path else "issue"
+        comment_id = request.path_params["comment_id"]
+        reaction_id = request.path_params["reaction_id"]
+        if repo is None or not self._comment_exists(repo, kind, comment_id):
+            return self._not_found(request)
+        with self.lock:
+            listed = repo.reactions.get((kind, comment_id), [])
+            kept = [r for r in listed if r["id"] != reaction_id]
+            if len(kept) == len(listed):
+                return self._not_found(request)
+            listed[:] = kept
+        return self._answer(request, 204, None)
 
     def _comment_exists(self, repo: Repo, kind: str, comment_id: int) -> bool:
         if kind == "pull":

@@ -26,7 +26,18 @@ from maple_adapters.github.signal import GitHubChangeSignal
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.github.transport import GitHubError, GitHubTransport
 from maple_core.approvals import Approval, NewApproval
-from maple_core.claims import Claim, Claimant, ClaimRequest, ClaimResult
+from maple_core.claims import (
+    CLAIM,
+    Claim,
+    Claimant,
+    ClaimDecision,
+    ClaimOutcome,
+    ClaimRequest,
+    ClaimResult,
+    claim_of,
+    live_claim,
+    with_claim,
+)
 from maple_core.classifying import classify_reply, entry_of, read_review_body
 from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.conversation import (
@@ -190,7 +201,7 @@ class PullRequestStore:
         except GitHubError as exc:
             raise self._fail(exc, operation) from exc
         token = (ledger.fingerprint(comments), self._source.last_token(number))
-        return _Read(number, head, comments, merged, review, token)
+        return _Read(number, head, comments, merged, _claimed(review, merged.marks), token)
 
     def _read_read(self, branch: str, operation: str) -> _Read | None:
         """:meth:`_read`, once the trusted replies awaiting their reading are read."""
@@ -313,26 +324,66 @@ class PullRequestStore:
         return self._ledger.append_many(comments)
 
     def claim(self, comment_id: str, request: ClaimRequest) -> ClaimResult:
-        """Claim a ledger comment.
+        """Claim a ledger comment, or a review thread (kept in the ledger's record of it).
+
+        A thread claimed gets the token's 👀 on its first comment; released, it loses it.
 
         Raises:
-            MissingCapabilityError: it is the pull request's own review item, which keeps no
-                claim yet.
+            MissingCapabilityError: it is a review or a conversation comment, which keep no
+                claims.
+            NotFoundError: no comment, or no thread the agent can work on, has that id.
         """
-        if review_ref(comment_id) is not None:
+        ref = review_ref(comment_id)
+        if ref is None:
+            return self._ledger.claim(comment_id, request)
+        if ref.kind is not ReviewKind.THREAD:
             raise MissingCapabilityError(
-                f"{comment_id} is the pull request's own review, which keeps no claims yet; "
-                "claims are kept on maple's comments (docs/claims.md).",
+                f"{comment_id} is a review or a conversation comment on GitHub, which keeps no "
+                "claims; claims are kept on maple's comments and on review threads "
+                "(docs/claims.md).",
                 store=self.name,
                 operation="claim",
             )
-        return self._ledger.claim(comment_id, request)
+        current = self._current(ref, "claim")
+        record = Comment(id=ref.id, branch=current.branch, body="")
+        try:
+            [result] = self._ledger.claim_threads(ref.pull, {ref.id: record}, request)
+        except GitHubError as exc:
+            raise self._fail(exc, "claim") from exc
+        self._show_claim(ref, result.decision)
+        shown = with_claim(current, claim_of(result.comment))
+        return ClaimResult(shown, result.decision)
+
+    def _show_claim(self, ref: ReviewRef, decision: ClaimDecision) -> None:
+        """The thread's 👀: added with a claim granted, taken off with one ended.
+
+        The reaction only shows the claim, which the ledger keeps: one that fails is reported,
+        and the claim stands.
+        """
+        if not decision.write:
+            return
+        granted = decision.outcome in (ClaimOutcome.CLAIMED, ClaimOutcome.TAKEN_OVER)
+        if not granted and decision.outcome is not ClaimOutcome.RELEASED:
+            return
+        try:
+            if granted:
+                self._source.react(ref)
+            else:
+                self._source.unreact(ref)
+        except GitHubError as exc:
+            if self._report is not None:
+                self._report(
+                    f"maple could not {'add' if granted else 'remove'} the 👀 on {ref.id}: {exc}"
+                )
 
     def claim_holder(self, comment_id: str, claimant: Claimant) -> Claim | None:
-        """The live claim another session holds on a ledger comment (a review item: none)."""
-        if review_ref(comment_id) is not None:
+        """The live claim another session holds on a comment or a review thread, if any."""
+        ref = review_ref(comment_id)
+        if ref is None:
+            return self._ledger.claim_holder(comment_id, claimant)
+        if ref.kind is not ReviewKind.THREAD:
             return None
-        return self._ledger.claim_holder(comment_id, claimant)
+        return self._ledger.thread_holder(ref.pull, ref.id, claimant)
 
     def claim_many(
         self, comment_ids: Sequence[str], request: ClaimRequest
@@ -342,8 +393,17 @@ class PullRequestStore:
         return self._ledger.claim_many(ours, request) if ours else []
 
     def sweep_claims(self, branch: str, request: ClaimRequest) -> builtins.list[Comment]:
-        """Renew or end the session's claims on the branch's ledger comments."""
-        return self._ledger.sweep_claims(branch, request)
+        """Renew or end the session's claims on the branch (its review threads' too).
+
+        A thread whose claim the sweep ended loses its 👀.
+        """
+        changed = self._ledger.sweep_claims(branch, request)
+        now = self._clock.now()
+        for record in changed:
+            ref = review_ref(record.id)
+            if ref is not None and live_claim(record, now) is None:
+                self._show_claim(ref, ClaimDecision(ClaimOutcome.RELEASED, None, write=True))
+        return changed
 
     def approve(self, approval: NewApproval) -> Approval:
         """Store an approval in the ledger."""
@@ -534,6 +594,18 @@ def _marks(marks: Sequence[Comment]) -> dict[str, Mark]:
         )
         found[mark.id] = Mark(mark.status, mark.resolution, replies, readings)
     return found
+
+
+def _claimed(review: ReviewReading, marks: Sequence[Comment]) -> ReviewReading:
+    """The review with each thread holding the claim the ledger's record of it keeps."""
+    claims = {m.id: m.extra[CLAIM] for m in marks if CLAIM in m.extra}
+    if not claims:
+        return review
+    comments = tuple(
+        replace(c, extra={**c.extra, CLAIM: claims[c.id]}) if c.id in claims else c
+        for c in review.comments
+    )
+    return replace(review, comments=comments)
 
 
 def _awaits_reading(extra: JsonObject) -> bool:

@@ -479,10 +479,36 @@ class ReviewSource:
         self.forget(ref.pull)
         return reply
 
+    def react(self, ref: ReviewRef) -> None:
+        """Put the token's 👀 on the thread's first comment: someone is on it.
+
+        The path and the reaction are maple's own; only the thread's number (a GitHub id
+        read from the id) goes into it. A reaction already there is GitHub's ``200``.
+        """
+        self._transport.request(
+            "POST", f"{self._base}/pulls/comments/{ref.number}/reactions", body=EYES
+        )
+
+    def unreact(self, ref: ReviewRef) -> None:
+        """Take the token's 👀 off the thread's first comment (none there: nothing to take).
+
+        GitHub answers a reaction the token already made with that reaction, so asking for it
+        again names the one to delete.
+        """
+        path = f"{self._base}/pulls/comments/{ref.number}/reactions"
+        mine = self._transport.request("POST", path, body=EYES).data
+        reaction = mine.get("id") if isinstance(mine, dict) else None
+        if isinstance(reaction, int) and not isinstance(reaction, bool):
+            self._transport.request("DELETE", f"{path}/{reaction}")
+
     def _link_of(self, ref: ReviewRef) -> str:
         web = f"https://{self._host}/{self._owner}/{self._repo}/pull/{ref.pull}"
         anchor = "pullrequestreview-" if ref.kind is ReviewKind.REVIEW else "issuecomment-"
         return f"{web}#{anchor}{ref.number}"
+
+
+EYES: JsonObject = {"content": "eyes"}
+"""The reaction a claimed review thread gets (docs/claims.md)."""
 
 
 def _login(obj: JsonValue) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import re
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from typing import TypeVar
 
 from maple_adapters.github.edits import (
@@ -315,6 +315,20 @@ class GitHubLedgerStore:
         """
         pull = self._by_id(_COMMENT_ID, comment_id, "comment", "claim")
         return self._claims.holder(pull, comment_id, claimant)
+
+    def claim_threads(
+        self, pull: int, threads: Mapping[str, Comment], request: ClaimRequest
+    ) -> builtins.list[ClaimResult]:
+        """Apply a claim request to review threads, kept in the ledger's records of them.
+
+        ``threads`` are each thread's record as it starts when the ledger keeps none yet.
+        """
+        with self._failing("claim"):
+            return self._claims.claim(pull, builtins.list(threads), request, threads)
+
+    def thread_holder(self, pull: int, thread_id: str, claimant: Claimant) -> Claim | None:
+        """The live claim another session holds on a review thread (see :meth:`claim_holder`)."""
+        return self._claims.holder(pull, thread_id, claimant)
 
     def claim_many(
         self, comment_ids: Sequence[str], request: ClaimRequest
