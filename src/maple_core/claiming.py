@@ -10,16 +10,18 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Protocol, runtime_checkable
 
+from maple_core.claim_views import (
+    ClaimRefusedError,
+    claimed_by_others,
+    unclaimed_first,
+)
 from maple_core.claims import (
     Claim,
     Claimant,
     ClaimOutcome,
-    ClaimRefusedError,
     ClaimRequest,
     ClaimResult,
     claim_of,
-    claimed_by_others,
-    unclaimed_first,
 )
 from maple_core.comments import Comment
 from maple_core.errors import MissingCapabilityError

@@ -17,8 +17,10 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
+from maple_core.claim_views import (
+    ClaimRefusedError,
+)
 from maple_core.claiming import claim_for_resolve, claim_for_work, release_after_resolve
-from maple_core.claims import ClaimRefusedError
 from maple_core.comments import Comment
 from maple_core.context import comment_context
 from maple_core.conversation import MAX_REPLY_CHARS, Role, agent_author

@@ -15,6 +15,9 @@ from typing import Annotated, Any
 import typer
 
 from maple_adapters.system import SystemClock
+from maple_core.claim_views import (
+    describe_holder,
+)
 from maple_core.claiming import claim_comment
 from maple_core.claims import (
     DEFAULT_LEASE_S,
@@ -25,7 +28,6 @@ from maple_core.claims import (
     ClaimOutcome,
     ClaimRequest,
     ClaimResult,
-    describe_holder,
     live_claim,
 )
 from maple_core.display import shown_one
