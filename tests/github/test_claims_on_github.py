@@ -128,3 +128,20 @@ async def test_a_resolve_ends_its_claim_in_its_own_edit_and_is_refused_anothers(
     assert claim.session == "ms-github"
     assert not claim.live_at(clock.now())  # ended by the resolve, not left to lapse
     assert "| Agent |" in ledgers(fake)[0]  # theirs is still on it
+
+
+def test_a_claim_just_after_a_listing_decides_on_the_listings_read(
+    served: Served, fake: FakeGitHub
+) -> None:
+    from maple_core.claims import Claimant, ClaimRequest
+    from maple_core.listing import list_all
+
+    clock = FakeClock()
+    store = GitHubLedgerStore(api_transport(served), "acme", "web", clock)
+    comment = store.append(NewComment(branch=BRANCH, body="One.", anchor=Anchor()))
+    assert [c.id for c in list_all(store, BRANCH)] == [comment.id]
+    fake.requests.clear()
+    claimed = store.claim(comment.id, ClaimRequest.claim(Claimant.of("a", "ms-a")))
+    assert claimed.decision.granted
+    # the grant, its read-back, the replaced ledger's delete: no read of its own first
+    assert [m for m, _, _ in fake.requests] == ["POST", "GET", "DELETE"], fake.requests

@@ -8,8 +8,8 @@ answered ``held``, naming the winner. The holder's renewal or release is a revis
 grant, one edit of the newest ledger: cheap, and if a racing edit ever overwrote it the claim
 would only keep its earlier expiry.
 
-The comments a claim read (or read back) stand in for a fresh read for 2 s, so a claim and its
-release cost a post, a read, a delete and an edit: about what listing the comments costs twice.
+The comments a claim read (or read back), or a listing read, stand in for a fresh read for 2 s,
+so a claim just after a listing, and a release, cost a post, a read, a delete and an edit.
 """
 
 from __future__ import annotations
@@ -102,6 +102,14 @@ class LedgerClaims:
         comments = tuple(store.issue_comments(pull))
         self._remember(pull, comments)
         return comments, False
+
+    def seen(self, pull: int, comments: Sequence[JsonObject]) -> None:
+        """A listing's fresh read: a claim just after it decides on it, with no read of its own.
+
+        Deciding on it is safe as on any remembered read: a grant's read-back decides the race,
+        a refusal is read again fresh, and a stale ledger it replaces is deleted only unchanged.
+        """
+        self._recent = _Read(pull, self._store._clock.monotonic(), tuple(comments))
 
     def _remember(self, pull: int, comments: Sequence[JsonObject]) -> None:
         self._recent = _Read(pull, self._store._clock.monotonic(), tuple(comments))

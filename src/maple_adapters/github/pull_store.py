@@ -174,7 +174,10 @@ class PullRequestStore:
             if pull is None:
                 return None
             number, head = pull
-            comments = ledger.read_back(number) or tuple(ledger.issue_comments(number))
+            comments = ledger.read_back(number)
+            if not comments:
+                comments = tuple(ledger.issue_comments(number))
+                ledger.seen(number, comments)
             merged = ledger.ledger_in(number, comments, branch, operation)
             review = self._source.read(
                 number,

@@ -138,12 +138,23 @@ class GitHubLedgerStore:
         return self._trust.ledgers_in(pull, self.issue_comments(pull), branch, operation)
 
     def list(self, query: ListQuery) -> CommentPage:
-        """One page of the branch's comments; no pull request means none."""
+        """One page of the branch's comments; no pull request means none.
+
+        The read stands in for a claim's own read just after it (``ledger_claims``).
+        """
         with self._failing("list"):
             pull = self.find_pull(query.branch)
-            found = self._ledgers(pull, query.branch) if pull is not None else None
+            found = None
+            if pull is not None:
+                read = self.issue_comments(pull)
+                self.seen(pull, read)
+                found = self._trust.ledgers_in(pull, read, query.branch, "list")
         comments = found.merged.comments if found else ()
         return page_of(comments, query, encode=str, decode=decode_decimal_cursor)
+
+    def seen(self, pull: int, comments: Sequence[JsonObject]) -> None:
+        """A fresh read of the pull request's comments, which a claim just after it reuses."""
+        self._claims.seen(pull, comments)
 
     def head(self, branch: str) -> str | None:
         """The head commit of the branch's pull request, asked every time; ``None`` without one."""
