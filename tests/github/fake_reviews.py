@@ -401,12 +401,12 @@ class PullReviews:
             ),
             Route(
                 r + "/issues/comments/{comment_id:int}/reactions/{reaction_id:int}",
-                self.delete_reaction,
+                self.reactions_endpoint,
                 methods=["DELETE"],
             ),
             Route(
                 r + "/pulls/comments/{comment_id:int}/reactions/{reaction_id:int}",
-                self.delete_reaction,
+                self.reactions_endpoint,
                 methods=["DELETE"],
             ),
         ]
@@ -546,7 +546,8 @@ class PullReviews:
         return self._answer(request, 200, dict(review))
 
     async def reactions_endpoint(self, request: Request) -> Response:
-        """``GET|POST .../comments/{id}/reactions`` for issue and review comments."""
+        """``GET|POST .../comments/{id}/reactions`` (and ``DELETE …/{reaction_id}``) for issue
+        and review comments."""
         guard = self._guard(request)
         if isinstance(guard, Response):
             return guard
@@ -555,6 +556,8 @@ class PullReviews:
         comment_id = request.path_params["comment_id"]
         if repo is None or not self._comment_exists(repo, kind, comment_id):
             return self._not_found(request)
+        if request.method == "DELETE":
+            return self._delete_reaction(request, repo.reactions.get((kind, comment_id), []))
         if request.method == "GET":
             content = request.query_params.get("content")
             with self.lock:
@@ -575,19 +578,10 @@ class PullReviews:
             created = len(repo.reactions[(kind, comment_id)]) > before
         return self._answer(request, 201 if created else 200, dict(reaction))
 
-    async def delete_reaction(self, request: Request) -> Response:
-        """``DELETE .../comments/{id}/reactions/{reaction_id}``: ``204``, or ``404`` if absent."""
-        guard = self._guard(request)
-        if isinstance(guard, Response):
-            return guard
-        repo = self._repo_of(request)
-        kind = "pull" if "/pulls/comments/" in request.url.path else "issue"
-        comment_id = request.path_params["comment_id"]
+    def _delete_reaction(self, request: Request, listed: list[dict[str, Any]]) -> Response:
+        """``DELETE .../reactions/{reaction_id}``: ``204``, or ``404`` when it is not there."""
         reaction_id = request.path_params["reaction_id"]
-        if repo is None or not self._comment_exists(repo, kind, comment_id):
-            return self._not_found(request)
         with self.lock:
-            listed = repo.reactions.get((kind, comment_id), [])
             kept = [r for r in listed if r["id"] != reaction_id]
             if len(kept) == len(listed):
                 return self._not_found(request)

@@ -9,8 +9,6 @@ is told who holds it; the session's sweep at its end takes the 👀 off too.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,10 +22,10 @@ from maple_core.claims import Claimant, ClaimRequest
 from maple_core.listing import list_all
 from tests.github.fake_github import DEFAULT_LOGIN, FakeGitHub, Served, serve
 from tests.github.test_end_to_end import env_for
-from tests.mcp_support import clean_env, stdio_server, structured
+from tests.github.test_pull_review_mcp import _maple
+from tests.mcp_support import stdio_server, structured
 
 BRANCH = "feat/x"
-MAPLE = Path(sys.executable).with_name("maple")
 
 pytestmark = pytest.mark.anyio
 
@@ -76,18 +74,6 @@ async def test_claim_comment_on_a_review_thread_puts_the_tokens_eyes_on_it_until
         assert [c["id"] for c in listed] == [thread]
     posted = [(m, p) for m, p, _ in fake.requests if "/reactions" in p and m != "GET"]
     assert all(f"/repos/acme/web/pulls/comments/{root}/reactions" in p for _, p in posted)
-
-
-def _maple(repo: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(MAPLE), *args],
-        cwd=repo,
-        env=clean_env(**env),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
 
 
 @pytest.mark.parametrize("transport", ["api", "cli"])
