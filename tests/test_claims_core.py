@@ -15,6 +15,11 @@ from maple_adapters.github.claim_chain import CHAIN, current_claim
 from maple_adapters.github.ledger import GitHubLedger
 from maple_adapters.github.parsing import parse_ledger_body
 from maple_adapters.github.rendering import render_ledger_body
+from maple_core.claim_views import (
+    Presence,
+    presence_of,
+    ready_comments,
+)
 from maple_core.claims import (
     CLAIM,
     MAX_LEASE_S,
@@ -22,12 +27,9 @@ from maple_core.claims import (
     Claimant,
     ClaimOutcome,
     ClaimRequest,
-    Presence,
     apply_claim,
     check_session_id,
     decide_claim,
-    presence_of,
-    ready_comments,
     with_claim,
 )
 from maple_core.comments import Comment, Resolution

@@ -8,26 +8,33 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from typing import Protocol, runtime_checkable
 
+from maple_core.claim_views import (
+    ClaimRefusedError,
+    claimed_by_others,
+    unclaimed_first,
+)
 from maple_core.claims import (
     Claim,
     Claimant,
     ClaimOutcome,
-    ClaimRefusedError,
     ClaimRequest,
     ClaimResult,
-    claimed_by_others,
-    unclaimed_first,
+    claim_of,
 )
 from maple_core.comments import Comment
 from maple_core.errors import MissingCapabilityError
 from maple_core.ports import Capability, CommentClaims, CommentStore
 
 __all__ = [
+    "ResolvingEndsClaims",
     "claim_comment",
+    "claim_for_resolve",
     "claim_for_work",
     "claims_of",
     "keeps_claims",
+    "release_after_resolve",
     "release_quietly",
     "sweep_session",
     "visible_to",
@@ -89,6 +96,55 @@ def claim_for_work(
     if result.outcome is ClaimOutcome.HELD and result.decision.holder is not None:
         raise ClaimRefusedError(comment_id, result.decision.holder, doing)
     return result
+
+
+@runtime_checkable
+class ResolvingEndsClaims(Protocol):
+    """A store whose resolve ends the comment's claim in the resolve's own write (GitHub's).
+
+    A resolve on it asks who holds the comment instead of claiming it first: a claim granted
+    only to be ended a moment later would cost writes and tell nobody anything.
+    """
+
+    def claim_holder(self, comment_id: str, claimant: Claimant) -> Claim | None:
+        """The live claim a session other than ``claimant``'s holds on the comment, if any."""
+        ...
+
+
+def claim_for_resolve(
+    store: CommentStore, comment_id: str, claimant: Claimant, lease_s: float
+) -> ClaimResult | None:
+    """What ``resolve_comment`` does first: refuse when another live session holds the comment.
+
+    On a store whose resolve ends the claim (:class:`ResolvingEndsClaims`) this only asks who
+    holds it; elsewhere it claims it (:func:`claim_for_work`) for the resolve to release.
+
+    Raises:
+        ClaimRefusedError: another live session holds it.
+    """
+    if keeps_claims(store) and isinstance(store, ResolvingEndsClaims):
+        holder = store.claim_holder(comment_id, claimant)
+        if holder is not None:
+            raise ClaimRefusedError(comment_id, holder, "resolve")
+        return None
+    return claim_for_work(store, comment_id, claimant, lease_s, "resolve")
+
+
+def release_after_resolve(
+    store: CommentStore,
+    resolved: Comment,
+    claimant: Claimant,
+    now: datetime,
+    report: Callable[[str], None],
+) -> None:
+    """End the session's claim once ``resolved`` is, unless the resolve's own write ended it.
+
+    A resolved comment showing this session's claim already lapsed needs no release write.
+    """
+    claim = claim_of(resolved)
+    if claim is not None and claim.session == claimant.session and not claim.live_at(now):
+        return
+    release_quietly(store, resolved.id, claimant, report)
 
 
 def release_quietly(

@@ -16,20 +16,18 @@ claimants exactly one is granted the claim and the others are told who holds it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
 
 from maple_core.comments import Comment
-from maple_core.cursor import FreshComments, format_js_timestamp, newest_first, parse_stamp
-from maple_core.errors import InvalidInputError, MapleError
+from maple_core.cursor import format_js_timestamp, parse_stamp
+from maple_core.errors import InvalidInputError
 from maple_core.fields import kind_of, object_of
 from maple_core.json_types import JsonObject, JsonValue
-from maple_core.statuses import BLOCKING_STATUSES, CommentStatus
 from maple_core.stop import CLAIM_HORIZON_S
 from maple_core.text import one_line
-from maple_core.threads import awaiting_reviewer
 
 __all__ = [
     "CLAIM",
@@ -37,7 +35,6 @@ __all__ = [
     "ClaimAction",
     "ClaimDecision",
     "ClaimOutcome",
-    "ClaimRefusedError",
     "ClaimRequest",
     "ClaimResult",
     "Claimant",
@@ -45,19 +42,13 @@ __all__ = [
     "MAX_AGENT_CHARS",
     "MAX_LEASE_S",
     "MIN_LEASE_S",
-    "Presence",
     "apply_claim",
     "apply_sweep",
     "check_session_id",
     "claim_of",
-    "claimed_by_others",
-    "describe_holder",
+    "inert_text",
     "live_claim",
-    "next_lapse",
-    "presence_of",
-    "ready_comments",
     "renewal_due",
-    "unclaimed_first",
     "with_claim",
 ]
 
@@ -92,9 +83,14 @@ def check_session_id(session: str) -> str:
     return session
 
 
+def inert_text(text: str) -> str:
+    """``text`` as one capped line without control characters or angle brackets."""
+    return one_line(text).replace("<", "‹").replace(">", "›")[:MAX_AGENT_CHARS]
+
+
 def _name(text: str, what: str) -> str:
     """A name from a client as one inert line: printable characters only, capped."""
-    flat = _inert(text)
+    flat = inert_text(text)
     if not flat:
         raise InvalidInputError(f"The {what} is empty once unprintable characters are left out.")
     return flat
@@ -441,105 +437,3 @@ class ClaimResult:
         if self.decision.holder is not None:
             out["holder"] = self.decision.holder.shown()
         return out
-
-
-def describe_holder(claim: Claim) -> str:
-    """A claim's holder as one inert line: ``claude-code (session ms-1a2b) since …, until …``."""
-    agent = _inert(claim.agent)
-    session = _inert(claim.session)
-    return f"{agent} (session {session}) since {_inert(claim.since)}, until {_inert(claim.expires)}"
-
-
-def _inert(text: str) -> str:
-    """``text`` as one capped line without control characters or angle brackets."""
-    return one_line(text).replace("<", "‹").replace(">", "›")[:MAX_AGENT_CHARS]
-
-
-class ClaimRefusedError(MapleError):
-    """Raised when another live session holds the comment a session asked to act on."""
-
-    def __init__(self, comment_id: str, holder: Claim, doing: str = "work on") -> None:
-        self.comment_id = comment_id
-        self.holder = holder
-        super().__init__(
-            f"Comment {_inert(comment_id)} is claimed by {describe_holder(holder)}, so this "
-            f"session may not {doing} it. Leave it to them and pick an unclaimed comment; it is "
-            "everyone's again once the claim lapses or is released (a person can take it over "
-            "with maple comments claim --force)."
-        )
-
-
-def claimed_by_others(
-    comments: Iterable[Comment], session: str | None, now: datetime
-) -> dict[str, Claim]:
-    """The live claims of sessions other than ``session``, by comment id."""
-    out: dict[str, Claim] = {}
-    for comment in comments:
-        claim = live_claim(comment, now)
-        if claim is not None and claim.session != session:
-            out[comment.id] = claim
-    return out
-
-
-def unclaimed_first(comments: Sequence[Comment], claimed: Mapping[str, Claim]) -> list[Comment]:
-    """``comments`` with those another session claimed moved last, each group in its order."""
-    return [c for c in comments if c.id not in claimed] + [c for c in comments if c.id in claimed]
-
-
-def next_lapse(claimed: Mapping[str, Claim], now: datetime) -> float | None:
-    """Seconds until the first of ``claimed`` lapses (when a waiter must look again)."""
-    left = [c.remaining(now) for c in claimed.values()]
-    return min(left) if left else None
-
-
-def ready_comments(
-    found: FreshComments,
-    comments: Sequence[Comment],
-    session: str | None,
-    now: datetime,
-    withheld: set[str],
-    cursor: str | None,
-) -> FreshComments:
-    """What a claim-aware wait returns for ``session``: ``found`` once something in it is ready.
-
-    A fresh comment another session holds is not ready: it is returned (to be marked
-    ``claimedBy``) only beside one that is, and the wait goes on while none is. A comment in
-    ``withheld`` (shown to this session as another's before) whose claim has lapsed since, and
-    which still needs work, is ready again whatever the cursor says: the waiting agent is woken
-    for it. Nothing ready is a wait not done: no comments, and the cursor as given.
-    """
-    claimed = claimed_by_others(comments, session, now)
-    lapsed = [
-        c
-        for c in comments
-        if c.id in withheld and c.id not in claimed and c.status in BLOCKING_STATUSES
-    ]
-    ready = [c for c in found.comments if c.id not in claimed] + lapsed
-    if not ready:
-        return FreshComments((), found.cursor if cursor is None else cursor)
-    seen = {c.id for c in found.comments}
-    every = list(found.comments) + [c for c in lapsed if c.id not in seen]
-    return FreshComments(tuple(newest_first(every)), found.cursor)
-
-
-class Presence(StrEnum):
-    """What the reviewer sees of a comment: nobody on it yet, an agent on it, their turn, done."""
-
-    NOBODY = "nobody"
-    ON_IT = "on-it"
-    WAITING = "waiting-for-you"
-    RESOLVED = "resolved"
-
-
-def presence_of(comment: Comment, now: datetime) -> tuple[Presence, Claim | None]:
-    """The comment's presence at ``now``, and the live claim behind ``on-it``.
-
-    Resolved comes first, then an agent's unanswered question (waiting for you), then a live
-    claim (on it), else nobody.
-    """
-    if comment.status is CommentStatus.RESOLVED:
-        return Presence.RESOLVED, None
-    if awaiting_reviewer(comment):
-        return Presence.WAITING, None
-    claim = live_claim(comment, now)
-    return (Presence.ON_IT, claim) if claim is not None else (Presence.NOBODY, None)

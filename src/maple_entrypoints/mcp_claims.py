@@ -16,6 +16,9 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
+from maple_core.claim_views import (
+    describe_holder,
+)
 from maple_core.claiming import claim_comment
 from maple_core.claims import (
     DEFAULT_LEASE_S,
@@ -24,7 +27,6 @@ from maple_core.claims import (
     ClaimOutcome,
     ClaimRequest,
     ClaimResult,
-    describe_holder,
 )
 from maple_core.display import shown_one
 from maple_core.inert_text import REVIEW_DATA_NOTICE

@@ -25,6 +25,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
 
+from maple_core.claim_views import (
+    claimed_by_others,
+    next_lapse,
+    ready_comments,
+)
 from maple_core.claiming import sweep_session, visible_to
 from maple_core.claims import (
     DEFAULT_LEASE_S,
@@ -32,9 +37,6 @@ from maple_core.claims import (
     Claimant,
     ClaimRequest,
     check_session_id,
-    claimed_by_others,
-    next_lapse,
-    ready_comments,
 )
 from maple_core.comments import Comment
 from maple_core.cursor import FreshComments, select_fresh
@@ -220,7 +222,7 @@ class ClaimSession:
     ) -> tuple[FreshComments, float | None]:
         """A wait's choice: what is ready for this session, and when to look again.
 
-        See :func:`~maple_core.claims.ready_comments`; the second value is the seconds until
+        See :func:`~maple_core.claim_views.ready_comments`; the second value is the seconds until
         another session's claim on the branch lapses (when the answer can change unwritten).
         """
         with self._lock:

@@ -17,8 +17,10 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from maple_core.claiming import claim_for_work, release_quietly
-from maple_core.claims import ClaimRefusedError
+from maple_core.claim_views import (
+    ClaimRefusedError,
+)
+from maple_core.claiming import claim_for_resolve, claim_for_work, release_after_resolve
 from maple_core.comments import Comment
 from maple_core.context import comment_context
 from maple_core.conversation import MAX_REPLY_CHARS, Role, agent_author
@@ -225,10 +227,10 @@ def _resolve_comment(server: MCPServer, kit: Toolkit) -> None:
         claims.declare_model(model)
         claimant = claims.claimant()
         if Capability.SET_STATUS in kit.store.capabilities:  # else the resolve says where to go
-            claim_for_work(kit.store, id, claimant, claims.lease_s, "resolve")
+            claim_for_resolve(kit.store, id, claimant, claims.lease_s)
         fix = Fix(sha, note, agent_author(), by=claims.signature())
         resolved = resolve_and_report(kit.store, id, fix, kit.clock, kit.target, kit.commits)
-        release_quietly(kit.store, id, claimant, kit.log.warn)
+        release_after_resolve(kit.store, resolved, claimant, kit.clock.now(), kit.log.warn)
         data = shown_one(resolved, kit.report)
         return tool_result(data, {"notice": REVIEW_DATA_NOTICE, **data})
 

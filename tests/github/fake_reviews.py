@@ -399,6 +399,16 @@ class PullReviews:
                 self.reactions_endpoint,
                 methods=["GET", "POST"],
             ),
+            Route(
+                r + "/issues/comments/{comment_id:int}/reactions/{reaction_id:int}",
+                self.reactions_endpoint,
+                methods=["DELETE"],
+            ),
+            Route(
+                r + "/pulls/comments/{comment_id:int}/reactions/{reaction_id:int}",
+                self.reactions_endpoint,
+                methods=["DELETE"],
+            ),
         ]
 
     def _pull_of(self, request: Request) -> tuple[Repo | None, int]:
@@ -536,7 +546,8 @@ class PullReviews:
         return self._answer(request, 200, dict(review))
 
     async def reactions_endpoint(self, request: Request) -> Response:
-        """``GET|POST .../comments/{id}/reactions`` for issue and review comments."""
+        """``GET|POST .../comments/{id}/reactions`` (and ``DELETE …/{reaction_id}``) for issue
+        and review comments."""
         guard = self._guard(request)
         if isinstance(guard, Response):
             return guard
@@ -545,6 +556,8 @@ class PullReviews:
         comment_id = request.path_params["comment_id"]
         if repo is None or not self._comment_exists(repo, kind, comment_id):
             return self._not_found(request)
+        if request.method == "DELETE":
+            return self._delete_reaction(request, repo.reactions.get((kind, comment_id), []))
         if request.method == "GET":
             content = request.query_params.get("content")
             with self.lock:
@@ -564,6 +577,16 @@ class PullReviews:
             reaction = self._add_reaction(repo, (kind, comment_id), login, content)
             created = len(repo.reactions[(kind, comment_id)]) > before
         return self._answer(request, 201 if created else 200, dict(reaction))
+
+    def _delete_reaction(self, request: Request, listed: list[dict[str, Any]]) -> Response:
+        """``DELETE .../reactions/{reaction_id}``: ``204``, or ``404`` when it is not there."""
+        reaction_id = request.path_params["reaction_id"]
+        with self.lock:
+            kept = [r for r in listed if r["id"] != reaction_id]
+            if len(kept) == len(listed):
+                return self._not_found(request)
+            listed[:] = kept
+        return self._answer(request, 204, None)
 
     def _comment_exists(self, repo: Repo, kind: str, comment_id: int) -> bool:
         if kind == "pull":

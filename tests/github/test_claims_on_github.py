@@ -22,7 +22,7 @@ from maple_core.targets import GateTarget
 from maple_entrypoints.mcp_server import build_server
 from maple_entrypoints.mcp_session import ClaimSession
 from tests.github.fake_github import FakeGitHub, Served, serve
-from tests.mcp_support import structured
+from tests.mcp_support import error_text, structured
 
 pytestmark = pytest.mark.anyio
 BRANCH = "feat/claimed"
@@ -93,3 +93,55 @@ def test_racing_claimants_leave_one_ledger(served: Served, fake: FakeGitHub) -> 
     ]
     assert outcomes == ["claimed", "held", "held"]
     assert len(ledgers(fake)) == 1
+
+
+async def test_a_resolve_ends_its_claim_in_its_own_edit_and_is_refused_anothers(
+    served: Served, fake: FakeGitHub
+) -> None:
+    from maple_core.claims import Claimant, ClaimRequest, claim_of
+
+    clock = FakeClock()
+    store = GitHubLedgerStore(api_transport(served), "acme", "web", clock)
+    mine, theirs = (
+        store.append(NewComment(branch=BRANCH, body=text, anchor=Anchor())).id
+        for text in ("Tighten the header.", "Fix the footer.")
+    )
+    other = GitHubLedgerStore(api_transport(served), "acme", "web", clock)
+    held = other.claim(theirs, ClaimRequest.claim(Claimant.of("codex", "ms-other")))
+    assert held.decision.granted
+    server = build_server(
+        store, target=None, clock=clock, session=ClaimSession(store, clock, "ms-github")
+    )
+    async with Client(server) as client:
+        claimed = structured(await client.call_tool("claim_comment", {"id": mine}))
+        assert claimed["outcome"] == "claimed"
+        fake.requests.clear()
+        resolved = structured(await client.call_tool("resolve_comment", {"id": mine, "sha": SHA}))
+        assert resolved["status"] == "resolved"
+        writes = [(m, p) for m, p, _ in fake.requests if m != "GET"]
+        assert [m for m, _ in writes] == ["PATCH"], writes  # the resolve's edit, no release
+        refused = error_text(await client.call_tool("resolve_comment", {"id": theirs, "sha": SHA}))
+        assert f"Comment {theirs} is claimed by codex (session ms-other)" in refused
+    [ledger] = [c for c in store.list_branch(BRANCH) if c.id == mine]
+    claim = claim_of(ledger)
+    assert claim is not None
+    assert claim.session == "ms-github"
+    assert not claim.live_at(clock.now())  # ended by the resolve, not left to lapse
+    assert "| Agent |" in ledgers(fake)[0]  # theirs is still on it
+
+
+def test_a_claim_just_after_a_listing_decides_on_the_listings_read(
+    served: Served, fake: FakeGitHub
+) -> None:
+    from maple_core.claims import Claimant, ClaimRequest
+    from maple_core.listing import list_all
+
+    clock = FakeClock()
+    store = GitHubLedgerStore(api_transport(served), "acme", "web", clock)
+    comment = store.append(NewComment(branch=BRANCH, body="One.", anchor=Anchor()))
+    assert [c.id for c in list_all(store, BRANCH)] == [comment.id]
+    fake.requests.clear()
+    claimed = store.claim(comment.id, ClaimRequest.claim(Claimant.of("a", "ms-a")))
+    assert claimed.decision.granted
+    # the grant, its read-back, the replaced ledger's delete: no read of its own first
+    assert [m for m, _, _ in fake.requests] == ["POST", "GET", "DELETE"], fake.requests

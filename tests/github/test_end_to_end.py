@@ -148,11 +148,12 @@ def test_the_stop_hook_gives_up_on_a_silent_github_within_ten_seconds(tmp_path: 
 
 RESOLVE_BUDGET = 4
 """Requests the resolve itself may make: who the token is, the ledger, the edit, its read-back."""
-CLAIM_BUDGET = 4
-"""Requests the implicit claim ``resolve_comment`` makes first (docs/claims.md) may add: the
-ledger, the grant posted as the new ledger, its read-back, and the replaced ledger's delete."""
-RELEASE_BUDGET = 2
-"""Requests ending that claim once the comment is resolved may add: the ledger's edit, its read."""
+CLAIM_BUDGET = 1
+"""Requests asking who holds the comment (``resolve_comment`` asks before resolving,
+docs/claims.md) may add: the ledger (a conditional read). It posts no grant: the resolve's own
+edit ends the claim."""
+RELEASE_BUDGET = 0
+"""Requests ending the claim once the comment is resolved may add: none, the resolve ended it."""
 PUBLISH_BUDGET = 3
 """Requests publishing the gate may add: the pull request's head, the check run, its write."""
 NOT_PUSHED_CHECK = 1

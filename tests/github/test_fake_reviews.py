@@ -291,3 +291,25 @@ def test_a_spent_rest_limit_answers_403_with_nothing_remaining(
     assert spent.value.rate_limited
     fake.core_window.reset = time.time() - 1  # the window rolls over
     assert inner.request("GET", "/repos/acme/web/pulls").status == 200
+
+
+def test_a_review_comments_reaction_is_made_once_and_deleted_as_githubs_docs_say(
+    fake: FakeGitHub, transport: GitHubTransport
+) -> None:
+    root = fake.add_review_comment(1, "rev", "Rename this.")["id"]
+    path = f"/repos/acme/web/pulls/comments/{root}/reactions"
+    made = transport.request("POST", path, body={"content": "eyes"})
+    again = transport.request("POST", path, body={"content": "eyes"})
+    assert (made.status, again.status) == (201, 200)  # 200: the token's reaction already there
+    assert isinstance(made.data, dict)
+    assert isinstance(again.data, dict)
+    assert made.data["id"] == again.data["id"]
+    assert made.data["content"] == "eyes"
+    assert made.data["user"]["login"] == fake.login_of(TOKEN)
+    gone = transport.request("DELETE", f"{path}/{made.data['id']}")
+    assert gone.status == 204
+    assert fake.repo().reactions.get(("pull", root)) == []
+    for missing in (f"{path}/{made.data['id']}", "/repos/acme/web/pulls/comments/9999/reactions/1"):
+        with pytest.raises(GitHubError) as absent:
+            transport.request("DELETE", missing)
+        assert absent.value.status == 404

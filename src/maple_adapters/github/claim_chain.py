@@ -16,11 +16,16 @@ or releases it as a new revision (``rev``) of the same grant; the highest revisi
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
+from datetime import datetime
 
-from maple_core.claims import Claim
+from maple_core.claims import Claim, live_claim, with_claim
+from maple_core.comments import Comment
+from maple_core.cursor import format_js_timestamp
 from maple_core.json_types import JsonObject, JsonValue
+from maple_core.statuses import CommentStatus
 
-__all__ = ["CHAIN", "Link", "chained", "current_claim", "link_of"]
+__all__ = ["CHAIN", "Link", "chained", "current_claim", "ended_by_resolve", "link_of"]
 
 CHAIN = "chain"
 """The claim's key its place in the chain is kept under."""
@@ -94,3 +99,19 @@ def current_claim(versions: Sequence[tuple[int, JsonValue]]) -> JsonObject | Non
     winner = min(best, key=lambda grant: (-best[grant][3].depth, grant))
     _, _, claim, link = best[winner]
     return chained(claim, link).to_json()
+
+
+def ended_by_resolve(before: Comment, after: Comment, now: datetime) -> Comment:
+    """``after`` (``before`` changed by a write) with its live claim ended if it now resolves.
+
+    Resolving a comment ends its claim (docs/claims.md), so the resolve's own ledger write
+    carries the claim's end as its grant's next revision, and no release write follows it.
+    """
+    if before.status is CommentStatus.RESOLVED or after.status is not CommentStatus.RESOLVED:
+        return after
+    claim = live_claim(after, now)
+    if claim is None:
+        return after
+    link = link_of(claim, 0)
+    ended = replace(claim, expires=format_js_timestamp(now))
+    return with_claim(after, chained(ended, Link(link.grant, link.depth, link.rev + 1)))

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Generic, TypeVar
 
+from maple_adapters.github.claim_chain import ended_by_resolve
 from maple_adapters.github.ledger import GitHubLedger, comment_identity, record_number
 from maple_core.approvals import Approval, NewApproval
 from maple_core.comments import Comment, NewComment, Resolution
@@ -197,7 +198,8 @@ class StatusChange(LedgerEdit[Comment]):
         versions = []
         for c in current.comments:
             if comment_identity(c) == key:
-                c = c.with_status(self._status, self._resolution)
+                changed = c.with_status(self._status, self._resolution)
+                c = ended_by_resolve(c, changed, self._clock.now())
                 c = replace(c, extra={**c.extra, "updatedAt": stamp})
             versions.append(c)
         return replace(current, comments=tuple(versions))
@@ -259,7 +261,9 @@ class Conversing(LedgerEdit[Comment]):
             if comment_identity(c) == key:
                 if all(r.id != self._reply_id for r in thread_of(c)):
                     was = (c.status, c.resolution)
-                    c = apply_event(c, self._event, self._reply_id, stamp, at)
+                    c = ended_by_resolve(
+                        c, apply_event(c, self._event, self._reply_id, stamp, at), self._clock.now()
+                    )
                     if (c.status, c.resolution) != was:
                         c = replace(c, extra={**c.extra, "updatedAt": stamp})
                 self._expected = c

@@ -8,8 +8,8 @@ answered ``held``, naming the winner. The holder's renewal or release is a revis
 grant, one edit of the newest ledger: cheap, and if a racing edit ever overwrote it the claim
 would only keep its earlier expiry.
 
-The comments a claim read (or read back) stand in for a fresh read for 2 s, so a claim and its
-release cost a post, a read, a delete and an edit: about what listing the comments costs twice.
+The comments a claim read (or read back), or a listing read, stand in for a fresh read for 2 s,
+so a claim just after a listing, and a release, cost a post, a read, a delete and an edit.
 """
 
 from __future__ import annotations
@@ -17,16 +17,19 @@ from __future__ import annotations
 import builtins
 import contextlib
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from maple_adapters.github.claim_chain import Link, chained, link_of
+from maple_adapters.github.edits import comment_in
 from maple_adapters.github.ledger import GitHubLedger
 from maple_adapters.github.transport import GitHubError
+from maple_adapters.github.trust import Ledgers as _Ledgers
 from maple_core.authors import guest_author
 from maple_core.claims import (
     Claim,
+    Claimant,
     ClaimDecision,
     ClaimOutcome,
     ClaimRequest,
@@ -34,15 +37,16 @@ from maple_core.claims import (
     apply_claim,
     apply_sweep,
     claim_of,
+    live_claim,
     with_claim,
 )
 from maple_core.comments import Comment
 from maple_core.errors import MapleError, StoreUnavailableError
 from maple_core.json_types import JsonObject
+from maple_core.pull_review import review_ref
 
 if TYPE_CHECKING:
     from maple_adapters.github.store import GitHubLedgerStore
-    from maple_adapters.github.trust import Ledgers as _Ledgers
 
 __all__ = ["LedgerClaims"]
 
@@ -58,6 +62,22 @@ class _Read:
     pull: int
     at: float
     comments: tuple[JsonObject, ...]
+
+
+def _branch_of(threads: Mapping[str, Comment] | None) -> str:
+    """The branch the claimed review threads are on."""
+    return next(iter((threads or {}).values())).branch
+
+
+def _records(
+    ledger: GitHubLedger, threads: Mapping[str, Comment] | None = None
+) -> dict[str, Comment]:
+    """The ledger's comments and its records of review items by id, ``threads`` for the rest."""
+    found = {m.id: m for m in ledger.marks}
+    found.update({c.id: c for c in ledger.comments})
+    for thread_id, thread in (threads or {}).items():
+        found.setdefault(thread_id, thread)
+    return found
 
 
 class LedgerClaims:
@@ -83,16 +103,30 @@ class LedgerClaims:
         self._remember(pull, comments)
         return comments, False
 
+    def seen(self, pull: int, comments: Sequence[JsonObject]) -> None:
+        """A listing's fresh read: a claim just after it decides on it, with no read of its own.
+
+        Deciding on it is safe as on any remembered read: a grant's read-back decides the race,
+        a refusal is read again fresh, and a stale ledger it replaces is deleted only unchanged.
+        """
+        self._recent = _Read(pull, self._store._clock.monotonic(), tuple(comments))
+
     def _remember(self, pull: int, comments: Sequence[JsonObject]) -> None:
         self._recent = _Read(pull, self._store._clock.monotonic(), tuple(comments))
         self._store._forget_read_back()  # the store's own remembered read predates this one
 
     def claim(
-        self, pull: int, comment_ids: Sequence[str], request: ClaimRequest
+        self,
+        pull: int,
+        comment_ids: Sequence[str],
+        request: ClaimRequest,
+        threads: Mapping[str, Comment] | None = None,
     ) -> builtins.list[ClaimResult]:
         """Apply ``request`` to each of ``comment_ids`` on pull request ``pull``, in one write.
 
-        An id the ledgers do not hold has no result.
+        ``threads`` are the pull request's own review threads among them, each as the ledger's
+        record of it starts (its claim is kept in that record, ``reviewMarks``). An id the
+        ledgers do not hold (nor ``threads``) has no result.
         """
         store = self._store
         with store._failing("claim"), self._lock:
@@ -100,9 +134,11 @@ class LedgerClaims:
             for _ in range(_ATTEMPTS):
                 comments, remembered = self._read(pull, fresh)
                 found = store._ledgers_in(pull, comments, None, "claim")
-                if found is None:
+                if found is None and not threads:
                     return []
-                by_id = {c.id: c for c in found.merged.comments}
+                if found is None:  # a review thread's claim starts the pull request's ledger
+                    found = _Ledgers(pull, (), GitHubLedger(_branch_of(threads)), ())
+                by_id = _records(found.merged, threads)
                 now = store._clock.now()
                 asked = [
                     (by_id[i], *apply_claim(by_id[i], request, now))
@@ -115,7 +151,7 @@ class LedgerClaims:
                         fresh = True  # a refusal is never made on a remembered read
                         continue
                     return [ClaimResult(updated, d) for _, updated, d in asked]
-                results = self._write(pull, found, asked, request)
+                results = self._write(pull, found, asked, request, threads)
                 if results is not None:
                     return results
                 fresh = False  # the ledger moved: decide again on what was read back
@@ -126,14 +162,55 @@ class LedgerClaims:
             operation="claim",
         )
 
-    def _body(self, found: _Ledgers, claims: dict[str, Claim]) -> str:
-        """The merged ledger with ``claims`` on their comments, as every write leaves it."""
+    def holder(self, pull: int, comment_id: str, claimant: Claimant) -> Claim | None:
+        """The live claim another session holds on ``comment_id`` (``None``: nobody else).
+
+        What a resolve asks instead of claiming first: the resolve's own write ends the claim
+        (:func:`~maple_adapters.github.claim_chain.ended_by_resolve`), so a grant posted just
+        to be ended would cost three requests and say nothing. A holder is never named on a
+        remembered read alone.
+        """
+        store = self._store
+        with store._failing("claim"), self._lock:
+            for fresh in (False, True):
+                comments, remembered = self._read(pull, fresh)
+                found = store._ledgers_in(pull, comments, None, "claim")
+                comment = _records(found.merged).get(comment_id) if found else None
+                if comment is None and review_ref(comment_id) is None:
+                    comment_in(GitHubLedger(""), comment_id, store.name, "claim")  # NotFoundError
+                held = live_claim(comment, store._clock.now()) if comment is not None else None
+                if held is None or held.session == claimant.session:
+                    return None
+                if not remembered:
+                    return held
+        return None  # pragma: no cover - the fresh read above always answers
+
+    def _body(
+        self,
+        found: _Ledgers,
+        claims: dict[str, Claim],
+        threads: Mapping[str, Comment] | None = None,
+    ) -> str:
+        """The merged ledger with ``claims`` on their comments, as every write leaves it.
+
+        A claimed review thread the ledger keeps no record of yet gets one (``threads``).
+        """
+        merged = found.merged
         comments = tuple(
             (with_claim(c, claims[c.id]) if c.id in claims else c).for_maple(_GUEST)
-            for c in found.merged.comments
+            for c in merged.comments
+        )
+        kept = {m.id for m in merged.marks}
+        marks = (
+            *(with_claim(m, claims[m.id]) if m.id in claims else m for m in merged.marks),
+            *(
+                with_claim(t, claims[i])
+                for i, t in (threads or {}).items()
+                if i in claims and i not in kept
+            ),
         )
         return self._store._body(
-            replace(found.merged, comments=comments), "claim", adds_words=False
+            replace(merged, comments=comments, marks=marks), "claim", adds_words=False
         )
 
     def _write(
@@ -142,6 +219,7 @@ class LedgerClaims:
         found: _Ledgers,
         asked: Sequence[tuple[Comment, Comment, ClaimDecision]],
         request: ClaimRequest,
+        threads: Mapping[str, Comment] | None,
     ) -> builtins.list[ClaimResult] | None:
         """Write every change asked: a post when one is a new grant, else one edit."""
         written: dict[str, Claim] = {}
@@ -160,7 +238,7 @@ class LedgerClaims:
                     decision.claim, Link(link.grant, link.depth, link.rev + 1)
                 )
         if grants:
-            return self._grant(pull, found, asked, written, grants, request)
+            return self._grant(pull, found, asked, written, grants, request, threads)
         return self._revise(pull, found, asked, written)
 
     def _grant(
@@ -171,6 +249,7 @@ class LedgerClaims:
         written: dict[str, Claim],
         grants: set[str],
         request: ClaimRequest,
+        threads: Mapping[str, Comment] | None,
     ) -> builtins.list[ClaimResult]:
         """Post the changes as a new ledger, read back, and keep each grant the chain names.
 
@@ -180,13 +259,13 @@ class LedgerClaims:
         created = store._transport.request(
             "POST",
             f"{store._base}/issues/{pull}/comments",
-            body={"body": self._body(found, written)},
+            body={"body": self._body(found, written, threads)},
         ).data
         store._learn_writer(created)
         grant_id = created.get("id") if isinstance(created, dict) else None
         after = tuple(store.issue_comments(pull))
         merged = store._ledgers_in(pull, after, None, "claim")
-        now_by_id = {c.id: c for c in merged.merged.comments} if merged is not None else {}
+        now_by_id = _records(merged.merged) if merged is not None else {}
         now = store._clock.now()
         results: builtins.list[ClaimResult] = []
         kept = False
@@ -283,7 +362,7 @@ class LedgerClaims:
         changed: builtins.list[Comment] = []
 
         def change(current: GitHubLedger) -> GitHubLedger:
-            mine = [c for c in current.comments if c.branch == branch]
+            mine = [c for c in (*current.comments, *current.marks) if c.branch == branch]
             revised = apply_sweep(mine, request, store._clock.now())
             by_id: dict[str, Comment] = {}
             for updated in revised.values():
@@ -296,20 +375,27 @@ class LedgerClaims:
                     updated, chained(after, Link(link.grant, link.depth, link.rev + 1))
                 )
             changed[:] = list(by_id.values())
-            return replace(current, comments=tuple(by_id.get(c.id, c) for c in current.comments))
+            return replace(
+                current,
+                comments=tuple(by_id.get(c.id, c) for c in current.comments),
+                marks=tuple(by_id.get(m.id, m) for m in current.marks),
+            )
 
         def landed(merged: GitHubLedger) -> builtins.list[Comment] | None:
             wanted = {c.id: claim_of(c) for c in changed}
-            now = {c.id: claim_of(c) for c in merged.comments if c.id in wanted}
+            records = _records(merged)
+            now = {i: claim_of(records[i]) for i in wanted if i in records}
             ok = all(
                 now.get(i) is not None and w is not None and now[i] == w for i, w in wanted.items()
             )
-            return [c for c in merged.comments if c.id in wanted] if ok else None
+            return [records[i] for i in wanted] if ok else None
 
         with self._lock:
             self.forget()
             now = store._clock.now()
-            held = [c for c in store.list_branch(branch) if c.branch == branch]
+            found = store._ledgers_in(pull, store.issue_comments(pull), branch, "claim")
+            ledger = found.merged if found is not None else GitHubLedger(branch)
+            held = [c for c in (*ledger.comments, *ledger.marks) if c.branch == branch]
             if not apply_sweep(held, request, now):
                 return []  # nothing of this session's to renew or end: nothing is written
             return store._write(pull, branch, "claim", change, landed, repost=False)

@@ -81,6 +81,11 @@ def merge_ledgers(
         ceiling=lambda order: caps[order],
     )
     marks = _union_threads(marks, every_mark, identity=lambda m: m.id)
+    marks = _union_claims(
+        marks,
+        [(n, m) for n, ledger in zip(numbers, ledgers, strict=True) for m in ledger.marks],
+        identity=lambda m: m.id,
+    )
     return GitHubLedger(ledgers[-1].branch, tuple(comments), kept, withdrawn, tuple(marks))
 
 
@@ -171,20 +176,20 @@ def _union_threads(
 
 
 def _union_claims(
-    merged: Sequence[Comment], versions: Sequence[tuple[int, Comment]]
+    merged: Sequence[Comment],
+    versions: Sequence[tuple[int, Comment]],
+    identity: Callable[[Comment], Hashable] = comment_identity,
 ) -> list[Comment]:
-    """Each merged comment with the claim its versions' ledgers decide (or none)."""
+    """Each merged comment (or record of a review item) with the claim its versions decide."""
     found: dict[Hashable, list[tuple[int, JsonValue]]] = {}
     for ledger_id, version in versions:
         if CLAIM in version.extra:
-            found.setdefault(comment_identity(version), []).append(
-                (ledger_id, version.extra[CLAIM])
-            )
+            found.setdefault(identity(version), []).append((ledger_id, version.extra[CLAIM]))
     if not found:
         return list(merged)
     out: list[Comment] = []
     for comment in merged:
-        claimed = found.get(comment_identity(comment))
+        claimed = found.get(identity(comment))
         current = current_claim(claimed) if claimed else None
         if current is None:
             out.append(comment)

@@ -7,7 +7,10 @@ and its records of review items) and the review
 conversation, judged by the trust policy). Listing, waiting and the state the gate decides
 from see both; what a trusted person did not write or endorse is held apart (:meth:`held`).
 Acting goes where the words are: a thread is answered and resolved on GitHub, a review or a
-conversation comment is answered in the conversation and resolved in the ledger.
+conversation comment is answered in the conversation and resolved in the ledger. Reading
+trusted replies into outcomes is :mod:`~maple_adapters.github.pull_readings`'s, a review
+thread's claims :mod:`~maple_adapters.github.thread_claims`', and waking
+:mod:`~maple_adapters.github.pull_signal`'s.
 """
 
 from __future__ import annotations
@@ -20,20 +23,24 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from maple_adapters.github.ledger import GitHubLedger
+from maple_adapters.github.pull_readings import READINGS, note_reading, read_awaiting
+from maple_adapters.github.pull_signal import PullRequestChangeSignal
 from maple_adapters.github.review_source import ReviewSource
 from maple_adapters.github.shared_transport import SharedTransport
-from maple_adapters.github.signal import GitHubChangeSignal
 from maple_adapters.github.store import GitHubLedgerStore
+from maple_adapters.github.thread_claims import claim_thread, claimed, unreact_swept
 from maple_adapters.github.transport import GitHubError, GitHubTransport
 from maple_core.agent_ports import FeedbackClassifier
 from maple_core.approvals import Approval, NewApproval
-from maple_core.claims import ClaimRequest, ClaimResult
-from maple_core.classifying import classify_reply, entry_of, read_review_body
+from maple_core.claims import (
+    Claim,
+    Claimant,
+    ClaimRequest,
+    ClaimResult,
+)
 from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.conversation import (
-    CLASSIFICATION,
     ConversationError,
-    Reply,
     ReplyKind,
     Role,
     thread_of,
@@ -41,18 +48,14 @@ from maple_core.conversation import (
 from maple_core.cursor import format_js_timestamp, format_stamp, next_arrival_stamp
 from maple_core.errors import (
     MapleError,
-    MissingCapabilityError,
     NotFoundError,
     StoreRejectedError,
     StoreUnavailableError,
     UnverifiedCommitError,
 )
-from maple_core.feedback import Transition
-from maple_core.json_types import JsonObject
 from maple_core.paging import CommentPage, ListQuery, decode_decimal_cursor, page_of
 from maple_core.ports import BranchState, Capability, Clock
 from maple_core.pull_review import (
-    AWAITING_READING,
     GITHUB,
     Mark,
     ReviewKind,
@@ -60,15 +63,11 @@ from maple_core.pull_review import (
     ReviewRef,
     review_ref,
 )
-from maple_core.readings import review_remark_comments
 from maple_core.statuses import CommentStatus
 from maple_core.thread_events import EntryNote, ThreadEvent, apply_event
 from maple_core.threads import activity_stamps
 
-__all__ = ["PrReview", "PullRequestStore", "READINGS", "gate_covers"]
-
-READINGS = "readings"
-"""Where the ledger's record of a review thread keeps the readings of its replies, by entry."""
+__all__ = ["PrReview", "PullRequestStore", "gate_covers"]
 
 
 class PrReview(StrEnum):
@@ -176,7 +175,10 @@ class PullRequestStore:
             if pull is None:
                 return None
             number, head = pull
-            comments = ledger.read_back(number) or tuple(ledger.issue_comments(number))
+            comments = ledger.read_back(number)
+            if not comments:
+                comments = tuple(ledger.issue_comments(number))
+                ledger.seen(number, comments)
             merged = ledger.ledger_in(number, comments, branch, operation)
             review = self._source.read(
                 number,
@@ -191,83 +193,14 @@ class PullRequestStore:
         except GitHubError as exc:
             raise self._fail(exc, operation) from exc
         token = (ledger.fingerprint(comments), self._source.last_token(number))
-        return _Read(number, head, comments, merged, review, token)
+        return _Read(number, head, comments, merged, claimed(review, merged.marks), token)
 
     def _read_read(self, branch: str, operation: str) -> _Read | None:
         """:meth:`_read`, once the trusted replies awaiting their reading are read."""
         read = self._read(branch, operation)
-        if read is not None and self._read_awaiting(read):
+        if read is not None and read_awaiting(self, read.review):
             return self._read(branch, operation)
         return read
-
-    def _read_awaiting(self, read: _Read) -> bool:
-        """Read what awaits its reading; True if anything did.
-
-        That is each thread's newest trusted reply after maple's resolution, and each trusted
-        person's ``COMMENTED`` review (the core marks them). The reading is kept in the
-        ledger's record of the item (:data:`READINGS`) under the ledger's write, so another
-        process reading the same words keeps one reading, and words read already are never
-        read again.
-        """
-        classifier = self._classifier
-        if classifier is None or getattr(self._reading, "busy", False):
-            return False
-        awaiting = [
-            (comment, entry_id)
-            for comment in read.review.comments
-            for entry_id, extra in [
-                (comment.id, comment.extra),
-                *((r.id, r.extra) for r in thread_of(comment)),
-            ]
-            if _awaits_reading(extra)
-        ]
-        self._reading.busy = True
-        try:
-            for comment, entry_id in awaiting:
-                try:
-                    if entry_id == comment.id:  # a COMMENTED review's body
-                        self._read_review(comment, classifier)
-                    else:
-                        classify_reply(
-                            self, comment, entry_id, classifier, self._clock, report=self._report
-                        )
-                except MapleError as exc:
-                    if self._report is not None:
-                        self._report(f"maple could not read {comment.id}: {exc}")
-        finally:
-            self._reading.busy = False
-        return bool(awaiting)
-
-    def _read_review(self, review: Comment, classifier: FeedbackClassifier) -> None:
-        """Read a trusted person's ``COMMENTED`` review, keep the reading, act on it.
-
-        The reading is kept in the ledger's record of the review; approved (with comments or
-        not) and changes-requested record the review as resolved, and each remark becomes an
-        open comment linked to it; wait leaves it open work. A review read already, by this
-        process or another, is not read again.
-        """
-        ref = review_ref(review.id)
-        assert ref is not None
-        record = read_review_body(review, classifier, self._clock)
-        kept: list[bool] = []
-
-        def recorded(mark: Comment, stamp: str) -> Comment:
-            raw = mark.extra.get(READINGS)
-            readings: JsonObject = dict(raw) if isinstance(raw, dict) else {}
-            if review.id in readings:
-                kept.clear()
-                return mark  # another reading landed first
-            kept.append(True)
-            readings[review.id] = record.to_json()
-            mark = replace(mark, extra={**mark.extra, READINGS: readings})
-            if record.applied is Transition.NONE:
-                return mark
-            return mark.with_status(CommentStatus.RESOLVED)
-
-        changed = self._mark(ref, recorded, "converse")
-        drafts = review_remark_comments(changed, record) if kept else []
-        if drafts:
-            self._ledger.append_many(drafts)
 
     def list(self, query: ListQuery) -> CommentPage:
         """One page of the branch's comments: the ledger's, then the review's (held left out)."""
@@ -314,20 +247,28 @@ class PullRequestStore:
         return self._ledger.append_many(comments)
 
     def claim(self, comment_id: str, request: ClaimRequest) -> ClaimResult:
-        """Claim a ledger comment.
+        """Claim a ledger comment, or a review thread (kept in the ledger's record of it).
+
+        A thread claimed gets the token's 👀 on its first comment; released, it loses it.
 
         Raises:
-            MissingCapabilityError: it is the pull request's own review item, which keeps no
-                claim yet.
+            MissingCapabilityError: it is a review or a conversation comment, which keep no
+                claims.
+            NotFoundError: no comment, or no thread the agent can work on, has that id.
         """
-        if review_ref(comment_id) is not None:
-            raise MissingCapabilityError(
-                f"{comment_id} is the pull request's own review, which keeps no claims yet; "
-                "claims are kept on maple's comments (docs/claims.md).",
-                store=self.name,
-                operation="claim",
-            )
-        return self._ledger.claim(comment_id, request)
+        ref = review_ref(comment_id)
+        if ref is None:
+            return self._ledger.claim(comment_id, request)
+        return claim_thread(self, ref, request)
+
+    def claim_holder(self, comment_id: str, claimant: Claimant) -> Claim | None:
+        """The live claim another session holds on a comment or a review thread, if any."""
+        ref = review_ref(comment_id)
+        if ref is None:
+            return self._ledger.claim_holder(comment_id, claimant)
+        if ref.kind is not ReviewKind.THREAD:
+            return None
+        return self._ledger.thread_holder(ref.pull, ref.id, claimant)
 
     def claim_many(
         self, comment_ids: Sequence[str], request: ClaimRequest
@@ -337,8 +278,13 @@ class PullRequestStore:
         return self._ledger.claim_many(ours, request) if ours else []
 
     def sweep_claims(self, branch: str, request: ClaimRequest) -> builtins.list[Comment]:
-        """Renew or end the session's claims on the branch's ledger comments."""
-        return self._ledger.sweep_claims(branch, request)
+        """Renew or end the session's claims on the branch (its review threads' too).
+
+        A thread whose claim the sweep ended loses its 👀.
+        """
+        changed = self._ledger.sweep_claims(branch, request)
+        unreact_swept(self, changed)
+        return changed
 
     def approve(self, approval: NewApproval) -> Approval:
         """Store an approval in the ledger."""
@@ -375,7 +321,7 @@ class PullRequestStore:
         if ref is None:
             return self._ledger.converse(comment_id, event)
         if isinstance(event, EntryNote):
-            return self._note(ref, event)
+            return note_reading(self, ref, event)
         if event.kind is ReplyKind.RESOLVE:
             assert event.resolution is not None  # checked by ThreadEvent
             if ref.kind is ReviewKind.THREAD:
@@ -398,40 +344,6 @@ class PullRequestStore:
             return apply_event(mark, event, entry, stamp, format_js_timestamp(self._clock.now()))
 
         return self._mark(ref, applied, "converse")
-
-    def _note(self, ref: ReviewRef, note: EntryNote) -> Comment:
-        """Keep ``note`` (a reading) on a thread's reply, in the ledger's record of the thread.
-
-        ``decide`` sees the thread as the agent does and the reply with the reading the
-        ledger holds as it is written (not as first read), so two readings at once keep one;
-        the transition it brings (a confirmation, a reopening in the reviewer's words) joins
-        the record's thread.
-        """
-        if ref.kind is not ReviewKind.THREAD or note.key != CLASSIFICATION:
-            raise ConversationError(
-                f"{ref.id} is on GitHub: only a reply in a review thread is read by maple."
-            )
-        added = f"ghr_{ref.pull}_{secrets.token_hex(6)}"
-        current = self._current(ref, "converse")
-
-        def noted(mark: Comment, stamp: str) -> Comment:
-            raw = mark.extra.get(READINGS)
-            readings: JsonObject = dict(raw) if isinstance(raw, dict) else {}
-            said = entry_of(current, note.entry_id).to_json()
-            said.pop(CLASSIFICATION, None)
-            if note.entry_id in readings:
-                said[CLASSIFICATION] = readings[note.entry_id]
-            decided = note.decide(current, Reply.from_json(said))
-            if decided is None:
-                return mark
-            kept, then = decided
-            readings[note.entry_id] = kept
-            mark = replace(mark, extra={**mark.extra, READINGS: readings})
-            if then is None:
-                return mark
-            return apply_event(mark, then, added, stamp, format_js_timestamp(self._clock.now()))
-
-        return self._mark(ref, noted, "converse", current)
 
     def _current(self, ref: ReviewRef, operation: str) -> Comment:
         """The review item as the agent sees it, or ``NotFoundError`` (held ones are not there)."""
@@ -529,48 +441,3 @@ def _marks(marks: Sequence[Comment]) -> dict[str, Mark]:
         )
         found[mark.id] = Mark(mark.status, mark.resolution, replies, readings)
     return found
-
-
-def _awaits_reading(extra: JsonObject) -> bool:
-    details = extra.get(GITHUB)
-    return isinstance(details, dict) and details.get(AWAITING_READING) is True
-
-
-class PullRequestChangeSignal:
-    """Wakes when the ledger's comments or the review change (both polled conditionally)."""
-
-    def __init__(self, store: PullRequestStore, branch: str, clock: Clock) -> None:
-        self._store = store
-        self._ledger_signal = GitHubChangeSignal(store._ledger, branch, clock)
-        self._branch = branch
-        self._clock = clock
-
-    def token(self) -> Hashable:
-        """Both sources as of now."""
-        return (self._ledger_signal.token(), self._review_token())
-
-    def _review_token(self) -> Hashable:
-        try:
-            pull = self._store._ledger.pull_of(self._branch)
-            return self._store.source.token(pull[0]) if pull is not None else None
-        except MapleError:
-            return ("unreadable", self._clock.monotonic())
-
-    def wait(self, token: Hashable, timeout: float) -> bool:
-        """Poll both every 2 s until either differs from ``token``, or time runs out."""
-        pair = token if isinstance(token, tuple) and len(token) == 2 else (token, None)
-        ledger_token, review_token = pair
-        deadline = self._clock.monotonic() + timeout
-        while True:
-            step = min(2.0, deadline - self._clock.monotonic())
-            if step <= 0:
-                return False
-            if self._ledger_signal.wait(ledger_token, step):
-                return True
-            if self._review_token() != review_token:
-                return True
-
-    def status(self) -> str:
-        """What holds polling back, if anything (for the wait's progress and ``maple doctor``)."""
-        verdict = self._store.source.verdict()
-        return "" if verdict.poll else verdict.reason

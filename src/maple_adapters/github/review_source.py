@@ -8,9 +8,9 @@ id, 👍 on a review), and only when the REST answers changed since GraphQL was 
 once a minute at most, while something is there that only GraphQL would show changing (any
 thread, which anyone may resolve or unresolve without a word, a held review somebody may
 endorse).
-Acting: a reply in a thread is ``POST …/pulls/{n}/comments/{id}/replies``; a resolve is
-GraphQL's ``resolveReviewThread`` then the reply naming the commit; an answer to a review or a
-conversation comment is a conversation comment linking to it.
+GraphQL's queries and the memo of their answers are :mod:`~maple_adapters.github.review_graphql`'s;
+acting on the review (replies, resolves, the 👀 on a claimed thread) is
+:mod:`~maple_adapters.github.review_acting`'s.
 """
 
 from __future__ import annotations
@@ -25,6 +25,15 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
+from maple_adapters.github.review_acting import ReviewActing
+from maple_adapters.github.review_graphql import (
+    REVIEW_THUMBS_QUERY,
+    THREADS_QUERY,
+    ReviewMemo,
+    memo_from_json,
+    memo_to_json,
+    states_token,
+)
 from maple_adapters.github.review_json import (
     ThreadState,
     conversation_of,
@@ -35,49 +44,13 @@ from maple_adapters.github.review_json import (
 from maple_adapters.github.shared import SharedCache
 from maple_adapters.github.transport import GitHubError, GitHubTransport
 from maple_core.json_types import JsonObject, JsonValue
-from maple_core.own_posts import OwnMark, marked, resolve_reply
-from maple_core.pull_review import Mark, PullRequestReview, ReviewKind, ReviewReading, ReviewRef
+from maple_core.pull_review import Mark, PullRequestReview, ReviewReading
 from maple_core.rate_budget import PollVerdict
 from maple_core.review_reading import FirstSight, read_review
 from maple_core.trust import TRUSTED_ASSOCIATIONS, Author, Endorsement, TrustPolicy
 
-__all__ = [
-    "ReviewSource",
-    "THREADS_QUERY",
-]
+__all__ = ["ReviewSource"]
 
-THREADS_QUERY = """
-query($owner: String!, $name: String!, $number: Int!, $after: String) {
-  repository(owner: $owner, name: $name) {
-    pullRequest(number: $number) {
-      reviewThreads(first: 100, after: $after) {
-        pageInfo { hasNextPage endCursor }
-        nodes {
-          id isResolved isOutdated resolvedBy { login }
-          comments(first: 1) { nodes { databaseId } }
-        }
-      }
-    }
-  }
-}
-"""
-REVIEW_THUMBS_QUERY = """
-query($owner: String!, $name: String!, $number: Int!, $after: String) {
-  repository(owner: $owner, name: $name) {
-    pullRequest(number: $number) {
-      reviews(first: 100, after: $after) {
-        pageInfo { hasNextPage endCursor }
-        nodes { databaseId reactions(content: THUMBS_UP, first: 50) {
-          nodes { createdAt user { login } } } }
-      }
-    }
-  }
-}
-"""
-RESOLVE = (
-    "mutation($id: ID!) { resolveReviewThread(input: {threadId: $id}) "
-    "{ thread { id isResolved } } }"
-)
 _MAX_PAGES = 30  # 3,000 review comments, reviews or threads: beyond that maple stops reading
 _MAX_THUMB_LOOKUPS = 50  # held notes whose 👍 are read per look
 _SWEEP_S = 60.0
@@ -108,17 +81,7 @@ class _Where:
         }
 
 
-@dataclass
-class _Memo:
-    """GraphQL's last answer for a pull request, and the REST answers it was asked after."""
-
-    basis: str = ""
-    checked: float = 0.0
-    states: Mapping[int, ThreadState] | None = None
-    review_thumbs: Mapping[int, tuple[Endorsement, ...]] | None = None
-
-
-class ReviewSource:
+class ReviewSource(ReviewActing):
     """Reads a pull request's threads, reviews and conversation, and answers them.
 
     Args:
@@ -152,7 +115,7 @@ class ReviewSource:
         self._sweep_s = sweep_s
         self._now = now
         self._lock = threading.Lock()
-        self._memos: dict[int, _Memo] = {}
+        self._memos: dict[int, ReviewMemo] = {}
         self._seen: dict[int, dict[str, str]] = {}  # without a shared folder
         self._pushers: dict[str, bool] = {}
         self._own: frozenset[str] = frozenset()  # maple's logins, as the last read named them
@@ -208,12 +171,12 @@ class ReviewSource:
         )
         return self._sighted(pull, review, marks or {}, list(floor), when)
 
-    def _listed(self, pull: int) -> tuple[_Listing, _Listing, _Memo]:
+    def _listed(self, pull: int) -> tuple[_Listing, _Listing, ReviewMemo]:
         """The review comments, the reviews and GraphQL's memo; notes the change token."""
         comments = self._all_pages(f"{self._base}/pulls/{pull}/comments")
         reviews = self._all_pages(f"{self._base}/pulls/{pull}/reviews")
         memo = self._graphql_memo(pull, comments, reviews)
-        self._tokens[pull] = (_fingerprint(comments, reviews), _states_token(memo))
+        self._tokens[pull] = (_fingerprint(comments, reviews), states_token(memo))
         return comments, reviews, memo
 
     def token(self, pull: int) -> Hashable:
@@ -263,7 +226,7 @@ class ReviewSource:
         pull: int,
         comments: Sequence[JsonValue],
         reviews: Sequence[JsonValue],
-    ) -> _Memo:
+    ) -> ReviewMemo:
         """GraphQL's states, asked again only when REST changed or a sweep is due."""
         basis = _fingerprint(comments, reviews)
         memo = self._load_memo(pull)
@@ -281,12 +244,12 @@ class ReviewSource:
             return memo  # GitHub's budget is low: the last answer stands
         states = self.thread_states(pull) if comments else {}
         thumbs = self._review_thumbs(pull) if self._held_reviews(reviews) else {}
-        memo = _Memo(basis, now, states, thumbs)
+        memo = ReviewMemo(basis, now, states, thumbs)
         self._store_memo(pull, memo)
         return memo
 
     def _sweep_worthy(
-        self, memo: _Memo, comments: Sequence[JsonValue], reviews: Sequence[JsonValue]
+        self, memo: ReviewMemo, comments: Sequence[JsonValue], reviews: Sequence[JsonValue]
     ) -> bool:
         """Whether GraphQL could show something REST cannot: a 👍 on a review, or a thread.
 
@@ -414,66 +377,21 @@ class ReviewSource:
             self._pushers[login] = permission in _PUSHERS
         return Author(login, "COLLABORATOR" if self._pushers[login] else known or "NONE")
 
-    def _load_memo(self, pull: int) -> _Memo:
+    def _load_memo(self, pull: int) -> ReviewMemo:
         if self._cache is None:
-            return self._memos.get(pull, _Memo())
+            return self._memos.get(pull, ReviewMemo())
         kept = self._cache.read_json(f"graphql-{pull}")
-        return _memo_from_json(kept) if kept else _Memo()
+        return memo_from_json(kept) if kept else ReviewMemo()
 
-    def _store_memo(self, pull: int, memo: _Memo) -> None:
+    def _store_memo(self, pull: int, memo: ReviewMemo) -> None:
         if self._cache is None:
             self._memos[pull] = memo
         else:
-            self._cache.write_json(f"graphql-{pull}", _memo_to_json(memo))
+            self._cache.write_json(f"graphql-{pull}", memo_to_json(memo))
 
     def forget(self, pull: int) -> None:
         """Drop GraphQL's memo, so the next read asks again (after maple acted on a thread)."""
-        self._store_memo(pull, _Memo())
-
-    # -- acting ----------------------------------------------------------------------------
-
-    def reply(self, ref: ReviewRef, body: str, *, question: bool = False) -> JsonObject:
-        """Answer where the reviewer wrote: in the thread, or in the conversation."""
-        mark = OwnMark("question" if question else "reply")
-        if ref.kind is ReviewKind.THREAD:
-            return self._thread_reply(ref, marked(body, mark))
-        what = "review" if ref.kind is ReviewKind.REVIEW else "comment"
-        said = f"[In reply to this {what}]({self._link_of(ref)})\n\n{body}"
-        created = self._transport.request(
-            "POST",
-            f"{self._base}/issues/{ref.pull}/comments",
-            body={"body": marked(said, OwnMark(mark.kind, target=ref.id))},
-        ).data
-        return created if isinstance(created, dict) else {}
-
-    def _thread_reply(self, ref: ReviewRef, body: str) -> JsonObject:
-        created = self._transport.request(
-            "POST",
-            f"{self._base}/pulls/{ref.pull}/comments/{ref.number}/replies",
-            body={"body": body},
-        ).data
-        return created if isinstance(created, dict) else {}
-
-    def resolve_thread(self, ref: ReviewRef, sha: str, note: str | None) -> JsonObject:
-        """Resolve the thread on GitHub, then reply naming the commit (in that order).
-
-        Resolving first means no read can ever see maple's resolution reply on a thread still
-        open, which would read as a reviewer's unresolving it.
-        """
-        states = self.thread_states(ref.pull)
-        state = states.get(ref.number)
-        if state is None:
-            raise GitHubError(404, f"thread {ref.id}", f"No review thread {ref.id} on GitHub.")
-        if not state.resolved:
-            self._transport.graphql(RESOLVE, {"id": state.node_id})
-        reply = self._thread_reply(ref, resolve_reply(sha, note))
-        self.forget(ref.pull)
-        return reply
-
-    def _link_of(self, ref: ReviewRef) -> str:
-        web = f"https://{self._host}/{self._owner}/{self._repo}/pull/{ref.pull}"
-        anchor = "pullrequestreview-" if ref.kind is ReviewKind.REVIEW else "issuecomment-"
-        return f"{web}#{anchor}{ref.number}"
+        self._store_memo(pull, ReviewMemo())
 
 
 def _login(obj: JsonValue) -> str:
@@ -515,71 +433,9 @@ def _listed(obj: JsonValue, key: str) -> builtins.list[JsonValue]:
     return value if isinstance(value, list) else []
 
 
-def _states_token(memo: _Memo) -> Hashable:
-    states = memo.states or {}
-    return tuple(sorted((k, v.resolved, v.outdated) for k, v in states.items()))
-
-
 def _next(connection: JsonObject) -> str | None:
     info = connection.get("pageInfo")
     if isinstance(info, dict) and info.get("hasNextPage") is True:
         cursor = info.get("endCursor")
         return cursor if isinstance(cursor, str) else None
     return None
-
-
-def _memo_to_json(memo: _Memo) -> JsonObject:
-    states: JsonObject = {
-        str(k): {
-            "id": s.node_id,
-            "resolved": s.resolved,
-            "outdated": s.outdated,
-            "by": s.resolved_by,
-        }
-        for k, s in (memo.states or {}).items()
-    }
-    thumbs: JsonObject = {
-        str(k): [{"login": e.by.login, "association": e.by.association, "at": e.at} for e in v]
-        for k, v in (memo.review_thumbs or {}).items()
-    }
-    return {
-        "basis": memo.basis,
-        "checked": memo.checked,
-        "states": states if memo.states is not None else None,
-        "thumbs": thumbs,
-    }
-
-
-def _memo_from_json(value: JsonObject) -> _Memo:
-    raw_states = value.get("states")
-    states: dict[int, ThreadState] | None = None
-    if isinstance(raw_states, dict):
-        states = {}
-        for key, item in raw_states.items():
-            if key.isdigit() and isinstance(item, dict) and isinstance(item.get("id"), str):
-                by = item.get("by")
-                states[int(key)] = ThreadState(
-                    str(item["id"]),
-                    item.get("resolved") is True,
-                    item.get("outdated") is True,
-                    by if isinstance(by, str) else None,
-                )
-    thumbs: dict[int, tuple[Endorsement, ...]] = {}
-    raw_thumbs = value.get("thumbs")
-    if isinstance(raw_thumbs, dict):
-        for key, items in raw_thumbs.items():
-            if key.isdigit() and isinstance(items, list):
-                thumbs[int(key)] = tuple(
-                    Endorsement(
-                        Author(str(i.get("login")), str(i.get("association"))), str(i.get("at"))
-                    )
-                    for i in items
-                    if isinstance(i, dict)
-                )
-    basis, checked = value.get("basis"), value.get("checked")
-    return _Memo(
-        basis if isinstance(basis, str) else "",
-        float(checked) if isinstance(checked, (int, float)) else 0.0,
-        states,
-        thumbs,
-    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import re
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from typing import TypeVar
 
 from maple_adapters.github.edits import (
@@ -26,7 +26,7 @@ from maple_adapters.github.transport import GitHubError, GitHubTransport
 from maple_adapters.github.trust import Ledgers, WriterTrust
 from maple_adapters.github.writer import LedgerWriter
 from maple_core.approvals import Approval, NewApproval
-from maple_core.claims import ClaimRequest, ClaimResult
+from maple_core.claims import Claim, Claimant, ClaimRequest, ClaimResult
 from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.conversation import ConversationError
 from maple_core.errors import (
@@ -138,12 +138,23 @@ class GitHubLedgerStore:
         return self._trust.ledgers_in(pull, self.issue_comments(pull), branch, operation)
 
     def list(self, query: ListQuery) -> CommentPage:
-        """One page of the branch's comments; no pull request means none."""
+        """One page of the branch's comments; no pull request means none.
+
+        The read stands in for a claim's own read just after it (``ledger_claims``).
+        """
         with self._failing("list"):
             pull = self.find_pull(query.branch)
-            found = self._ledgers(pull, query.branch) if pull is not None else None
+            found = None
+            if pull is not None:
+                read = self.issue_comments(pull)
+                self.seen(pull, read)
+                found = self._trust.ledgers_in(pull, read, query.branch, "list")
         comments = found.merged.comments if found else ()
         return page_of(comments, query, encode=str, decode=decode_decimal_cursor)
+
+    def seen(self, pull: int, comments: Sequence[JsonObject]) -> None:
+        """A fresh read of the pull request's comments, which a claim just after it reuses."""
+        self._claims.seen(pull, comments)
 
     def head(self, branch: str) -> str | None:
         """The head commit of the branch's pull request, asked every time; ``None`` without one."""
@@ -306,6 +317,29 @@ class GitHubLedgerStore:
         if not found:
             comment_in(GitHubLedger(""), comment_id, self.name, "claim")  # raises NotFoundError
         return found[0]
+
+    def claim_holder(self, comment_id: str, claimant: Claimant) -> Claim | None:
+        """The live claim another session holds on the comment, as a resolve asks it.
+
+        Resolving ends the comment's claim in the resolve's own edit, so a resolve asks this
+        instead of claiming first (:func:`maple_core.claiming.claim_for_resolve`).
+        """
+        pull = self._by_id(_COMMENT_ID, comment_id, "comment", "claim")
+        return self._claims.holder(pull, comment_id, claimant)
+
+    def claim_threads(
+        self, pull: int, threads: Mapping[str, Comment], request: ClaimRequest
+    ) -> builtins.list[ClaimResult]:
+        """Apply a claim request to review threads, kept in the ledger's records of them.
+
+        ``threads`` are each thread's record as it starts when the ledger keeps none yet.
+        """
+        with self._failing("claim"):
+            return self._claims.claim(pull, builtins.list(threads), request, threads)
+
+    def thread_holder(self, pull: int, thread_id: str, claimant: Claimant) -> Claim | None:
+        """The live claim another session holds on a review thread (see :meth:`claim_holder`)."""
+        return self._claims.holder(pull, thread_id, claimant)
 
     def claim_many(
         self, comment_ids: Sequence[str], request: ClaimRequest

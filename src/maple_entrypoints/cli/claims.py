@@ -14,6 +14,9 @@ from typing import Annotated
 
 import typer
 
+from maple_core.claim_views import (
+    describe_holder,
+)
 from maple_core.claiming import claim_comment
 from maple_core.claims import (
     DEFAULT_LEASE_S,
@@ -23,7 +26,6 @@ from maple_core.claims import (
     ClaimOutcome,
     ClaimRequest,
     ClaimResult,
-    describe_holder,
 )
 from maple_core.display import shown_one
 from maple_core.text import one_line

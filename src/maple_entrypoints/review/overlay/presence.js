@@ -1,6 +1,6 @@
 // What the reviewer sees of who is on a comment: nobody yet, an agent "on it" (its claim,
 // maple's `claim` key), waiting for you (the agent's unanswered question), or resolved. The same
-// order as maple_core.claims.presence_of: resolved, then waiting, then a live claim. Every name
+// order as maple_core.claim_views.presence_of: resolved, then waiting, then a live claim. Every name
 // here is someone else's words: shown as text, never parsed as HTML.
 
 import { awaitingReviewer } from "./thread.js";
