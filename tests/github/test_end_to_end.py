@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,7 +20,7 @@ from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.system import SystemClock
 from maple_core.comments import NewComment
 from maple_core.waiting import wait_for_comments
-from tests.github.fake_github import FakeGitHub, Served, serve
+from tests.github.fake_github import FakeGitHub, Served
 from tests.mcp_support import stdio_server, structured
 from tests.support import HOOK
 
@@ -29,11 +28,9 @@ pytestmark = pytest.mark.anyio
 GATE_TOKEN = "ghs_gate_installation_token_42"
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    running = serve(FakeGitHub(tokens={TOKEN: 1, GATE_TOKEN: 4242}), tmp_path_factory.mktemp("e2e"))
-    yield running
-    running.stop()
+def fake_github() -> FakeGitHub:
+    """The fake GitHub this module's tests share (``served`` in tests/conftest.py runs it)."""
+    return FakeGitHub(tokens={TOKEN: 1, GATE_TOKEN: 4242})
 
 
 @pytest.fixture

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -20,7 +19,7 @@ import pytest
 
 from contract_tests.github_peers import TOKEN
 from contract_tests.support import git, make_repo
-from tests.github.fake_github import FakeGitHub, Served, serve
+from tests.github.fake_github import FakeGitHub, Served
 from tests.github.test_end_to_end import env_for
 from tests.mcp_support import clean_env, error_text, stdio_server, structured
 
@@ -30,11 +29,9 @@ MAPLE = Path(sys.executable).with_name("maple")
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    running = serve(FakeGitHub(tokens={TOKEN: 1}), tmp_path_factory.mktemp("pr-review-mcp"))
-    yield running
-    running.stop()
+def fake_github() -> FakeGitHub:
+    """The fake GitHub this module's tests share (``served`` in tests/conftest.py runs it)."""
+    return FakeGitHub(tokens={TOKEN: 1})
 
 
 @pytest.fixture
