@@ -12,7 +12,6 @@ whose state already decides reach no model at all.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -29,28 +28,21 @@ from maple_core.pull_review import GITHUB
 from maple_core.resolving import resolve_comment
 from maple_core.statuses import CommentStatus
 from maple_core.threads import confirmation_of
-from tests.github.fake_github import FakeGitHub, Served, serve
+from tests.github.fake_github import FakeGitHub, Served
 from tests.github.test_end_to_end import env_for
-from tests.harness_support import HARNESSES, Harness, start_harness
+from tests.harness_support import Harness, harness_fixture, model_reads
 from tests.mcp_support import stdio_server, structured
-from tests.test_feedback_harness import model_reads
 
 BRANCH = "feat/review"
 HEAD = "5eed5eed" * 5
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    running = serve(FakeGitHub(tokens={TOKEN: 1}), tmp_path_factory.mktemp("pr-reading"))
-    yield running
-    running.stop()
+def fake_github() -> FakeGitHub:
+    """The fake GitHub this module's tests share (``served`` in tests/conftest.py runs it)."""
+    return FakeGitHub(tokens={TOKEN: 1})
 
 
-@pytest.fixture(scope="module", params=HARNESSES)
-def harness(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Harness:
-    started = start_harness(request.param, tmp_path_factory.mktemp(request.param), request)
-    started.answer(model_reads)
-    return started
+harness = harness_fixture(model_reads)
 
 
 @pytest.fixture
@@ -59,11 +51,6 @@ def fake(served: Served) -> FakeGitHub:
     served.fake.open_pull(BRANCH, head_sha=HEAD)
     served.fake.repo().associations.update({"rev": "COLLABORATOR", "lead": "OWNER"})
     return served.fake
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
 
 
 @pytest.fixture
