@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # SQLAlchemy loads only for a command on the database
 
 __all__ = [
     "BranchOption",
+    "CommentIdArg",
     "EXIT_BLOCKED",
     "EXIT_CONFIG",
     "EXIT_ERROR",
@@ -60,6 +61,7 @@ BranchOption = Annotated[
 JsonOption = Annotated[
     bool, typer.Option("--json", help="Print the MCP tool's JSON result instead of text.")
 ]
+CommentIdArg = Annotated[str, typer.Argument(help="The comment's id.", metavar="ID")]
 
 
 def exit_code_for(error: MapleError) -> int:
