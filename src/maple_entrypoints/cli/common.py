@@ -34,6 +34,7 @@ __all__ = [
     "JsonOption",
     "MapleCommands",
     "branch_of",
+    "command_group",
     "ci_gate_here",
     "classifier_here",
     "database_here",
@@ -62,6 +63,11 @@ JsonOption = Annotated[
     bool, typer.Option("--json", help="Print the MCP tool's JSON result instead of text.")
 ]
 CommentIdArg = Annotated[str, typer.Argument(help="The comment's id.", metavar="ID")]
+
+
+def command_group(help: str, epilog: str | None = None) -> typer.Typer:
+    """A group of maple commands (``maple gate``, ``maple db``…): run bare, it shows its help."""
+    return typer.Typer(help=help, no_args_is_help=True, epilog=epilog)
 
 
 def exit_code_for(error: MapleError) -> int:

@@ -11,21 +11,19 @@ from maple_adapters.system import SystemClock
 from maple_core.cursor import format_stamp, parse_stamp
 from maple_core.text import one_line
 from maple_core.tokens import AccessToken, TokenScope, parse_lifetime
-from maple_entrypoints.cli.common import JsonOption, database_here
+from maple_entrypoints.cli.common import JsonOption, command_group, database_here
 from maple_entrypoints.cli.output import print_json
 from maple_entrypoints.configuration import Settings
 from maple_entrypoints.settings import repository_of
 
 __all__ = ["db_app", "tokens_app"]
 
-db_app = typer.Typer(
-    help="The sql store's database (MAPLE_DATABASE_URL).",
-    no_args_is_help=True,
+db_app = command_group(
+    "The sql store's database (MAPLE_DATABASE_URL).",
     epilog="Example: MAPLE_DATABASE_URL=postgresql://maple@db/maple maple db upgrade",
 )
-tokens_app = typer.Typer(
-    help="Access tokens for agents that reach a deployed route (kept in MAPLE_DATABASE_URL).",
-    no_args_is_help=True,
+tokens_app = command_group(
+    "Access tokens for agents that reach a deployed route (kept in MAPLE_DATABASE_URL).",
     epilog="Example: maple tokens create --scope read --expires 90d --label 'codex cloud'",
 )
 

@@ -28,6 +28,7 @@ from maple_entrypoints.cli.common import (
     JsonOption,
     branch_of,
     ci_gate_here,
+    command_group,
     fail,
     loop_here,
 )
@@ -36,10 +37,8 @@ from maple_entrypoints.configuration import GITHUB_EVENT_NAME, GITHUB_EVENT_PATH
 
 __all__ = ["gate_app"]
 
-gate_app = typer.Typer(
-    help="The merge gate (check run maple/visual-review).",
-    no_args_is_help=True,
-    epilog="Example: maple gate decide --json",
+gate_app = command_group(
+    "The merge gate (check run maple/visual-review).", epilog="Example: maple gate decide --json"
 )
 
 

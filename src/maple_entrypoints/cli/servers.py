@@ -8,12 +8,12 @@ from typing import Annotated
 
 import typer
 
-from maple_entrypoints.cli.common import EXIT_CONFIG, EXIT_ERROR, fail
+from maple_entrypoints.cli.common import EXIT_CONFIG, EXIT_ERROR, command_group, fail
 
 __all__ = ["hook_app", "mcp_server", "route_app", "solo"]
 
 
-hook_app = typer.Typer(help="Hooks for coding agents.", no_args_is_help=True)
+hook_app = command_group("Hooks for coding agents.")
 
 
 @hook_app.command(
@@ -40,9 +40,7 @@ def mcp_server() -> None:
     serve()
 
 
-route_app = typer.Typer(
-    help="Maple's route: the HTTP API overlays and agents use.", no_args_is_help=True
-)
+route_app = command_group("Maple's route: the HTTP API overlays and agents use.")
 
 
 @route_app.command("serve", epilog="Example: maple route serve --store github --port 8787")
