@@ -40,6 +40,14 @@ def fake(served: Served) -> FakeGitHub:
     return served.fake
 
 
+def checkout_at_head(fake: FakeGitHub, tmp: Path, branch: str) -> tuple[Path, str]:
+    """A checkout of ``branch`` whose commit is pushed as pull request 1's head; and that sha."""
+    repo = make_repo(tmp / "repo", branch)
+    head = git(repo, "rev-parse", "HEAD")
+    fake.push(1, head)
+    return repo, head
+
+
 def env_for(served: Served, transport: str, tmp: Path) -> dict[str, str]:
     common = {
         "MAPLE_GITHUB_OWNER": "acme",
@@ -62,9 +70,7 @@ async def test_the_agent_loop_over_github(
     seeded = GitHubLedgerStore(api_transport(served), "acme", "web", FakeClock()).append(
         NewComment(branch="feat/x", body="The header wraps at 375px.")
     )
-    repo = make_repo(tmp_path / "repo", "feat/x")
-    head = git(repo, "rev-parse", "HEAD")
-    fake.push(1, head)  # the checkout's commit is the pull request's head
+    repo, head = checkout_at_head(fake, tmp_path, "feat/x")
     env = env_for(served, transport, tmp_path)
     async with stdio_server(
         repo, **env, MAPLE_GATE_TOKEN=GATE_TOKEN, MAPLE_GATE_APP_ID="4242"
