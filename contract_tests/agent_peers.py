@@ -208,7 +208,9 @@ def real_peer(provider_name: str, tmp: Path, request: pytest.FixtureRequest) -> 
         codex_home = tmp / "codex-home"
         codex_home.mkdir(exist_ok=True)
         (codex_home / "config.toml").write_text(CODEX_CONFIG.format(url=running.url))
-        provider = CodexProvider(str(binary), {**env, "CODEX_HOME": str(codex_home)})
+        provider = CodexProvider(
+            str(binary), {**env, "CODEX_HOME": str(codex_home)}, hidden=SECRETS
+        )
     else:
         provider = ClaudeProvider(
             str(binary),
@@ -220,6 +222,7 @@ def real_peer(provider_name: str, tmp: Path, request: pytest.FixtureRequest) -> 
                 "DISABLE_AUTOUPDATER": "1",
                 "DISABLE_TELEMETRY": "1",
             },
+            hidden=SECRETS,
         )
 
     def install(scenario: Scenario) -> None:

@@ -22,6 +22,7 @@ from maple_adapters.memory_classifier import HANG, ScriptedClassifier
 from maple_core.feedback import HarnessAnswer
 from maple_core.json_types import JsonObject
 from maple_core.ports import FeedbackClassifier
+from maple_entrypoints.configuration import SECRETS
 
 
 @dataclass(frozen=True)
@@ -146,7 +147,7 @@ def real_classifier_peer(name: str, tmp: Path, request: pytest.FixtureRequest) -
         lambda fn: answering.__setitem__(0, fn),
         prompts,
         offered,
-        lambda: kind(name, harness.signed_out_env),
+        lambda: kind(name, harness.signed_out_env, hidden=SECRETS),
         {"model": model},
     )
 
