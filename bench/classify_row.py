@@ -26,12 +26,13 @@ from maple_adapters.agents.classifiers import ClaudeClassifier
 from maple_adapters.agents.process import scoped_environment, spawn
 from maple_adapters.memory import InMemoryCommentStore
 from maple_adapters.system import SystemClock
+from maple_core.agent_ports import FeedbackClassifier
 from maple_core.classifying import classify_reply
 from maple_core.comments import NewComment
 from maple_core.conversation import ReplyKind, Role, thread_of
-from maple_core.feedback import OUTCOME_SCHEMA, HarnessAnswer, feedback_prompt
+from maple_core.feedback import OUTCOME_SCHEMA, HarnessAnswer
+from maple_core.feedback_prompt import feedback_prompt
 from maple_core.json_types import JsonObject
-from maple_core.ports import FeedbackClassifier
 from maple_core.resolving import converse, resolve_comment
 from maple_core.thread_events import ThreadEvent
 from maple_entrypoints.configuration import SECRETS

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from contract_tests.github_peers import shared_transport
 from maple_adapters.github.review_source import ReviewSource
-from maple_adapters.github.shared import SharedTransport
+from maple_adapters.github.shared_transport import SharedTransport
 from maple_core.pull_review import ReviewKind, ReviewReading, ReviewRef
 from maple_core.trust import TrustPolicy
 from tests.github.fake_github import FakeGitHub, serve

@@ -21,7 +21,7 @@ import pytest
 
 from maple_adapters.agents.claude_provider import ClaudeProvider
 from maple_adapters.agents.codex_provider import CodexProvider
-from maple_core.ports import AgentProvider
+from maple_core.agent_ports import AgentProvider
 from maple_entrypoints.configuration import SECRETS
 
 FAKES = Path(__file__).resolve().parents[1] / "tests" / "agents"
@@ -208,9 +208,8 @@ def real_peer(provider_name: str, tmp: Path, request: pytest.FixtureRequest) -> 
         codex_home = tmp / "codex-home"
         codex_home.mkdir(exist_ok=True)
         (codex_home / "config.toml").write_text(CODEX_CONFIG.format(url=running.url))
-        provider = CodexProvider(
-            str(binary), {**env, "CODEX_HOME": str(codex_home)}, hidden=SECRETS
-        )
+        codex_env = {**env, "CODEX_HOME": str(codex_home)}
+        provider = CodexProvider(str(binary), codex_env, hidden=SECRETS)
     else:
         provider = ClaudeProvider(
             str(binary),

@@ -15,7 +15,7 @@ from maple_adapters.files.media import FileMedia
 from maple_adapters.files.store import FileCommentStore
 from maple_adapters.github.pull_store import PullRequestStore
 from maple_adapters.github.review_source import ReviewSource
-from maple_adapters.github.shared import SharedTransport
+from maple_adapters.github.shared_transport import SharedTransport
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.github.tokens import TokenStores
 from maple_adapters.memory import InMemoryCommentStore
@@ -23,7 +23,8 @@ from maple_adapters.route.http import RouteHttp
 from maple_adapters.route.store import RouteCommentStore
 from maple_adapters.sql.media import SqlMedia
 from maple_adapters.sql.store import SqlCommentStore
-from maple_core.ports import CommentStore, FeedbackClassifier
+from maple_core.agent_ports import FeedbackClassifier
+from maple_core.ports import CommentStore
 from maple_core.trust import TrustPolicy
 from maple_entrypoints.route.app import RouteOptions
 from maple_entrypoints.route.serve import by_bearer_token, served_app

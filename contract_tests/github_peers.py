@@ -50,12 +50,9 @@ def shared_transport(
 ) -> GitHubTransport:
     """A transport as maple builds it with a shared folder: conditional GETs shared on disk
     (under ``tmp``), retries and the rate budget, over PyGithub (``api``) or the real gh."""
-    from maple_adapters.github.shared import (
-        BudgetRecorder,
-        SharedCache,
-        SharedTransport,
-        cache_folder,
-    )
+    from maple_adapters.github.budget_recorder import BudgetRecorder
+    from maple_adapters.github.shared import SharedCache, cache_folder
+    from maple_adapters.github.shared_transport import SharedTransport
 
     cache = SharedCache(cache_folder(tmp / "cache", [token, served.base_url, "acme/web"]))
     if kind == "api":

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from contract_tests.agent_peers import Peer, fake_peer, process_alive, real_peer
+from maple_core.agent_ports import AgentSession
 from maple_core.agents import AgentState
-from maple_core.ports import AgentSession
 
 AGENT_PEERS = [
     pytest.param(lambda tmp, request: fake_peer("codex", tmp), id="codex-fake"),

@@ -28,15 +28,15 @@ from contract_tests.classifier_peers import (
 )
 from contract_tests.support import FakeClock
 from maple_adapters.memory import InMemoryCommentStore
+from maple_core.agent_ports import FeedbackClassifier
 from maple_core.authors import server_author
 from maple_core.classifying import classify_reply
 from maple_core.comments import NewComment
 from maple_core.conversation import ReplyKind, Role, thread_of
 from maple_core.feedback import OUTCOME_SCHEMA, Answer, HarnessAnswer, Outcome, read_answer
+from maple_core.inert_text import DATA_CLOSE
 from maple_core.json_types import JsonObject
-from maple_core.ports import FeedbackClassifier
 from maple_core.resolving import converse, resolve_comment
-from maple_core.stop import DATA_CLOSE
 from maple_core.thread_events import ThreadEvent
 
 PeerFactory = Callable[[Path, pytest.FixtureRequest], ClassifierPeer]

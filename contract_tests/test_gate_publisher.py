@@ -13,7 +13,7 @@ from maple_adapters.github.gate import GitHubCheckRunPublisher
 from maple_adapters.memory_gate import InMemoryGatePublisher
 from maple_core.comments import Comment
 from maple_core.gate import GateConclusion, GatePolicy, GateReason, GateReport, decide_gate
-from maple_core.ports import GatePublisher
+from maple_core.gate_ports import GatePublisher
 from maple_core.statuses import CommentStatus
 from tests.github.fake_github import Served
 

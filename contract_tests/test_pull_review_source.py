@@ -16,7 +16,7 @@ import pytest
 
 from contract_tests.github_peers import TOKEN, shared_transport
 from maple_adapters.github.review_source import ReviewSource
-from maple_adapters.github.shared import SharedTransport
+from maple_adapters.github.shared_transport import SharedTransport
 from maple_adapters.github.transport import GitHubError
 from maple_core.cursor import select_fresh
 from maple_core.pull_review import ReviewKind, ReviewReading, ReviewRef

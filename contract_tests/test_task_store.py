@@ -14,7 +14,7 @@ import pytest
 
 from maple_adapters.memory_tasks import InMemoryTaskStore
 from maple_adapters.sql.tasks import SqlTaskStore
-from maple_core.ports import TaskStore
+from maple_core.storage_ports import TaskStore
 from maple_core.tasks import TaskRecord, TaskStatus
 from tests.sql_support import fresh_repository
 

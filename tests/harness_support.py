@@ -20,8 +20,8 @@ import pytest
 
 from contract_tests.agent_peers import CODEX_CONFIG, _bundled
 from maple_adapters.agents.classifiers import ClaudeClassifier, CodexClassifier
-from maple_core.ports import FeedbackClassifier
-from maple_core.stop import DATA_CLOSE, DATA_OPEN
+from maple_core.agent_ports import FeedbackClassifier
+from maple_core.inert_text import DATA_CLOSE, DATA_OPEN
 from maple_entrypoints.configuration import SECRETS
 from tests.agents.model_server import ScriptedModel
 from tests.loopback import serve_asgi

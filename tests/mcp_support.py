@@ -15,7 +15,7 @@ from typing import IO, Any
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 
-from maple_core.text import REVIEW_DATA_NOTE, REVIEW_DATA_NOTICE
+from maple_core.inert_text import REVIEW_DATA_NOTE, REVIEW_DATA_NOTICE
 from tests.support import MAPLE_MCP, clean_env
 
 EVENT_S = 60.0

@@ -7,8 +7,8 @@ import struct
 
 from maple_core.attachments import MAX_AGENT_IMAGE_SIDE
 from maple_core.comments import Comment
-from maple_core.media import raster_size
-from maple_core.ports import MediaRef
+from maple_core.media import MediaRef
+from maple_core.raster import raster_size
 from maple_entrypoints.mcp_images import comment_images
 
 PIXEL = base64.b64decode(

@@ -24,7 +24,6 @@ from maple_core.conversation import (
     thread_of,
 )
 from maple_core.feedback import (
-    MAX_PROMPT_CHARS,
     OUTCOME_SCHEMA,
     REMARK_OF,
     TRANSITIONS,
@@ -33,15 +32,15 @@ from maple_core.feedback import (
     Transition,
     Trust,
     classification_of,
-    feedback_prompt,
     read_answer,
     stale,
 )
+from maple_core.feedback_prompt import MAX_PROMPT_CHARS, feedback_prompt
 from maple_core.gate import GateConclusion, GatePolicy, GateReason, decide_gate
+from maple_core.inert_text import DATA_CLOSE, DATA_OPEN
 from maple_core.listing import list_all
 from maple_core.resolving import converse, resolve_comment
 from maple_core.statuses import CommentStatus
-from maple_core.stop import DATA_CLOSE, DATA_OPEN
 from maple_core.thread_events import ThreadEvent
 from maple_core.threads import confirmation_of
 

@@ -30,8 +30,8 @@ from maple_core.feedback import (
     Transition,
     classification_of,
     stale,
-    unheard,
 )
+from maple_core.feedback_policy import unheard
 from maple_core.gate import GateConclusion, GatePolicy, decide_gate
 from maple_core.listing import list_all
 from maple_core.resolving import converse, resolve_comment

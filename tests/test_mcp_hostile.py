@@ -18,7 +18,7 @@ from mcp.client import Client
 from contract_tests.support import FakeClock, make_repo
 from maple_adapters.files.store import FileCommentStore
 from maple_adapters.log import ServerLog
-from maple_core.text import REVIEW_DATA_NOTICE
+from maple_core.inert_text import REVIEW_DATA_NOTICE
 from maple_entrypoints.mcp_server import build_server
 from tests.mcp_support import structured
 

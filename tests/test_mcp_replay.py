@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from maple_entrypoints.mcp_recorded import MAX_ANSWERS, RecordedAnswers, run_key
+from maple_entrypoints.mcp_recorded import MAX_ANSWERS, RecordedAnswers
 from maple_entrypoints.mcp_recorder import Recorder
 from maple_entrypoints.mcp_replay import (
     Conversation,
@@ -21,6 +21,7 @@ from maple_entrypoints.mcp_replay import (
     split_answer,
     with_id,
 )
+from maple_entrypoints.mcp_run_key import run_key
 from maple_entrypoints.settings import configuration_values
 from tests.mcp_start_support import envelope, initialize, notification, request
 

@@ -27,12 +27,8 @@ from maple_adapters.system import SystemClock
 from maple_core.comments import NewComment
 from maple_core.wait import DEFAULT_WAIT_MS
 from maple_entrypoints.mcp_server import build_server
-from maple_entrypoints.mcp_tasks import (
-    MAX_LIVE_TASKS,
-    MAX_TASK_WAIT_S,
-    TasksExtension,
-    task_budget_s,
-)
+from maple_entrypoints.mcp_task_calls import task_budget_s
+from maple_entrypoints.mcp_tasks import MAX_LIVE_TASKS, MAX_TASK_WAIT_S, TasksExtension
 from tests.mcp_support import EVENT_S, structured, text_json
 from tests.mcp_tasks_support import (
     TASKS,

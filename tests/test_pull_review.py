@@ -8,11 +8,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from maple_core.cursor import select_fresh
+from maple_core.own_posts import OwnMark, marked, own_mark, resolve_reply, visible_text
 from maple_core.pull_review import (
-    FirstSight,
     Mark,
     Note,
-    OwnMark,
     PullRequestReview,
     Review,
     ReviewKind,
@@ -20,13 +19,9 @@ from maple_core.pull_review import (
     ReviewRef,
     ReviewState,
     Thread,
-    marked,
-    own_mark,
-    read_review,
-    resolve_reply,
     review_ref,
-    visible_text,
 )
+from maple_core.review_reading import FirstSight, read_review
 from maple_core.statuses import CommentStatus
 from maple_core.trust import Author, Endorsement, TrustPolicy
 

@@ -8,12 +8,8 @@ from datetime import UTC, datetime
 from maple_adapters.github.review_json import conversation_of, threads_of
 from maple_core.comments import Comment
 from maple_core.gate import GateConclusion, GatePolicy, decide_gate
-from maple_core.pull_review import (
-    FirstSight,
-    PullRequestReview,
-    read_review,
-    review_link,
-)
+from maple_core.pull_review import PullRequestReview, review_link
+from maple_core.review_reading import FirstSight, read_review
 from maple_core.trust import TrustPolicy
 
 HOSTILE = (

@@ -9,15 +9,10 @@ import pytest
 from maple_core.anchors import Anchor, RegionMember
 from maple_core.comments import Comment
 from maple_core.statuses import CommentStatus
-from maple_core.stop import (
-    LAST_BLOCK,
-    MAX_BLOCKS,
-    CounterUpdate,
-    decide_session_stop,
-    decide_stop,
-    worklist,
-)
+from maple_core.stop import LAST_BLOCK, MAX_BLOCKS, decide_stop
+from maple_core.stop_budget import CounterUpdate, decide_session_stop
 from maple_core.stop_payload import StopPayload, parse_stop_payload
+from maple_core.worklist import worklist
 
 RECORDED_CLAUDE_CODE_STOP = {
     "session_id": "00000000-0000-4000-8000-000000000001",

@@ -15,7 +15,7 @@ from maple_adapters.files.store import FileCommentStore
 from maple_adapters.sessions import SessionRegistry
 from maple_adapters.system import SystemClock
 from maple_core.claims import Claimant, ClaimRequest
-from maple_core.stop import inert_field
+from maple_core.inert_text import inert_field
 from tests.test_stop_hook import Hook, add, hook, repo, stop
 
 __all__ = ["hook", "repo"]  # the fixtures this module shares

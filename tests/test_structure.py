@@ -32,13 +32,11 @@ def test_every_measure_is_checked() -> None:
 
 
 MISSED = {
-    "Names the bootstrap exports": "issue 27 landed a fifth setup, the sql database "
-    "(SqlDatabase, SqlRoute, sql_database), and issue 26 the classifier's "
-    "(classifier_from_environment)",
-    "Largest module in src/ (Python)": "landed with issues 25, 26 and 28: "
-    "maple_core/pull_review.py "
-    "(752 lines), github/review_source.py (594) and maple_core/claims.py (545) are not split yet",
-    "Median module in src/": "the modules issues 25 to 28 landed are larger than the median",
+    "Largest module in src/ (Python)": "landed with issues 25 to 28: github/review_source.py "
+    "(585 lines), github/pull_store.py (576), maple_core/claims.py (545) and sql/store.py (530) "
+    "are not split yet",
+    "Median module in src/": "the modules issues 25 to 28 landed are larger than the median "
+    "(112 lines over 251 modules, 122 of them at most 110)",
 }
 """Targets the landed features broke and this issue has not mended yet; strict, so a mended one
 fails here until it is taken off this list."""

@@ -30,9 +30,8 @@ from maple_core.agents import AgentState
 from maple_core.anchors import Anchor
 from maple_core.claims import Claimant, ClaimRequest, live_claim
 from maple_core.comments import Comment, NewComment
+from maple_core.inert_text import DATA_CLOSE, DATA_OPEN, REVIEW_DATA_NOTE
 from maple_core.listing import list_all
-from maple_core.stop import DATA_CLOSE, DATA_OPEN
-from maple_core.text import REVIEW_DATA_NOTE
 from maple_entrypoints.cli.watch_prompt import MAX_PROMPT_CHARS, watch_prompt
 from tests.mcp_support import OutputLines
 from tests.support import MAPLE, MAPLE_MCP, clean_env, maple

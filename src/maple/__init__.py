@@ -44,36 +44,24 @@ from maple_core.gate import (
     GateVerdict,
     decide_gate,
 )
+from maple_core.gate_ports import GatePublisher, GateRefresher
 from maple_core.gate_rules import GateRules
 from maple_core.listing import list_all
 from maple_core.media import MediaRef
 from maple_core.page_context import Context
 from maple_core.paging import CommentPage, ListQuery
-from maple_core.ports import (
-    Capability,
-    ChangeSignal,
-    Clock,
-    CommentConversation,
-    CommentStore,
-    GatePublisher,
-    GateRefresher,
-)
+from maple_core.ports import Capability, ChangeSignal, Clock, CommentConversation, CommentStore
 from maple_core.reporting import converse_and_report, report_to_gate, resolve_and_report
 from maple_core.resolving import converse, resolve_comment
 from maple_core.statuses import BLOCKING_STATUSES, CommentStatus
-from maple_core.stop import (
-    MAX_BLOCKS,
-    StopDecision,
-    decide_loop_count_stop,
-    decide_session_stop,
-    decide_stop,
-    worklist,
-)
+from maple_core.stop import MAX_BLOCKS, StopDecision, decide_stop
+from maple_core.stop_budget import decide_loop_count_stop, decide_session_stop
 from maple_core.stop_payload import StopPayload, parse_stop_payload
 from maple_core.targets import Fix, GateTarget, NotPublished, Published, PublishOutcome
 from maple_core.thread_events import ThreadEvent
 from maple_core.wait import clamp_wait_ms
 from maple_core.waiting import wait_for_comments
+from maple_core.worklist import worklist
 from maple_entrypoints.bootstrap.agent_loop import AgentLoop, agent_loop
 from maple_entrypoints.configuration import Settings
 from maple_entrypoints.route.app import RouteOptions, create_route_app

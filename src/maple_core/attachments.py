@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from maple_core.comments import Comment
-from maple_core.media import MediaRef, is_raster
+from maple_core.media import MediaRef
+from maple_core.raster import is_raster
 
 __all__ = [
     "AGENT_IMAGE_TYPES",

@@ -17,9 +17,10 @@ from maple_core.gate import (
     decide_gate,
     unreadable_ledger_verdict,
 )
+from maple_core.gate_ports import GatePublisher
 from maple_core.gate_rules import DEFAULT_RULES, GateRules
 from maple_core.listing import usable
-from maple_core.ports import BranchState, Capability, CommentStore, GatePublisher
+from maple_core.ports import BranchState, Capability, CommentStore
 from maple_core.targets import NotPublished, Published, PublishOutcome
 
 __all__ = ["decide_branch_gate", "publish_gate"]

@@ -2,7 +2,7 @@
 
 Written against the ports, as ``services`` is: the store keeps the reading on the entry under
 its write lock (:func:`~maple_core.readings.classification_note`), the harness is asked through
-a :class:`~maple_core.ports.FeedbackClassifier`, and the time comes from a clock.
+a :class:`~maple_core.agent_ports.FeedbackClassifier`, and the time comes from a clock.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from maple_core.agent_ports import FeedbackClassifier
 from maple_core.comments import Comment, NewComment
 from maple_core.conversation import CLASSIFICATION, ConversationError, Reply, Role, thread_of
 from maple_core.cursor import format_js_timestamp
@@ -23,21 +24,13 @@ from maple_core.feedback import (
     HarnessAnswer,
     Outcome,
     classification_of,
-    feedback_prompt,
     read_answer,
-    refusal,
-    review_prompt,
 )
+from maple_core.feedback_policy import refusal
+from maple_core.feedback_prompt import feedback_prompt, review_prompt
 from maple_core.json_types import JsonObject
 from maple_core.listing import list_all
-from maple_core.ports import (
-    Capability,
-    Clock,
-    CommentAmending,
-    CommentConversation,
-    CommentStore,
-    FeedbackClassifier,
-)
+from maple_core.ports import Capability, Clock, CommentAmending, CommentConversation, CommentStore
 from maple_core.readings import classification_note, remark_comments, review_reading, undo_note
 from maple_core.resolving import conversation_with
 from maple_core.statuses import CommentStatus

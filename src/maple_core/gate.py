@@ -14,9 +14,9 @@ from maple_core.conversation import thread_of
 from maple_core.cursor import parse_stamp
 from maple_core.pull_review import review_link
 from maple_core.statuses import BLOCKING_STATUSES, CommentStatus
-from maple_core.stop import member_name
 from maple_core.text import capped, code_span, one_line, where_of
 from maple_core.threads import awaiting_reviewer, confirmation_of
+from maple_core.worklist import member_name
 
 __all__ = [
     "GateConclusion",

@@ -32,12 +32,10 @@ from maple_core.feedback import (
     Classification,
     Outcome,
     Transition,
-    came_before,
     classification_of,
-    entries_after,
-    unheard,
-    who,
 )
+from maple_core.feedback_policy import came_before, unheard, who
+from maple_core.feedback_prompt import entries_after
 from maple_core.json_types import JsonObject
 from maple_core.statuses import CommentStatus
 from maple_core.text import capped, flatten, text_hash

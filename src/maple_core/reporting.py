@@ -10,12 +10,8 @@ from datetime import datetime
 
 from maple_core.branch_gate import publish_gate
 from maple_core.comments import Comment
-from maple_core.ports import (
-    Clock,
-    CommentStore,
-    Commits,
-    GateRefresher,
-)
+from maple_core.gate_ports import Commits, GateRefresher
+from maple_core.ports import Clock, CommentStore
 from maple_core.resolving import converse, resolve_comment
 from maple_core.targets import Fix, GateTarget, NotPublished
 from maple_core.thread_events import ThreadEvent

@@ -9,15 +9,9 @@ from __future__ import annotations
 from maple_core.comments import Comment, Resolution
 from maple_core.cursor import format_js_timestamp
 from maple_core.errors import MissingCapabilityError, UnverifiedCommitError
+from maple_core.gate_ports import CommitCheck, Commits
 from maple_core.json_types import JsonObject
-from maple_core.ports import (
-    Capability,
-    Clock,
-    CommentConversation,
-    CommentStore,
-    CommitCheck,
-    Commits,
-)
+from maple_core.ports import Capability, Clock, CommentConversation, CommentStore
 from maple_core.statuses import CommentStatus
 from maple_core.thread_events import ThreadEvent
 

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from maple_core.gate import GateReport
+from maple_core.gate_ports import GatePublisher, GateRefresher
 from maple_core.gate_rules import DEFAULT_RULES, GateRules
 from maple_core.json_types import JsonObject
-from maple_core.ports import GatePublisher, GateRefresher
 
 __all__ = ["Fix", "GateLog", "GateTarget", "NotPublished", "PublishOutcome", "Published"]
 

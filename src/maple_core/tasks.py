@@ -3,7 +3,7 @@
 A client that declares the MCP tasks extension gets a long wait (``wait_for_comments``) as a
 *task*: the call is answered at once with a task id, and the client polls ``tasks/get`` until
 the task completes. Behind a balancer those polls reach any worker, so the task's state lives in
-a :class:`~maple_core.ports.TaskStore` every worker shares, as a :class:`TaskRecord`.
+a :class:`~maple_core.storage_ports.TaskStore` every worker shares, as a :class:`TaskRecord`.
 
 The worker running a task holds a *lease* on it and renews it while it runs. A worker that dies
 mid-wait stops renewing; once the lease has run out, the next worker asked about the task takes

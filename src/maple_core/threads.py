@@ -9,8 +9,8 @@ from maple_core.comments import Comment
 from maple_core.conversation import CLASSIFICATION, REPLIES, Reply, ReplyKind, Role, thread_of
 from maple_core.cursor import latest_stamp, parse_stamp, wakes_agent
 from maple_core.statuses import CommentStatus
-from maple_core.stop import waiting_for_reviewer
 from maple_core.text import text_hash
+from maple_core.worklist import waiting_for_reviewer
 
 __all__ = [
     "activity_stamps",

@@ -15,10 +15,7 @@ from typing import cast
 from maple_core.comments import Comment
 from maple_core.cursor import FreshComments, parse_cursor, select_fresh
 from maple_core.listing import look
-from maple_core.ports import (
-    Clock,
-    CommentStore,
-)
+from maple_core.ports import Clock, CommentStore
 
 __all__ = [
     "Look",

@@ -21,8 +21,8 @@ from mcp.types import (
 from pydantic import Field
 
 from maple_adapters.log import ServerLog
+from maple_core.agent_ports import AgentPool, AgentSession
 from maple_core.agents import AgentRun, AgentState, render_run
-from maple_core.ports import AgentPool, AgentSession
 from maple_entrypoints.mcp_agent_models import AgentRunModel, ProvidersModel
 from maple_entrypoints.mcp_results import tool_errors
 

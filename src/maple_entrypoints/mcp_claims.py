@@ -27,7 +27,7 @@ from maple_core.claims import (
     describe_holder,
 )
 from maple_core.display import shown_one
-from maple_core.text import REVIEW_DATA_NOTICE
+from maple_core.inert_text import REVIEW_DATA_NOTICE
 from maple_entrypoints.mcp_models import ClaimModel
 from maple_entrypoints.mcp_session import ClaimSession
 

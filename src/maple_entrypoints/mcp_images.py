@@ -15,8 +15,8 @@ from maple_core.attachments import (
 )
 from maple_core.comments import Comment
 from maple_core.errors import MapleError
-from maple_core.media import raster_size, sniff_raster
-from maple_core.ports import MediaStore
+from maple_core.raster import raster_size, sniff_raster
+from maple_core.storage_ports import MediaStore
 
 __all__ = ["comment_images"]
 

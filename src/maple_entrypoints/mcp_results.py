@@ -16,7 +16,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 
 from maple_core.errors import MapleError
-from maple_core.text import framed_json, without_lone_surrogates
+from maple_core.inert_text import framed_json
+from maple_core.text import without_lone_surrogates
 
 __all__ = [
     "tool_errors",

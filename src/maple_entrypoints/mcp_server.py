@@ -18,23 +18,15 @@ from mcp.server.stdio import stdio_server
 
 from maple_adapters.log import ServerLog
 from maple_adapters.system import SystemClock
-from maple_core.ports import (
-    AgentPool,
-    Clock,
-    CommentStore,
-    Commits,
-    MediaStore,
-    TaskStore,
-)
+from maple_core.agent_ports import AgentPool
+from maple_core.gate_ports import Commits
+from maple_core.ports import Clock, CommentStore
+from maple_core.storage_ports import MediaStore, TaskStore
 from maple_core.targets import GateTarget
 from maple_entrypoints.mcp_claims import CLAIM_TOOL, register_claim_tool
 from maple_entrypoints.mcp_results import tool_errors, tool_result
 from maple_entrypoints.mcp_session import ClaimSession, new_session_id
-from maple_entrypoints.mcp_tasks import (
-    MAX_LIVE_TASKS,
-    MAX_TASK_WAIT_S,
-    TasksExtension,
-)
+from maple_entrypoints.mcp_tasks import MAX_LIVE_TASKS, MAX_TASK_WAIT_S, TasksExtension
 from maple_entrypoints.mcp_toolkit import ClientNote, Toolkit
 from maple_entrypoints.mcp_tools import add_tools
 from maple_entrypoints.mcp_wire import SERVICE

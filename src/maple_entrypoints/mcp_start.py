@@ -31,9 +31,10 @@ from pathlib import Path
 from maple_core.errors import ConfigurationError, InvalidInputError
 from maple_entrypoints.bootstrap.agent_loop import AgentLoop, agent_loop
 from maple_entrypoints.configuration import Settings
-from maple_entrypoints.mcp_recorded import RecordedAnswers, run_key
+from maple_entrypoints.mcp_recorded import RecordedAnswers
 from maple_entrypoints.mcp_recorder import Recorder
 from maple_entrypoints.mcp_replay import key_method
+from maple_entrypoints.mcp_run_key import run_key
 from maple_entrypoints.mcp_session import SessionIdentity
 from maple_entrypoints.mcp_wire import SERVICE, Front, Stdio
 from maple_entrypoints.settings import cache_folder, configuration_values

@@ -24,11 +24,13 @@ Bounds (all per server):
 - a finished task is kept for ``keep_s`` (:data:`KEEP_FINISHED_S`) for the client to read, and at
   most ``max_kept`` of them; then it is forgotten and ``tasks/get`` says it is unknown.
 
-The background tasks run in a task group the server's lifespan opens (:meth:`TasksExtension.
+A task and its wire form are in ``mcp_task_values.py``, how a call becomes one in
+``mcp_task_calls.py``. The background tasks run in a
+task group the server's lifespan opens (:meth:`TasksExtension.
 lifespan`); without it, calls are never turned into tasks.
 
 Behind a balancer (the route's ``/mcp`` on many workers) the tasks' state lives in a shared
-:class:`~maple_core.ports.TaskStore` (``store``), so any worker answers ``tasks/get`` and
+:class:`~maple_core.storage_ports.TaskStore` (``store``), so any worker answers ``tasks/get`` and
 ``tasks/cancel`` for any task. The worker running a task renews its lease every third of
 :data:`LEASE_S`; a cancel through another worker reaches it at the next renewal. When a worker
 dies mid-wait, its lease runs out, and the next worker asked about the task takes it over and
@@ -38,48 +40,41 @@ missed. A worker that stops leaves its running tasks to be taken over the same w
 
 from __future__ import annotations
 
-import datetime
 import os
 import secrets
 import socket
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection
 from contextlib import asynccontextmanager
-from contextvars import ContextVar
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import anyio
 import anyio.abc
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.extension import Extension, MethodBinding
 from mcp.shared.exceptions import MCPError
-from mcp_types import (
-    CLIENT_CAPABILITIES_META_KEY,
-    INTERNAL_ERROR,
-    INVALID_PARAMS,
-    CallToolRequestParams,
-    RequestParams,
-)
-from pydantic import BaseModel, ConfigDict, Field
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, CallToolRequestParams
 
-from maple_core.cursor import format_stamp
-from maple_core.ports import TaskStore
+from maple_core.storage_ports import TaskStore
 from maple_core.tasks import TaskRecord, TaskStatus
+from maple_entrypoints.mcp_task_calls import (
+    TASKS_EXTENSION,
+    TaskIdParams,
+    client_declares_tasks,
+    dumped_result,
+    task_budget,
+    unknown_task,
+)
+from maple_entrypoints.mcp_task_values import LocalTask, Status, now_iso, record_wire, stamp_after
 
 __all__ = [
     "KEEP_FINISHED_S",
     "LEASE_S",
     "MAX_LIVE_TASKS",
     "MAX_TASK_WAIT_S",
-    "POLL_INTERVAL_MS",
-    "TASKS_EXTENSION",
     "TasksExtension",
-    "client_declares_tasks",
-    "task_budget_s",
 ]
 
-TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 MAX_LIVE_TASKS = 32
 """Tasks running at once; one more is refused."""
 MAX_TASK_WAIT_S = 3_600.0
@@ -88,8 +83,6 @@ KEEP_FINISHED_S = 600.0
 """How long a finished task stays readable by ``tasks/get``."""
 MAX_KEPT = 256
 """Finished tasks kept at most; the oldest are forgotten first."""
-POLL_INTERVAL_MS = 2_000
-"""The poll interval advertised (Claude Code polls every 2 s whatever it is told)."""
 LEASE_S = 10.0
 """How long a worker's claim on a task it runs holds unrenewed; then another may take it over."""
 _GRACE_S = 30.0
@@ -97,101 +90,9 @@ _GRACE_S = 30.0
 Resume = Callable[[str, dict[str, Any]], Awaitable[HandlerResult]]
 """Runs a tool by name with the recorded arguments (a task taken over from another worker)."""
 
-Status = Literal["working", "completed", "failed", "cancelled"]
-
-_budget: ContextVar[float | None] = ContextVar("maple_task_budget_s", default=None)
-
-
-def task_budget_s() -> float | None:
-    """Inside a tool running as a task, how long it may work (seconds); ``None`` otherwise."""
-    return _budget.get()
-
-
-class TaskIdParams(RequestParams):
-    """The params of ``tasks/get`` and ``tasks/cancel``."""
-
-    model_config = ConfigDict(populate_by_name=True, extra="allow")
-    task_id: str = Field(alias="taskId", min_length=1, max_length=128)
-
-
-def _now() -> str:
-    return datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds")
-
-
-def _stamp(after_s: float = 0.0) -> str:
-    """The wall-clock time ``after_s`` from now in maple's fixed-width stamp (compares as text)."""
-    moment = datetime.datetime.now(datetime.UTC) + datetime.timedelta(seconds=after_s)
-    return format_stamp(moment)
-
 
 def _worker_name() -> str:
     return f"{socket.gethostname()[:40]}:{os.getpid()}:{secrets.token_hex(3)}"
-
-
-def _record_wire(record: TaskRecord, keep_s: float) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "taskId": record.task_id,
-        "status": record.status.value,
-        "statusMessage": record.message,
-        "createdAt": record.created_at,
-        "lastUpdatedAt": record.updated_at,
-        "ttlMs": int(keep_s * 1000),
-        "pollIntervalMs": POLL_INTERVAL_MS,
-    }
-    if record.result is not None:
-        out["result"] = record.result
-    if record.error is not None:
-        out["error"] = record.error
-    return out
-
-
-@dataclass(eq=False)
-class _Task:
-    task_id: str
-    tool: str
-    created_at: str
-    updated_at: str
-    status: Status = "working"
-    message: str = ""
-    result: dict[str, Any] | None = None
-    error: dict[str, Any] | None = None
-    finished_at: float | None = None  # anyio.current_time() when it stopped working
-    scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
-
-    def finish(self, status: Status, message: str) -> bool:
-        if self.status != "working":
-            return False
-        self.status, self.message, self.updated_at = status, message, _now()
-        self.finished_at = anyio.current_time()
-        return True
-
-    def wire(self, keep_s: float) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "taskId": self.task_id,
-            "status": self.status,
-            "statusMessage": self.message,
-            "createdAt": self.created_at,
-            "lastUpdatedAt": self.updated_at,
-            "ttlMs": int(keep_s * 1000),
-            "pollIntervalMs": POLL_INTERVAL_MS,
-        }
-        if self.result is not None:
-            out["result"] = self.result
-        if self.error is not None:
-            out["error"] = self.error
-        return out
-
-
-def client_declares_tasks(ctx: ServerRequestContext[Any, Any]) -> bool:
-    """Whether the client declared the tasks extension on this request (or its connection)."""
-    meta = ctx.meta if isinstance(ctx.meta, Mapping) else None
-    declared = meta.get(CLIENT_CAPABILITIES_META_KEY) if meta is not None else None
-    if isinstance(declared, Mapping):
-        extensions = declared.get("extensions")
-        return isinstance(extensions, Mapping) and TASKS_EXTENSION in extensions
-    capabilities = ctx.session.client_capabilities
-    extensions = capabilities.extensions if capabilities is not None else None
-    return bool(extensions) and TASKS_EXTENSION in (extensions or {})
 
 
 class TasksExtension(Extension):
@@ -223,7 +124,7 @@ class TasksExtension(Extension):
         self.max_wait_s = max_wait_s
         self.keep_s = keep_s
         self.max_kept = max_kept
-        self._tasks: OrderedDict[str, _Task] = OrderedDict()
+        self._tasks: OrderedDict[str, LocalTask] = OrderedDict()
         self._group: anyio.abc.TaskGroup | None = None
         self._on_event = on_event or (lambda what, task_id: None)
 
@@ -256,8 +157,8 @@ class TasksExtension(Extension):
                 message=f"Too many tasks running ({self.max_live}, the most this server keeps). "
                 "Cancel one with tasks/cancel or wait for one to finish, then call again.",
             )
-        now = _now()
-        task = _Task(secrets.token_urlsafe(18), params.name, now, now, message="working")
+        now = now_iso()
+        task = LocalTask(secrets.token_urlsafe(18), params.name, now, now, message="working")
         if self.store is not None:
             record = TaskRecord(
                 task.task_id,
@@ -266,7 +167,7 @@ class TasksExtension(Extension):
                 now,
                 arguments=dict(params.arguments or {}),
                 owner=self.worker,
-                lease_until=_stamp(self.lease_s),
+                lease_until=stamp_after(self.lease_s),
             )
             await anyio.to_thread.run_sync(self.store.create, record)
         self._tasks[task.task_id] = task
@@ -305,13 +206,12 @@ class TasksExtension(Extension):
         task = self._tasks.get(task_id)
         return task.status if task is not None else None
 
-    async def _run(self, task: _Task, invoke: Callable[[], Awaitable[HandlerResult]]) -> None:
-        token = _budget.set(self.max_wait_s)
+    async def _run(self, task: LocalTask, invoke: Callable[[], Awaitable[HandlerResult]]) -> None:
         try:
-            with task.scope:
+            with task_budget(self.max_wait_s), task.scope:
                 with anyio.fail_after(self.max_wait_s + _GRACE_S):
                     result = await invoke()
-                dumped = _dumped(result)
+                dumped = dumped_result(result)
                 if task.status == "working":
                     task.result = dumped
                     await self._ended(task, "completed", "completed")
@@ -325,11 +225,10 @@ class TasksExtension(Extension):
             task.error = {"code": INTERNAL_ERROR, "message": f"{type(exc).__name__}: {exc}"}
             await self._ended(task, "failed", "failed")
         finally:
-            _budget.reset(token)
             task.finish("cancelled", "cancelled")  # no-op unless the scope was cancelled
             self._on_event(task.status, task.task_id)
 
-    async def _ended(self, task: _Task, status: Status, message: str) -> None:
+    async def _ended(self, task: LocalTask, status: Status, message: str) -> None:
         """Record how a task ended, here and in the shared store.
 
         Another worker may have ended it in the store already (a cancel); then its word stands.
@@ -344,7 +243,7 @@ class TasksExtension(Extension):
                     TaskStatus(status),
                     message,
                     task.updated_at,
-                    _stamp(),
+                    stamp_after(),
                     result=task.result,
                     error=task.error,
                 )
@@ -362,9 +261,9 @@ class TasksExtension(Extension):
             running = [t.task_id for t in self._tasks.values() if t.status == "working"]
             try:
                 lost = await anyio.to_thread.run_sync(
-                    store.renew, self.worker, running, _stamp(self.lease_s)
+                    store.renew, self.worker, running, stamp_after(self.lease_s)
                 )
-                await anyio.to_thread.run_sync(store.forget, _stamp(-self.keep_s))
+                await anyio.to_thread.run_sync(store.forget, stamp_after(-self.keep_s))
             except Exception:  # the store is down: keep running, try again at the next turn
                 continue
             for task_id in lost:
@@ -384,11 +283,11 @@ class TasksExtension(Extension):
         for task in done[: max(0, len(done) - self.max_kept)]:
             del self._tasks[task.task_id]
 
-    def _find(self, task_id: str) -> _Task:
+    def _find(self, task_id: str) -> LocalTask:
         self._forget_expired()
         task = self._tasks.get(task_id)
         if task is None:
-            raise _unknown(task_id)
+            raise unknown_task(task_id)
         return task
 
     async def _get(
@@ -398,10 +297,10 @@ class TasksExtension(Extension):
             return {"resultType": "complete", **self._find(params.task_id).wire(self.keep_s)}
         record = await anyio.to_thread.run_sync(self.store.get, params.task_id)
         if record is None:
-            raise _unknown(params.task_id)
+            raise unknown_task(params.task_id)
         if record.status is TaskStatus.WORKING and record.task_id not in self._tasks:
             record = await self._take_over(self.store, record)
-        return {"resultType": "complete", **_record_wire(record, self.keep_s)}
+        return {"resultType": "complete", **record_wire(record, self.keep_s)}
 
     async def _take_over(self, store: TaskStore, record: TaskRecord) -> TaskRecord:
         """Run a task whose worker stopped renewing its lease here, from its arguments."""
@@ -409,11 +308,11 @@ class TasksExtension(Extension):
         if resume is None or group is None or self.live >= self.max_live:
             return record
         taken = await anyio.to_thread.run_sync(
-            store.take_over, record.task_id, self.worker, _stamp(), _stamp(self.lease_s)
+            store.take_over, record.task_id, self.worker, stamp_after(), stamp_after(self.lease_s)
         )
         if taken is None:
             return record
-        task = _Task(taken.task_id, taken.tool, taken.created_at, taken.updated_at, "working")
+        task = LocalTask(taken.task_id, taken.tool, taken.created_at, taken.updated_at, "working")
         task.message = "working (taken over)"
         self._tasks[task.task_id] = task
         group.start_soon(self._run, task, lambda: resume(taken.tool, dict(taken.arguments)))
@@ -437,18 +336,8 @@ class TasksExtension(Extension):
                     params.task_id,
                     TaskStatus.CANCELLED,
                     "cancelled by the client",
-                    _now(),
-                    _stamp(),
+                    now_iso(),
+                    stamp_after(),
                 )
             )
         return {}
-
-
-def _unknown(task_id: str) -> MCPError:
-    return MCPError(code=INVALID_PARAMS, message=f"Unknown or expired task: {task_id}")
-
-
-def _dumped(result: HandlerResult) -> dict[str, Any]:
-    if isinstance(result, BaseModel):
-        return result.model_dump(by_alias=True, mode="json", exclude_none=True)
-    return dict(result or {})

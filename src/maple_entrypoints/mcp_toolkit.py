@@ -11,8 +11,10 @@ import anyio.to_thread
 from mcp.server.mcpserver import Context
 
 from maple_adapters.log import ServerLog
-from maple_core.ports import Clock, CommentStore, Commits, MediaStore
+from maple_core.gate_ports import Commits
+from maple_core.ports import Clock, CommentStore
 from maple_core.reporting import report_to_gate
+from maple_core.storage_ports import MediaStore
 from maple_core.targets import GateTarget
 from maple_entrypoints.mcp_session import ClaimSession
 from maple_entrypoints.mcp_watches import Watches

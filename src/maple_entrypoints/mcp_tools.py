@@ -24,13 +24,13 @@ from maple_core.context import comment_context
 from maple_core.conversation import MAX_REPLY_CHARS, Role, agent_author
 from maple_core.cursor import FreshComments, parse_cursor
 from maple_core.display import shown, shown_one
+from maple_core.inert_text import REVIEW_DATA_NOTICE
 from maple_core.json_types import JsonObject
 from maple_core.listing import list_all
 from maple_core.ports import Capability
 from maple_core.reporting import converse_and_report, resolve_and_report
 from maple_core.statuses import CommentStatus
 from maple_core.targets import Fix
-from maple_core.text import REVIEW_DATA_NOTICE
 from maple_core.thread_events import ThreadEvent
 from maple_core.wait import clamp_wait_ms
 from maple_entrypoints.mcp_claims import Model
@@ -38,7 +38,7 @@ from maple_entrypoints.mcp_images import comment_images
 from maple_entrypoints.mcp_models import CommentList, ContextModel, SoloModel, WaitModel
 from maple_entrypoints.mcp_models import CommentModel as CommentOut
 from maple_entrypoints.mcp_results import tool_errors, tool_result
-from maple_entrypoints.mcp_tasks import task_budget_s
+from maple_entrypoints.mcp_task_calls import task_budget_s
 from maple_entrypoints.mcp_toolkit import Toolkit
 from maple_entrypoints.mcp_watches import wait_for_fresh
 
@@ -167,20 +167,26 @@ def _wait_for_comments(server: MCPServer, kit: Toolkit) -> None:
             ctx if long_budget is None else None,
             kit.report,
             pick=pick,
-            renew=kit.claims.renew_due,
+            renew=kit.claims,
         )
         ordered, claimed = kit.claims.shown(found.comments, branch, kit.clock.now())
-        data: dict[str, Any] = {
-            "status": "comments" if found.comments else "timeout",
-            "cursor": found.cursor,
-            "comments": shown(
-                ordered,
-                kit.report,
-                since=parse_cursor(since) if since else None,
-                claimed=claimed,
-            ),
-        }
-        return tool_result(data, {"notice": REVIEW_DATA_NOTICE, **data})
+
+        def answer() -> CallToolResult:
+            data: dict[str, Any] = {
+                "status": "comments" if found.comments else "timeout",
+                "cursor": found.cursor,
+                "comments": shown(
+                    ordered,
+                    kit.report,
+                    since=parse_cursor(since) if since else None,
+                    claimed=claimed,
+                ),
+            }
+            return tool_result(data, {"notice": REVIEW_DATA_NOTICE, **data})
+
+        # The waits one comment woke answer alike: the answer is made and serialised once.
+        made = kit.watches.answer(branch, since, found.cursor, ordered, claimed, answer)
+        return made.model_copy()
 
 
 def _resolve_comment(server: MCPServer, kit: Toolkit) -> None:

@@ -1,7 +1,9 @@
 """How ``wait_for_comments`` waits: one watch per branch, shared by every wait on it.
 
 A wait drives :func:`~maple_core.waiting.wait_plan` on the branch's watch: it lists on a
-worker thread and holds no thread while it sleeps.
+worker thread and holds no thread while it sleeps. The waits one change wakes share one read
+of the branch (:meth:`Watches.look`) and, where they would answer alike, one answer
+(:meth:`Watches.answer`), so a hundred of them cost one read and one serialisation.
 """
 
 from __future__ import annotations
@@ -9,11 +11,13 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol, TypeVar
 
 import anyio
 import anyio.to_thread
 from mcp.server.mcpserver import Context
 
+from maple_core.claims import Claim
 from maple_core.comments import Comment
 from maple_core.cursor import FreshComments
 from maple_core.errors import MapleError
@@ -23,6 +27,7 @@ from maple_core.wait import PROGRESS_INTERVAL_MS
 from maple_core.waiting import Look, Pick, Sleep, advance, wait_plan
 
 __all__ = [
+    "Renewal",
     "SharedRead",
     "Watch",
     "Watches",
@@ -36,6 +41,50 @@ _RELIST_S = 5.0  # a safety net under the change signal
 
 
 _WATCH_THREADS = 16  # signal slices running at once, across every branch waited on
+
+
+_ANSWERS_KEPT = 64  # branches whose last answer is kept for the waits answering alike
+
+T = TypeVar("T")
+
+
+class Renewal(Protocol):
+    """The session's claims, renewed while it waits (its ``ClaimSession``)."""
+
+    def renewal_due(self) -> bool:
+        """Whether a renewal is due (no I/O: asked on the event loop)."""
+        ...
+
+    def renew_due(self) -> None:
+        """Renew what is due (blocking: run on a worker thread)."""
+        ...
+
+
+@dataclass(frozen=True, eq=False)
+class _Answer:
+    """A wait's answer, and what it was made from."""
+
+    since: str | None
+    cursor: str
+    comments: tuple[Comment, ...]
+    claimed: tuple[tuple[str, Claim], ...]
+    value: object
+
+    def made_from(
+        self,
+        since: str | None,
+        cursor: str,
+        comments: Sequence[Comment],
+        claimed: tuple[tuple[str, Claim], ...],
+    ) -> bool:
+        """Whether the answer was made from these very comments (the same objects, read once)."""
+        return (
+            self.since == since
+            and self.cursor == cursor
+            and self.claimed == claimed
+            and len(self.comments) == len(comments)
+            and all(kept is given for kept, given in zip(self.comments, comments, strict=True))
+        )
 
 
 @dataclass(eq=False)
@@ -96,6 +145,7 @@ class Watches:
         self._store = store
         self._watches: dict[str, Watch] = {}
         self._limiter: anyio.CapacityLimiter | None = None
+        self._answers: dict[str, _Answer] = {}  # the last answer made on each branch
 
     async def join(self, branch: str) -> Watch:
         """The branch's watch, counting one more wait on it (:meth:`leave` when it ends)."""
@@ -133,6 +183,34 @@ class Watches:
         finally:
             watch.reading = None
             shared.done.set()
+
+    def answer(
+        self,
+        branch: str,
+        since: str | None,
+        cursor: str,
+        shown: Sequence[Comment],
+        claimed: dict[str, Claim],
+        make: Callable[[], T],
+    ) -> T:
+        """The answer ``make`` builds for a wait: made once for the waits that answer alike.
+
+        ``shown`` are the comments the wait found from ``since``, as its session shows them
+        (others' ``claimed``), and ``cursor`` the one it moves on to. The waits one change
+        woke found the same comment objects (their read was shared), so the first one's answer
+        is every other's with the same cursor and claims: it is built and serialised once, not
+        once a wait. Comments read again are new objects, and a new answer is built for them.
+        """
+        held = tuple(sorted(claimed.items(), key=lambda item: item[0]))
+        kept = self._answers.get(branch)
+        if kept is not None and kept.made_from(since, cursor, shown, held):
+            return kept.value  # type: ignore[return-value]  # made by ``make`` for this key
+        value = make()
+        self._answers.pop(branch, None)
+        self._answers[branch] = _Answer(since, cursor, tuple(shown), held, value)
+        while len(self._answers) > _ANSWERS_KEPT:
+            del self._answers[next(iter(self._answers))]
+        return value
 
     async def changed(self, watch: Watch, seen: int, timeout: float) -> None:
         """Return once the branch changed after generation ``seen``, or after ``timeout`` s."""
@@ -179,15 +257,15 @@ async def wait_for_fresh(
     report: Callable[[str], None],
     *,
     pick: Pick | None = None,
-    renew: Callable[[], None] | None = None,
+    renew: Renewal | None = None,
 ) -> FreshComments:
     """Drive :func:`~maple_core.waiting.wait_plan` on the branch's shared watch.
 
-    ``pick`` chooses what a look returns; ``renew`` runs after every look (the session's claims
-    renewed while it waits). The wait lists on a worker thread, holds no thread while it sleeps,
-    looks again when the watch says the branch changed (or every few seconds, or when a claim
-    lapses), stops at once when cancelled, and
-    reports progress to ``ctx`` every 15 s (without ``ctx``, as in a task, it reports none).
+    ``pick`` chooses what a look returns; ``renew`` renews the session's claims after every look
+    that finds a renewal due (on a worker thread). The wait lists on a worker thread, holds no
+    thread while it sleeps, looks again when the watch says the branch changed (or every few
+    seconds, or when a claim lapses), stops at once when cancelled, and reports progress to
+    ``ctx`` every 15 s (without ``ctx``, as in a task, it reports none).
     """
     plan = wait_plan(
         cursor,
@@ -207,8 +285,8 @@ async def wait_for_fresh(
                 seen = watch.generation
                 reply, token = await watches.look(watch, read_all)
                 watch.note(token)
-                if renew is not None:
-                    await anyio.to_thread.run_sync(renew)
+                if renew is not None and renew.renewal_due():
+                    await anyio.to_thread.run_sync(renew.renew_due)
             elif isinstance(step, Sleep):
                 await watches.changed(watch, seen, step.seconds)
                 reply = watch.generation != seen

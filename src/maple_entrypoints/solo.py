@@ -17,8 +17,9 @@ from urllib.parse import parse_qs
 from starlette.datastructures import Headers
 
 from maple_adapters.log import ServerLog
+from maple_core.agent_ports import FeedbackClassifier
 from maple_core.errors import MapleError
-from maple_core.ports import Clock, FeedbackClassifier
+from maple_core.ports import Clock
 from maple_entrypoints.bootstrap.local import local_checkout
 from maple_entrypoints.loopback import listen_on_loopback, serve_in_thread
 from maple_entrypoints.route.answers import json_answer

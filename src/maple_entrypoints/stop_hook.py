@@ -18,13 +18,9 @@ from maple_adapters.files.place import resolve_place
 from maple_adapters.files.records import blocking_records
 from maple_core.errors import ConfigurationError, MapleError
 from maple_core.quickjson import dumps_flat
-from maple_core.stop import (
-    CLAIM_HORIZON_S,
-    CounterUpdate,
-    decide_loop_count_stop,
-    decide_session_stop,
-    split_by_claims,
-)
+from maple_core.stop import CLAIM_HORIZON_S
+from maple_core.stop_budget import CounterUpdate, decide_loop_count_stop, decide_session_stop
+from maple_core.stop_claims import split_by_claims
 from maple_core.stop_payload import StopPayload, parse_stop_payload
 from maple_entrypoints.block_counter import HOOK, BlockCounter, temp_folder
 from maple_entrypoints.configuration import (

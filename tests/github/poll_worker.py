@@ -13,7 +13,9 @@ import time
 from pathlib import Path
 
 from contract_tests.github_peers import TOKEN
-from maple_adapters.github.shared import BudgetRecorder, SharedCache, SharedTransport, answer_key
+from maple_adapters.github.budget_recorder import BudgetRecorder
+from maple_adapters.github.shared import SharedCache
+from maple_adapters.github.shared_transport import SharedTransport, answer_key
 from maple_adapters.github.transport import PyGithubTransport
 from maple_adapters.github.wrappers import ResilientTransport
 

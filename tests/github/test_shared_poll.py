@@ -17,12 +17,9 @@ from pathlib import Path
 import pytest
 
 from contract_tests.github_peers import TOKEN
-from maple_adapters.github.shared import (
-    BudgetRecorder,
-    SharedCache,
-    SharedTransport,
-    cache_folder,
-)
+from maple_adapters.github.budget_recorder import BudgetRecorder
+from maple_adapters.github.shared import SharedCache, cache_folder
+from maple_adapters.github.shared_transport import SharedTransport
 from maple_adapters.github.transport import GitHubError, PyGithubTransport
 from maple_adapters.github.wrappers import ResilientTransport
 from tests.github.fake_github import FakeGitHub, Fault, Served

@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Unpack
 
+from maple_core.agent_ports import AgentProvider, AgentSession
 from maple_core.agents import MAX_AGENTS, AgentState, StartOptions, check_provider
 from maple_core.errors import InvalidInputError
-from maple_core.ports import AgentProvider, AgentSession
 
 __all__ = ["AgentPool"]
 

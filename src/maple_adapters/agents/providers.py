@@ -9,9 +9,9 @@ from maple_adapters.agents.claude_provider import ClaudeProvider
 from maple_adapters.agents.codex_provider import CodexProvider
 from maple_adapters.agents.pool import AgentPool
 from maple_adapters.agents.process import kill_all
+from maple_core.agent_ports import AgentProvider
 from maple_core.agents import PROVIDERS
 from maple_core.errors import InvalidInputError
-from maple_core.ports import AgentProvider
 
 __all__ = ["Agents"]
 

@@ -8,7 +8,7 @@ import shutil
 import subprocess
 
 from maple_adapters.files.git import find_checkout
-from maple_core.ports import CommitCheck
+from maple_core.gate_ports import CommitCheck
 
 __all__ = ["GitCommits"]
 
@@ -18,7 +18,7 @@ _TIMEOUT_S = 10.0
 
 
 class GitCommits:
-    """The commits of the git checkout at ``cwd`` (:class:`~maple_core.ports.Commits`).
+    """The commits of the git checkout at ``cwd`` (:class:`~maple_core.gate_ports.Commits`).
 
     Outside a checkout, or where no ``git`` binary is installed, nothing can be checked and
     every answer is :attr:`CommitCheck.NO_CHECKOUT`.

@@ -1,54 +1,45 @@
-"""The ``file`` store: comments in ``.maple/<slug>/comments.json`` at the main checkout."""
+"""The ``file`` store: comments in ``.maple/<slug>/comments.json`` at the main checkout.
+
+The store reads and rewrites the ledger under its lock; how the file is written (whole, or
+spliced before its seal) is ``sealed_writes.py``, claims on its comments ``claim_store.py``,
+and its errors ``boundary.py``.
+"""
 
 from __future__ import annotations
 
 import builtins
 import dataclasses
-import os
-import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
+from maple_adapters.files.boundary import LOCK_TIMEOUT_S, not_found, translated
+from maple_adapters.files.claim_store import FileClaims
 from maple_adapters.files.claims import (
     CLAIMS,
-    CLAIMS_LOCK,
     claimed_view,
-    read_claims,
     read_current_claims,
-    write_claims,
 )
 from maple_adapters.files.folders import MAPLE, Folder, make_folder, open_folder
 from maple_adapters.files.ledger import (
-    LEDGER,
     LOCK,
     SEAL,
-    SEAL_RECORDS,
     Ledger,
-    Seal,
-    forget_seal,
     read_ledger,
-    render_comments,
-    render_ledger,
 )
-from maple_adapters.files.lock import LockTimeoutError, exclusive
+from maple_adapters.files.lock import exclusive
 from maple_adapters.files.place import LocalPlace, resolve_place
+from maple_adapters.files.sealed_writes import admitted_seal, commit, splice
 from maple_adapters.files.signal import FileChangeSignal
 from maple_core.approvals import Approval, NewApproval
-from maple_core.authors import guest_author
 from maple_core.claims import (
-    Claim,
     ClaimRequest,
     ClaimResult,
-    apply_claim,
-    apply_sweep,
-    claim_of,
-    with_claim,
 )
 from maple_core.comments import Comment, NewComment, Resolution
-from maple_core.cursor import format_js_timestamp, format_stamp, latest_stamp, next_arrival_stamp
-from maple_core.errors import NotFoundError, StoreUnavailableError
+from maple_core.cursor import format_js_timestamp, format_stamp, next_arrival_stamp
+from maple_core.errors import NotFoundError
 from maple_core.paging import CommentPage, ListQuery, page_of
 from maple_core.ports import BranchState, Capability, Clock
 from maple_core.statuses import CommentStatus
@@ -58,8 +49,6 @@ from maple_core.threads import activity_stamps
 __all__ = ["FileCommentStore"]
 
 _CAPABILITIES = frozenset(Capability) - {Capability.HEAD}
-_GUEST = guest_author()
-_LOCK_TIMEOUT_S = 30.0
 
 
 def _random_id(prefix: str) -> str:
@@ -98,9 +87,7 @@ class FileCommentStore:
         self._root = root
         self._url = url
         self._name = name
-        # The ledger a claim last checked its comment in: (folder, file identity, comments).
-        self._parsed: tuple[str, tuple[int, int, int], tuple[Comment, ...]] | None = None
-        self._parsing = threading.Lock()
+        self._claims = FileClaims(self.place, clock, name)
 
     @property
     def name(self) -> str:
@@ -121,30 +108,8 @@ class FileCommentStore:
 
     # -- reads ---------------------------------------------------------------------------------
 
-    @contextmanager
-    def _translated(self, operation: str) -> Iterator[None]:
-        """The store's one boundary for the system's errors: each becomes maple's, named.
-
-        A lock held too long, or a folder or file the system will not read or write
-        (permissions, a full disk), is :class:`StoreUnavailableError` naming the ledger.
-        """
-        try:
-            yield
-        except LockTimeoutError:
-            raise StoreUnavailableError(
-                f"{self._ledger_path()} stayed locked by another maple process for "
-                f"{_LOCK_TIMEOUT_S:.0f} s. Try again; if it persists, find the process "
-                "holding the lock.",
-                store=self._name,
-                operation=operation,
-            ) from None
-        except OSError as exc:
-            raise StoreUnavailableError(
-                f"{self._ledger_path()} could not be used ({exc.strerror or exc}); check the "
-                "folder's permissions and free space.",
-                store=self._name,
-                operation=operation,
-            ) from None
+    def _translated(self, operation: str) -> AbstractContextManager[None]:
+        return translated(self._ledger_path, self._name, operation)
 
     def _read(self, operation: str = "list") -> Ledger:
         """The ledger as listed: each comment with its claim from the claims file."""
@@ -195,39 +160,12 @@ class FileCommentStore:
             parts = (MAPLE, place.key)
             with (
                 make_folder(place.root, parts, store=self._name, operation=operation) as folder,
-                exclusive(folder, LOCK, _LOCK_TIMEOUT_S),
+                exclusive(folder, LOCK, LOCK_TIMEOUT_S),
             ):
                 # Every write path reads the ledger first, refusing a link there; the seal may
                 # be written without being read.
                 folder.refuse_link(SEAL)
                 yield folder
-
-    def _commit(self, folder: Folder, ledger: Ledger) -> None:
-        # Every write leaves each record readable by Maple's writers (an author and a context).
-        repaired = tuple(c.for_maple(_GUEST) for c in ledger.comments)
-        ledger = Ledger(repaired, ledger.approvals, ledger.top)
-        data, close = render_ledger(ledger)
-        written = folder.replace(LEDGER, data)
-        if close < 0:
-            forget_seal(folder)
-            return
-        last = latest_stamp(activity_stamps(ledger.comments))
-        self._seal(folder, written, close, Seal.tail_hash(data, close), last)
-
-    @staticmethod
-    def _seal(
-        folder: Folder, written: os.stat_result, close: int, tail: str, last_stamp: str | None
-    ) -> None:
-        seal = Seal(
-            written.st_ino,
-            written.st_size,
-            written.st_mtime_ns,
-            close,
-            tail,
-            last_stamp,
-            SEAL_RECORDS,
-        )
-        seal.write(folder)
 
     def append(self, comment: NewComment) -> Comment:
         """Store one comment with a ``loc_`` id."""
@@ -238,15 +176,15 @@ class FileCommentStore:
         if not comments:
             return []
         with self._locked("append") as folder:
-            seal = self._admitted_seal(folder)
+            seal = admitted_seal(folder)
             if seal is not None:
                 sealed, old = seal
                 stored = self._stamp(comments, [sealed.last_stamp])
-                self._splice(folder, sealed, old, stored)
+                splice(folder, sealed, old, stored)
             else:
                 ledger = read_ledger(folder, "append")
                 stored = self._stamp(comments, list(activity_stamps(ledger.comments)))
-                self._commit(
+                commit(
                     folder, Ledger(ledger.comments + tuple(stored), ledger.approvals, ledger.top)
                 )
             return stored
@@ -262,34 +200,9 @@ class FileCommentStore:
             stored.append(new.stored(_random_id("loc_"), stamp, format_js_timestamp(instant)))
         return stored
 
-    @staticmethod
-    def _admitted_seal(folder: Folder) -> tuple[Seal, memoryview] | None:
-        """The seal and the file's bytes, when the file is exactly what the seal describes."""
-        seal = Seal.read(folder)
-        if seal is None:
-            return None
-        try:
-            with open(folder.open(LEDGER, os.O_RDONLY), "rb") as handle:
-                if not seal.matches(os.fstat(handle.fileno())):
-                    return None
-                data = memoryview(handle.read())
-        except OSError:
-            return None
-        return (seal, data) if seal.admits(data) else None
-
-    def _splice(
-        self, folder: Folder, seal: Seal, old: memoryview, stored: Sequence[Comment]
-    ) -> None:
-        insert = b",\n    " + render_comments([c.to_json() for c in stored])
-        written = folder.replace(LEDGER, old[: seal.close], insert, old[seal.close :])
-        # The bytes after the splice point are unchanged, so the tail's hash still holds.
-        self._seal(
-            folder, written, seal.close + len(insert), seal.tail_sha256, stored[-1].received_at
-        )
-
     def _rewrite(self, operation: str, change: Callable[[Ledger], Ledger]) -> None:
         with self._locked(operation) as folder:
-            self._commit(folder, change(read_ledger(folder, operation)))
+            commit(folder, change(read_ledger(folder, operation)))
 
     def set_status(
         self, comment_id: str, status: CommentStatus, resolution: Resolution | None = None
@@ -358,102 +271,25 @@ class FileCommentStore:
         for index, comment in enumerate(comments):
             if comment.id == comment_id:
                 return index
-        raise NotFoundError(
-            f"No comment with id {comment_id} in {self._ledger_path()}. "
-            "List the branch's comments for the ids there are.",
-            store=self._name,
-            operation=operation,
-        )
+        raise not_found(comment_id, self._ledger_path(), self._name, operation)
 
     # -- claims ------------------------------------------------------------------------------
 
-    @contextmanager
-    def _claims_locked(self, operation: str) -> Iterator[Folder | None]:
-        """The folder, holding the claims file's own lock (never the ledger's).
-
-        ``None`` when there is no folder, and so no comment.
-        """
-        with self._translated(operation):
-            place = self.place()
-            parts = (MAPLE, place.key)
-            folder = open_folder(place.root, parts, store=self._name, operation=operation)
-            if folder is None:
-                yield None
-                return
-            with folder, exclusive(folder, CLAIMS_LOCK, _LOCK_TIMEOUT_S):
-                yield folder
-
-    def _comments_of(self, folder: Folder, operation: str) -> tuple[Comment, ...]:
-        """The ledger's comments, parsed again only when the file changed since the last claim.
-
-        The file is replaced atomically on every write, so its identity (inode, size, times)
-        names its content; reading it once per change keeps a claim far cheaper than a write.
-        """
-        found = folder.stat(LEDGER)
-        if found is None:
-            return ()
-        identity = (found.st_ino, found.st_size, found.st_mtime_ns)
-        with self._parsing:
-            parsed = self._parsed
-        if parsed is not None and parsed[:2] == (folder.path, identity):
-            return parsed[2]
-        comments = read_ledger(folder, operation).comments
-        with self._parsing:
-            self._parsed = (folder.path, identity, comments)
-        return comments
-
     def claim(self, comment_id: str, request: ClaimRequest) -> ClaimResult:
         """Apply a claim request under the claims file's lock, at the clock's ``now``."""
-        found = self.claim_many([comment_id], request)
-        if not found:
-            self._index_of((), comment_id, "claim")  # raises NotFoundError
-        return found[0]
+        return self._claims.claim(comment_id, request)
 
     def claim_many(
         self, comment_ids: Sequence[str], request: ClaimRequest
     ) -> builtins.list[ClaimResult]:
         """Apply a claim request to each comment in one write of the claims file."""
-        with self._claims_locked("claim") as folder:
-            if folder is None:
-                return []
-            by_id = {c.id: c for c in self._comments_of(folder, "claim")}
-            claims = read_claims(folder)
-            now = self._clock.now()
-            results: builtins.list[ClaimResult] = []
-            for comment_id in comment_ids:
-                comment = by_id.get(comment_id)
-                if comment is None:
-                    continue
-                stored = claims.get(comment_id)
-                current = with_claim(comment, Claim.read(stored) if stored is not None else None)
-                updated, decision = apply_claim(current, request, now)
-                if decision.write and decision.claim is not None:
-                    claims[comment_id] = decision.claim.to_json()
-                results.append(ClaimResult(updated, decision))
-            if any(r.decision.write for r in results):
-                write_claims(folder, claims, now)
-            return results
+        return self._claims.claim_many(comment_ids, request)
 
     def sweep_claims(self, branch: str, request: ClaimRequest) -> builtins.list[Comment]:
         """Renew or end the session's live claims on ``branch`` in one write of the claims."""
-        with self._claims_locked("claim") as folder:
-            if folder is None:
-                return []
-            claims = read_claims(folder)
-            mine = [
-                c
-                for c in claimed_view(self._comments_of(folder, "claim"), claims)
-                if c.branch == branch and c.id in claims
-            ]
-            now = self._clock.now()
-            changed = apply_sweep(mine, request, now)
-            for comment in changed.values():
-                claim = claim_of(comment)
-                if claim is not None:
-                    claims[comment.id] = claim.to_json()
-            if changed:
-                write_claims(folder, claims, now)
-            return list(changed.values())
+        return self._claims.sweep_claims(branch, request)
+
+    # -- approvals ---------------------------------------------------------------------------
 
     def approve(self, approval: NewApproval) -> Approval:
         """Store an approval with an ``app_`` id."""

@@ -21,10 +21,11 @@ from enum import StrEnum
 
 from maple_adapters.github.ledger import GitHubLedger
 from maple_adapters.github.review_source import ReviewSource
-from maple_adapters.github.shared import SharedTransport
+from maple_adapters.github.shared_transport import SharedTransport
 from maple_adapters.github.signal import GitHubChangeSignal
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.github.transport import GitHubError, GitHubTransport
+from maple_core.agent_ports import FeedbackClassifier
 from maple_core.approvals import Approval, NewApproval
 from maple_core.claims import ClaimRequest, ClaimResult
 from maple_core.classifying import classify_reply, entry_of, read_review_body
@@ -49,7 +50,7 @@ from maple_core.errors import (
 from maple_core.feedback import Transition
 from maple_core.json_types import JsonObject
 from maple_core.paging import CommentPage, ListQuery, decode_decimal_cursor, page_of
-from maple_core.ports import BranchState, Capability, Clock, FeedbackClassifier
+from maple_core.ports import BranchState, Capability, Clock
 from maple_core.pull_review import (
     AWAITING_READING,
     GITHUB,

@@ -9,7 +9,8 @@ from collections.abc import Callable
 from urllib.parse import quote
 
 from maple_adapters.github.transport import GitHubError, GitHubTransport
-from maple_core.ports import Clock, PushAnswer
+from maple_core.gate_ports import PushAnswer
+from maple_core.ports import Clock
 
 __all__ = ["PushAccess"]
 
@@ -20,7 +21,7 @@ CACHE_SIZE = 500
 class PushAccess:
     """Asks ``GET /repos/{owner}/{repo}`` with the caller's token, and keeps the answer a minute.
 
-    The :class:`~maple_core.ports.PushAccess` port over GitHub.
+    The :class:`~maple_core.gate_ports.PushAccess` port over GitHub.
 
     ``401`` is a bad token; ``403`` or ``404`` is denied; ``permissions.push`` decides a ``2xx``.
     Answers are kept per SHA-256 of the token (never the token itself), at most 500, the oldest

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from maple_core.json_types import JsonObject, JsonValue
-from maple_core.pull_review import Note, Review, ReviewState, Thread, own_mark
+from maple_core.own_posts import own_mark
+from maple_core.pull_review import Note, Review, ReviewState, Thread
 from maple_core.trust import Author, Endorsement
 
 __all__ = [

@@ -11,14 +11,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from maple_adapters.github.budget_recorder import BudgetRecorder
 from maple_adapters.github.pull_store import PrReview, PullRequestStore
 from maple_adapters.github.review_source import ReviewSource
-from maple_adapters.github.shared import BudgetRecorder, SharedCache, SharedTransport, cache_folder
+from maple_adapters.github.shared import SharedCache, cache_folder
+from maple_adapters.github.shared_transport import SharedTransport
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.github.transport import GitHubTransport, host_of
 from maple_adapters.github.wrappers import ResilientTransport
+from maple_core.agent_ports import FeedbackClassifier
 from maple_core.errors import ConfigurationError
-from maple_core.ports import Clock, FeedbackClassifier
+from maple_core.ports import Clock
 from maple_core.trust import TrustPolicy
 
 __all__ = ["ReviewPlace", "review_store"]

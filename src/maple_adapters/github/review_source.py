@@ -35,19 +35,10 @@ from maple_adapters.github.review_json import (
 from maple_adapters.github.shared import SharedCache
 from maple_adapters.github.transport import GitHubError, GitHubTransport
 from maple_core.json_types import JsonObject, JsonValue
-from maple_core.pull_review import (
-    FirstSight,
-    Mark,
-    OwnMark,
-    PullRequestReview,
-    ReviewKind,
-    ReviewReading,
-    ReviewRef,
-    marked,
-    read_review,
-    resolve_reply,
-)
+from maple_core.own_posts import OwnMark, marked, resolve_reply
+from maple_core.pull_review import Mark, PullRequestReview, ReviewKind, ReviewReading, ReviewRef
 from maple_core.rate_budget import PollVerdict
+from maple_core.review_reading import FirstSight, read_review
 from maple_core.trust import TRUSTED_ASSOCIATIONS, Author, Endorsement, TrustPolicy
 
 __all__ = [

@@ -20,6 +20,10 @@ never written). In it:
 A write (any method but GET, or a GraphQL mutation) marks every answer stale, so the writer and
 every other process read it back fresh. Files are created ``0600`` in a ``0700`` folder, replaced
 atomically and never through a symbolic link.
+
+This module is the folder (:class:`SharedCache`); the transport that answers from it is
+``shared_transport.py``, and the recorder that notes the rate budget in it
+``budget_recorder.py``.
 """
 
 from __future__ import annotations
@@ -31,13 +35,11 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-from urllib.parse import urlencode
 
-from maple_adapters.github.transport import GitHubResponse, GitHubTransport
+from maple_adapters.github.transport import GitHubResponse
 from maple_core.json_types import JsonObject
 from maple_core.rate_budget import (
     DEFAULT_RESERVE,
@@ -48,18 +50,12 @@ from maple_core.rate_budget import (
     poll_verdict,
 )
 
-__all__ = [
-    "BudgetRecorder",
-    "SharedCache",
-    "SharedTransport",
-    "answer_key",
-    "cache_folder",
-]
+__all__ = ["KEPT_HEADERS", "KeptAnswer", "SharedCache", "cache_folder"]
 
 _LOCK_WAIT_S = 15.0  # longer than one request with its retries; then go ahead unlocked
 _PRUNE_AFTER_S = 86_400.0
-_KEPT_HEADERS = ("etag", "link", "last-modified")
-_RATE_KINDS = ("RATE_LIMIT", "RATE_LIMITED")
+KEPT_HEADERS = ("etag", "link", "last-modified")
+"""The headers kept with an answer (a ``304`` that changes one of them is kept again)."""
 
 
 def cache_folder(root: Path, identity: Sequence[str]) -> Path:
@@ -69,7 +65,7 @@ def cache_folder(root: Path, identity: Sequence[str]) -> Path:
 
 
 @dataclass(frozen=True, slots=True)
-class _Answer:
+class KeptAnswer:
     """A kept GET answer: its ``ETag``, when it was last checked, and the response."""
 
     etag: str
@@ -195,7 +191,7 @@ class SharedCache:
 
     # -- answers -------------------------------------------------------------------------
 
-    def answer(self, key: str) -> _Answer | None:
+    def answer(self, key: str) -> KeptAnswer | None:
         """The kept answer for ``key``, when its check time and its body agree."""
         meta = self.read_json(f"a-{key}.meta")
         body = self.read_json(f"a-{key}.json")
@@ -206,13 +202,13 @@ class SharedCache:
         if not isinstance(etag, str) or not isinstance(checked, (int, float)):
             return None
         kept = {str(k): str(v) for k, v in headers.items()} if isinstance(headers, dict) else {}
-        return _Answer(etag, float(checked), GitHubResponse(200, kept, body.get("data")))
+        return KeptAnswer(etag, float(checked), GitHubResponse(200, kept, body.get("data")))
 
     def keep(self, key: str, response: GitHubResponse, checked: float) -> None:
         """Keep a ``200`` answer (its ``ETag``, a few headers, the body), checked at ``checked``."""
         etag = response.headers.get("etag", "")
         headers: JsonObject = {
-            k: response.headers[k] for k in _KEPT_HEADERS if k in response.headers
+            k: response.headers[k] for k in KEPT_HEADERS if k in response.headers
         }
         self.write_json(f"a-{key}.json", {"etag": etag, "headers": headers, "data": response.data})
         self.checked(key, etag, checked)
@@ -258,168 +254,3 @@ class SharedCache:
     def verdict(self, resource: str = "core") -> PollVerdict:
         """Whether polling may spend ``resource`` now (see the module docstring)."""
         return poll_verdict(self.budget(), self.reserve, self._now(), resource)
-
-
-def _is_mutation(query: str) -> bool:
-    return query.lstrip().startswith("mutation")
-
-
-class BudgetRecorder:
-    """Notes every answer's rate-limit headers, and GitHub's requests to wait, in the cache.
-
-    It sits under :class:`~maple_adapters.github.transport.ResilientTransport`, so it sees the
-    answers that transport turns into errors too.
-    """
-
-    def __init__(self, inner: GitHubTransport, cache: SharedCache) -> None:
-        self.inner = inner
-        self._cache = cache
-
-    @property
-    def name(self) -> str:
-        """The inner transport's name."""
-        return self.inner.name
-
-    def request(
-        self,
-        method: str,
-        path: str,
-        *,
-        params: Mapping[str, str | int] | None = None,
-        body: JsonObject | None = None,
-        etag: str | None = None,
-    ) -> GitHubResponse:
-        """Send the request and note what its answer says of the budget."""
-        response = self.inner.request(method, path, params=params, body=body, etag=etag)
-        self._note(response)
-        return response
-
-    def graphql(self, query: str, variables: JsonObject | None = None) -> GitHubResponse:
-        """Send the GraphQL request and note what its answer says of the budget."""
-        response = self.inner.graphql(query, variables)
-        self._note(response)
-        return response
-
-    def _note(self, response: GitHubResponse) -> None:
-        now = time.time()
-        reading = RateReading.from_headers(response.headers, now)
-        if reading is not None:
-            self._cache.note_reading(reading)
-        backoff = _backoff_of(response, reading, now)
-        if backoff is not None:
-            self._cache.note_backoff(backoff)
-
-
-def _backoff_of(
-    response: GitHubResponse, reading: RateReading | None, now: float
-) -> Backoff | None:
-    headers = response.headers
-    limited = response.status in (403, 429)
-    data: Any = response.data
-    errors = data.get("errors") if isinstance(data, dict) else None
-    spent_graphql = isinstance(errors, list) and any(
-        isinstance(e, dict) and e.get("type") in _RATE_KINDS for e in errors
-    )
-    if limited and "retry-after" in headers:
-        try:
-            wait = max(float(headers["retry-after"]), 1.0)
-        except ValueError:
-            wait = 60.0
-        return Backoff(now + wait, "a secondary rate limit")
-    if (limited or spent_graphql) and reading is not None and reading.remaining == 0:
-        return Backoff(reading.reset, f"the {reading.resource} rate limit is spent")
-    message = data.get("message") if isinstance(data, dict) else None
-    if limited and isinstance(message, str) and "secondary rate limit" in message.lower():
-        return Backoff(now + 60.0, "a secondary rate limit")
-    return None
-
-
-def answer_key(path: str, params: Mapping[str, str | int] | None = None) -> str:
-    """The name a GET's answer is kept under: a hash of its path and parameters."""
-    text = path + "?" + urlencode(sorted((params or {}).items()))
-    return hashlib.sha256(text.encode()).hexdigest()[:40]
-
-
-class SharedTransport:
-    """GETs answered from the shared folder while fresh; one refresh per interval for all.
-
-    Args:
-        inner: the transport to send through (resilient, over a :class:`BudgetRecorder`).
-        cache: the shared folder.
-        max_age: how long an answer stands without asking again: the poll interval.
-    """
-
-    def __init__(self, inner: GitHubTransport, cache: SharedCache, max_age: float = 2.0) -> None:
-        self.inner = inner
-        self.cache = cache
-        self._max_age = max_age
-
-    @property
-    def name(self) -> str:
-        """The inner transport's name."""
-        return self.inner.name
-
-    def _fresh(self, answer: _Answer, now: float) -> bool:
-        return (
-            answer.checked > self.cache.invalidated_at()
-            and 0 <= now - answer.checked < self._max_age
-        )
-
-    def request(
-        self,
-        method: str,
-        path: str,
-        *,
-        params: Mapping[str, str | int] | None = None,
-        body: JsonObject | None = None,
-        etag: str | None = None,
-    ) -> GitHubResponse:
-        """Send a write and mark the answers stale; answer a GET from the folder when fresh."""
-        if method != "GET":
-            try:
-                return self.inner.request(method, path, params=params, body=body, etag=etag)
-            finally:
-                self.cache.invalidate()  # even a write that failed may have landed
-        key = answer_key(path, params)
-        kept = self.cache.answer(key)
-        if kept is not None and (self._fresh(kept, time.time()) or self._paused(kept)):
-            return kept.response
-        with self.cache.locked(f"a-{key}"):
-            kept = self.cache.answer(key)
-            sent = time.time()
-            if kept is not None and self._fresh(kept, sent):
-                return kept.response  # another process refreshed it meanwhile
-            asked = etag or (kept.etag if kept is not None else None)
-            response = self.inner.request("GET", path, params=params, etag=asked)
-            if response.status == 304 and kept is not None:
-                merged = replace(
-                    kept.response, headers={**kept.response.headers, **response.headers}
-                )
-                if any(
-                    merged.headers.get(k) != kept.response.headers.get(k) for k in _KEPT_HEADERS
-                ):
-                    self.cache.keep(
-                        key, replace(merged, headers={**merged.headers, "etag": kept.etag}), sent
-                    )
-                else:  # the same page: only its check time moves
-                    self.cache.checked(key, kept.etag, sent)
-                return merged
-            if response.status == 200 and response.headers.get("etag"):
-                self.cache.keep(key, response, sent)
-            return response
-
-    def _paused(self, kept: _Answer) -> bool:
-        """Polling pauses (the kept answer stands) unless a write made it stale."""
-        return kept.checked > self.cache.invalidated_at() and not self.cache.verdict().poll
-
-    def graphql(self, query: str, variables: JsonObject | None = None) -> GitHubResponse:
-        """GraphQL goes through; a mutation marks the answers stale."""
-        try:
-            return self.inner.graphql(query, variables)
-        finally:
-            if _is_mutation(query):
-                self.cache.invalidate()
-
-    def verdict(self, resource: str = "core") -> PollVerdict:
-        """Whether polling may go on now, and if not until when and why."""
-        return self.cache.verdict(resource)

@@ -1,6 +1,6 @@
 """The ``sql`` store: a repository's comments, threads and approvals in PostgreSQL or SQLite.
 
-Every write is one transaction (:meth:`SqlCommentStore._write`): it locks the repository's
+Every write is one transaction (:func:`maple_adapters.sql.ledger.write`): it locks the repository's
 ledger row, so writers in any number of processes and machines take turns, stamps arrivals
 strictly later than the ledger's last stamp, bumps the change version, notifies the other
 processes (PostgreSQL) and commits. A write asked again after a dropped connection finds what
@@ -13,98 +13,34 @@ from __future__ import annotations
 import builtins
 import contextlib
 import dataclasses
-import json
-import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import Connection, Text, cast, delete, func, insert, literal, select, update
-from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.dialects.postgresql import aggregate_order_by
+from sqlalchemy import Connection, delete, insert, select, update
 from sqlalchemy.sql import Select
 
-from maple_adapters.bulk import without_gc_pauses
 from maple_adapters.sql.database import Database, Dialect
-from maple_adapters.sql.schema import approvals, comments, ledgers
-from maple_adapters.sql.signals import CHANNEL, PostgresChangeSignal, SqliteChangeSignal
+from maple_adapters.sql.ledger import LockedLedger, write
+from maple_adapters.sql.reading import approvals_of, comments_of, parsed_comments, version_of
+from maple_adapters.sql.records import new_id, record_text, stored_key
+from maple_adapters.sql.schema import approvals, comments
+from maple_adapters.sql.signals import PostgresChangeSignal, SqliteChangeSignal
 from maple_core.approvals import Approval, NewApproval
 from maple_core.claims import ClaimRequest, ClaimResult, apply_claim, apply_sweep
 from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.conversation import thread_of
-from maple_core.cursor import format_js_timestamp, format_stamp, next_arrival_stamp
-from maple_core.errors import CorruptLedgerError, InvalidQueryError, NotFoundError
-from maple_core.json_types import JsonObject
+from maple_core.cursor import format_js_timestamp, format_stamp
+from maple_core.errors import InvalidQueryError, NotFoundError
 from maple_core.paging import CommentPage, ListQuery, decode_offset_cursor, encode_offset_cursor
 from maple_core.ports import BranchState, Capability, ChangeSignal, Clock
 from maple_core.statuses import CommentStatus
 from maple_core.thread_events import EntryNote, ThreadEvent, apply_event
 
-__all__ = ["LockedLedger", "SqlCommentStore", "stored_key"]
+__all__ = ["SqlCommentStore"]
 
 _CAPABILITIES = frozenset(Capability) - {Capability.HEAD}
 
 T = TypeVar("T")
-
-
-def _new_id(prefix: str) -> str:
-    return prefix + uuid.uuid4().hex[:16]
-
-
-def stored_key(text: str) -> str:
-    """How a branch or an id is kept in a column: as its JSON string's inside.
-
-    Plain names are unchanged; quotes, control characters and anything beyond ASCII (a lone
-    surrogate a browser sent, a NUL PostgreSQL cannot hold) are escaped, so every name is
-    kept, and two names never share a key.
-    """
-    return json.dumps(text)[1:-1]
-
-
-def _record(value: JsonObject) -> str:
-    return json.dumps(value, separators=(",", ":"))  # ASCII: every string survives every driver
-
-
-_DECODER = json.JSONDecoder()
-
-
-def _loaded(record: str) -> JsonObject:
-    """A record as maple wrote it: one JSON object.
-
-    Raises:
-        ValueError: the record is not one JSON object.
-    """
-    value, end = _DECODER.raw_decode(record)  # json.loads without its checks and wrapping
-    if end != len(record) or not isinstance(value, dict):
-        raise ValueError("not one JSON object")
-    return value
-
-
-@dataclass
-class LockedLedger:
-    """The repository's ledger row, locked for one write transaction.
-
-    Attributes:
-        connection: the transaction's connection.
-        last_stamp: the latest arrival stamp given; :meth:`next_stamp` moves it.
-        version: the change version this write leaves (counted when the row was locked).
-        retrying: an earlier attempt of this write may have committed before its answer was lost.
-        stamped: whether this write gave arrival stamps (the last one is then recorded).
-    """
-
-    connection: Connection
-    last_stamp: str | None
-    version: int
-    retrying: bool
-    stamped: bool = False
-
-    def next_stamp(self, now: datetime) -> datetime:
-        """An arrival instant strictly later than every one given in the repository."""
-        instant = next_arrival_stamp(now, [self.last_stamp])
-        self.last_stamp = format_stamp(instant)
-        self.stamped = True
-        return instant
 
 
 class SqlCommentStore:
@@ -157,44 +93,12 @@ class SqlCommentStore:
         return query.order_by(comments.c.seq)
 
     def _parsed(self, rows: Sequence[Any], operation: str) -> builtins.list[Comment]:
-        parsed: builtins.list[Comment] = []
-        with without_gc_pauses():
-            for seq, record in rows:
-                try:
-                    parsed.append(Comment.from_json(_loaded(record)))
-                except ValueError:  # not JSON, or not an object (InvalidRecordError)
-                    raise CorruptLedgerError(
-                        f"The database at {self._database.shown} holds a comment maple cannot "
-                        f"read (maple_comments row {seq}); fix or delete that row. maple will "
-                        "not overwrite it.",
-                        store=self._name,
-                        operation=operation,
-                    ) from None
-        return parsed
+        return parsed_comments(rows, self._database, self._name, operation)
 
     def _comments(
         self, connection: Connection, statement: Select[Any], operation: str
     ) -> builtins.list[Comment]:
-        """The comments ``statement`` selects (``seq, record``, in store order).
-
-        On PostgreSQL the database joins the records into one JSON array: one value to fetch
-        and one document to parse instead of a row and a parse per comment, which halves a
-        long listing. A record that does not fit is found row by row, to be named.
-        """
-        if self._database.dialect is Dialect.POSTGRESQL:
-            rows = statement.subquery()
-            joined = select(
-                func.count(),
-                func.string_agg(rows.c.record, aggregate_order_by(literal(","), rows.c.seq)),
-            )
-            count, records = connection.execute(joined).one()
-            if not count:
-                return []
-            with without_gc_pauses(), contextlib.suppress(ValueError):
-                values = json.loads(f"[{records}]")
-                if len(values) == count:
-                    return [Comment.from_json(value) for value in values]
-        return self._parsed(connection.execute(statement).all(), operation)
+        return comments_of(connection, self._database, statement, self._name, operation)
 
     def list(self, query: ListQuery) -> CommentPage:
         """One page of the branch's comments in append order, offset cursors as Maple's."""
@@ -217,38 +121,22 @@ class SqlCommentStore:
         """The commit ``heads`` names for the branch; ``None`` without it (or a pull request)."""
         return self._heads(branch) if self._heads is not None else None
 
-    def _approvals(self, connection: Connection, branch: str) -> builtins.list[Approval]:
-        rows = connection.execute(
-            select(approvals.c.record)
-            .where(approvals.c.repository == self.repository)
-            .where(approvals.c.branch == stored_key(branch))
-            .order_by(approvals.c.seq)
-        ).scalars()
-        kept = [Approval.from_json(json.loads(record)) for record in rows]
-        return sorted(kept, key=lambda a: a.at, reverse=True)
-
     def approvals(self, branch: str) -> builtins.list[Approval] | None:
         """The branch's approvals, newest first."""
-        return self._read("approvals", lambda connection: self._approvals(connection, branch))
-
-    def _version(self, connection: Connection) -> int:
-        version = connection.execute(
-            select(ledgers.c.version).where(ledgers.c.repository == self.repository)
-        ).scalar()
-        return int(version or 0)
+        return self._read("approvals", lambda c: approvals_of(c, self.repository, branch))
 
     def version(self) -> int:
         """The repository's change version: it moves on every write."""
-        return self._read("changes", self._version)
+        return self._read("changes", lambda c: version_of(c, self.repository))
 
     def state(self, branch: str) -> BranchState:
         """The branch's comments, approvals and change token, from one snapshot."""
 
         def read(connection: Connection) -> BranchState:
-            token = self._version(connection)
+            token = version_of(connection, self.repository)
             statement = self._mine(select(comments.c.seq, comments.c.record), branch)
             kept = tuple(self._comments(connection, statement, "state"))
-            approved = tuple(self._approvals(connection, branch))
+            approved = tuple(approvals_of(connection, self.repository, branch))
             return BranchState(branch, kept, approved, None, token)
 
         state = self._read("state", read)
@@ -263,52 +151,10 @@ class SqlCommentStore:
             return PostgresChangeSignal(self.version, database.notifications(), self.repository)
         return SqliteChangeSignal(self.version, database.url.database or "")
 
-    # -- the one write path ----------------------------------------------------------------------
+    # -- the one write path (maple_adapters.sql.ledger) -----------------------------------------
 
     def _write(self, operation: str, change: Callable[[LockedLedger], T]) -> T:
-        """Run ``change`` in one transaction holding the repository's ledger row.
-
-        The row is locked by the statement that counts the write in its change version (and,
-        on PostgreSQL, notifies every listening process); the last arrival stamp ``change``
-        gave is recorded before the commit. All of it happens only if the transaction
-        commits: a ``change`` that raises leaves nothing behind, and nobody is woken. The lock
-        is taken by the first statement, so every statement inside it is one round trip.
-        """
-
-        def work(connection: Connection, attempt: int) -> T:
-            ledger = self._locked_ledger(connection, retrying=attempt > 1)
-            result = change(ledger)
-            if ledger.stamped:
-                connection.execute(
-                    update(ledgers)
-                    .where(ledgers.c.repository == self.repository)
-                    .values(last_stamp=ledger.last_stamp)
-                )
-            return result
-
-        return self._database.transaction(operation, work, write=True)
-
-    def _locked_ledger(self, connection: Connection, *, retrying: bool) -> LockedLedger:
-        counted: builtins.list[Any] = [ledgers.c.last_stamp, ledgers.c.version]
-        if self._database.dialect is Dialect.POSTGRESQL:  # delivered at commit, if it commits
-            told = func.json_build_object("r", ledgers.c.repository, "v", ledgers.c.version)
-            counted.append(func.pg_notify(CHANNEL, cast(told, Text)))
-        claim = (
-            update(ledgers)
-            .where(ledgers.c.repository == self.repository)
-            .values(version=ledgers.c.version + 1)
-            .returning(*counted)
-        )
-        row = connection.execute(claim).first()
-        if row is None:  # the repository's first write makes its row
-            dialect = postgresql if self._database.dialect is Dialect.POSTGRESQL else sqlite
-            connection.execute(
-                dialect.insert(ledgers)
-                .values(repository=self.repository, version=0)
-                .on_conflict_do_nothing()
-            )
-            row = connection.execute(claim).one()
-        return LockedLedger(connection, row.last_stamp, int(row.version), retrying)
+        return write(self._database, self.repository, operation, change)
 
     def _row(self, comment: Comment) -> dict[str, str]:
         return {
@@ -316,7 +162,7 @@ class SqlCommentStore:
             "id": comment.id,
             "branch": stored_key(comment.branch),
             "status": comment.status.value,
-            "record": _record(comment.to_json()),
+            "record": record_text(comment.to_json()),
         }
 
     def _locked_comment(self, ledger: LockedLedger, comment_id: str, operation: str) -> Comment:
@@ -353,7 +199,7 @@ class SqlCommentStore:
         """Store comments in one transaction, in order, each with a strictly later stamp."""
         if not new:
             return []
-        ids = [_new_id("sql_") for _ in new]
+        ids = [new_id("sql_") for _ in new]
 
         def change(ledger: LockedLedger) -> builtins.list[Comment]:
             if ledger.retrying and (landed := self._landed(ledger.connection, ids)):
@@ -444,7 +290,7 @@ class SqlCommentStore:
         write asked again finds the entry its earlier attempt added; a note that added none
         is decided again, and a reading's note leaves an entry read already as it is.
         """
-        reply_id = _new_id("rep_")
+        reply_id = new_id("rep_")
 
         def change(ledger: LockedLedger) -> Comment:
             comment = self._locked_comment(ledger, comment_id, "converse")
@@ -492,7 +338,7 @@ class SqlCommentStore:
 
     def approve(self, approval: NewApproval) -> Approval:
         """Store an approval with an ``app_`` id."""
-        stored = approval.stored(_new_id("app_"))
+        stored = approval.stored(new_id("app_"))
 
         def change(ledger: LockedLedger) -> Approval:
             exists = select(approvals.c.id).where(approvals.c.repository == self.repository)
@@ -506,7 +352,7 @@ class SqlCommentStore:
                     repository=self.repository,
                     id=stored.id,
                     branch=stored_key(stored.branch),
-                    record=_record(stored.to_json()),
+                    record=record_text(stored.to_json()),
                 )
             )
             return stored

@@ -17,16 +17,10 @@ from maple_adapters.github.connect import bare_transport, chosen_transport
 from maple_adapters.github.gate import GitHubCheckRunPublisher
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.log import ServerLog
+from maple_core.agent_ports import FeedbackClassifier
 from maple_core.errors import ConfigurationError
-from maple_core.ports import (
-    Capability,
-    Clock,
-    CommentStore,
-    Commits,
-    FeedbackClassifier,
-    GatePublisher,
-    GateRefresher,
-)
+from maple_core.gate_ports import Commits, GatePublisher, GateRefresher
+from maple_core.ports import Capability, Clock, CommentStore
 from maple_core.targets import GateTarget
 from maple_entrypoints.bootstrap.classifier import classifier_from_environment
 from maple_entrypoints.bootstrap.local import LocalCheckout, local_checkout

@@ -10,9 +10,10 @@ from maple_adapters.github.gate import GitHubCheckRunPublisher
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.github.transport import GitHubTransport, PyGithubTransport
 from maple_adapters.system import SystemClock
+from maple_core.gate_ports import GatePublisher
 from maple_core.gate_rules import GateRules
 from maple_core.json_types import JsonValue
-from maple_core.ports import CommentStore, GatePublisher
+from maple_core.ports import CommentStore
 from maple_entrypoints.ci_settings import ci_config
 from maple_entrypoints.configuration import Settings
 

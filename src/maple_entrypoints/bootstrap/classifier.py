@@ -3,12 +3,15 @@
 A program that receives reviewers' replies (the route, ``maple review``, ``maple solo`` and
 ``maple-mcp``'s solo bridge) builds it once at start-up; a harness that is missing or signed
 out stops the program then, naming both fixes, as a GitHub transport that cannot work does.
+
+A part of the setups, not a setup: the agent loop and the route server build it, and the local
+checkout offers it (``LocalCheckout.classifier``) to the commands that read replies.
 """
 
 from __future__ import annotations
 
+from maple_core.agent_ports import FeedbackClassifier
 from maple_core.errors import ConfigurationError
-from maple_core.ports import FeedbackClassifier
 from maple_entrypoints.configuration import (
     MAPLE_CLASSIFIER,
     MAPLE_CLASSIFIER_MODEL,
@@ -16,7 +19,7 @@ from maple_entrypoints.configuration import (
     Settings,
 )
 
-__all__ = ["classifier_from_environment"]
+__all__: list[str] = []  # a part the setups build; no entrypoint imports it
 
 _HARNESS = {
     "claude": ("Claude Code", "npm install -g @anthropic-ai/claude-code", "claude auth login"),

@@ -1,8 +1,10 @@
 """The local checkout: the ``.maple/`` folder's store and media, its commits, clients and agents.
 
-Nothing here reads the configuration: it is what every command working on this machine shares
-(``maple demo``, ``maple review``, ``maple agents``, ``maple watch``, ``maple doctor``), and what
-the local route serves (the solo bridge and the review proxy).
+It is what every command working on this machine shares (``maple demo``, ``maple review``,
+``maple agents``, ``maple watch``, ``maple doctor``), and what the local route serves (the solo
+bridge and the review proxy). The two parts a command may need from the environment, the
+classifier and the database, are built only when the command asks for them, so no other command
+pays for (or fails on) a harness or a database library it does not use.
 """
 
 from __future__ import annotations
@@ -20,14 +22,22 @@ from maple_adapters.files.media import FileMedia
 from maple_adapters.files.store import FileCommentStore
 from maple_adapters.sessions import SessionRegistry
 from maple_adapters.system import SystemClock
-from maple_core.ports import Clock, CommentStore, Commits
+from maple_core.agent_ports import FeedbackClassifier
+from maple_core.gate_ports import Commits
+from maple_core.ports import Clock, CommentStore
 from maple_entrypoints.block_counter import temp_folder
+from maple_entrypoints.bootstrap.classifier import classifier_from_environment
 from maple_entrypoints.configuration import (
+    MAPLE_DATABASE_URL,
     MAPLE_SESSION,
     MAPLE_UNATTENDED,
     SECRETS,
     Settings,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # SQLAlchemy loads only for a command on the database
+    from maple_entrypoints.bootstrap.sql import SqlDatabase
 
 __all__ = ["LocalCheckout", "local_checkout"]
 
@@ -49,6 +59,11 @@ class LocalCheckout:
         recorded_agents: ``.maple/agents/``, or ``None`` when nothing was recorded.
         sessions: this machine's session entries (who each ``maple-mcp`` session is), in the
             temporary folder the Stop hook reads them from.
+        classifier: the harness ``MAPLE_CLASSIFIER`` names to read reviewers' replies, checked
+            when called (``None``: off); a program that reads replies calls it as it starts
+            (``maple review``, ``maple solo``, ``maple readings``, ``maple doctor``).
+        database: the database ``MAPLE_DATABASE_URL`` names, opened when called (``maple db``,
+            ``maple tokens``, ``maple doctor``); one per process.
     """
 
     checkout: GitCheckout
@@ -61,6 +76,8 @@ class LocalCheckout:
     agents_folder: Callable[[], Folder]
     recorded_agents: Callable[[], Folder | None]
     sessions: SessionRegistry
+    classifier: Callable[[], FeedbackClassifier | None]
+    database: Callable[[], SqlDatabase]
 
 
 def local_checkout(cwd: Path, clock: Clock | None = None) -> LocalCheckout:
@@ -89,4 +106,17 @@ def local_checkout(cwd: Path, clock: Clock | None = None) -> LocalCheckout:
         recorded_agents=lambda: open_folder(
             root, (MAPLE, "agents"), store="agents", operation="read"
         ),
+        classifier=lambda: classifier_from_environment(settings),
+        database=lambda: _database(settings),
     )
+
+
+def _database(settings: Settings) -> SqlDatabase:
+    """The database ``MAPLE_DATABASE_URL`` names.
+
+    Raises:
+        ConfigurationError: it is unset or unusable, or the sql extra is not installed.
+    """
+    from maple_entrypoints.bootstrap.sql import sql_database
+
+    return sql_database(settings[MAPLE_DATABASE_URL])

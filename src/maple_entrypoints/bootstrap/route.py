@@ -21,8 +21,11 @@ from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.github.tokens import TokenStores
 from maple_adapters.github.transport import PyGithubTransport
 from maple_adapters.log import ServerLog
+from maple_core.agent_ports import FeedbackClassifier
+from maple_core.gate_ports import GatePublisher
 from maple_core.gate_rules import GateRules
-from maple_core.ports import Clock, CommentStore, FeedbackClassifier, GatePublisher, MediaStore
+from maple_core.ports import Clock, CommentStore
+from maple_core.storage_ports import MediaStore
 from maple_entrypoints.bootstrap.classifier import classifier_from_environment
 from maple_entrypoints.bootstrap.local import local_checkout
 from maple_entrypoints.configuration import Settings

@@ -3,6 +3,10 @@
 Only this module imports ``maple_adapters.sql`` (and so SQLAlchemy), and only when
 ``MAPLE_STORE=sql`` or a ``maple db``/``maple tokens`` command asks for it: the Stop hook's and
 ``maple-mcp``'s start-up never load it otherwise.
+
+A part of the setups, not a setup: the agent loop and the route server open the database on
+``MAPLE_STORE=sql``, and the local checkout offers it (``LocalCheckout.database``) to ``maple
+db``, ``maple tokens`` and ``maple doctor``.
 """
 
 from __future__ import annotations
@@ -16,7 +20,8 @@ import anyio.to_thread
 
 from maple_core.errors import ConfigurationError
 from maple_core.json_types import JsonObject
-from maple_core.ports import Clock, CommentStore, MediaStore, TaskStore, TokenStore
+from maple_core.ports import Clock, CommentStore
+from maple_core.storage_ports import MediaStore, TaskStore, TokenStore
 from maple_entrypoints.variables import Secret
 
 TYPE_CHECKING = False
@@ -25,7 +30,7 @@ if TYPE_CHECKING:
     from maple_adapters.sql.health import DatabaseHealth
     from maple_adapters.sql.migrate import Upgrade
 
-__all__ = ["SqlDatabase", "SqlRoute", "sql_database"]
+__all__: list[str] = []  # a part the setups build; no entrypoint imports it
 
 _DATABASES: dict[str, Database] = {}
 _LOCK = threading.Lock()

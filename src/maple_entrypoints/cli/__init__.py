@@ -11,14 +11,16 @@ import typer
 from maple_entrypoints.cli.agents import agents_app
 from maple_entrypoints.cli.comments import comments_app
 from maple_entrypoints.cli.common import EXIT_BLOCKED, EXIT_CONFIG, EXIT_ERROR, MapleCommands
-from maple_entrypoints.cli.database import db_app, tokens_app
+from maple_entrypoints.cli.database import db_app
 from maple_entrypoints.cli.demo import demo
 from maple_entrypoints.cli.doctor import doctor
 from maple_entrypoints.cli.gate import gate_app
 from maple_entrypoints.cli.install import install
 from maple_entrypoints.cli.readings import classify  # noqa: F401 - registers maple comments classify
 from maple_entrypoints.cli.review import review
-from maple_entrypoints.cli.servers import hook_app, mcp_server, route_app, solo
+from maple_entrypoints.cli.route_serve import route_app
+from maple_entrypoints.cli.servers import hook_app, mcp_server, solo
+from maple_entrypoints.cli.tokens import tokens_app
 from maple_entrypoints.cli.watch import watch
 
 __all__ = ["EXIT_BLOCKED", "EXIT_CONFIG", "EXIT_ERROR", "app", "main"]

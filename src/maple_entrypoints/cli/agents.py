@@ -18,11 +18,10 @@ from typing import Annotated, Any, cast
 
 import typer
 
+from maple_core.agent_ports import AgentProvider, AgentSession
 from maple_core.agents import PROVIDERS, AgentRun, AgentState, render_run
 from maple_core.errors import MapleError
-from maple_core.ports import AgentProvider, AgentSession
 from maple_core.text import one_line
-from maple_entrypoints.cli.claims import sessions_status
 from maple_entrypoints.cli.common import (
     EXIT_CONFIG,
     EXIT_ERROR,
@@ -33,6 +32,7 @@ from maple_entrypoints.cli.common import (
     local_here,
 )
 from maple_entrypoints.cli.output import print_json, terminal_text
+from maple_entrypoints.cli.sessions import sessions_status
 
 __all__ = ["agents_app"]
 

@@ -13,17 +13,12 @@ from typer.core import TyperGroup
 from maple_core.authors import client_author
 from maple_core.errors import ConfigurationError, MapleError
 from maple_core.json_types import JsonObject, JsonValue
-from maple_core.ports import CommentStore, FeedbackClassifier
+from maple_core.ports import CommentStore
 from maple_entrypoints.bootstrap.agent_loop import AgentLoop, agent_loop
 from maple_entrypoints.bootstrap.ci import CiGate, ci_gate
 from maple_entrypoints.bootstrap.local import LocalCheckout, local_checkout
 from maple_entrypoints.bootstrap.route import RouteServer, route_server
-from maple_entrypoints.configuration import MAPLE_DATABASE_URL, Settings
 from maple_entrypoints.route_settings import RouteStoreKind
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # SQLAlchemy loads only for a command on the database
-    from maple_entrypoints.bootstrap.sql import SqlDatabase
 
 __all__ = [
     "BranchOption",
@@ -35,9 +30,7 @@ __all__ = [
     "MapleCommands",
     "branch_of",
     "ci_gate_here",
-    "classifier_here",
     "command_group",
-    "database_here",
     "exit_code_for",
     "fail",
     "git_author",
@@ -178,28 +171,6 @@ def route_server_here(kind: RouteStoreKind, cwd: Path, review_url: str | None) -
         ConfigurationError: a variable the store or the gate needs is unset or malformed (exit 2).
     """
     return route_server(kind, cwd, review_url=review_url)
-
-
-def database_here() -> SqlDatabase:
-    """The database ``MAPLE_DATABASE_URL`` names (``maple db``, ``maple tokens``, the doctor).
-
-    Raises:
-        ConfigurationError: it is unset or unusable, or the sql extra is not installed.
-    """
-    from maple_entrypoints.bootstrap.sql import sql_database
-
-    return sql_database(Settings()[MAPLE_DATABASE_URL])
-
-
-def classifier_here() -> FeedbackClassifier | None:
-    """The harness ``MAPLE_CLASSIFIER`` names to read reviewers' replies, checked; ``None``: off.
-
-    Raises:
-        ConfigurationError: it is unknown, or its harness cannot read here.
-    """
-    from maple_entrypoints.bootstrap.classifier import classifier_from_environment
-
-    return classifier_from_environment()
 
 
 def local_here(cwd: Path) -> LocalCheckout:

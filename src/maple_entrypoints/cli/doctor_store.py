@@ -11,7 +11,7 @@ from maple_core.listing import list_all
 from maple_core.paging import ListQuery
 from maple_core.ports import CommentStore
 from maple_core.rate_budget import PollVerdict
-from maple_entrypoints.cli.common import classifier_here, database_here, local_here, loop_here
+from maple_entrypoints.cli.common import local_here, loop_here
 from maple_entrypoints.cli.findings import Finding
 from maple_entrypoints.configuration import MAPLE_GATE_TOKEN, MAPLE_URL, Settings
 from maple_entrypoints.settings import ServerConfig, StoreKind, resolve_config
@@ -151,7 +151,7 @@ def _review_findings(store: _Review, mode: str, branch: str, findings: list[Find
 def _database_findings(findings: list[Finding]) -> bool:
     """The sql store's database: reachable, migrated, notifying; whether the store may be used."""
     try:
-        health = database_here().health()
+        health = local_here(Path.cwd()).database().health()
     except ConfigurationError as exc:
         findings.append(Finding("database", False, str(exc), "pip install 'maple-review[sql]'"))
         return False
@@ -217,7 +217,7 @@ def store_findings(
 def reading_finding() -> Finding:
     """Whether reviewers' replies are read (``MAPLE_CLASSIFIER``), and whether its harness can."""
     try:
-        classifier = classifier_here()
+        classifier = local_here(Path.cwd()).classifier()
     except ConfigurationError as exc:
         return Finding("reviewers' words", False, str(exc), "see docs/conversation.md")
     if classifier is None:

@@ -15,6 +15,7 @@ from maple_core.display import shown_one
 from maple_core.listing import list_all
 from maple_core.reporting import report_to_gate
 from maple_core.text import one_line
+from maple_entrypoints.cli.comment_table import understood_line
 from maple_entrypoints.cli.comments import comments_app
 from maple_entrypoints.cli.common import (
     EXIT_CONFIG,
@@ -23,11 +24,11 @@ from maple_entrypoints.cli.common import (
     CommentIdArg,
     JsonOption,
     branch_of,
-    classifier_here,
     fail,
+    local_here,
     loop_here,
 )
-from maple_entrypoints.cli.output import print_json, understood_line, warn
+from maple_entrypoints.cli.output import print_json, warn
 
 __all__ = ["classify"]
 
@@ -49,7 +50,7 @@ def classify(
     resolution. Only a trusted reviewer's reply on a resolved comment is read.
     """
     cwd = Path.cwd()
-    classifier = classifier_here()
+    classifier = local_here(cwd).classifier()
     if classifier is None:
         raise fail(
             "MAPLE_CLASSIFIER is off, so nothing reads reviewers' words; set it to claude or "

@@ -155,7 +155,6 @@ def _serve(url: str | None, port: int | None, listen: int, no_open: bool) -> Non
     import uvicorn
 
     from maple_adapters.log import ServerLog
-    from maple_entrypoints.cli.common import classifier_here
     from maple_entrypoints.loopback import bounded_http, listen_on_loopback
     from maple_entrypoints.review import review_app
     from maple_entrypoints.review.feed import CommentFeed
@@ -174,7 +173,7 @@ def _serve(url: str | None, port: int | None, listen: int, no_open: bool) -> Non
             EXIT_CONFIG,
         )
     branch = local.checkout.branch or "default"
-    classifier = classifier_here()  # a harness that cannot read stops us here
+    classifier = local.classifier()  # a harness that cannot read stops us here
     try:
         sock = listen_on_loopback(listen)
     except (OSError, OverflowError) as exc:

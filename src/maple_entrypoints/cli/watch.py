@@ -32,17 +32,18 @@ from typing import Annotated, Any
 
 import typer
 
+from maple_core.agent_ports import AgentProvider, AgentSession
 from maple_core.agents import AgentRun, AgentState
 from maple_core.claiming import keeps_claims
 from maple_core.claims import ClaimOutcome, ClaimRequest
 from maple_core.comments import Comment
 from maple_core.cursor import FreshComments, parse_cursor, select_fresh
 from maple_core.errors import ConfigurationError, MapleError
+from maple_core.inert_text import inert_field
 from maple_core.json_types import JsonObject
 from maple_core.listing import list_all
-from maple_core.ports import AgentProvider, AgentSession, CommentClaims, CommentStore
+from maple_core.ports import CommentClaims, CommentStore
 from maple_core.statuses import CommentStatus
-from maple_core.stop import inert_field
 from maple_core.text import one_line
 from maple_core.waiting import wait_for_comments
 from maple_entrypoints.cli.common import (

@@ -9,9 +9,8 @@ from typing import Any
 from maple_core.comments import Comment
 from maple_core.cursor import parse_cursor
 from maple_core.display import shown
+from maple_core.inert_text import framed_json, inert_field
 from maple_core.json_types import JsonObject
-from maple_core.stop import inert_field
-from maple_core.text import framed_json
 from maple_entrypoints.cli.output import warn
 
 __all__ = ["MAX_PROMPT_CHARS", "watch_prompt"]

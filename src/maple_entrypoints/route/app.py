@@ -39,17 +39,14 @@ from starlette.routing import Route
 
 from maple_adapters.log import ServerLog
 from maple_adapters.system import SystemClock
+from maple_core.agent_ports import FeedbackClassifier
 from maple_core.authors import Reviewer
 from maple_core.errors import MapleError
+from maple_core.gate_ports import GatePublisher
 from maple_core.gate_rules import DEFAULT_RULES, GateRules
 from maple_core.json_types import JsonObject
-from maple_core.ports import (
-    Clock,
-    CommentStore,
-    FeedbackClassifier,
-    GatePublisher,
-    MediaStore,
-)
+from maple_core.ports import Clock, CommentStore
+from maple_core.storage_ports import MediaStore
 from maple_entrypoints.route.answers import (
     RouteRefusalError,
     json_answer,

@@ -6,10 +6,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from maple_core.approvals import NewApproval
-from maple_core.ports import (
-    Capability,
-    CommentStore,
-)
+from maple_core.ports import Capability, CommentStore
 from maple_entrypoints.route.answers import (
     RouteRefusalError,
     json_answer,

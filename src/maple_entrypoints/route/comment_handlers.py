@@ -12,11 +12,7 @@ from starlette.responses import Response
 from maple_core.comments import Comment
 from maple_core.errors import NotFoundError
 from maple_core.json_types import JsonObject, JsonValue
-from maple_core.ports import (
-    Capability,
-    CommentAmending,
-    CommentStore,
-)
+from maple_core.ports import Capability, CommentAmending, CommentStore
 from maple_core.submissions import MAX_BODY_CHARS, read_drafts
 from maple_entrypoints.route.answers import (
     RouteRefusalError,

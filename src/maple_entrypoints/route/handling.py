@@ -10,9 +10,7 @@ from starlette.requests import Request
 
 from maple_core.authors import Reviewer
 from maple_core.cursor import format_js_timestamp
-from maple_core.ports import (
-    CommentStore,
-)
+from maple_core.ports import CommentStore
 from maple_entrypoints.route.answers import (
     RouteRefusalError,
 )

@@ -28,7 +28,8 @@ from mcp.types import CallToolResult, TextContent
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from maple_core.ports import Clock, TokenStore
+from maple_core.ports import Clock
+from maple_core.storage_ports import TokenStore
 from maple_core.tokens import AccessToken, TokenScope, access_refusal, token_digest
 from maple_entrypoints.route.answers import bearer_token, json_answer
 

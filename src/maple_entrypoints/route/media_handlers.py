@@ -5,10 +5,8 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
-from maple_core.media import RASTER_TYPES, is_raster, raster_type, sniff_raster
-from maple_core.ports import (
-    MediaStore,
-)
+from maple_core.raster import RASTER_TYPES, is_raster, raster_type, sniff_raster
+from maple_core.storage_ports import MediaStore
 from maple_entrypoints.route.answers import (
     RouteRefusalError,
     json_answer,

@@ -11,11 +11,12 @@ from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import Response
 
+from maple_core.agent_ports import FeedbackClassifier
 from maple_core.classifying import classify_reply, undo_reading
 from maple_core.comments import Comment
-from maple_core.feedback import refusal
+from maple_core.feedback_policy import refusal
 from maple_core.listing import list_all
-from maple_core.ports import CommentStore, FeedbackClassifier
+from maple_core.ports import CommentStore
 from maple_core.thread_events import ThreadEvent
 from maple_entrypoints.route.answers import RouteRefusalError, json_answer, read_json
 from maple_entrypoints.route.authorship import author_of_post

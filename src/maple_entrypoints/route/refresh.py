@@ -17,8 +17,9 @@ from starlette.responses import Response
 
 from maple_core.branch_gate import publish_gate
 from maple_core.errors import InvalidRecordError
+from maple_core.gate_ports import GatePublisher, PushAccess, PushAnswer
 from maple_core.gate_rules import GateRules
-from maple_core.ports import CommentStore, GatePublisher, PushAccess, PushAnswer
+from maple_core.ports import CommentStore
 from maple_core.targets import NotPublished
 from maple_entrypoints.route.answers import RouteRefusalError, bearer_token, json_answer, read_json
 from maple_entrypoints.route.params import read_branch

@@ -10,10 +10,8 @@ from starlette.background import BackgroundTask
 from starlette.requests import Request
 
 from maple_core.errors import MapleError
-from maple_core.ports import (
-    CommentStore,
-    PushAnswer,
-)
+from maple_core.gate_ports import PushAnswer
+from maple_core.ports import CommentStore
 from maple_core.reporting import report_to_gate
 from maple_core.targets import GateTarget
 from maple_entrypoints.route.answers import (

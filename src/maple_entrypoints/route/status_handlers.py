@@ -10,11 +10,7 @@ from starlette.responses import Response
 from maple_core.comments import Comment
 from maple_core.conversation import ConversationError, Role
 from maple_core.json_types import JsonValue
-from maple_core.ports import (
-    Capability,
-    CommentConversation,
-    CommentStore,
-)
+from maple_core.ports import Capability, CommentConversation, CommentStore
 from maple_core.resolving import resolve_comment, stamped_resolution
 from maple_core.statuses import CommentStatus
 from maple_core.submissions import read_status_change
