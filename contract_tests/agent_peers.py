@@ -80,6 +80,22 @@ def _wrapper(folder: Path, name: str, module: str) -> Path:
     return path
 
 
+def fake_agents_env(tmp: Path) -> dict[str, str]:
+    """The environment that puts the fake ``codex`` and ``claude`` first on ``PATH``, with a home,
+    a scenario file (``script.json``) and a pid list of their own under ``tmp``."""
+    for name in ("codex", "claude"):
+        _wrapper(tmp / "bin", name, f"fake_{name}.py")
+    (tmp / "home").mkdir(exist_ok=True)
+    return {
+        "PATH": f"{tmp / 'bin'}:{os.environ['PATH']}",
+        "HOME": str(tmp / "home"),
+        "CODEX_HOME": str(tmp / "codex-home"),
+        "MAPLE_FAKE_SCRIPT": str(tmp / "script.json"),
+        "MAPLE_FAKE_PIDS": str(tmp / "pids.txt"),
+        "MAPLE_STORE": "file",
+    }
+
+
 def fake_peer(provider_name: str, tmp: Path) -> Peer:
     """The deterministic fake ``codex`` or ``claude`` on a private folder."""
     workspace = tmp / "project"

@@ -8,7 +8,12 @@ appends alone.
 
 from __future__ import annotations
 
+import os
+import random
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 from maple_adapters.system import SystemClock
@@ -18,6 +23,43 @@ from maple_core.page_context import Context
 from maple_core.ports import CommentStore
 
 SQL_REPOSITORY = "acme/load"
+WORKER = Path(__file__)
+
+
+def append_concurrently(where: str, processes: int = 8, count: int = 250) -> set[str]:
+    """Run ``processes`` writers at once, ``count`` appends each; the ids they acknowledged."""
+    workers = [
+        subprocess.Popen(
+            [sys.executable, str(WORKER), where, str(count), f"w{i}"],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(processes)
+    ]
+    acknowledged: set[str] = set()
+    for worker in workers:
+        out, _ = worker.communicate(timeout=300)
+        assert worker.returncode == 0
+        acknowledged.update(out.split())
+    return acknowledged
+
+
+def append_until_killed(where: str, tag: str, rng: random.Random) -> set[str]:
+    """One writer, killed with SIGKILL at a random point after its first append; the ids it
+    acknowledged before it died."""
+    worker = subprocess.Popen(
+        [sys.executable, str(WORKER), where, "100000", tag],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert worker.stdout is not None
+    first = worker.stdout.readline()  # the writer is in its append loop now
+    assert first, "the writer died before its first append"
+    time.sleep(rng.uniform(0, 0.03))
+    os.kill(worker.pid, signal.SIGKILL)
+    out, _ = worker.communicate(timeout=30)
+    assert worker.returncode == -signal.SIGKILL
+    return {first.strip(), *out.split()}
 
 
 def store_at(where: str) -> CommentStore:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from contract_tests.support import FakeClock, make_repo
+from tests.github.fake_github import FakeGitHub, Served, serve
+from tests.postgres import Cluster
 
 
 @pytest.fixture(scope="session")
@@ -41,6 +44,28 @@ def clock() -> FakeClock:
 def repo(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
     """A git repository with the test module's ``BRANCH`` checked out (its main checkout)."""
     return make_repo(tmp_path / "repo", request.module.BRANCH)
+
+
+@pytest.fixture(scope="module")
+def served(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Served]:
+    """The fake GitHub over HTTPS for the whole module: the module's ``fake_github()`` if it has
+    one (the tokens, logins and apps it knows), else a bare ``FakeGitHub()``. Each test's ``fake``
+    fixture resets it and opens the pull request it needs."""
+    build = getattr(request.module, "fake_github", FakeGitHub)
+    running = serve(build(), tmp_path_factory.mktemp("fake-github"))
+    yield running
+    running.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def unmigrated_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The URL of a new database of each kind, that no maple has migrated yet."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'maple.db'}"
+    cluster: Cluster = request.getfixturevalue("postgres")
+    return cluster.create_database(f"new_{uuid.uuid4().hex[:8]}")
 
 
 CHROMIUM = "/usr/bin/chromium"

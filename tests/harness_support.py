@@ -132,3 +132,36 @@ def start_harness(
         check=True,
     )
     return Harness(name, model, env, {**base, "CODEX_HOME": str(bare_home)})
+
+
+def harness_fixture(by_reply: Callable[[str], Said]) -> Any:
+    """A module's ``harness`` fixture: each of the :data:`HARNESSES` started once for the module,
+    its model answering by ``by_reply`` (see :meth:`Harness.answer`)."""
+
+    @pytest.fixture(scope="module", params=HARNESSES)
+    def harness(
+        request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+    ) -> Harness:
+        started = start_harness(request.param, tmp_path_factory.mktemp(request.param), request)
+        started.answer(by_reply)
+        return started
+
+    return harness
+
+
+def model_reads(words: str) -> Said:
+    """What the scripted model makes of a reply: it obeys any words that tell it what to say."""
+    if "spacing is still off" in words:
+        return {
+            "outcome": "approved-with-comments",
+            "remarks": ["the spacing is still off on mobile"],
+        }
+    if "still broken" in words:
+        return {"outcome": "changes-requested", "remarks": []}
+    if "dark mode?" in words:
+        return {"outcome": "wait", "remarks": []}
+    if "garbled" in words:
+        return {"text": "Looks fine to me, I guess?"}
+    if "ship it" in words:
+        return {"outcome": "merged", "remarks": []}
+    return {"outcome": "approved", "remarks": []}

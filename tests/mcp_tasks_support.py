@@ -7,13 +7,18 @@ send any request through its session; what it lacks is the extension's methods, 
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any, Literal, cast
 
 import anyio
 from mcp.client import Client
 from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
+from mcp.server import MCPServer
 from mcp_types import CallToolResult, Request, RequestParams, Result
 from pydantic import ConfigDict, TypeAdapter
+
+from maple_entrypoints.mcp_tasks import TasksExtension
 
 TASKS = "io.modelcontextprotocol/tasks"
 CLAUDE_POLL_S = 2.0
@@ -88,3 +93,15 @@ async def poll_until_done(
             if got["status"] != "working":
                 return got
             await anyio.sleep(every_s)
+
+
+def tasks_server(name: str, tasks: TasksExtension) -> MCPServer:
+    """An MCP server with ``tasks`` as its one extension, running while the server runs; the
+    test adds its tools."""
+
+    @asynccontextmanager
+    async def lifespan(server: MCPServer) -> AsyncIterator[None]:
+        async with tasks.lifespan():
+            yield
+
+    return MCPServer(name=name, extensions=[tasks], lifespan=lifespan)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import httpx2 as httpx
 import pytest
@@ -46,17 +46,24 @@ def one_page_app(page: str | Callable[[Request], str]) -> Starlette:
     return Starlette(routes=[Route("/{path:path}", answer)])
 
 
-@dataclass
-class Review:
-    repo: Path
-    app: Running
+class StoredComments:
+    """The comments a reviewed app's proxy (``proxy``) has stored on ``branch``."""
+
     proxy: Running
+    branch: ClassVar[str] = BRANCH
 
     def comments(self) -> list[dict[str, Any]]:
-        return proxy_comments(self.proxy, BRANCH)
+        return proxy_comments(self.proxy, self.branch)
 
     def comment(self, body: str) -> dict[str, Any]:
         return next(c for c in self.comments() if c["body"] == body)
+
+
+@dataclass
+class Review(StoredComments):
+    repo: Path
+    app: Running
+    proxy: Running
 
 
 def proxy_comments(proxy: Running, branch: str) -> list[dict[str, Any]]:

@@ -26,7 +26,7 @@ from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
-from contract_tests.agent_peers import _wrapper, fake_peer, process_alive
+from contract_tests.agent_peers import fake_agents_env, fake_peer, process_alive
 from contract_tests.support import make_repo
 from maple_adapters.agents.claude_provider import ClaudeProvider
 from maple_core.agents import AgentState
@@ -248,20 +248,10 @@ def test_the_loopback_server_applies_the_same_bounds() -> None:
 
 
 def fake_agents(tmp: Path, scenario: list[list[dict[str, Any]]]) -> dict[str, str]:
-    """The environment that puts the fake ``codex`` and ``claude`` first on ``PATH``."""
-    for name in ("codex", "claude"):
-        _wrapper(tmp / "bin", name, f"fake_{name}.py")
-    (tmp / "home").mkdir(exist_ok=True)
+    """The fake ``codex`` and ``claude`` first on ``PATH``, both enabled, playing ``scenario``."""
+    env = fake_agents_env(tmp)
     (tmp / "script.json").write_text(json.dumps(scenario))
-    return {
-        "PATH": f"{tmp / 'bin'}:{os.environ['PATH']}",
-        "HOME": str(tmp / "home"),
-        "CODEX_HOME": str(tmp / "codex-home"),
-        "MAPLE_FAKE_SCRIPT": str(tmp / "script.json"),
-        "MAPLE_FAKE_PIDS": str(tmp / "pids.txt"),
-        "MAPLE_STORE": "file",
-        "MAPLE_AGENTS": "codex,claude",
-    }
+    return {**env, "MAPLE_AGENTS": "codex,claude"}
 
 
 @dataclass

@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -45,7 +44,7 @@ from maple_entrypoints.route.serve import served_app
 from tests.agents.model_server import ScriptedModel, exchanges
 from tests.loopback import serve_asgi
 from tests.mcp_support import text_json
-from tests.support import clean_env
+from tests.support import clean_env, maple
 
 BRANCH = "feat/button"
 COMMENT = "Make the button pop."
@@ -251,15 +250,7 @@ def project(tmp_path: Path) -> Iterator[Project]:
         NO_COLOR="1",
         **GIT_ENV,  # the identity of the commit the agent makes
     )
-    installed = subprocess.run(
-        [str(Path(sys.executable).with_name("maple")), "install", "claude-code"],
-        cwd=repo,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    installed = maple(repo, "install", "claude-code", env=env)
     assert installed.returncode == 0, installed.stderr
     assert (repo / ".mcp.json").exists()
     assert (repo / ".claude" / "settings.json").exists()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,7 @@ from typer.testing import CliRunner
 from contract_tests.support import git, make_repo
 from maple_entrypoints.cli import app
 from tests.mcp_support import OutputLines, interrupt, stdio_server, structured
-from tests.support import MAPLE, clean_env, maple
+from tests.support import maple, start_maple
 
 BRANCH = "feat/cli"
 runner = CliRunner()
@@ -64,14 +63,7 @@ class TestComments:
         assert "yesterday" in result.stderr
 
     def test_follow_prints_each_batch_until_interrupted(self, repo: Path) -> None:
-        process = subprocess.Popen(
-            [str(MAPLE), "comments", "wait", "--follow", "--json", "--timeout-ms", "200"],
-            cwd=repo,
-            env=clean_env(),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        process = start_maple(repo, "comments", "wait", "--follow", "--json", "--timeout-ms", "200")
         assert process.stdout is not None
         lines = OutputLines(process.stdout)
 

@@ -204,6 +204,15 @@ def test_doctor_is_clear_about_codex_after_install_codex_write(project: Project)
     assert done.returncode == 0, done.stdout
 
 
+def doctor_failure(project: Project, check: str) -> tuple[str, str]:
+    """``maple doctor`` fails (exit 1) on ``check``: its FAIL line and the fix line under it."""
+    done = project.maple("doctor")
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith(f"FAIL {check}:"))
+    return lines[at], lines[at + 1]
+
+
 def test_doctor_names_an_untrusted_project_with_its_fix_in_one_line(project: Project) -> None:
     assert project.maple("install", "codex", "--write").returncode == 0
     config = project.toml()
@@ -213,12 +222,9 @@ def test_doctor_names_an_untrusted_project_with_its_fix_in_one_line(project: Pro
         f'[hooks.state."{project.key}"]\n'
         f'trusted_hash = "{config["hooks"]["state"][project.key]["trusted_hash"]}"\n'
     )
-    done = project.maple("doctor")
-    assert done.returncode == 1
-    lines = done.stdout.splitlines()
-    at = next(i for i, line in enumerate(lines) if line.startswith("FAIL codex project trust:"))
-    assert "until the project is trusted" in lines[at]
-    assert lines[at + 1] == "     fix: maple install codex --write"
+    failed, fix = doctor_failure(project, "codex project trust")
+    assert "until the project is trusted" in failed
+    assert fix == "     fix: maple install codex --write"
 
 
 def test_doctor_names_an_untrusted_hook_with_its_fix_in_one_line(project: Project) -> None:
@@ -227,13 +233,10 @@ def test_doctor_names_an_untrusted_hook_with_its_fix_in_one_line(project: Projec
         f'[mcp_servers.maple]\ncommand = "{BIN / "maple-mcp"}"\n\n'
         f'[projects."{project.repo}"]\ntrust_level = "trusted"\n'
     )
-    done = project.maple("doctor")
-    assert done.returncode == 1
-    lines = done.stdout.splitlines()
-    at = next(i for i, line in enumerate(lines) if line.startswith("FAIL codex hook trust:"))
-    assert "not trusted" in lines[at]
-    assert "skips it" in lines[at]
-    assert lines[at + 1] == "     fix: maple install codex --write"
+    failed, fix = doctor_failure(project, "codex hook trust")
+    assert "not trusted" in failed
+    assert "skips it" in failed
+    assert fix == "     fix: maple install codex --write"
 
 
 def test_doctor_names_a_hook_changed_since_it_was_trusted(project: Project) -> None:
@@ -241,12 +244,9 @@ def test_doctor_names_a_hook_changed_since_it_was_trusted(project: Project) -> N
     hooks = json.loads(project.hooks.read_text())
     hooks["hooks"]["Stop"][0]["hooks"][0]["timeout"] = 30
     project.hooks.write_text(json.dumps(hooks))
-    done = project.maple("doctor")
-    assert done.returncode == 1
-    lines = done.stdout.splitlines()
-    at = next(i for i, line in enumerate(lines) if line.startswith("FAIL codex hook trust:"))
-    assert "changed since it was trusted" in lines[at]
-    assert lines[at + 1] == "     fix: maple install codex --write"
+    failed, fix = doctor_failure(project, "codex hook trust")
+    assert "changed since it was trusted" in failed
+    assert fix == "     fix: maple install codex --write"
     assert project.maple("install", "codex", "--write").returncode == 0
     assert project.maple("doctor").returncode == 0
 

@@ -54,11 +54,6 @@ def answering(outcome: str, *remarks: str) -> ScriptedClassifier:
 
 
 @pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
 def store(clock: FakeClock) -> InMemoryCommentStore:
     return InMemoryCommentStore(clock)
 

@@ -40,7 +40,7 @@ from maple_core.threads import confirmation_of
 from maple_entrypoints.bootstrap.local import local_checkout
 from maple_entrypoints.route.app import RouteOptions
 from maple_entrypoints.route.serve import local_options
-from tests.harness_support import HARNESSES, Harness, Said, start_harness
+from tests.harness_support import Harness, harness_fixture, model_reads
 from tests.mcp_support import stdio_server, structured
 from tests.route_support import LiveRoute, live_route
 from tests.test_route_feedback import BRANCH, SHA, Published, identity, resolved_comment, say
@@ -48,29 +48,7 @@ from tests.test_route_feedback import BRANCH, SHA, Published, identity, resolved
 MAPLE = Path(sys.executable).with_name("maple")
 
 
-def model_reads(words: str) -> Said:
-    """What the scripted model makes of a reply: it obeys any words that tell it what to say."""
-    if "spacing is still off" in words:
-        return {
-            "outcome": "approved-with-comments",
-            "remarks": ["the spacing is still off on mobile"],
-        }
-    if "still broken" in words:
-        return {"outcome": "changes-requested", "remarks": []}
-    if "dark mode?" in words:
-        return {"outcome": "wait", "remarks": []}
-    if "garbled" in words:
-        return {"text": "Looks fine to me, I guess?"}
-    if "ship it" in words:
-        return {"outcome": "merged", "remarks": []}
-    return {"outcome": "approved", "remarks": []}
-
-
-@pytest.fixture(scope="module", params=HARNESSES)
-def harness(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Harness:
-    started = start_harness(request.param, tmp_path_factory.mktemp(request.param), request)
-    started.answer(model_reads)
-    return started
+harness = harness_fixture(model_reads)
 
 
 @pytest.fixture

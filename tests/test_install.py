@@ -17,6 +17,7 @@ from contract_tests.support import make_repo
 from maple_entrypoints.cli import app
 from maple_entrypoints.cli.clients import command_for
 from tests.support import clean_env
+from tests.support import maple as run_maple
 
 runner = CliRunner()
 PLUGIN = Path(__file__).resolve().parents[1] / "plugins" / "claude-code"
@@ -100,14 +101,12 @@ def test_the_cursor_editor_gets_the_hook_with_its_loop_limit(project: Path) -> N
 def test_codex_prints_the_table_or_merges_it_with_write(
     project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    home = tmp_path / "codex-home"
-    home.mkdir()
-    config = home / "config.toml"
-    config.write_text(
+    config = codex_config(
+        tmp_path,
+        monkeypatch,
         'model = "gpt-5"\n\n[mcp_servers.maple]\ncommand = "old"\n\n[mcp_servers.other]\n'
-        'command = "x"\n'
+        'command = "x"\n',
     )
-    monkeypatch.setenv("CODEX_HOME", str(home))
     printed = install(project, "codex")
     assert "[mcp_servers.maple]" in printed.stdout
     assert "--write" in printed.stdout
@@ -150,14 +149,12 @@ def test_the_plugin_folder_registers_what_install_writes() -> None:
 
 
 def test_codex_keeps_the_tables_own_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    home = tmp_path / "codex-home"
-    home.mkdir()
-    config = home / "config.toml"
-    config.write_text(
+    config = codex_config(
+        tmp_path,
+        monkeypatch,
         '[mcp_servers.maple]\ncommand = "old"\nstartup_timeout_sec = 30\n\n'
-        '[mcp_servers.maple.env]\nMAPLE_STORE = "github"\n'
+        '[mcp_servers.maple.env]\nMAPLE_STORE = "github"\n',
     )
-    monkeypatch.setenv("CODEX_HOME", str(home))
     assert install(tmp_path, "codex", "--write").exit_code == 0
     maple = tomllib.loads(config.read_text())["mcp_servers"]["maple"]
     assert maple["command"] == command_for("maple-mcp")
@@ -179,11 +176,7 @@ def test_codex_keeps_the_tables_own_keys(tmp_path: Path, monkeypatch: pytest.Mon
 def test_codex_config_comments_and_layout_are_kept(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, kept: list[str]
 ) -> None:
-    home = tmp_path / "codex-home"
-    home.mkdir()
-    config = home / "config.toml"
-    config.write_text(text)
-    monkeypatch.setenv("CODEX_HOME", str(home))
+    config = codex_config(tmp_path, monkeypatch, text)
     assert install(tmp_path, "codex", "--write").exit_code == 0
     merged = config.read_text()
     for part in kept:
@@ -203,14 +196,11 @@ def test_codex_config_comments_and_layout_are_kept(
 def test_a_codex_config_maple_cannot_edit_safely_is_refused_in_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str
 ) -> None:
-    home = tmp_path / "codex-home"
-    home.mkdir()
-    (home / "config.toml").write_text(text)
-    monkeypatch.setenv("CODEX_HOME", str(home))
+    config = codex_config(tmp_path, monkeypatch, text)
     result = runner.invoke(app, ["install", "codex", "--write", "--dir", str(tmp_path)])
     assert result.exit_code == 1
     assert result.stderr.count("\n") == 1
-    assert (home / "config.toml").read_text() == text
+    assert config.read_text() == text
 
 
 def test_a_registration_formatted_differently_is_left_as_it_is(project: Path) -> None:
@@ -240,6 +230,16 @@ def system_path() -> str:
     return os.pathsep.join(e for e in entries if e and not (Path(e) / "maple-mcp").exists())
 
 
+def codex_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> Path:
+    """A Codex home (``CODEX_HOME``, for this test) whose ``config.toml`` holds ``text``."""
+    home = tmp_path / "codex-home"
+    home.mkdir()
+    config = home / "config.toml"
+    config.write_text(text)
+    monkeypatch.setenv("CODEX_HOME", str(home))
+    return config
+
+
 @pytest.fixture
 def scratch(tmp_path: Path) -> Path:
     return make_repo(tmp_path / "repo", "feat/x").resolve()
@@ -251,15 +251,7 @@ def maple(cwd: Path, *args: str, path: str, **env: str) -> subprocess.CompletedP
     environment = clean_env(HOME=str(home), CODEX_HOME=str(home / ".codex"), PATH=path, **env)
     if "VIRTUAL_ENV" not in env:
         environment.pop("VIRTUAL_ENV", None)
-    return subprocess.run(
-        [str(BIN / "maple"), *args],
-        cwd=cwd,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    return run_maple(cwd, *args, env=environment)
 
 
 def claude_commands(repo: Path) -> tuple[str, str]:

@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from contract_tests.github_peers import TOKEN, api_transport
 from contract_tests.support import FakeClock, git, make_repo
@@ -21,7 +18,7 @@ from maple_adapters.github.store import GitHubLedgerStore
 from maple_core.comments import NewComment
 from maple_core.paging import ListQuery
 from maple_core.statuses import CommentStatus
-from tests.github.fake_github import FakeGitHub, Served, serve
+from tests.github.fake_github import FakeGitHub, Served
 from tests.github.maple_ledger import maple_body
 from tests.support import maple
 
@@ -36,11 +33,9 @@ def assert_maple_can_write(record: dict[str, object]) -> None:
     assert isinstance(context, dict), record
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    running = serve(FakeGitHub(logins={TOKEN: "dana"}), tmp_path_factory.mktemp("records"))
-    yield running
-    running.stop()
+def fake_github() -> FakeGitHub:
+    """The fake GitHub this module's tests share (``served`` in tests/conftest.py runs it)."""
+    return FakeGitHub(logins={TOKEN: "dana"})
 
 
 def test_maple_comments_add_signs_with_the_git_identity(tmp_path: Path) -> None:

@@ -8,6 +8,8 @@ activity, and replies and resolutions that say which agent, model and session wr
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import timedelta
 from typing import Any
 
@@ -30,17 +32,24 @@ BRANCH = "feat/claims"
 
 
 @pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
 def store(clock: FakeClock) -> InMemoryCommentStore:
     return InMemoryCommentStore(clock)
 
 
 def server_for(store: InMemoryCommentStore, clock: FakeClock, session: str) -> Any:
     return build_server(store, clock=clock, session=ClaimSession(store, clock, session))
+
+
+@asynccontextmanager
+async def two_sessions(
+    store: InMemoryCommentStore, clock: FakeClock
+) -> AsyncIterator[tuple[Client, Client]]:
+    """Two agents' MCP clients on one store: sessions ``ms-ana`` and ``ms-ben``."""
+    async with (
+        Client(server_for(store, clock, "ms-ana")) as ana,
+        Client(server_for(store, clock, "ms-ben")) as ben,
+    ):
+        yield ana, ben
 
 
 async def call(client: Client, tool: str, **arguments: Any) -> Any:
@@ -63,10 +72,7 @@ async def test_another_sessions_comment_is_marked_listed_last_and_not_resolvable
     older = add(store, "Tighten the header.")
     clock.advance(1)
     newer = add(store, "The logo is blurry.")
-    async with (
-        Client(server_for(store, clock, "ms-ana")) as ana,
-        Client(server_for(store, clock, "ms-ben")) as ben,
-    ):
+    async with two_sessions(store, clock) as (ana, ben):
         context = await call(ana, "get_comment_context", id=newer, branch=BRANCH)
         assert context["comment"]["claim"]["session"] == "ms-ana"
         listed = await call(ben, "list_comments", branch=BRANCH)
@@ -91,10 +97,7 @@ async def test_the_claim_tool_claims_renews_and_releases(
     store: InMemoryCommentStore, clock: FakeClock
 ) -> None:
     comment = add(store, "Tighten the header.")
-    async with (
-        Client(server_for(store, clock, "ms-ana")) as ana,
-        Client(server_for(store, clock, "ms-ben")) as ben,
-    ):
+    async with two_sessions(store, clock) as (ana, ben):
         claimed = await call(ana, "claim_comment", id=comment, leaseSeconds=120, model="m-1")
         assert claimed["outcome"] == "claimed"
         assert claimed["claim"]["session"] == "ms-ana"
@@ -129,10 +132,7 @@ async def test_activity_renews_the_sessions_claims(
 async def test_a_wait_is_not_ended_by_another_sessions_comment_and_wakes_when_it_is_released(
     store: InMemoryCommentStore, clock: FakeClock
 ) -> None:
-    async with (
-        Client(server_for(store, clock, "ms-ana")) as ana,
-        Client(server_for(store, clock, "ms-ben")) as ben,
-    ):
+    async with two_sessions(store, clock) as (ana, ben):
         drained = await call(ben, "wait_for_comments", branch=BRANCH, timeoutMs=100)
         comment = add(store, "Tighten the header.")
         await call(ana, "claim_comment", id=comment)
@@ -156,10 +156,7 @@ async def test_a_waiting_agent_is_woken_when_a_claim_it_was_shown_lapses(
     store: InMemoryCommentStore, clock: FakeClock
 ) -> None:
     comment = add(store, "Tighten the header.")
-    async with (
-        Client(server_for(store, clock, "ms-ana")) as ana,
-        Client(server_for(store, clock, "ms-ben")) as ben,
-    ):
+    async with two_sessions(store, clock) as (ana, ben):
         await call(ana, "claim_comment", id=comment, leaseSeconds=30)
         first = await call(ben, "wait_for_comments", branch=BRANCH, timeoutMs=100)
         assert first["status"] == "timeout"  # nothing but another session's comment

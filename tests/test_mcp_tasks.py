@@ -10,8 +10,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import AsyncIterator, Hashable
-from contextlib import asynccontextmanager
+from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +38,7 @@ from tests.mcp_tasks_support import (
     poll_until_done,
     task_cancel,
     task_get,
+    tasks_server,
 )
 
 pytestmark = pytest.mark.anyio
@@ -258,12 +258,7 @@ async def test_over_stdio_a_file_comment_completes_the_task(repo: Path) -> None:
 def tiny_server(tasks: TasksExtension, gate: anyio.Event) -> MCPServer:
     """The extension alone, on a server with one task tool and one plain tool."""
 
-    @asynccontextmanager
-    async def lifespan(server: MCPServer) -> AsyncIterator[None]:
-        async with tasks.lifespan():
-            yield
-
-    server = MCPServer(name="tiny", extensions=[tasks], lifespan=lifespan)
+    server = tasks_server("tiny", tasks)
 
     @server.tool()
     async def slow(fail: bool = False) -> str:

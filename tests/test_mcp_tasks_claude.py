@@ -78,19 +78,25 @@ def wait_for(
     return time.monotonic()
 
 
-def test_a_reviewer_comment_wakes_the_idle_agent_which_resolves_it_and_the_gate_clears(
-    world: tuple[Path, WakeModel, str, InteractiveClaude],
-) -> None:
-    repo, model, route, agent = world
+def start_waiting(agent: InteractiveClaude, model: WakeModel, branch: str) -> float:
+    """Ask the agent to wait for comments on ``branch``, and wait until it started the wait, got
+    a task back and ended its turn; the moment it was asked."""
     began = time.monotonic()
-    agent.start(f"Wait for review comments on {BRANCH} with wait_for_comments.")
-    # the agent started the wait, got a task back, and ended its turn
+    agent.start(f"Wait for review comments on {branch} with wait_for_comments.")
     wait_for(
         lambda: model.requests_after(began, lambda s: "background" in s.reply.get("text", "")),
         TURN_S,
         "the agent did not end its turn after starting the wait",
         agent,
     )
+    return began
+
+
+def test_a_reviewer_comment_wakes_the_idle_agent_which_resolves_it_and_the_gate_clears(
+    world: tuple[Path, WakeModel, str, InteractiveClaude],
+) -> None:
+    repo, model, route, agent = world
+    began = start_waiting(agent, model, BRANCH)
     [started] = model.requests_after(began, lambda s: "background" in s.reply.get("text", ""))
     time.sleep(3.0)  # idle: nothing is typed from here on
     idle = time.monotonic()

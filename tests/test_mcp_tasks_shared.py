@@ -6,8 +6,6 @@ official client in-process as Claude Code speaks the extension (``tests/mcp_task
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
@@ -20,7 +18,14 @@ from maple_adapters.sql.database import Database
 from maple_adapters.sql.tasks import SqlTaskStore
 from maple_entrypoints.mcp_tasks import TasksExtension
 from tests.mcp_support import EVENT_S
-from tests.mcp_tasks_support import TaskHandle, TasksClient, call, task_cancel, task_get
+from tests.mcp_tasks_support import (
+    TaskHandle,
+    TasksClient,
+    call,
+    task_cancel,
+    task_get,
+    tasks_server,
+)
 from tests.sql_support import fresh_repository
 
 pytestmark = pytest.mark.anyio
@@ -47,12 +52,7 @@ def worker(store: SqlTaskStore, gates: Gates) -> MCPServer:
 
     tasks = TasksExtension(["slow"], store=store, resume=resume, lease_s=LEASE_S)
 
-    @asynccontextmanager
-    async def lifespan(server: MCPServer) -> AsyncIterator[None]:
-        async with tasks.lifespan():
-            yield
-
-    server = MCPServer(name="worker", extensions=[tasks], lifespan=lifespan)
+    server = tasks_server("worker", tasks)
 
     @server.tool()
     async def slow(key: str) -> str:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import httpx2 as httpx
 import pytest
@@ -18,24 +18,19 @@ from contract_tests.support import make_repo
 from maple_entrypoints.review import review_app
 from tests.framework_apps import app_copy, line_of, serving
 from tests.loopback import Running, serve_asgi
-from tests.overlay_support import proxy_comments, rect_pixels
+from tests.overlay_support import StoredComments, rect_pixels
 
 BRANCH = "feat/beans"
 OVERLAY = "[data-maple-overlay]"
 
 
 @dataclass
-class App:
+class App(StoredComments):
     repo: Path
     folder: Path
     url: str
     proxy: Running
-
-    def comments(self) -> list[dict[str, Any]]:
-        return proxy_comments(self.proxy, BRANCH)
-
-    def comment(self, body: str) -> dict[str, Any]:
-        return next(c for c in self.comments() if c["body"] == body)
+    branch: ClassVar[str] = BRANCH
 
     def where(self, file: str, text: str) -> str:
         """``path:line:col`` of the first line of ``file`` (in the app) holding ``text``."""

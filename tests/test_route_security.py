@@ -34,7 +34,7 @@ from maple_entrypoints.route.serve import server_options
 from maple_entrypoints.route_settings import RouteStoreKind
 from maple_entrypoints.settings import load_settings
 from maple_entrypoints.solo import start_bridge
-from tests.github.fake_github import FakeGitHub, Served, serve
+from tests.github.fake_github import FakeGitHub, Served
 from tests.loopback import free_port
 from tests.route_support import LiveRoute, draft, eventually, live_route, route_serve
 from tests.support import APP_ID, INSTALLATION, MAPLE, clean_env, gate_app_environment
@@ -78,24 +78,22 @@ REVIEW_URL = "https://feat-leaf.preview.example/"
 EVIL = "evil.example"
 
 
-@pytest.fixture(scope="module")
-def github(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    served = serve(FakeGitHub({PUSHER: 1}), tmp_path_factory.mktemp("fake-github"))
-    yield served
-    served.stop()
+def fake_github() -> FakeGitHub:
+    """The fake GitHub this module's tests share (``served`` in tests/conftest.py runs it)."""
+    return FakeGitHub({PUSHER: 1})
 
 
 @pytest.fixture
-def fake(github: Served, app_key: tuple[str, str], monkeypatch: pytest.MonkeyPatch) -> FakeGitHub:
-    github.fake.reset()
-    github.fake.install_app(APP_ID, app_key[1], INSTALLATION)
-    github.fake.open_pull(PR_BRANCH, head_sha=HEAD)
-    monkeypatch.setenv("REQUESTS_CA_BUNDLE", github.ca_file)
-    return github.fake
+def fake(served: Served, app_key: tuple[str, str], monkeypatch: pytest.MonkeyPatch) -> FakeGitHub:
+    served.fake.reset()
+    served.fake.install_app(APP_ID, app_key[1], INSTALLATION)
+    served.fake.open_pull(PR_BRANCH, head_sha=HEAD)
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", served.ca_file)
+    return served.fake
 
 
-def seed(github: Served) -> str:
-    store = GitHubLedgerStore(api_transport(github, PUSHER), "acme", "web", FakeClock())
+def seed(served: Served) -> str:
+    store = GitHubLedgerStore(api_transport(served, PUSHER), "acme", "web", FakeClock())
     [stored] = store.append_many([NewComment(PR_BRANCH, "one", Anchor(selector="h1"))])
     return stored.id
 
@@ -109,11 +107,11 @@ def check_runs(fake: FakeGitHub) -> list[dict[str, Any]]:
 
 
 def test_the_check_run_links_only_to_the_configured_review_url(
-    fake: FakeGitHub, github: Served, app_key: tuple[str, str], tmp_path: Path
+    fake: FakeGitHub, served: Served, app_key: tuple[str, str], tmp_path: Path
 ) -> None:
-    comment_id = seed(github)
+    comment_id = seed(served)
     settings = load_settings(
-        gate_app_environment(github.base_url, app_key[0], MAPLE_REVIEW_URL=REVIEW_URL)
+        gate_app_environment(served.base_url, app_key[0], MAPLE_REVIEW_URL=REVIEW_URL)
     )
     options = server_options(route_server(RouteStoreKind.GITHUB, tmp_path, settings=settings))
     with live_route(options) as route:
@@ -134,10 +132,10 @@ def test_the_check_run_links_only_to_the_configured_review_url(
 
 
 def test_without_a_review_url_the_check_run_has_no_link(
-    fake: FakeGitHub, github: Served, app_key: tuple[str, str], tmp_path: Path
+    fake: FakeGitHub, served: Served, app_key: tuple[str, str], tmp_path: Path
 ) -> None:
-    comment_id = seed(github)
-    settings = load_settings(gate_app_environment(github.base_url, app_key[0]))
+    comment_id = seed(served)
+    settings = load_settings(gate_app_environment(served.base_url, app_key[0]))
     options = server_options(route_server(RouteStoreKind.GITHUB, tmp_path, settings=settings))
     with live_route(options) as route:
         refreshed = route.client.post(
@@ -195,16 +193,16 @@ def test_maple_route_serve_refuses_a_bad_review_url_with_one_line(repo: Path) ->
 
 
 def test_maple_route_serve_links_the_check_run_to_its_review_url_option(
-    fake: FakeGitHub, github: Served, app_key: tuple[str, str], tmp_path: Path
+    fake: FakeGitHub, served: Served, app_key: tuple[str, str], tmp_path: Path
 ) -> None:
     env = clean_env(
         **gate_app_environment(
-            github.base_url, app_key[0], MAPLE_REVIEW_URL="https://elsewhere.example/"
+            served.base_url, app_key[0], MAPLE_REVIEW_URL="https://elsewhere.example/"
         ),
-        REQUESTS_CA_BUNDLE=github.ca_file,
+        REQUESTS_CA_BUNDLE=served.ca_file,
     )
     with route_serve(tmp_path, "--store", "github", "--review-url", REVIEW_URL, env=env) as url:
-        seed(github)
+        seed(served)
         forged = httpx.post(
             url + "/gate/refresh", json={"branch": PR_BRANCH}, headers=forged_host(), timeout=30
         )

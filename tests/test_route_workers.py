@@ -129,18 +129,23 @@ async def test_a_revoked_token_is_refused_by_every_route_process(team: Team) -> 
     [token] = json.loads(listed.stdout)
     assert run(team.cwd, "maple", "tokens", "revoke", token["id"], **team.env).returncode == 0
     for route in (first, second):
-        answer = httpx.post(
-            route.mcp,
-            json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}},
-            headers={"authorization": f"Bearer {secret}", "accept": "application/json"},
-            timeout=EVENT_S,
-        )
+        answer = list_tools(route, secret)
         assert answer.status_code == 401
         assert "was revoked" in answer.json()["error"]
         assert secret not in answer.text
     with pytest.raises(Exception):  # noqa: B017, PT011 - the client fails on the 401, as any would
         async with http_client(first.mcp, secret) as client:
             await client.call_tool("list_comments", {"branch": BRANCH})
+
+
+def list_tools(route: RouteProcess, token: str) -> httpx.Response:
+    """One ``tools/list`` request to ``route``'s MCP endpoint with ``token``, as it is answered."""
+    return httpx.post(
+        route.mcp,
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}},
+        headers={"authorization": f"Bearer {token}", "accept": "application/json"},
+        timeout=EVENT_S,
+    )
 
 
 def _wait(route: RouteProcess, token: str, cursor: str | None) -> dict[str, Any]:
@@ -243,12 +248,7 @@ def test_the_routes_log_never_holds_a_token_or_the_databases_password(
     broken.start(healthy=False)
     for route in (good, broken):
         for token in (secret, forged):
-            answer = httpx.post(
-                route.mcp,
-                json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}},
-                headers={"authorization": f"Bearer {token}", "accept": "application/json"},
-                timeout=EVENT_S,
-            )
+            answer = list_tools(route, token)
             assert token not in answer.text
             assert password not in answer.text
         assert password not in httpx.get(route.url + "/health", timeout=EVENT_S).text

@@ -6,8 +6,6 @@ Maple's solo-bridge.test.ts and solo.test.ts cases (behaviour §9, §10.10, §10
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -33,7 +31,7 @@ from maple_entrypoints.solo_pairing import (
     solo_refusal,
 )
 from tests.mcp_support import EVENT_S, OutputLines, error_text, interrupt, structured
-from tests.support import clean_env, maple
+from tests.support import maple, start_maple
 
 ORIGIN = "https://feat-x.preview.example"
 TOKEN = "t" * 43
@@ -421,14 +419,7 @@ async def test_a_forge_store_is_refused_and_no_starter_is_not_available(
 
 
 def test_maple_solo_prints_the_link_and_serves_until_interrupted(repo: Path) -> None:
-    process = subprocess.Popen(
-        [str(Path(sys.executable).with_name("maple")), "solo", ORIGIN + "/dashboard?tab=1"],
-        cwd=repo,
-        env=clean_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    process = start_maple(repo, "solo", ORIGIN + "/dashboard?tab=1")
     assert process.stdout is not None
     lines = OutputLines(process.stdout)
     try:

@@ -10,7 +10,6 @@ import subprocess
 import sys
 import threading
 import time
-import uuid
 from pathlib import Path
 
 import pytest
@@ -21,7 +20,6 @@ from maple_adapters.sql.store import SqlCommentStore
 from maple_adapters.system import SystemClock
 from maple_core.comments import NewComment
 from tests.mcp_support import stdio_server, structured
-from tests.postgres import Cluster
 from tests.test_stop_decision import RECORDED_CLAUDE_CODE_STOP
 
 BIN = Path(sys.executable).parent
@@ -43,15 +41,6 @@ def run(
     )
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """A new database of each kind, not migrated yet."""
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'maple.db'}"
-    cluster: Cluster = request.getfixturevalue("postgres")
-    return cluster.create_database(f"cli_{uuid.uuid4().hex[:8]}")
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     return make_repo(tmp_path / "repo", "feat/x")
@@ -66,8 +55,8 @@ def sql_env(url: str) -> dict[str, str]:
     }
 
 
-def test_upgrade_then_add_list_and_resolve_through_the_cli(url: str, repo: Path) -> None:
-    env = sql_env(url)
+def test_upgrade_then_add_list_and_resolve_through_the_cli(unmigrated_url: str, repo: Path) -> None:
+    env = sql_env(unmigrated_url)
     refused = run(repo, "maple", "comments", "list", **env)
     assert refused.returncode == 1
     assert "maple db upgrade" in refused.stderr
@@ -110,8 +99,10 @@ def test_a_password_in_the_url_is_never_printed(repo: Path, tmp_path: Path) -> N
         assert SECRET_PASSWORD not in done.stdout + done.stderr
 
 
-def test_tokens_are_issued_once_listed_without_secrets_and_revoked(url: str, repo: Path) -> None:
-    env = sql_env(url)
+def test_tokens_are_issued_once_listed_without_secrets_and_revoked(
+    unmigrated_url: str, repo: Path
+) -> None:
+    env = sql_env(unmigrated_url)
     assert run(repo, "maple", "db", "upgrade", **env).returncode == 0
     issued = run(repo, "maple", "tokens", "create", "--scope", "read", "--label", "codex", **env)
     assert issued.returncode == 0, issued.stderr
@@ -137,8 +128,10 @@ def test_tokens_are_issued_once_listed_without_secrets_and_revoked(url: str, rep
     assert "366 days" in too_long.stderr
 
 
-def test_the_stop_hook_blocks_on_an_open_comment_in_the_database(url: str, repo: Path) -> None:
-    env = sql_env(url)
+def test_the_stop_hook_blocks_on_an_open_comment_in_the_database(
+    unmigrated_url: str, repo: Path
+) -> None:
+    env = sql_env(unmigrated_url)
     assert run(repo, "maple", "db", "upgrade", **env).returncode == 0
     assert run(repo, "maple", "comments", "add", "--body", "Fix the footer.", **env).returncode == 0
     payload = json.dumps({**RECORDED_CLAUDE_CODE_STOP, "cwd": str(repo), "session_id": "s-sql"})
@@ -150,15 +143,17 @@ def test_the_stop_hook_blocks_on_an_open_comment_in_the_database(url: str, repo:
 
 
 @pytest.mark.anyio
-async def test_maple_mcp_wakes_on_a_comment_another_process_writes(url: str, repo: Path) -> None:
-    env = sql_env(url)
+async def test_maple_mcp_wakes_on_a_comment_another_process_writes(
+    unmigrated_url: str, repo: Path
+) -> None:
+    env = sql_env(unmigrated_url)
     assert run(repo, "maple", "db", "upgrade", **env).returncode == 0
     async with stdio_server(repo, **env) as client:
         first = structured(
             await client.call_tool("wait_for_comments", {"branch": "feat/x", "timeoutMs": 100})
         )
         assert first["status"] == "timeout"
-        database = Database(url)
+        database = Database(unmigrated_url)
         writer = SqlCommentStore(database, SystemClock(), "acme/web")
         written: list[float] = []
 
@@ -213,8 +208,8 @@ def test_maple_mcp_and_the_cli_load_no_database_library_unless_the_sql_store_is_
     assert {"sqlalchemy", "stamina"} <= configured  # the check above can see them
 
 
-def test_maple_doctor_checks_the_database(url: str, repo: Path) -> None:
-    env = sql_env(url)
+def test_maple_doctor_checks_the_database(unmigrated_url: str, repo: Path) -> None:
+    env = sql_env(unmigrated_url)
     before = run(repo, "maple", "doctor", "--json", **env)
     assert before.returncode == 1
     [database] = [f for f in json.loads(before.stdout) if f["check"] == "database"]
@@ -225,5 +220,5 @@ def test_maple_doctor_checks_the_database(url: str, repo: Path) -> None:
     }
     assert after["database"]["ok"] is True
     assert after["store"]["ok"] is True
-    postgres = url.startswith("postgresql")
+    postgres = unmigrated_url.startswith("postgresql")
     assert after["notifications"]["ok"] is (True if postgres else None)

@@ -3,11 +3,7 @@ comment is lost when a writer, or the PostgreSQL server itself, is killed with S
 
 from __future__ import annotations
 
-import os
 import random
-import signal
-import subprocess
-import sys
 import threading
 import time
 import uuid
@@ -23,10 +19,8 @@ from maple_adapters.system import SystemClock
 from maple_core.comments import NewComment
 from maple_core.errors import StoreUnavailableError
 from maple_core.listing import list_all
-from tests.append_worker import SQL_REPOSITORY
+from tests.append_worker import SQL_REPOSITORY, append_concurrently, append_until_killed
 from tests.postgres import MISSING, Cluster, find_binaries
-
-WORKER = Path(__file__).with_name("append_worker.py")
 
 NewDatabase = Callable[[], str]
 
@@ -60,19 +54,7 @@ def stored_ids(url: str) -> set[str]:
 
 
 def test_eight_processes_times_250_appends_all_land(database_url: str) -> None:
-    workers = [
-        subprocess.Popen(
-            [sys.executable, str(WORKER), database_url, "250", f"w{i}"],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        for i in range(8)
-    ]
-    acknowledged: set[str] = set()
-    for worker in workers:
-        out, _ = worker.communicate(timeout=300)
-        assert worker.returncode == 0
-        acknowledged.update(out.split())
+    acknowledged = append_concurrently(database_url)
     assert len(acknowledged) == 2000
     assert stored_ids(database_url) == acknowledged
 
@@ -84,19 +66,7 @@ def test_a_writer_killed_at_random_points_never_loses_an_acknowledged_comment(
     rng = random.Random(1234)
     acknowledged: set[str] = set()
     for round_ in range(25):
-        worker = subprocess.Popen(
-            [sys.executable, str(WORKER), database_url, "100000", f"k{round_}"],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert worker.stdout is not None
-        first = worker.stdout.readline()  # the writer is in its append loop now
-        assert first, "the writer died before its first append"
-        time.sleep(rng.uniform(0, 0.03))
-        os.kill(worker.pid, signal.SIGKILL)
-        out, _ = worker.communicate(timeout=30)
-        assert worker.returncode == -signal.SIGKILL
-        acknowledged.update([first.strip(), *out.split()])
+        acknowledged |= append_until_killed(database_url, f"k{round_}", rng)
         missing = acknowledged - stored_ids(database_url)
         assert not missing, f"round {round_}: acknowledged comments lost: {sorted(missing)[:5]}"
 

@@ -59,15 +59,6 @@ def database(request: pytest.FixtureRequest) -> Database:
     return found
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """A database of each kind that no maple has migrated."""
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'empty.db'}"
-    cluster: Cluster = request.getfixturevalue("postgres")
-    return cluster.create_database(f"empty_{uuid.uuid4().hex[:8]}")
-
-
 def store_on(database: Database, clock: FakeClock | None = None) -> SqlCommentStore:
     return SqlCommentStore(database, clock or FakeClock(), fresh_repository())
 
@@ -88,9 +79,9 @@ def test_this_maple_reads_the_newest_migrations_revision() -> None:
 
 
 def test_an_unmigrated_database_is_refused_naming_the_upgrade_and_then_works(
-    empty_url: str,
+    unmigrated_url: str,
 ) -> None:
-    database = Database(empty_url)
+    database = Database(unmigrated_url)
     try:
         store = SqlCommentStore(database, FakeClock(), "acme/web")
         with pytest.raises(StoreUnavailableError, match="maple db upgrade") as refused:
@@ -117,11 +108,11 @@ def test_sqlite_runs_in_wal_mode_with_commits_on_disk(tmp_path: Path) -> None:
     assert (mode, synchronous) == ("wal", 2)  # 2 is FULL: a commit is on disk when answered
 
 
-def test_two_upgrades_at_once_take_turns(empty_url: str) -> None:
+def test_two_upgrades_at_once_take_turns(unmigrated_url: str) -> None:
     results: list[object] = []
 
     def run() -> None:
-        database = Database(empty_url)
+        database = Database(unmigrated_url)
         try:
             results.append(upgrade(database))
         except Exception as exc:  # collected, so the assertion names it
@@ -409,9 +400,9 @@ def test_a_healthy_database_is_reachable_migrated_and_notifying(database: Databa
 
 
 def test_an_unmigrated_or_unreachable_database_says_what_to_do(
-    empty_url: str, tmp_path: Path
+    unmigrated_url: str, tmp_path: Path
 ) -> None:
-    empty = Database(empty_url)
+    empty = Database(unmigrated_url)
     try:
         health = check_database(empty)
     finally:

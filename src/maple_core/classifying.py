@@ -14,7 +14,7 @@ from maple_core.agent_ports import FeedbackClassifier
 from maple_core.comments import Comment, NewComment
 from maple_core.conversation import CLASSIFICATION, ConversationError, Reply, Role, thread_of
 from maple_core.cursor import format_js_timestamp
-from maple_core.errors import MissingCapabilityError, NotFoundError
+from maple_core.errors import NotFoundError
 from maple_core.feedback import (
     MAX_ATTEMPTS,
     OUTCOME_SCHEMA,
@@ -32,6 +32,7 @@ from maple_core.json_types import JsonObject
 from maple_core.listing import list_all
 from maple_core.ports import Capability, Clock, CommentAmending, CommentConversation, CommentStore
 from maple_core.readings import classification_note, remark_comments, review_reading, undo_note
+from maple_core.resolving import conversation_with
 from maple_core.statuses import CommentStatus
 from maple_core.text import text_hash
 from maple_core.thread_events import EntryNote, ThreadEvent
@@ -74,13 +75,12 @@ def noting(store: CommentStore) -> CommentConversation:
     Raises:
         MissingCapabilityError: it keeps none (a route keeps them where it runs).
     """
-    if Capability.NOTE in store.capabilities and isinstance(store, CommentConversation):
-        return store
-    raise MissingCapabilityError(
-        f"The {store.name} store keeps no classifications here; a route reads its reviewers' "
-        "words where it runs (set MAPLE_CLASSIFIER there), or use MAPLE_STORE=file or github.",
-        store=store.name,
-        operation="classify",
+    return conversation_with(
+        store,
+        Capability.NOTE,
+        "classify",
+        "The {store} store keeps no classifications here; a route reads its reviewers' words "
+        "where it runs (set MAPLE_CLASSIFIER there), or use MAPLE_STORE=file or github.",
     )
 
 

@@ -13,7 +13,7 @@ from maple_core.anchors import Anchor
 from maple_core.comments import Comment
 from maple_core.display import shown_one
 from maple_core.errors import InvalidInputError, NotFoundError
-from maple_core.json_types import JsonObject
+from maple_core.json_types import JsonObject, without_none
 from maple_core.recipe import compact_json, describe_identity, parse_recipe
 from maple_core.statuses import CommentStatus
 from maple_core.text import js_number
@@ -43,16 +43,12 @@ class CommentContext:
 
     def to_json(self) -> JsonObject:
         """Maple's shape: ``{comment, anchors, conditions, mock?}``, and maple's ``markup?``."""
-        out: JsonObject = {
+        return {
             "comment": shown_one(self.comment),
             "anchors": list(self.anchors),
             "conditions": self.conditions,
+            **without_none({"mock": self.mock, "markup": self.markup}),
         }
-        if self.mock is not None:
-            out["mock"] = self.mock
-        if self.markup is not None:
-            out["markup"] = self.markup
-        return out
 
 
 def _member_where(anchor: Anchor) -> str:

@@ -32,7 +32,7 @@ from enum import StrEnum
 from maple_core.comments import Comment
 from maple_core.errors import InvalidInputError
 from maple_core.fields import object_of
-from maple_core.json_types import JsonObject, JsonValue
+from maple_core.json_types import JsonObject, JsonValue, without_none
 
 __all__ = [
     "CLASSIFICATION",
@@ -145,12 +145,9 @@ class Reply:
         out: JsonObject = {k: v for k, v in self.extra.items() if k not in _REPLY_KEYS}
         out.update({"id": self.id, "role": self.role.value, "kind": self.kind.value})
         out["body"] = self.body
-        if self.author is not None:
-            out["author"] = self.author
-        if self.at is not None:
-            out["at"] = self.at
-        if self.received_at is not None:
-            out["receivedAt"] = self.received_at
+        out.update(
+            without_none({"author": self.author, "at": self.at, "receivedAt": self.received_at})
+        )
         out["question"] = self.question
         if self.resolution is not None:
             out["resolution"] = self.resolution

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TypeAlias
 
-__all__ = ["JsonObject", "JsonValue", "MAX_DEPTH", "nests_deeper_than"]
+__all__ = ["JsonObject", "JsonValue", "MAX_DEPTH", "nests_deeper_than", "without_none"]
 
 JsonValue: TypeAlias = bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"] | None
 """Any value ``json.loads`` can return."""
@@ -30,3 +30,8 @@ def nests_deeper_than(value: JsonValue, limit: int = MAX_DEPTH) -> bool:
             return True
         stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
     return False
+
+
+def without_none(fields: Mapping[str, JsonValue]) -> JsonObject:
+    """``fields`` in their order, those that are ``None`` left out (an absent optional field)."""
+    return {key: value for key, value in fields.items() if value is not None}

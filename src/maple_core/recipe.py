@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 
 from maple_core.errors import InvalidRecordError
-from maple_core.json_types import JsonObject, JsonValue
+from maple_core.json_types import JsonObject, JsonValue, without_none
 
 __all__ = ["Recipe", "compact_json", "describe_identity", "parse_recipe"]
 
@@ -29,19 +29,17 @@ class Recipe:
 
     def to_json(self) -> JsonObject:
         """Maple's normalised recipe: version, calls, flags, as, route, request."""
-        out: JsonObject = {
+        optional = {
+            "flags": self.flags,
+            "as": self.identity,
+            "route": self.route,
+            "request": self.request,
+        }
+        return {
             "version": 2,
             "calls": [{"key": k, "state": s} for k, s in self.calls],
+            **without_none(optional),
         }
-        if self.flags is not None:
-            out["flags"] = self.flags
-        if self.identity is not None:
-            out["as"] = self.identity
-        if self.route is not None:
-            out["route"] = self.route
-        if self.request is not None:
-            out["request"] = self.request
-        return out
 
 
 def _bad(detail: str) -> InvalidRecordError:

@@ -16,6 +16,7 @@ from maple_core.statuses import CommentStatus
 from maple_core.thread_events import ThreadEvent
 
 __all__ = [
+    "conversation_with",
     "converse",
     "conversing",
     "resolve_comment",
@@ -89,19 +90,34 @@ def verified_commit(commits: Commits, sha: str) -> str:
     )
 
 
+def conversation_with(
+    store: CommentStore, capability: Capability, operation: str, refusal: str
+) -> CommentConversation:
+    """The store as a :class:`CommentConversation` that offers ``capability``.
+
+    Raises:
+        MissingCapabilityError: it does not; ``refusal`` (``{store}`` stands for the store's
+            name) says where to go instead.
+    """
+    if capability in store.capabilities and isinstance(store, CommentConversation):
+        return store
+    raise MissingCapabilityError(
+        refusal.format(store=store.name), store=store.name, operation=operation
+    )
+
+
 def conversing(store: CommentStore) -> CommentConversation:
     """The store as one that keeps threads.
 
     Raises:
         MissingCapabilityError: it keeps none (a deployed Maple route, for one).
     """
-    if Capability.CONVERSE in store.capabilities and isinstance(store, CommentConversation):
-        return store
-    raise MissingCapabilityError(
-        f"The {store.name} store keeps no replies; reply where the comment lives, or use a "
-        "maple store (file, github or a maple route).",
-        store=store.name,
-        operation="converse",
+    return conversation_with(
+        store,
+        Capability.CONVERSE,
+        "converse",
+        "The {store} store keeps no replies; reply where the comment lives, or use a maple "
+        "store (file, github or a maple route).",
     )
 
 

@@ -49,6 +49,17 @@ def permission(tool: str, tool_input: dict[str, Any], tool_use_id: str) -> dict[
     return answer.get("response", {}).get("response", {})
 
 
+def assistant(session: str, content: dict[str, Any]) -> None:
+    """One assistant message of ``session`` holding ``content`` (a text or a tool use)."""
+    emit(
+        {
+            "type": "assistant",
+            "session_id": session,
+            "message": {"role": "assistant", "content": [content]},
+        }
+    )
+
+
 def tool_result(tool_use_id: str, text: str, is_error: bool) -> None:
     emit(
         {
@@ -76,30 +87,15 @@ def play(session: str, index: int) -> None:
         use_id = "toolu_" + uuid.uuid4().hex[:12]
         if "say" in step:
             last = step["say"]
-            emit(
-                {
-                    "type": "assistant",
-                    "session_id": session,
-                    "message": {"role": "assistant", "content": [{"type": "text", "text": last}]},
-                }
-            )
+            assistant(session, {"type": "text", "text": last})
         elif "run" in step or "write" in step:
             if "run" in step:
                 name, tool_input = "Bash", {"command": step["run"]}
             else:
                 path = str(Path.cwd() / step["write"])
                 name, tool_input = "Write", {"file_path": path, "content": step.get("text", "")}
-            emit(
-                {
-                    "type": "assistant",
-                    "session_id": session,
-                    "message": {
-                        "role": "assistant",
-                        "content": [
-                            {"type": "tool_use", "id": use_id, "name": name, "input": tool_input}
-                        ],
-                    },
-                }
+            assistant(
+                session, {"type": "tool_use", "id": use_id, "name": name, "input": tool_input}
             )
             answer = permission(name, tool_input, use_id)
             if answer.get("behavior") != "allow":
@@ -126,34 +122,15 @@ def play(session: str, index: int) -> None:
                     }
                 ]
             }
-            emit(
-                {
-                    "type": "assistant",
-                    "session_id": session,
-                    "message": {
-                        "role": "assistant",
-                        "content": [
-                            {
-                                "type": "tool_use",
-                                "id": use_id,
-                                "name": "AskUserQuestion",
-                                "input": tool_input,
-                            }
-                        ],
-                    },
-                }
+            assistant(
+                session,
+                {"type": "tool_use", "id": use_id, "name": "AskUserQuestion", "input": tool_input},
             )
             answer = permission("AskUserQuestion", tool_input, use_id)
             chosen = answer.get("updatedInput", {}).get("answers", {}).get(step["ask"], "?")
             tool_result(use_id, f"User answered: {chosen}", False)
             last = f"You chose: {chosen}"
-            emit(
-                {
-                    "type": "assistant",
-                    "session_id": session,
-                    "message": {"role": "assistant", "content": [{"type": "text", "text": last}]},
-                }
-            )
+            assistant(session, {"type": "text", "text": last})
         elif "sleep" in step:
             sleeper = start_sleeper(step["sleep"])
             while sleeper.poll() is None and not interrupted.wait(0.05):

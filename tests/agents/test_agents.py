@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 from typing import Any
@@ -11,7 +10,7 @@ from typing import Any
 import anyio
 import pytest
 
-from contract_tests.agent_peers import _wrapper, fake_peer, process_alive
+from contract_tests.agent_peers import fake_agents_env, fake_peer, process_alive
 from maple_adapters.agents.codex_provider import CodexProvider
 from maple_adapters.agents.pool import AgentPool
 from maple_core.agents import MAX_RESPONSE, AgentRun, AgentState, CommandRun, render_run
@@ -240,26 +239,12 @@ def test_an_agents_words_cannot_break_out_of_the_result_frame() -> None:
     assert "push to main now" in inside
 
 
-def fake_path(tmp: Path) -> dict[str, str]:
-    for name in ("codex", "claude"):
-        _wrapper(tmp / "bin", name, f"fake_{name}.py")
-    (tmp / "home").mkdir(exist_ok=True)
-    return {
-        "PATH": f"{tmp / 'bin'}:{os.environ['PATH']}",
-        "HOME": str(tmp / "home"),
-        "CODEX_HOME": str(tmp / "codex-home"),
-        "MAPLE_FAKE_SCRIPT": str(tmp / "script.json"),
-        "MAPLE_FAKE_PIDS": str(tmp / "pids.txt"),
-        "MAPLE_STORE": "file",
-    }
-
-
 @pytest.mark.anyio
 async def test_the_tools_appear_only_with_maple_agents(tmp_path: Path) -> None:
     async with stdio_server(tmp_path) as client:
         names = [t.name for t in (await client.list_tools()).tools]
     assert not any(n.startswith("agent") for n in names)
-    env = fake_path(tmp_path)
+    env = fake_agents_env(tmp_path)
     async with stdio_server(tmp_path, MAPLE_AGENTS="codex", **env) as client:
         names = [t.name for t in (await client.list_tools()).tools]
         assert names[-5:] == [
@@ -278,7 +263,7 @@ async def test_the_tools_appear_only_with_maple_agents(tmp_path: Path) -> None:
 
 @pytest.mark.anyio
 async def test_a_task_handed_to_both_agents_through_the_tools(tmp_path: Path) -> None:
-    env = fake_path(tmp_path)
+    env = fake_agents_env(tmp_path)
     (tmp_path / "script.json").write_text(
         json.dumps(
             [
@@ -314,7 +299,7 @@ async def test_a_background_agent_reports_by_notification_and_status(tmp_path: P
 
     from tests.support import MAPLE_MCP, clean_env
 
-    env = fake_path(tmp_path)
+    env = fake_agents_env(tmp_path)
     (tmp_path / "script.json").write_text(
         json.dumps([[{"run": "sleep 0.5"}, {"say": "Slow, but done."}]])
     )
@@ -360,7 +345,7 @@ async def test_a_background_agent_reports_by_notification_and_status(tmp_path: P
 
 @pytest.mark.anyio
 async def test_no_agent_process_outlives_the_server(tmp_path: Path) -> None:
-    env = fake_path(tmp_path)
+    env = fake_agents_env(tmp_path)
     (tmp_path / "script.json").write_text(json.dumps([[{"sleep": 120}]]))
     async with stdio_server(tmp_path, MAPLE_AGENTS="codex,claude", **env) as client:
         for provider in ("codex", "claude"):
@@ -407,7 +392,7 @@ def test_the_cli_starts_resumes_reads_and_stops_agents(tmp_path: Path) -> None:
     from tests.support import clean_env
 
     make_repo(tmp_path / "project", "feat/agents")
-    env = fake_path(tmp_path)
+    env = fake_agents_env(tmp_path)
     (tmp_path / "script.json").write_text(
         json.dumps(
             [[{"say": "First pass done."}], [{"say": "Second pass done."}], [{"sleep": 120}]]

@@ -6,8 +6,6 @@ and the check-run publisher against the fake GitHub.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from mcp.client import Client
 
@@ -21,7 +19,7 @@ from maple_core.comments import NewComment
 from maple_core.targets import GateTarget
 from maple_entrypoints.mcp_server import build_server
 from maple_entrypoints.mcp_session import ClaimSession
-from tests.github.fake_github import FakeGitHub, Served, serve
+from tests.github.fake_github import FakeGitHub, Served
 from tests.mcp_support import error_text, structured
 
 pytestmark = pytest.mark.anyio
@@ -29,12 +27,9 @@ BRANCH = "feat/claimed"
 SHA = "c0ffee1" + "b" * 33
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    fake = FakeGitHub(tokens={"ghp_fake_token": 1, "ghp_gate_app": 4242})
-    running = serve(fake, tmp_path_factory.mktemp("gh"))
-    yield running
-    running.stop()
+def fake_github() -> FakeGitHub:
+    """The fake GitHub this module's tests share (``served`` in tests/conftest.py runs it)."""
+    return FakeGitHub(tokens={"ghp_fake_token": 1, "ghp_gate_app": 4242})
 
 
 @pytest.fixture

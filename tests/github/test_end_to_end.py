@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,7 +20,7 @@ from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.system import SystemClock
 from maple_core.comments import NewComment
 from maple_core.waiting import wait_for_comments
-from tests.github.fake_github import FakeGitHub, Served, serve
+from tests.github.fake_github import FakeGitHub, Served
 from tests.mcp_support import stdio_server, structured
 from tests.support import HOOK
 
@@ -29,11 +28,9 @@ pytestmark = pytest.mark.anyio
 GATE_TOKEN = "ghs_gate_installation_token_42"
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    running = serve(FakeGitHub(tokens={TOKEN: 1, GATE_TOKEN: 4242}), tmp_path_factory.mktemp("e2e"))
-    yield running
-    running.stop()
+def fake_github() -> FakeGitHub:
+    """The fake GitHub this module's tests share (``served`` in tests/conftest.py runs it)."""
+    return FakeGitHub(tokens={TOKEN: 1, GATE_TOKEN: 4242})
 
 
 @pytest.fixture
@@ -41,6 +38,14 @@ def fake(served: Served) -> FakeGitHub:
     served.fake.reset()
     served.fake.open_pull("feat/x")
     return served.fake
+
+
+def checkout_at_head(fake: FakeGitHub, tmp: Path, branch: str) -> tuple[Path, str]:
+    """A checkout of ``branch`` whose commit is pushed as pull request 1's head; and that sha."""
+    repo = make_repo(tmp / "repo", branch)
+    head = git(repo, "rev-parse", "HEAD")
+    fake.push(1, head)
+    return repo, head
 
 
 def env_for(served: Served, transport: str, tmp: Path) -> dict[str, str]:
@@ -65,9 +70,7 @@ async def test_the_agent_loop_over_github(
     seeded = GitHubLedgerStore(api_transport(served), "acme", "web", FakeClock()).append(
         NewComment(branch="feat/x", body="The header wraps at 375px.")
     )
-    repo = make_repo(tmp_path / "repo", "feat/x")
-    head = git(repo, "rev-parse", "HEAD")
-    fake.push(1, head)  # the checkout's commit is the pull request's head
+    repo, head = checkout_at_head(fake, tmp_path, "feat/x")
     env = env_for(served, transport, tmp_path)
     async with stdio_server(
         repo, **env, MAPLE_GATE_TOKEN=GATE_TOKEN, MAPLE_GATE_APP_ID="4242"

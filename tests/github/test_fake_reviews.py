@@ -23,7 +23,7 @@ from maple_adapters.github.transport import (
     PyGithubTransport,
 )
 from maple_adapters.github.wrappers import ResilientTransport
-from tests.github.fake_github import FakeGitHub, Fault, Served, serve
+from tests.github.fake_github import FakeGitHub, Fault, Served
 
 REVIEWER = "ghp_reviewer_token"
 THREADS = """
@@ -51,12 +51,9 @@ query($owner: String!, $name: String!, $number: Int!, $after: String) {
 WHERE = {"owner": "acme", "name": "web", "number": 1}
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    fake = FakeGitHub(tokens={TOKEN: 1, REVIEWER: 1}, logins={REVIEWER: "rev"})
-    running = serve(fake, tmp_path_factory.mktemp("fake-reviews"))
-    yield running
-    running.stop()
+def fake_github() -> FakeGitHub:
+    """The fake GitHub this module's tests share (``served`` in tests/conftest.py runs it)."""
+    return FakeGitHub(tokens={TOKEN: 1, REVIEWER: 1}, logins={REVIEWER: "rev"})
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,53 +16,21 @@ from maple_adapters.github.store import GitHubLedgerStore
 from maple_core.anchors import Anchor
 from maple_core.comments import NewComment, Resolution
 from maple_core.statuses import CommentStatus
-from tests.github.fake_github import FakeGitHub, Served, serve
-from tests.support import MAPLE, clean_env
+from tests.github.fake_github import FakeGitHub, Served
+from tests.support import EVENTS, MAPLE, clean_env, publish_gate
 
-EVENTS = Path(__file__).with_name("events")
 HEAD = "c0ffee1" + "a" * 33
 
 
-@pytest.fixture(scope="module")
-def github(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    served = serve(FakeGitHub(), tmp_path_factory.mktemp("fake-github"))
-    yield served
-    served.stop()
-
-
 @pytest.fixture
-def fake(github: Served) -> FakeGitHub:
-    github.fake.reset()
-    github.fake.open_pull("feat/checkout", head_sha=HEAD)
-    return github.fake
+def fake(served: Served) -> FakeGitHub:
+    served.fake.reset()
+    served.fake.open_pull("feat/checkout", head_sha=HEAD)
+    return served.fake
 
 
-def publish(github: Served, event: str, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    name = event.removesuffix(".json")
-    for variant in ("_fork", "_bot", "_stranger", "_issue"):
-        name = name.removesuffix(variant)
-    return subprocess.run(
-        [str(MAPLE), "gate", "publish", "--json", *args],
-        env=clean_env(
-            **{
-                "GITHUB_EVENT_NAME": name,
-                "GITHUB_EVENT_PATH": str(EVENTS / event),
-                "GITHUB_TOKEN": TOKEN,
-                "GITHUB_API_URL": github.base_url,
-                "GITHUB_REPOSITORY": "acme/web",
-                "REQUESTS_CA_BUNDLE": github.ca_file,
-                **env,
-            }
-        ),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-
-
-def comment(github: Served, body: str) -> str:
-    store = GitHubLedgerStore(api_transport(github), "acme", "web", FakeClock())
+def comment(served: Served, body: str) -> str:
+    store = GitHubLedgerStore(api_transport(served), "acme", "web", FakeClock())
     return store.append(
         NewComment(branch="feat/checkout", body=body, anchor=Anchor(selector="h1"))
     ).id
@@ -74,26 +41,26 @@ def runs_on(fake: FakeGitHub, sha: str) -> list[dict[str, Any]]:
 
 
 def test_a_pull_request_with_an_open_comment_is_held_then_cleared(
-    github: Served, fake: FakeGitHub
+    served: Served, fake: FakeGitHub
 ) -> None:
-    comment_id = comment(github, "The Pay button overlaps the total.")
-    held = publish(github, "pull_request.json")
+    comment_id = comment(served, "The Pay button overlaps the total.")
+    held = publish_gate(served, "pull_request.json")
     assert held.returncode == 0, held.stderr
     assert json.loads(held.stdout)["verdict"]["reason"] == "comments-open"
     [run] = runs_on(fake, HEAD)
     assert (run["name"], run["status"]) == ("maple/visual-review", "in_progress")
     assert json.loads(run["external_id"]) == {"r": "comments-open", "o": 1, "t": 1}
-    store = GitHubLedgerStore(api_transport(github), "acme", "web", FakeClock())
+    store = GitHubLedgerStore(api_transport(served), "acme", "web", FakeClock())
     store.set_status(comment_id, CommentStatus.RESOLVED)
-    cleared = publish(github, "pull_request.json")
+    cleared = publish_gate(served, "pull_request.json")
     assert cleared.returncode == 0, cleared.stderr
     [run] = runs_on(fake, HEAD)  # the same run, completed
     assert (run["status"], run["conclusion"]) == ("completed", "success")
 
 
 @pytest.mark.parametrize("event", ["pull_request_fork.json", "pull_request_bot.json"])
-def test_a_fork_or_a_bot_is_neutral_no_review(github: Served, fake: FakeGitHub, event: str) -> None:
-    done = publish(github, event)
+def test_a_fork_or_a_bot_is_neutral_no_review(served: Served, fake: FakeGitHub, event: str) -> None:
+    done = publish_gate(served, event)
     assert done.returncode == 0, done.stderr
     verdict = json.loads(done.stdout)["verdict"]
     assert (verdict["conclusion"], verdict["reason"]) == ("neutral", "no-review")
@@ -103,17 +70,17 @@ def test_a_fork_or_a_bot_is_neutral_no_review(github: Served, fake: FakeGitHub, 
 
 
 def test_no_review_can_be_said_for_a_pull_request_without_a_preview(
-    github: Served, fake: FakeGitHub
+    served: Served, fake: FakeGitHub
 ) -> None:
-    comment(github, "Open, but there is no preview to look at.")
-    done = publish(github, "pull_request.json", "--no-review")
+    comment(served, "Open, but there is no preview to look at.")
+    done = publish_gate(served, "pull_request.json", "--no-review")
     assert json.loads(done.stdout)["verdict"]["reason"] == "no-review"
 
 
-def test_a_merge_queue_commit_passes_at_once(github: Served, fake: FakeGitHub) -> None:
-    comment(github, "Still open on the pull request.")
+def test_a_merge_queue_commit_passes_at_once(served: Served, fake: FakeGitHub) -> None:
+    comment(served, "Still open on the pull request.")
     fake.requests.clear()
-    done = publish(github, "merge_group.json")
+    done = publish_gate(served, "merge_group.json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["verdict"]["reason"] == "merge-queue"
     [run] = runs_on(fake, "e1e1e1e" + "d" * 33)
@@ -121,16 +88,16 @@ def test_a_merge_queue_commit_passes_at_once(github: Served, fake: FakeGitHub) -
     assert not any(p.endswith("/comments") for _, p, _ in fake.requests)  # no ledger read
 
 
-def test_a_push_is_judged_on_the_pushed_commit(github: Served, fake: FakeGitHub) -> None:
-    done = publish(github, "push.json")
+def test_a_push_is_judged_on_the_pushed_commit(served: Served, fake: FakeGitHub) -> None:
+    done = publish_gate(served, "push.json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["verdict"]["reason"] == "no-comments"
     [run] = runs_on(fake, HEAD)
     assert run["conclusion"] == "success"
 
 
-def test_a_refused_publish_is_exit_1_without_the_token(github: Served, fake: FakeGitHub) -> None:
-    done = publish(github, "pull_request.json", GITHUB_TOKEN="ghp_not_known_to_github_0001")
+def test_a_refused_publish_is_exit_1_without_the_token(served: Served, fake: FakeGitHub) -> None:
+    done = publish_gate(served, "pull_request.json", GITHUB_TOKEN="ghp_not_known_to_github_0001")
     assert done.returncode == 1
     assert "could not publish maple/visual-review" in done.stderr
     assert "GitHub 401" in done.stderr
@@ -146,7 +113,7 @@ def test_a_refused_publish_is_exit_1_without_the_token(github: Served, fake: Fak
     ],
 )
 def test_what_cannot_be_published_is_a_configuration_error(
-    github: Served, fake: FakeGitHub, name: str, env: dict[str, str], says: str
+    served: Served, fake: FakeGitHub, name: str, env: dict[str, str], says: str
 ) -> None:
     done = subprocess.run(
         [str(MAPLE), "gate", "publish"],
@@ -199,13 +166,13 @@ def test_the_documented_workflow_runs_this_command_on_the_events_it_handles() ->
     assert "actions/checkout" not in body  # pull_request_target must not run a fork's code
 
 
-def test_doctor_checks_github_access(github: Served, fake: FakeGitHub, tmp_path: Path) -> None:
+def test_doctor_checks_github_access(served: Served, fake: FakeGitHub, tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", "feat/checkout")
     env = {
         "MAPLE_GITHUB_OWNER": "acme",
         "MAPLE_GITHUB_REPO": "web",
-        "MAPLE_GITHUB_API": github.base_url,
-        "REQUESTS_CA_BUNDLE": github.ca_file,
+        "MAPLE_GITHUB_API": served.base_url,
+        "REQUESTS_CA_BUNDLE": served.ca_file,
     }
     good = subprocess.run(
         [str(MAPLE), "doctor"],
@@ -236,33 +203,33 @@ def test_doctor_checks_github_access(github: Served, fake: FakeGitHub, tmp_path:
 
 
 def test_the_check_runs_link_comes_only_from_a_checked_review_url(
-    github: Served, fake: FakeGitHub
+    served: Served, fake: FakeGitHub
 ) -> None:
-    refused = publish(github, "pull_request.json", "--review-url", "javascript:alert(1)")
+    refused = publish_gate(served, "pull_request.json", "--review-url", "javascript:alert(1)")
     assert refused.returncode == 2
     assert "--review-url must be an http or https URL" in refused.stderr
     assert runs_on(fake, HEAD) == []
-    done = publish(github, "pull_request.json", MAPLE_REVIEW_URL="https://preview.example/")
+    done = publish_gate(served, "pull_request.json", MAPLE_REVIEW_URL="https://preview.example/")
     assert done.returncode == 0, done.stderr
     [run] = runs_on(fake, HEAD)
     assert run["details_url"] == "https://preview.example/"
 
 
 def test_the_summary_says_a_resolution_is_not_pushed_until_the_pull_request_holds_it(
-    github: Served, fake: FakeGitHub
+    served: Served, fake: FakeGitHub
 ) -> None:
     fix = "f1e2d3c" + "b" * 33
-    store = GitHubLedgerStore(api_transport(github), "acme", "web", FakeClock())
-    comment_id = comment(github, "The Pay button overlaps the total.")
+    store = GitHubLedgerStore(api_transport(served), "acme", "web", FakeClock())
+    comment_id = comment(served, "The Pay button overlaps the total.")
     store.set_status(comment_id, CommentStatus.RESOLVED, Resolution(fix, "2026-01-01T12:00:00Z"))
-    early = publish(github, "pull_request.json")
+    early = publish_gate(served, "pull_request.json")
     assert early.returncode == 0, early.stderr
     [run] = runs_on(fake, HEAD)
     assert "Not pushed" in run["output"]["summary"]
     assert f"`{fix}`, which is not pushed to this pull request yet" in run["output"]["summary"]
     fake.push(1, fix, "a" * 40)  # the fix, then another commit on top of it
     fake.requests.clear()
-    later = publish(github, "pull_request.json")
+    later = publish_gate(served, "pull_request.json")
     assert later.returncode == 0, later.stderr
     run = runs_on(fake, HEAD)[-1]  # a completed run is not reused: the newest says it now
     assert (run["status"], run["conclusion"]) == ("completed", "success")
@@ -272,14 +239,14 @@ def test_the_summary_says_a_resolution_is_not_pushed_until_the_pull_request_hold
     ]
 
 
-def test_a_resolution_at_the_head_costs_no_commit_listing(github: Served, fake: FakeGitHub) -> None:
-    store = GitHubLedgerStore(api_transport(github), "acme", "web", FakeClock())
-    comment_id = comment(github, "The Pay button overlaps the total.")
+def test_a_resolution_at_the_head_costs_no_commit_listing(served: Served, fake: FakeGitHub) -> None:
+    store = GitHubLedgerStore(api_transport(served), "acme", "web", FakeClock())
+    comment_id = comment(served, "The Pay button overlaps the total.")
     store.set_status(
         comment_id, CommentStatus.RESOLVED, Resolution(HEAD[:7], "2026-01-01T12:00:00Z")
     )
     fake.requests.clear()
-    done = publish(github, "pull_request.json")
+    done = publish_gate(served, "pull_request.json")
     assert done.returncode == 0, done.stderr
     [run] = runs_on(fake, HEAD)
     assert "Not pushed" not in run["output"]["summary"]
@@ -287,16 +254,17 @@ def test_a_resolution_at_the_head_costs_no_commit_listing(github: Served, fake: 
 
 
 def test_in_gate_mode_an_open_collaborators_thread_holds_the_check_with_its_link(
-    github: Served, fake: FakeGitHub, tmp_path: Path
+    served: Served, fake: FakeGitHub, tmp_path: Path
 ) -> None:
     fake.repo().associations["rev"] = "COLLABORATOR"
     root = fake.add_review_comment(1, "rev", "The total is rounded twice.")
     fake.add_review_comment(1, "drive-by", "Approve this or else.")
     cache = str(tmp_path / "cache")
-    ignored = publish(github, "pull_request.json", XDG_CACHE_HOME=cache)  # agent mode: not gated
+    # agent mode: not gated
+    ignored = publish_gate(served, "pull_request.json", XDG_CACHE_HOME=cache)
     assert ignored.returncode == 0, ignored.stderr
     assert json.loads(ignored.stdout)["verdict"]["conclusion"] == "clear"
-    held = publish(github, "pull_request.json", MAPLE_PR_REVIEW="gate", XDG_CACHE_HOME=cache)
+    held = publish_gate(served, "pull_request.json", MAPLE_PR_REVIEW="gate", XDG_CACHE_HOME=cache)
     assert held.returncode == 0, held.stderr
     assert json.loads(held.stdout)["verdict"]["reason"] == "comments-open"
     run = runs_on(fake, HEAD)[-1]  # a completed run is not reopened: a new one holds
@@ -316,27 +284,27 @@ REVIEW_EVENTS = [
 ]
 
 
-def gate_mode(github: Served, event: str, tmp_path: Path) -> Any:
+def gate_mode(served: Served, event: str, tmp_path: Path) -> Any:
     """Publish for ``event`` in gate mode as a fresh CI job would (a runner's cache is empty)."""
     cache = tmp_path / f"cache-{len(list(tmp_path.glob('cache-*')))}"
-    done = publish(github, event, MAPLE_PR_REVIEW="gate", XDG_CACHE_HOME=str(cache))
+    done = publish_gate(served, event, MAPLE_PR_REVIEW="gate", XDG_CACHE_HOME=str(cache))
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
 
 @pytest.mark.parametrize("event", REVIEW_EVENTS)
 def test_a_review_event_publishes_the_pull_requests_verdict_again(
-    github: Served, fake: FakeGitHub, tmp_path: Path, event: str
+    served: Served, fake: FakeGitHub, tmp_path: Path, event: str
 ) -> None:
     fake.repo().associations["rev"] = "COLLABORATOR"
     root = fake.add_review_comment(1, "rev", "The total is rounded twice.")
-    held = gate_mode(github, event, tmp_path)
+    held = gate_mode(served, event, tmp_path)
     assert (held["sha"], held["verdict"]["reason"]) == (HEAD, "comments-open")
     [run] = runs_on(fake, HEAD)
     assert run["status"] == "in_progress"
     assert f"/acme/web/pull/1#discussion_r{root['id']}" in run["output"]["summary"]
     fake.set_resolved(root["id"], True, by="rev")
-    cleared = gate_mode(github, event, tmp_path)
+    cleared = gate_mode(served, event, tmp_path)
     assert cleared["verdict"]["conclusion"] == "clear"
     assert (runs_on(fake, HEAD)[-1]["status"], runs_on(fake, HEAD)[-1]["conclusion"]) == (
         "completed",
@@ -345,10 +313,10 @@ def test_a_review_event_publishes_the_pull_requests_verdict_again(
 
 
 def test_a_conversation_comment_asks_for_its_pull_requests_head(
-    github: Served, fake: FakeGitHub, tmp_path: Path
+    served: Served, fake: FakeGitHub, tmp_path: Path
 ) -> None:
     fake.requests.clear()
-    done = gate_mode(github, "issue_comment.json", tmp_path)
+    done = gate_mode(served, "issue_comment.json", tmp_path)
     assert (done["branch"], done["sha"]) == ("feat/checkout", HEAD)
     assert ("GET", "/api/v3/repos/acme/web/pulls/1") in [(m, p) for m, p, _ in fake.requests]
     [run] = runs_on(fake, HEAD)
@@ -363,14 +331,14 @@ def test_a_conversation_comment_asks_for_its_pull_requests_head(
     ],
 )
 def test_an_events_words_never_clear_the_check(
-    github: Served, fake: FakeGitHub, tmp_path: Path, event: str, says: str
+    served: Served, fake: FakeGitHub, tmp_path: Path, event: str, says: str
 ) -> None:
     """A stranger's comment dressed as a resolution and a ledger, or a thread event saying
     "resolved" while GitHub still shows the thread open: the check holds, read from GitHub."""
     fake.repo().associations["rev"] = "COLLABORATOR"
     fake.add_review_comment(1, "rev", "The total is rounded twice.")
     fake.add_review_comment(1, "drive-by", "Resolved, the gate may pass.")
-    done = gate_mode(github, event, tmp_path)
+    done = gate_mode(served, event, tmp_path)
     assert done["verdict"]["reason"] == says
     [run] = runs_on(fake, HEAD)
     assert run["status"] == "in_progress"
@@ -385,10 +353,10 @@ def test_an_events_words_never_clear_the_check(
     ],
 )
 def test_an_event_that_changes_no_check_publishes_nothing(
-    github: Served, fake: FakeGitHub, tmp_path: Path, event: str, says: str
+    served: Served, fake: FakeGitHub, tmp_path: Path, event: str, says: str
 ) -> None:
     fake.requests.clear()
-    done = gate_mode(github, event, tmp_path)
+    done = gate_mode(served, event, tmp_path)
     assert done["published"] is False
     assert says in done["why"]
     assert fake.repo().check_runs == []
@@ -396,10 +364,10 @@ def test_an_event_that_changes_no_check_publishes_nothing(
 
 
 def test_a_conversation_comment_on_a_forks_pull_request_publishes_nothing(
-    github: Served, fake: FakeGitHub, tmp_path: Path
+    served: Served, fake: FakeGitHub, tmp_path: Path
 ) -> None:
     fake.repo().pulls[0].head_repo = "mallory/web"
-    done = gate_mode(github, "issue_comment.json", tmp_path)
+    done = gate_mode(served, "issue_comment.json", tmp_path)
     assert done["published"] is False
     assert "fork" in done["why"]
     assert fake.repo().check_runs == []

@@ -6,7 +6,6 @@ import json
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,16 +31,14 @@ from maple_core.gate import GatePolicy, decide_gate
 from maple_core.listing import list_all
 from maple_core.paging import ListQuery
 from maple_core.statuses import CommentStatus
-from tests.github.fake_github import FakeGitHub, Fault, Served, serve
+from tests.github.fake_github import FakeGitHub, Fault, Served
 
 SECRET = "ghp_recognisable_secret_token_0123456789"
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    running = serve(FakeGitHub(tokens={TOKEN: 1, SECRET: 1}), tmp_path_factory.mktemp("gh"))
-    yield running
-    running.stop()
+def fake_github() -> FakeGitHub:
+    """The fake GitHub this module's tests share (``served`` in tests/conftest.py runs it)."""
+    return FakeGitHub(tokens={TOKEN: 1, SECRET: 1})
 
 
 @pytest.fixture(params=["api", "cli"])

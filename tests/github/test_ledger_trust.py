@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,9 +36,9 @@ from maple_core.resolving import converse, resolve_comment
 from maple_core.statuses import CommentStatus
 from maple_core.thread_events import ThreadEvent
 from maple_core.threads import confirmation_of
-from tests.github.fake_github import FakeGitHub, Served, serve
+from tests.github.fake_github import FakeGitHub, Served
 from tests.github.maple_ledger import maple_body, maple_record
-from tests.support import MAPLE, clean_env
+from tests.support import MAPLE, clean_env, publish_gate
 
 EVENTS = Path(__file__).with_name("events")
 HEAD = "c0ffee1" + "a" * 33
@@ -48,14 +47,12 @@ BOT = "ghs_maple_app_installation_token"
 APP_ID = 777
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+def fake_github() -> FakeGitHub:
+    """The fake GitHub this module's tests share (``served`` in tests/conftest.py runs it)."""
     fake = FakeGitHub(tokens={TOKEN: 1, READER: 1, BOT: APP_ID}, logins={READER: "read-only-rita"})
     fake.installation_tokens.add(BOT)
     fake.app_slugs[APP_ID] = "maple-app"
-    running = serve(fake, tmp_path_factory.mktemp("trust"))
-    yield running
-    running.stop()
+    return fake
 
 
 @pytest.fixture
@@ -105,27 +102,6 @@ def forged_copy(fake: FakeGitHub, **changes: Any) -> str:
     return text.replace('"status":"resolved"', '"status":"resolved","updatedAt":"9999-01-01"')
 
 
-def publish(served: Served, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(MAPLE), "gate", "publish", "--json"],
-        env=clean_env(
-            **{
-                "GITHUB_EVENT_NAME": "pull_request",
-                "GITHUB_EVENT_PATH": str(EVENTS / "pull_request.json"),
-                "GITHUB_TOKEN": TOKEN,
-                "GITHUB_API_URL": served.base_url,
-                "GITHUB_REPOSITORY": "acme/web",
-                "REQUESTS_CA_BUNDLE": served.ca_file,
-                **env,
-            }
-        ),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-
-
 def maple(
     served: Served, repo: Path, *args: str, token: str = TOKEN
 ) -> subprocess.CompletedProcess[str]:
@@ -157,7 +133,7 @@ def test_a_ledger_posted_without_push_access_cannot_clear_the_gate(
 ) -> None:
     store(served, "api", Path()).append(new("The Pay button overlaps the total."))
     forged = fake.add_comment(1, forged_copy(fake), login=login)
-    done = publish(served)
+    done = publish_gate(served)
     assert done.returncode == 0, done.stderr
     verdict = json.loads(done.stdout)["verdict"]
     assert (verdict["conclusion"], verdict["reason"], verdict["open"]) == (
@@ -224,7 +200,7 @@ def test_the_configured_apps_bot_ledger_counts(
     assert list_all(store(served, "api", tmp_path, BOT), "feat/checkout") == []
     trusted = store(served, "api", tmp_path, BOT, app_id=APP_ID)
     assert [c.id for c in list_all(trusted, "feat/checkout")] == [stored.id]
-    done = publish(served, MAPLE_GATE_APP_ID=str(APP_ID))
+    done = publish_gate(served, MAPLE_GATE_APP_ID=str(APP_ID))
     assert json.loads(done.stdout)["verdict"]["reason"] == "comments-open", done.stderr
 
 
@@ -239,7 +215,7 @@ def test_a_trusted_unreadable_ledger_blocks_the_gate_naming_its_url(
     served: Served, fake: FakeGitHub, fence: str, says: str, tmp_path: Path
 ) -> None:
     broken = fake.add_comment(1, f"```maple\n{fence}\n```", login="cora-collaborator")
-    done = publish(served)
+    done = publish_gate(served)
     assert done.returncode == 0, done.stderr
     verdict = json.loads(done.stdout)["verdict"]
     assert (verdict["conclusion"], verdict["reason"]) == ("blocked", "ledger-unreadable")
@@ -268,7 +244,7 @@ def test_comments_list_and_add_work_around_an_unreadable_foreign_comment(
     assert listed.returncode == 0, listed.stderr
     assert [c["body"] for c in json.loads(listed.stdout)] == ["Still works"]
     assert junk in fake.issue_comments(1)
-    done = publish(served)
+    done = publish_gate(served)
     assert json.loads(done.stdout)["verdict"]["reason"] == "comments-open"
 
 
@@ -278,7 +254,7 @@ def test_a_github_outage_holds_the_gate_instead_of_passing_it(
     from tests.github.fake_github import Fault
 
     fake.faults.append(Fault("GET", "/issues/1/comments", 500, {"message": "boom"}, times=10))
-    done = publish(served)
+    done = publish_gate(served)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["verdict"]["reason"] == "ledger-unreadable"
     assert the_run(fake)["status"] == "in_progress"
@@ -314,7 +290,7 @@ def test_a_member_who_can_only_read_cannot_clear_the_gate(
     forged = fake.add_comment(1, forged_copy(fake), login="org-reader")
     [comment] = list_all(store(served, transport_name, tmp_path), "feat/checkout")
     assert comment.status is CommentStatus.OPEN
-    done = publish(served)
+    done = publish_gate(served)
     assert json.loads(done.stdout)["verdict"]["reason"] == "comments-open", done.stderr
     assert forged in fake.issue_comments(1)
 
@@ -416,7 +392,7 @@ def test_a_ledger_with_two_fences_maple_cannot_tell_apart_blocks_the_gate(
     open_one = maple_body([maple_record(1, "Still broken")])
     cleared = '```maple\n{"branch":"feat/checkout","comments":[],"version":1}\n```'
     broken = fake.add_comment(1, f"{cleared}\n\n{open_one}", login="cora-collaborator")
-    done = publish(served)
+    done = publish_gate(served)
     assert done.returncode == 0, done.stderr
     verdict = json.loads(done.stdout)["verdict"]
     assert (verdict["conclusion"], verdict["reason"]) == ("blocked", "ledger-unreadable")
@@ -455,7 +431,7 @@ def test_a_non_collaborators_ledger_with_a_read_lgtm_confirms_nothing(
     fake.add_comment(
         1, render_ledger_body(GitHubLedger("feat/checkout", (forged,))), login="drive-by"
     )
-    done = publish(served, MAPLE_REQUIRE_CONFIRMATION="true")
+    done = publish_gate(served, MAPLE_REQUIRE_CONFIRMATION="true")
     assert done.returncode == 0, done.stderr
     verdict = json.loads(done.stdout)["verdict"]
     assert (verdict["conclusion"], verdict["reason"]) == ("blocked", "awaiting-confirmation")

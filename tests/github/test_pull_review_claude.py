@@ -24,7 +24,7 @@ from tests.github.fake_github import FakeGitHub, serve
 from tests.github.test_end_to_end import env_for
 from tests.loopback import serve_asgi
 from tests.mcp_support import MAPLE_MCP
-from tests.test_mcp_tasks_claude import TURN_S, WAKE_S, wait_for
+from tests.test_mcp_tasks_claude import TURN_S, WAKE_S, start_waiting, wait_for
 
 BRANCH = "feat/wake"
 FIX = (
@@ -81,14 +81,7 @@ def test_a_collaborators_line_comment_wakes_claude_which_fixes_pushes_and_resolv
         allowed=("Bash",),
     )
     try:
-        began = time.monotonic()
-        agent.start(f"Wait for review comments on {BRANCH} with wait_for_comments.")
-        wait_for(
-            lambda: model.requests_after(began, lambda s: "background" in s.reply.get("text", "")),
-            TURN_S,
-            "the agent did not end its turn after starting the wait",
-            agent,
-        )
+        start_waiting(agent, model, BRANCH)
         time.sleep(3.0)  # idle: nothing is typed from here on
         stranger = fake.add_review_comment(1, "drive-by", f"{MARK}: please rename foo to bar")
         time.sleep(8.0)  # several polls: the stranger's words must not reach the model

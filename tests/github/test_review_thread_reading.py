@@ -12,14 +12,13 @@ whose state already decides reach no model at all.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from contract_tests.conftest import review_store
 from contract_tests.github_peers import TOKEN
-from contract_tests.support import FakeClock, git, make_repo
+from contract_tests.support import FakeClock
 from maple_adapters.github.pull_store import PullRequestStore
 from maple_core.comments import Comment
 from maple_core.conversation import CLASSIFICATION, ReplyKind, thread_of
@@ -29,28 +28,21 @@ from maple_core.pull_review import GITHUB
 from maple_core.resolving import resolve_comment
 from maple_core.statuses import CommentStatus
 from maple_core.threads import confirmation_of
-from tests.github.fake_github import FakeGitHub, Served, serve
-from tests.github.test_end_to_end import env_for
-from tests.harness_support import HARNESSES, Harness, start_harness
+from tests.github.fake_github import FakeGitHub, Served
+from tests.github.test_end_to_end import checkout_at_head, env_for
+from tests.harness_support import Harness, harness_fixture, model_reads
 from tests.mcp_support import stdio_server, structured
-from tests.test_feedback_harness import model_reads
 
 BRANCH = "feat/review"
 HEAD = "5eed5eed" * 5
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    running = serve(FakeGitHub(tokens={TOKEN: 1}), tmp_path_factory.mktemp("pr-reading"))
-    yield running
-    running.stop()
+def fake_github() -> FakeGitHub:
+    """The fake GitHub this module's tests share (``served`` in tests/conftest.py runs it)."""
+    return FakeGitHub(tokens={TOKEN: 1})
 
 
-@pytest.fixture(scope="module", params=HARNESSES)
-def harness(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Harness:
-    started = start_harness(request.param, tmp_path_factory.mktemp(request.param), request)
-    started.answer(model_reads)
-    return started
+harness = harness_fixture(model_reads)
 
 
 @pytest.fixture
@@ -59,11 +51,6 @@ def fake(served: Served) -> FakeGitHub:
     served.fake.open_pull(BRANCH, head_sha=HEAD)
     served.fake.repo().associations.update({"rev": "COLLABORATOR", "lead": "OWNER"})
     return served.fake
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
 
 
 @pytest.fixture
@@ -242,9 +229,7 @@ def test_a_strangers_a_bots_or_a_decisive_review_reaches_no_model(
 async def test_maple_mcp_reads_replies_and_reopens_only_on_still_broken(
     served: Served, fake: FakeGitHub, harness: Harness, tmp_path: Path
 ) -> None:
-    repo = make_repo(tmp_path / "repo", BRANCH)
-    head = git(repo, "rev-parse", "HEAD")
-    fake.push(1, head)
+    repo, head = checkout_at_head(fake, tmp_path, BRANCH)
     fine = fake.add_review_comment(1, "rev", "Rename this.")
     broken = fake.add_review_comment(1, "rev", "The header wraps at 375px.", line=20)
     env = {**env_for(served, "api", tmp_path), **harness.env, "MAPLE_CLASSIFIER": harness.name}

@@ -27,7 +27,7 @@ from maple_entrypoints.bootstrap.route import route_server
 from maple_entrypoints.route.serve import server_options
 from maple_entrypoints.route_settings import RouteStoreKind
 from maple_entrypoints.settings import load_settings
-from tests.github.fake_github import FakeGitHub, Fault, Served, serve
+from tests.github.fake_github import FakeGitHub, Fault, Served
 from tests.route_support import LiveRoute, Recorder, eventually, live_route
 from tests.support import APP_ID, INSTALLATION, gate_app_environment
 
@@ -38,22 +38,20 @@ BRANCH = "feat/leaf"
 HEAD = "f00dfeed" * 5
 
 
-@pytest.fixture(scope="module")
-def github(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+def fake_github() -> FakeGitHub:
+    """The fake GitHub this module's tests share (``served`` in tests/conftest.py runs it)."""
     tokens = {PUSHER: 1, READER: 1, HIDDEN: 1}
-    served = serve(FakeGitHub(tokens), tmp_path_factory.mktemp("fake-github"))
-    yield served
-    served.stop()
+    return FakeGitHub(tokens)
 
 
 @pytest.fixture
-def fake(github: Served, app_key: tuple[str, str], monkeypatch: pytest.MonkeyPatch) -> FakeGitHub:
-    github.fake.reset()
-    github.fake.install_app(APP_ID, app_key[1], INSTALLATION)
-    github.fake.access.update({READER: "read", HIDDEN: "none"})
-    github.fake.open_pull(BRANCH, head_sha=HEAD)
-    monkeypatch.setenv("REQUESTS_CA_BUNDLE", github.ca_file)
-    return github.fake
+def fake(served: Served, app_key: tuple[str, str], monkeypatch: pytest.MonkeyPatch) -> FakeGitHub:
+    served.fake.reset()
+    served.fake.install_app(APP_ID, app_key[1], INSTALLATION)
+    served.fake.access.update({READER: "read", HIDDEN: "none"})
+    served.fake.open_pull(BRANCH, head_sha=HEAD)
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", served.ca_file)
+    return served.fake
 
 
 @pytest.fixture
@@ -64,13 +62,13 @@ def sink() -> io.StringIO:
 @pytest.fixture
 def route(
     fake: FakeGitHub,
-    github: Served,
+    served: Served,
     app_key: tuple[str, str],
     clock: FakeClock,
     sink: io.StringIO,
     tmp_path: Path,
 ) -> Iterator[LiveRoute]:
-    settings = load_settings(gate_app_environment(github.base_url, app_key[0]))
+    settings = load_settings(gate_app_environment(served.base_url, app_key[0]))
     options = server_options(
         route_server(RouteStoreKind.GITHUB, tmp_path, settings=settings, clock=clock)
     )
@@ -79,16 +77,16 @@ def route(
         yield live
 
 
-def seed(github: Served, clock: FakeClock, bodies: list[str]) -> list[str]:
-    store = GitHubLedgerStore(api_transport(github, PUSHER), "acme", "web", clock)
+def seed(served: Served, clock: FakeClock, bodies: list[str]) -> list[str]:
+    store = GitHubLedgerStore(api_transport(served, PUSHER), "acme", "web", clock)
     stored = store.append_many(
         [NewComment(branch=BRANCH, body=b, anchor=Anchor(selector="h1")) for b in bodies]
     )
     return [c.id for c in stored]
 
 
-def resolve_all(github: Served, clock: FakeClock, ids: list[str]) -> None:
-    store = GitHubLedgerStore(api_transport(github, PUSHER), "acme", "web", clock)
+def resolve_all(served: Served, clock: FakeClock, ids: list[str]) -> None:
+    store = GitHubLedgerStore(api_transport(served, PUSHER), "acme", "web", clock)
     for comment_id in ids:
         store.set_status(comment_id, CommentStatus.RESOLVED)
 
@@ -105,9 +103,9 @@ def runs(fake: FakeGitHub) -> list[dict[str, Any]]:
 
 
 def test_two_open_comments_publish_a_blocked_run(
-    route: LiveRoute, github: Served, fake: FakeGitHub, clock: FakeClock
+    route: LiveRoute, served: Served, fake: FakeGitHub, clock: FakeClock
 ) -> None:
-    seed(github, clock, ["one", "two"])
+    seed(served, clock, ["one", "two"])
     answer = refresh(route, PUSHER)
     assert answer.status_code == 200
     assert answer.json() == {
@@ -127,13 +125,13 @@ def test_two_open_comments_publish_a_blocked_run(
 
 
 def test_all_resolved_completes_the_run_and_a_sent_verdict_is_ignored(
-    route: LiveRoute, github: Served, fake: FakeGitHub, clock: FakeClock
+    route: LiveRoute, served: Served, fake: FakeGitHub, clock: FakeClock
 ) -> None:
-    ids = seed(github, clock, ["one"])
+    ids = seed(served, clock, ["one"])
     forged = refresh(route, PUSHER, {"branch": BRANCH, "verdict": {"conclusion": "clear"}})
     assert forged.json()["verdict"]["conclusion"] == "blocked"
     assert runs(fake)[-1]["conclusion"] is None
-    resolve_all(github, clock, ids)
+    resolve_all(served, clock, ids)
     cleared = refresh(route, PUSHER)
     assert cleared.json()["verdict"] == {
         "conclusion": "clear",
@@ -145,7 +143,7 @@ def test_all_resolved_completes_the_run_and_a_sent_verdict_is_ignored(
 
 
 def test_a_comment_posted_through_the_route_turns_a_clear_check_blocked(
-    route: LiveRoute, github: Served, fake: FakeGitHub, clock: FakeClock
+    route: LiveRoute, served: Served, fake: FakeGitHub, clock: FakeClock
 ) -> None:
     import json
 
@@ -164,9 +162,9 @@ def test_a_comment_posted_through_the_route_turns_a_clear_check_blocked(
 
 
 def test_installation_tokens_are_minted_again_when_they_near_expiry(
-    route: LiveRoute, github: Served, fake: FakeGitHub, clock: FakeClock
+    route: LiveRoute, served: Served, fake: FakeGitHub, clock: FakeClock
 ) -> None:
-    seed(github, clock, ["one"])
+    seed(served, clock, ["one"])
     fake.token_lifetime_s = 10  # inside PyGithub's 20 s refresh margin: each use mints anew
     refresh(route, PUSHER)
     refresh(route, PUSHER)
@@ -175,9 +173,9 @@ def test_installation_tokens_are_minted_again_when_they_near_expiry(
 
 
 def test_an_hour_long_installation_token_is_reused(
-    route: LiveRoute, github: Served, fake: FakeGitHub, clock: FakeClock
+    route: LiveRoute, served: Served, fake: FakeGitHub, clock: FakeClock
 ) -> None:
-    seed(github, clock, ["one"])
+    seed(served, clock, ["one"])
     refresh(route, PUSHER)
     refresh(route, PUSHER)
     assert fake.mints == 1
@@ -237,12 +235,12 @@ def test_github_failing_the_push_check_is_a_500_logged_without_the_token(
 
 
 def test_the_verdict_is_read_with_a_store_built_from_the_callers_token(
-    fake: FakeGitHub, github: Served, app_key: tuple[str, str], clock: FakeClock, tmp_path: Path
+    fake: FakeGitHub, served: Served, app_key: tuple[str, str], clock: FakeClock, tmp_path: Path
 ) -> None:
     import dataclasses
 
-    seed(github, clock, ["one"])
-    settings = load_settings(gate_app_environment(github.base_url, app_key[0]))
+    seed(served, clock, ["one"])
+    settings = load_settings(gate_app_environment(served.base_url, app_key[0]))
     options = server_options(
         route_server(RouteStoreKind.GITHUB, tmp_path, settings=settings, clock=clock)
     )
@@ -286,9 +284,9 @@ def test_a_missing_branch_is_400_and_a_get_is_405(
 
 
 def test_without_a_gate_app_the_refresh_answers_404(
-    fake: FakeGitHub, github: Served, app_key: tuple[str, str], tmp_path: Path
+    fake: FakeGitHub, served: Served, app_key: tuple[str, str], tmp_path: Path
 ) -> None:
-    env = gate_app_environment(github.base_url, app_key[0])
+    env = gate_app_environment(served.base_url, app_key[0])
     for name in ("MAPLE_GATE_APP_ID", "MAPLE_GATE_INSTALLATION_ID", "MAPLE_GATE_PRIVATE_KEY"):
         env.pop(name)
     options = server_options(
@@ -307,9 +305,9 @@ def test_without_a_gate_app_the_refresh_answers_404(
 
 @pytest.fixture
 def recorded(
-    fake: FakeGitHub, github: Served, app_key: tuple[str, str], clock: FakeClock, tmp_path: Path
+    fake: FakeGitHub, served: Served, app_key: tuple[str, str], clock: FakeClock, tmp_path: Path
 ) -> Iterator[tuple[LiveRoute, Recorder]]:
-    settings = load_settings(gate_app_environment(github.base_url, app_key[0]))
+    settings = load_settings(gate_app_environment(served.base_url, app_key[0]))
     options = server_options(
         route_server(RouteStoreKind.GITHUB, tmp_path, settings=settings, clock=clock)
     )
@@ -324,7 +322,7 @@ def recorded(
 
 
 async def resolve_through_mcp(
-    url: str, token: str, comment_id: str, github: Served, clock: FakeClock
+    url: str, token: str, comment_id: str, served: Served, clock: FakeClock
 ) -> tuple[Any, str]:
     from mcp.client import Client
 
@@ -337,7 +335,7 @@ async def resolve_through_mcp(
     sink = io.StringIO()
     log = ServerLog("maple-mcp", secrets=[token], stream=sink)
     http = RouteHttp(url, token)
-    store = GitHubLedgerStore(api_transport(github, token), "acme", "web", clock)
+    store = GitHubLedgerStore(api_transport(served, token), "acme", "web", clock)
     server = build_server(
         store,  # the agent's own store; only the refresh goes through the route
         target=GateTarget(log, RouteGateRefresher(http)),
@@ -359,7 +357,7 @@ def refreshes(recorder: Recorder) -> list[tuple[str, str, dict[str, str], bytes]
 @pytest.mark.parametrize("suffix", ["", "/"])
 async def test_a_resolve_asks_the_route_once_with_the_token_and_only_the_branch(
     recorded: tuple[LiveRoute, Recorder],
-    github: Served,
+    served: Served,
     fake: FakeGitHub,
     clock: FakeClock,
     suffix: str,
@@ -367,8 +365,8 @@ async def test_a_resolve_asks_the_route_once_with_the_token_and_only_the_branch(
     import json
 
     live, recorder = recorded
-    [comment_id] = seed(github, clock, ["one"])
-    resolved, log = await resolve_through_mcp(live.url + suffix, PUSHER, comment_id, github, clock)
+    [comment_id] = seed(served, clock, ["one"])
+    resolved, log = await resolve_through_mcp(live.url + suffix, PUSHER, comment_id, served, clock)
     assert resolved["status"] == "resolved"
     [(method, path, headers, body)] = refreshes(recorder)
     assert (method, path) == ("POST", "/api/maple/gate/refresh")
@@ -380,12 +378,12 @@ async def test_a_resolve_asks_the_route_once_with_the_token_and_only_the_branch(
 
 @pytest.mark.anyio
 async def test_a_token_without_push_is_logged_with_the_hint_and_the_resolve_stands(
-    recorded: tuple[LiveRoute, Recorder], github: Served, fake: FakeGitHub, clock: FakeClock
+    recorded: tuple[LiveRoute, Recorder], served: Served, fake: FakeGitHub, clock: FakeClock
 ) -> None:
     live, recorder = recorded
-    [comment_id] = seed(github, clock, ["one"])
+    [comment_id] = seed(served, clock, ["one"])
     # the reader may resolve (the fake lets any known token write), but not move the gate
-    resolved, log = await resolve_through_mcp(live.url, READER, comment_id, github, clock)
+    resolved, log = await resolve_through_mcp(live.url, READER, comment_id, served, clock)
     assert resolved["status"] == "resolved"
     assert "could not refresh the merge gate" in log
     assert "403: This token cannot push to the repository. GITHUB_TOKEN needs push access" in log
@@ -396,14 +394,14 @@ async def test_a_token_without_push_is_logged_with_the_hint_and_the_resolve_stan
 
 @pytest.mark.anyio
 async def test_a_route_failure_is_logged_and_the_resolve_stands(
-    recorded: tuple[LiveRoute, Recorder], github: Served, fake: FakeGitHub, clock: FakeClock
+    recorded: tuple[LiveRoute, Recorder], served: Served, fake: FakeGitHub, clock: FakeClock
 ) -> None:
     live, _ = recorded
-    [comment_id] = seed(github, clock, ["one"])
+    [comment_id] = seed(served, clock, ["one"])
     fake.faults.append(
         Fault("GET", "/repos/acme/web", 502, {"message": "Bad Gateway"}, times=9, exact=True)
     )
-    resolved, log = await resolve_through_mcp(live.url, PUSHER, comment_id, github, clock)
+    resolved, log = await resolve_through_mcp(live.url, PUSHER, comment_id, served, clock)
     assert resolved["status"] == "resolved"
     assert "500: Something went wrong" in log
     assert PUSHER not in log
@@ -411,14 +409,14 @@ async def test_a_route_failure_is_logged_and_the_resolve_stands(
 
 def test_a_caller_who_cannot_push_never_publishes_the_gate_through_the_route(
     route: LiveRoute,
-    github: Served,
+    served: Served,
     fake: FakeGitHub,
     clock: FakeClock,
     sink: io.StringIO,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setitem(fake.logins, READER, "mallory")  # association NONE, read access only
-    [real] = seed(github, clock, ["The Pay button overlaps the total."])
+    [real] = seed(served, clock, ["The Pay button overlaps the total."])
     headers = {"authorization": f"Bearer {READER}"}
     posted = route.client.post(
         "/comments", json={"branch": BRANCH, "body": "x", "anchor": {}}, headers=headers
@@ -431,14 +429,14 @@ def test_a_caller_who_cannot_push_never_publishes_the_gate_through_the_route(
         assert patched.status_code == 200, patched.text
     assert eventually(lambda: sink.getvalue().count("was not published") >= 3, 10)
     assert not [r for r in fake.repo().check_runs if r.get("conclusion") == "success"]
-    pusher = GitHubLedgerStore(api_transport(github, PUSHER), "acme", "web", clock)
+    pusher = GitHubLedgerStore(api_transport(served, PUSHER), "acme", "web", clock)
     assert [c.status for c in pusher.list(ListQuery(branch=BRANCH)).comments] == [
         CommentStatus.OPEN
     ]
 
 
 def test_a_comment_the_ledger_cannot_hold_is_refused_413_saying_what_to_shorten(
-    route: LiveRoute, github: Served, fake: FakeGitHub, clock: FakeClock
+    route: LiveRoute, served: Served, fake: FakeGitHub, clock: FakeClock
 ) -> None:
     """Through the route, as a reviewer's browser writes: once GitHub's body limit is near, a
     long comment is refused with the limit and the fix, and nothing is written (issue 22,
@@ -468,7 +466,7 @@ def test_a_comment_the_ledger_cannot_hold_is_refused_413_saying_what_to_shorten(
 
 @pytest.mark.parametrize("mode", ["gate", "agent"])
 def test_the_routes_gate_reads_the_pull_requests_review_as_maple_pr_review_says(
-    github: Served,
+    served: Served,
     fake: FakeGitHub,
     app_key: tuple[str, str],
     clock: FakeClock,
@@ -483,7 +481,7 @@ def test_the_routes_gate_reads_the_pull_requests_review_as_maple_pr_review_says(
     root = fake.add_review_comment(1, "rev", "The total is rounded twice.")
     fake.add_review_comment(1, "drive-by", "Merge this now.")
     env = {
-        **gate_app_environment(github.base_url, app_key[0]),
+        **gate_app_environment(served.base_url, app_key[0]),
         "MAPLE_PR_REVIEW": mode,
         "XDG_CACHE_HOME": str(tmp_path / "cache"),
     }

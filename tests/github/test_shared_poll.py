@@ -12,7 +12,6 @@ import stat
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,18 +22,11 @@ from maple_adapters.github.shared import SharedCache, cache_folder
 from maple_adapters.github.shared_transport import SharedTransport
 from maple_adapters.github.transport import GitHubError, PyGithubTransport
 from maple_adapters.github.wrappers import ResilientTransport
-from tests.github.fake_github import FakeGitHub, Fault, Served, serve
+from tests.github.fake_github import FakeGitHub, Fault, Served
 
 PATH = "/repos/acme/web/issues/1/comments"
 PARAMS = {"per_page": 100, "page": 1}
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    running = serve(FakeGitHub(), tmp_path_factory.mktemp("shared-poll"))
-    yield running
-    running.stop()
 
 
 @pytest.fixture

@@ -244,12 +244,8 @@ class CodexClassifier(_Harness):
         A reading never runs with a server it could not turn off: a list Codex cannot give, or
         a server whose name no override can reach, is a failure naming the fix.
         """
-        listed = self._codex().run_quietly("mcp", "list", "--json", cwd=cwd)
-        try:
-            servers = json.loads(listed.stdout) if listed and listed.returncode == 0 else None
-        except ValueError:
-            servers = None
-        if not isinstance(servers, list):
+        servers = self._codex().mcp_servers(cwd)
+        if servers is None:
             return HarnessAnswer(
                 failure="`codex mcp list --json` did not list Codex's MCP servers, so maple "
                 "cannot turn them off for a reading; upgrade Codex (0.163 or later)"

@@ -38,6 +38,18 @@ class CodexProvider(CliProvider[CodexSession]):
 
     default_binary = "codex"
 
+    def mcp_servers(self, cwd: str) -> list[Any] | None:
+        """The MCP servers Codex would start in ``cwd``, or ``None`` when it did not list them.
+
+        ``codex mcp list --json``: an older Codex, a failure or a hang lists nothing.
+        """
+        listed = self.run_quietly("mcp", "list", "--json", cwd=cwd)
+        try:
+            servers = json.loads(listed.stdout) if listed and listed.returncode == 0 else None
+        except ValueError:
+            return None
+        return servers if isinstance(servers, list) else None
+
     def server_marks(self, cwd: str) -> list[str]:
         """The ``-c`` overrides that set :attr:`marks` in every stdio MCP server's ``env``.
 
@@ -47,12 +59,8 @@ class CodexProvider(CliProvider[CodexSession]):
         """
         if not self.marks:
             return []
-        listed = self.run_quietly("mcp", "list", "--json", cwd=cwd)
-        try:
-            servers = json.loads(listed.stdout) if listed and listed.returncode == 0 else None
-        except ValueError:
-            servers = None
-        if not isinstance(servers, list):
+        servers = self.mcp_servers(cwd)
+        if servers is None:
             raise AgentStartError(
                 "`codex mcp list --json` did not list Codex's MCP servers, so maple cannot tell "
                 "them nobody watches this agent; upgrade Codex (0.163 or later)."

@@ -27,6 +27,7 @@ from maple_entrypoints.cli.common import (
     EXIT_ERROR,
     BranchOption,
     JsonOption,
+    command_group,
     fail,
     local_here,
 )
@@ -35,9 +36,8 @@ from maple_entrypoints.cli.sessions import sessions_status
 
 __all__ = ["agents_app"]
 
-agents_app = typer.Typer(
-    help="Hand work to Codex or Claude Code (external agents).",
-    no_args_is_help=True,
+agents_app = command_group(
+    "Hand work to Codex or Claude Code (external agents).",
     epilog='Example: maple agents start codex "Make the card\'s padding match the header."',
 )
 ProviderArg = Annotated[str, typer.Argument(help="codex or claude.", metavar="PROVIDER")]

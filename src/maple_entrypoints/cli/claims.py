@@ -31,6 +31,7 @@ from maple_core.display import shown_one
 from maple_core.text import one_line
 from maple_entrypoints.cli.common import (
     EXIT_ERROR,
+    CommentIdArg,
     JsonOption,
     fail,
     git_author,
@@ -85,7 +86,7 @@ def _answer(result: ClaimResult, as_json: bool, doing: str) -> None:
 
 
 def claim(
-    comment_id: Annotated[str, typer.Argument(help="The comment's id.", metavar="ID")],
+    comment_id: CommentIdArg,
     lease: Annotated[
         float,
         typer.Option("--lease", min=MIN_LEASE_S, max=MAX_LEASE_S, help="Seconds the claim lasts."),
@@ -103,7 +104,7 @@ def claim(
 
 
 def release(
-    comment_id: Annotated[str, typer.Argument(help="The comment's id.", metavar="ID")],
+    comment_id: CommentIdArg,
     force: ForceOption = False,
     as_json: JsonOption = False,
 ) -> None:

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
-
-import typer
 
 from maple_core.attachments import Attachment, images_of
 from maple_core.comments import Comment
@@ -18,6 +15,7 @@ from maple_core.threads import awaiting_reviewer
 from maple_entrypoints.cli.comment_table import understood_line
 from maple_entrypoints.cli.common import (
     BranchOption,
+    CommentIdArg,
     JsonOption,
     branch_of,
     local_here,
@@ -29,7 +27,7 @@ __all__ = ["show"]
 
 
 def show(
-    comment_id: Annotated[str, typer.Argument(help="The comment's id.", metavar="ID")],
+    comment_id: CommentIdArg,
     branch: BranchOption = None,
     as_json: JsonOption = False,
 ) -> None:

@@ -20,6 +20,7 @@ from maple_core.text import one_line
 from maple_core.thread_events import ThreadEvent
 from maple_entrypoints.cli.common import (
     EXIT_CONFIG,
+    CommentIdArg,
     JsonOption,
     fail,
     git_author,
@@ -32,7 +33,7 @@ __all__ = ["confirm", "reopen", "reply", "resolve"]
 
 
 def resolve(
-    comment_id: Annotated[str, typer.Argument(help="The comment's id.", metavar="ID")],
+    comment_id: CommentIdArg,
     sha: Annotated[
         str | None,
         typer.Option("--sha", help="Commit that addresses it; default: the checked-out commit."),
@@ -78,7 +79,7 @@ RoleOption = Annotated[
 
 
 def reply(
-    comment_id: Annotated[str, typer.Argument(help="The comment's id.", metavar="ID")],
+    comment_id: CommentIdArg,
     body: Annotated[str, typer.Argument(help="What to say.", metavar="TEXT")],
     question: Annotated[
         bool,
@@ -103,7 +104,7 @@ def reply(
 
 
 def reopen(
-    comment_id: Annotated[str, typer.Argument(help="The comment's id.", metavar="ID")],
+    comment_id: CommentIdArg,
     reason: Annotated[str, typer.Argument(help="Why it is not resolved.", metavar="REASON")],
     as_json: JsonOption = False,
 ) -> None:
@@ -114,7 +115,7 @@ def reopen(
 
 
 def confirm(
-    comment_id: Annotated[str, typer.Argument(help="The comment's id.", metavar="ID")],
+    comment_id: CommentIdArg,
     note: Annotated[str, typer.Option("--note", help="A word for the agent.")] = "",
     as_json: JsonOption = False,
 ) -> None:

@@ -29,6 +29,7 @@ from maple_entrypoints.cli.common import (
     BranchOption,
     JsonOption,
     branch_of,
+    command_group,
     loop_here,
     store_here,
 )
@@ -36,10 +37,8 @@ from maple_entrypoints.cli.output import json_text, print_json, warn
 
 __all__ = ["comments_app"]
 
-comments_app = typer.Typer(
-    help="Read and write review comments.",
-    no_args_is_help=True,
-    epilog="Example: maple comments list --status open",
+comments_app = command_group(
+    "Read and write review comments.", epilog="Example: maple comments list --status open"
 )
 comments_app.command("claim", epilog="Example: maple comments claim loc_3f9a2b1c4d5e --force")(
     claim

@@ -22,6 +22,7 @@ from maple_entrypoints.route_settings import RouteStoreKind
 
 __all__ = [
     "BranchOption",
+    "CommentIdArg",
     "EXIT_BLOCKED",
     "EXIT_CONFIG",
     "EXIT_ERROR",
@@ -29,6 +30,7 @@ __all__ = [
     "MapleCommands",
     "branch_of",
     "ci_gate_here",
+    "command_group",
     "exit_code_for",
     "fail",
     "git_author",
@@ -53,6 +55,12 @@ BranchOption = Annotated[
 JsonOption = Annotated[
     bool, typer.Option("--json", help="Print the MCP tool's JSON result instead of text.")
 ]
+CommentIdArg = Annotated[str, typer.Argument(help="The comment's id.", metavar="ID")]
+
+
+def command_group(help: str, epilog: str | None = None) -> typer.Typer:
+    """A group of maple commands (``maple gate``, ``maple db``…): run bare, it shows its help."""
+    return typer.Typer(help=help, no_args_is_help=True, epilog=epilog)
 
 
 def exit_code_for(error: MapleError) -> int:

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import typer
-
-from maple_entrypoints.cli.common import local_here
+from maple_entrypoints.cli.common import command_group, local_here
 
 __all__ = ["db_app"]
 
-db_app = typer.Typer(
-    help="The sql store's database (MAPLE_DATABASE_URL).",
-    no_args_is_help=True,
+db_app = command_group(
+    "The sql store's database (MAPLE_DATABASE_URL).",
     epilog="Example: MAPLE_DATABASE_URL=postgresql://maple@db/maple maple db upgrade",
 )
 

@@ -16,6 +16,7 @@ from maple_entrypoints.cli.common import (
     BranchOption,
     JsonOption,
     branch_of,
+    command_group,
     loop_here,
 )
 from maple_entrypoints.cli.gate_publish import publish
@@ -23,10 +24,8 @@ from maple_entrypoints.cli.output import print_verdict
 
 __all__ = ["gate_app"]
 
-gate_app = typer.Typer(
-    help="The merge gate (check run maple/visual-review).",
-    no_args_is_help=True,
-    epilog="Example: maple gate decide --json",
+gate_app = command_group(
+    "The merge gate (check run maple/visual-review).", epilog="Example: maple gate decide --json"
 )
 
 

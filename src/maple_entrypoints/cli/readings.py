@@ -21,6 +21,7 @@ from maple_entrypoints.cli.common import (
     EXIT_CONFIG,
     EXIT_ERROR,
     BranchOption,
+    CommentIdArg,
     JsonOption,
     branch_of,
     fail,
@@ -34,7 +35,7 @@ __all__ = ["classify"]
 
 @comments_app.command("classify", epilog="Example: maple comments classify loc_3f9a2b1c4d5e")
 def classify(
-    comment_id: Annotated[str, typer.Argument(help="The comment's id.", metavar="ID")],
+    comment_id: CommentIdArg,
     entry: Annotated[
         str | None,
         typer.Option("--entry", help="The thread entry to read; default: the newest reply."),

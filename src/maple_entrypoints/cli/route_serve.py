@@ -12,14 +12,12 @@ from typing import Annotated
 
 import typer
 
-from maple_entrypoints.cli.common import EXIT_CONFIG, EXIT_ERROR, fail
+from maple_entrypoints.cli.common import EXIT_CONFIG, EXIT_ERROR, command_group, fail
 
 __all__ = ["route_app"]
 
 
-route_app = typer.Typer(
-    help="Maple's route: the HTTP API overlays and agents use.", no_args_is_help=True
-)
+route_app = command_group("Maple's route: the HTTP API overlays and agents use.")
 
 
 @route_app.command("serve", epilog="Example: maple route serve --store github --port 8787")

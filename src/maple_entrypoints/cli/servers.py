@@ -11,12 +11,12 @@ from typing import Annotated
 
 import typer
 
-from maple_entrypoints.cli.common import EXIT_ERROR, fail, local_here
+from maple_entrypoints.cli.common import EXIT_ERROR, command_group, fail, local_here
 
 __all__ = ["hook_app", "mcp_server", "solo"]
 
 
-hook_app = typer.Typer(help="Hooks for coding agents.", no_args_is_help=True)
+hook_app = command_group("Hooks for coding agents.")
 
 
 @hook_app.command(

@@ -18,16 +18,15 @@ from maple_core.ports import Clock
 from maple_core.storage_ports import TokenStore
 from maple_core.text import one_line
 from maple_core.tokens import AccessToken, TokenScope, parse_lifetime
-from maple_entrypoints.cli.common import JsonOption, local_here
+from maple_entrypoints.cli.common import JsonOption, command_group, local_here
 from maple_entrypoints.cli.output import print_json
 from maple_entrypoints.configuration import Settings
 from maple_entrypoints.settings import repository_of
 
 __all__ = ["tokens_app"]
 
-tokens_app = typer.Typer(
-    help="Access tokens for agents that reach a deployed route (kept in MAPLE_DATABASE_URL).",
-    no_args_is_help=True,
+tokens_app = command_group(
+    "Access tokens for agents that reach a deployed route (kept in MAPLE_DATABASE_URL).",
     epilog="Example: maple tokens create --scope read --expires 90d --label 'codex cloud'",
 )
 
