@@ -6,8 +6,7 @@ import dataclasses
 import threading
 from collections.abc import Sequence
 
-from maple_core.json_types import JsonObject
-from maple_core.tasks import TaskRecord, TaskStatus
+from maple_core.tasks import TaskEnd, TaskRecord, TaskStatus
 
 __all__ = ["InMemoryTaskStore"]
 
@@ -29,23 +28,13 @@ class InMemoryTaskStore:
         with self._lock:
             return self._records.get(task_id)
 
-    def finish(
-        self,
-        task_id: str,
-        status: TaskStatus,
-        message: str,
-        at: str,
-        finished_at: str,
-        *,
-        result: JsonObject | None = None,
-        error: JsonObject | None = None,
-    ) -> TaskRecord | None:
+    def finish(self, task_id: str, end: TaskEnd) -> TaskRecord | None:
         """End a working task; ``None`` when it was not working."""
         with self._lock:
             record = self._records.get(task_id)
             if record is None or record.status is not TaskStatus.WORKING:
                 return None
-            ended = record.ended(status, message, at, finished_at, result=result, error=error)
+            ended = record.ended(end)
             self._records[task_id] = ended
             return ended
 

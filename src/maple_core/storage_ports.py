@@ -11,9 +11,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
 
-from maple_core.json_types import JsonObject
 from maple_core.media import MediaRef
-from maple_core.tasks import TaskRecord, TaskStatus
+from maple_core.tasks import TaskEnd, TaskRecord
 from maple_core.tokens import AccessToken, IssuedToken, TokenScope
 
 __all__ = [
@@ -77,17 +76,7 @@ class TaskStore(Protocol):
         """The task's record, or ``None`` when it is unknown (or forgotten)."""
         ...
 
-    def finish(
-        self,
-        task_id: str,
-        status: TaskStatus,
-        message: str,
-        at: str,
-        finished_at: str,
-        *,
-        result: JsonObject | None = None,
-        error: JsonObject | None = None,
-    ) -> TaskRecord | None:
+    def finish(self, task_id: str, end: TaskEnd) -> TaskRecord | None:
         """End a working task; ``None`` when it was not working any more (nothing changes)."""
         ...
 

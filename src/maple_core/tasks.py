@@ -19,7 +19,7 @@ from enum import StrEnum
 
 from maple_core.json_types import JsonObject
 
-__all__ = ["TaskRecord", "TaskStatus"]
+__all__ = ["TaskEnd", "TaskRecord", "TaskStatus"]
 
 
 class TaskStatus(StrEnum):
@@ -29,6 +29,27 @@ class TaskStatus(StrEnum):
     COMPLETED = "completed"
     FAILED = "failed"
     CANCELLED = "cancelled"
+
+
+@dataclass(frozen=True, slots=True)
+class TaskEnd:
+    """How a task ended, as a store records it.
+
+    Attributes:
+        status: how it ended (not ``WORKING``).
+        message: the status message shown to the client.
+        at: when, on the wire's clock (ISO 8601 UTC, milliseconds).
+        finished_at: when, on maple's clock (its arrival-stamp format), for expiry.
+        result: the tool's result once completed (the ``CallToolResult`` JSON).
+        error: the JSON-RPC error once failed (``code`` and ``message``).
+    """
+
+    status: TaskStatus
+    message: str
+    at: str
+    finished_at: str
+    result: JsonObject | None = None
+    error: JsonObject | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,23 +84,14 @@ class TaskRecord:
     lease_until: str | None = None
     finished_at: str | None = None
 
-    def ended(
-        self,
-        status: TaskStatus,
-        message: str,
-        at: str,
-        finished_at: str,
-        *,
-        result: JsonObject | None = None,
-        error: JsonObject | None = None,
-    ) -> TaskRecord:
-        """The task ended with ``status`` (``at`` on the wire's clock, ``finished_at`` ours)."""
+    def ended(self, end: TaskEnd) -> TaskRecord:
+        """The task ended as ``end`` says."""
         return replace(
             self,
-            status=status,
-            message=message,
-            updated_at=at,
-            result=result,
-            error=error,
-            finished_at=finished_at,
+            status=end.status,
+            message=end.message,
+            updated_at=end.at,
+            result=end.result,
+            error=end.error,
+            finished_at=end.finished_at,
         )

@@ -56,7 +56,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, CallToolRequestParams
 
 from maple_core.storage_ports import TaskStore
-from maple_core.tasks import TaskRecord, TaskStatus
+from maple_core.tasks import TaskEnd, TaskRecord, TaskStatus
 from maple_entrypoints.mcp_task_calls import (
     TASKS_EXTENSION,
     TaskIdParams,
@@ -240,12 +240,14 @@ class TasksExtension(Extension):
             await anyio.to_thread.run_sync(
                 lambda: store.finish(
                     task.task_id,
-                    TaskStatus(status),
-                    message,
-                    task.updated_at,
-                    stamp_after(),
-                    result=task.result,
-                    error=task.error,
+                    TaskEnd(
+                        TaskStatus(status),
+                        message,
+                        task.updated_at,
+                        stamp_after(),
+                        result=task.result,
+                        error=task.error,
+                    ),
                 )
             )
 
@@ -334,10 +336,9 @@ class TasksExtension(Extension):
             await anyio.to_thread.run_sync(
                 lambda: store.finish(
                     params.task_id,
-                    TaskStatus.CANCELLED,
-                    "cancelled by the client",
-                    now_iso(),
-                    stamp_after(),
+                    TaskEnd(
+                        TaskStatus.CANCELLED, "cancelled by the client", now_iso(), stamp_after()
+                    ),
                 )
             )
         return {}

@@ -12,7 +12,7 @@ from sqlalchemy import Connection, delete, insert, select, update
 from maple_adapters.sql.database import Database
 from maple_adapters.sql.schema import tasks
 from maple_core.json_types import JsonObject
-from maple_core.tasks import TaskRecord, TaskStatus
+from maple_core.tasks import TaskEnd, TaskRecord, TaskStatus
 
 __all__ = ["SqlTaskStore"]
 
@@ -94,17 +94,7 @@ class SqlTaskStore:
         """The task's record, or ``None``."""
         return self._database.transaction("task", lambda c, _: self._get(c, task_id))
 
-    def finish(
-        self,
-        task_id: str,
-        status: TaskStatus,
-        message: str,
-        at: str,
-        finished_at: str,
-        *,
-        result: JsonObject | None = None,
-        error: JsonObject | None = None,
-    ) -> TaskRecord | None:
+    def finish(self, task_id: str, end: TaskEnd) -> TaskRecord | None:
         """End a working task; ``None`` when it was not working (nothing changes)."""
 
         def work(connection: Connection, attempt: int) -> TaskRecord | None:
@@ -112,18 +102,18 @@ class SqlTaskStore:
                 update(tasks)
                 .where(self._mine(task_id) & (tasks.c.status == _WORKING))
                 .values(
-                    status=status.value,
-                    message=message,
-                    updated_at=at,
-                    result=_json(result),
-                    error=_json(error),
-                    finished_at=finished_at,
+                    status=end.status.value,
+                    message=end.message,
+                    updated_at=end.at,
+                    result=_json(end.result),
+                    error=_json(end.error),
+                    finished_at=end.finished_at,
                 )
             )
             if ended.rowcount == 0:
                 if attempt > 1:  # an earlier attempt may have ended it: say so if it did
                     found = self._get(connection, task_id)
-                    if found is not None and found.finished_at == finished_at:
+                    if found is not None and found.finished_at == end.finished_at:
                         return found
                 return None
             return self._get(connection, task_id)
