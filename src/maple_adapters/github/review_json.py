@@ -19,6 +19,7 @@ from maple_core.pull_review import Note, Review, ReviewState, Thread
 from maple_core.trust import Author, Endorsement
 
 __all__ = [
+    "PullWhere",
     "ThreadState",
     "author_of",
     "conversation_of",
@@ -85,17 +86,19 @@ def _link(value: str | None, host: str, owner: str, repo: str, pull: int) -> str
 
 
 @dataclass(frozen=True, slots=True)
-class _Where:
+class PullWhere:
+    """The pull request a listing belongs to, and maple's own logins (lowercased)."""
+
     host: str
     owner: str
     repo: str
     pull: int
+    own: frozenset[str] = frozenset()
 
 
 def _note(
     obj: Mapping[str, JsonValue],
-    where: _Where,
-    own_logins: frozenset[str],
+    where: PullWhere,
     thumbs: Mapping[int, tuple[Endorsement, ...]],
     at_key: str = "created_at",
 ) -> Note | None:
@@ -105,7 +108,7 @@ def _note(
         return None
     author = author_of(obj)
     body = _str(obj, "body") or ""
-    own = own_mark(body) if author.login.lower() in own_logins else None
+    own = own_mark(body) if author.login.lower() in where.own else None
     return Note(
         id=number,
         author=author,
@@ -121,12 +124,8 @@ def _note(
 def threads_of(
     comments: Iterable[JsonValue],
     states: Mapping[int, ThreadState],
+    where: PullWhere,
     *,
-    host: str,
-    owner: str,
-    repo: str,
-    pull: int,
-    own_logins: Iterable[str] = (),
     thumbs: Mapping[int, tuple[Endorsement, ...]] | None = None,
 ) -> tuple[Thread, ...]:
     """The threads in a pull request's REST review comments, with GraphQL's states.
@@ -134,14 +133,12 @@ def threads_of(
     A reply belongs to the thread of its ``in_reply_to_id`` (GitHub does not nest replies); a
     thread GraphQL did not describe reads as unresolved, with no GraphQL id.
     """
-    where = _Where(host, owner, repo, pull)
-    own = frozenset(login.lower() for login in own_logins)
     roots: dict[int, JsonObject] = {}
     notes: dict[int, list[Note]] = {}
     for raw in comments:
         if not isinstance(raw, dict):
             continue
-        note = _note(raw, where, own, thumbs or {})
+        note = _note(raw, where, thumbs or {})
         if note is None:
             continue
         root = _int(raw, "in_reply_to_id")
@@ -175,17 +172,11 @@ def threads_of(
 
 def reviews_of(
     reviews: Iterable[JsonValue],
+    where: PullWhere,
     *,
-    host: str,
-    owner: str,
-    repo: str,
-    pull: int,
-    own_logins: Iterable[str] = (),
     thumbs: Mapping[int, tuple[Endorsement, ...]] | None = None,
 ) -> tuple[Review, ...]:
     """The submitted reviews (a ``PENDING`` one, maple's own draft even, is never read)."""
-    where = _Where(host, owner, repo, pull)
-    own = frozenset(login.lower() for login in own_logins)
     found = []
     for raw in reviews:
         if not isinstance(raw, dict):
@@ -193,7 +184,7 @@ def reviews_of(
         state = _str(raw, "state")
         if state is None or state not in ReviewState.__members__:
             continue
-        note = _note(raw, where, own, thumbs or {}, at_key="submitted_at")
+        note = _note(raw, where, thumbs or {}, at_key="submitted_at")
         if note is not None:
             found.append(Review(note, ReviewState(state), _str(raw, "commit_id")))
     return tuple(found)
@@ -201,22 +192,16 @@ def reviews_of(
 
 def conversation_of(
     comments: Iterable[JsonValue],
+    where: PullWhere,
     *,
-    host: str,
-    owner: str,
-    repo: str,
-    pull: int,
-    own_logins: Iterable[str] = (),
     thumbs: Mapping[int, tuple[Endorsement, ...]] | None = None,
 ) -> tuple[Note, ...]:
     """The conversation's comments, ledgers (anyone's ``maple`` block) left out."""
-    where = _Where(host, owner, repo, pull)
-    own = frozenset(login.lower() for login in own_logins)
     found = []
     for raw in comments:
         if not isinstance(raw, dict) or _LEDGER_FENCE in (_str(raw, "body") or ""):
             continue
-        note = _note(raw, where, own, thumbs or {})
+        note = _note(raw, where, thumbs or {})
         if note is not None:
             found.append(note)
     return tuple(found)

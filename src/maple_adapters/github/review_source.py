@@ -20,9 +20,7 @@ import hashlib
 import threading
 import time
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 from urllib.parse import quote
 
 from maple_adapters.github.review_acting import ReviewActing
@@ -35,6 +33,7 @@ from maple_adapters.github.review_graphql import (
     states_token,
 )
 from maple_adapters.github.review_json import (
+    PullWhere,
     ThreadState,
     conversation_of,
     reviews_of,
@@ -58,27 +57,6 @@ _PUSHERS = frozenset({"admin", "maintain", "write"})
 
 
 _Listing = builtins.list[JsonValue]
-
-
-@dataclass(frozen=True, slots=True)
-class _Where:
-    """The pull request a listing belongs to, and maple's own logins."""
-
-    host: str
-    owner: str
-    repo: str
-    pull: int
-    own: frozenset[str]
-
-    @property
-    def kw(self) -> dict[str, Any]:
-        return {
-            "host": self.host,
-            "owner": self.owner,
-            "repo": self.repo,
-            "pull": self.pull,
-            "own_logins": self.own,
-        }
 
 
 class ReviewSource(ReviewActing):
@@ -157,15 +135,15 @@ class ReviewSource(ReviewActing):
         own = frozenset(login.lower() for login in own_logins)
         self._own = own
         comments, reviews, memo = self._listed(pull)
-        where = _Where(self._host, self._owner, self._repo, pull, own)
+        where = PullWhere(self._host, self._owner, self._repo, pull, own)
         associations = _associations([*comments, *reviews, *issue_comments])
         thumbs = self._thumbs(comments, issue_comments, associations)
         review = PullRequestReview(
             pull,
             branch,
-            threads_of(comments, memo.states or {}, **where.kw, thumbs=thumbs),
-            reviews_of(reviews, **where.kw, thumbs=dict(memo.review_thumbs or {})),
-            conversation_of(issue_comments, **where.kw, thumbs=thumbs),
+            threads_of(comments, memo.states or {}, where, thumbs=thumbs),
+            reviews_of(reviews, where, thumbs=dict(memo.review_thumbs or {})),
+            conversation_of(issue_comments, where, thumbs=thumbs),
             own,
             reading,
         )
