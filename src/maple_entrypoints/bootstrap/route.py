@@ -19,7 +19,7 @@ from maple_adapters.github.gate import GitHubCheckRunPublisher
 from maple_adapters.github.push_access import PushAccess
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.github.tokens import TokenStores
-from maple_adapters.github.transport import PyGithubTransport
+from maple_adapters.github.transport import GitHubTransport, PyGithubTransport
 from maple_adapters.log import ServerLog
 from maple_core.agent_ports import FeedbackClassifier
 from maple_core.gate_ports import GatePublisher
@@ -141,14 +141,26 @@ def _sql_server(
     )
 
 
-def _app_pulls(config: RouteConfig, clock: Clock) -> GitHubLedgerStore | None:
-    """The repository's pull requests as the gate App sees them, or ``None`` without one."""
+def _app_transport(config: RouteConfig) -> tuple[GitHubTransport, str, str, int] | None:
+    """The API acting as the gate App, with the owner, repository and App id it acts on.
+
+    ``None`` when no App or no repository is configured.
+    """
     app = config.app
     if app is None or not config.owner or not config.repo:
         return None
     key = app.private_key.get_secret_value()
     transport = app_transport(app.app_id, key, app.installation_id, config.api_url)
-    return GitHubLedgerStore(transport, config.owner, config.repo, clock, app_id=app.app_id)
+    return transport, config.owner, config.repo, app.app_id
+
+
+def _app_pulls(config: RouteConfig, clock: Clock) -> GitHubLedgerStore | None:
+    """The repository's pull requests as the gate App sees them, or ``None`` without one."""
+    found = _app_transport(config)
+    if found is None:
+        return None
+    transport, owner, repo, app_id = found
+    return GitHubLedgerStore(transport, owner, repo, clock, app_id=app_id)
 
 
 def _token_stores(config: RouteConfig, clock: Clock) -> TokenStores:
@@ -189,14 +201,11 @@ def _review_store(config: RouteConfig, root: Path, token: str, clock: Clock) -> 
 
 def _gate(config: RouteConfig, clock: Clock) -> GatePublisher | None:
     """The check-run publisher acting as the gate App, or ``None`` when no App is configured."""
-    app = config.app
-    if app is None or not config.owner or not config.repo:
+    found = _app_transport(config)
+    if found is None:
         return None
-    key = app.private_key.get_secret_value()
-    transport = app_transport(app.app_id, key, app.installation_id, config.api_url)
-    return GitHubCheckRunPublisher(
-        transport, config.owner, config.repo, now=clock.now, app_id=app.app_id
-    )
+    transport, owner, repo, app_id = found
+    return GitHubCheckRunPublisher(transport, owner, repo, now=clock.now, app_id=app_id)
 
 
 def _push_access(config: RouteConfig, clock: Clock) -> PushAccess | None:
