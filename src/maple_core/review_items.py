@@ -48,14 +48,10 @@ def read_review_body(
     holds the gate.
     """
     note = item.note
-    if not note.body.strip() or reader.own(note):
+    admitted = _admitted(reader, note, ReviewKind.REVIEW) if note.body.strip() else None
+    if admitted is None:
         return []
-    ref = ReviewRef(ReviewKind.REVIEW, reader.pr.pull, note.id)
-    standing = reader.standing(note, _linking(reader, note))
-    if standing is Standing.HELD:
-        reader.hold(ref.id, note, ReviewKind.REVIEW, Anchor())
-        return []
-    mark = reader.marks.get(ref.id, Mark())
+    ref, standing, mark = admitted
     dismissed = item.state is ReviewState.DISMISSED
     status = CommentStatus.RESOLVED if dismissed else mark.status
     deciding = latest.get(note.author.login.lower()) == note.id
@@ -90,14 +86,10 @@ def read_review_body(
 
 def read_conversation_comment(reader: ReviewReader, note: Note) -> list[Comment]:
     """A conversation comment as a comment (none when held or maple's own)."""
-    if reader.own(note):
+    admitted = _admitted(reader, note, ReviewKind.CONVERSATION)
+    if admitted is None:
         return []
-    ref = ReviewRef(ReviewKind.CONVERSATION, reader.pr.pull, note.id)
-    standing = reader.standing(note, _linking(reader, note))
-    if standing is Standing.HELD:
-        reader.hold(ref.id, note, ReviewKind.CONVERSATION, Anchor())
-        return []
-    mark = reader.marks.get(ref.id, Mark())
+    ref, standing, mark = admitted
     details: JsonObject = {
         "kind": ReviewKind.CONVERSATION.value,
         "standing": standing.value,
@@ -118,6 +110,23 @@ def read_conversation_comment(reader: ReviewReader, note: Note) -> list[Comment]
             details,
         )
     ]
+
+
+def _admitted(
+    reader: ReviewReader, note: Note, kind: ReviewKind
+) -> tuple[ReviewRef, Standing, Mark] | None:
+    """The item's ref, its author's standing and its ledger mark, when it is read as a comment.
+
+    ``None`` for maple's own item, and for a held one (which the reader keeps as held).
+    """
+    if reader.own(note):
+        return None
+    ref = ReviewRef(kind, reader.pr.pull, note.id)
+    standing = reader.standing(note, _linking(reader, note))
+    if standing is Standing.HELD:
+        reader.hold(ref.id, note, kind, Anchor())
+        return None
+    return ref, standing, reader.marks.get(ref.id, Mark())
 
 
 def _answers(reader: ReviewReader, target: str) -> list[JsonObject]:
