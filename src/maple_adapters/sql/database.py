@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from enum import StrEnum
 from typing import Any, TypeVar
@@ -21,7 +21,17 @@ from urllib.parse import unquote
 
 import stamina
 import stamina.instrumentation
-from sqlalchemy import URL, Connection, Engine, create_engine, event, make_url, select
+from sqlalchemy import (
+    URL,
+    Connection,
+    Engine,
+    Table,
+    create_engine,
+    event,
+    insert,
+    make_url,
+    select,
+)
 from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError, SQLAlchemyError
 
 from maple_adapters.sql.schema import alembic_version
@@ -239,6 +249,26 @@ class Database:
                     with self._connection(write) as connection, connection.begin():
                         return work(connection, attempt)
         raise AssertionError("unreachable: the retries either returned or raised")
+
+    def insert_once(
+        self,
+        operation: str,
+        table: Table,
+        values: Mapping[str, Any],
+        found: Callable[[Connection], object | None],
+    ) -> None:
+        """Insert one row of ``values`` into ``table`` in one write :meth:`transaction`.
+
+        A retry asks ``found`` first (the row as an earlier attempt may have committed it, or
+        ``None``), so an answer lost after the commit does not store the row twice.
+        """
+
+        def work(connection: Connection, attempt: int) -> None:
+            if attempt > 1 and found(connection) is not None:
+                return  # an earlier attempt stored it
+            connection.execute(insert(table).values(**values))
+
+        self.transaction(operation, work, write=True)
 
     @contextmanager
     def _connection(self, write: bool) -> Iterator[Connection]:

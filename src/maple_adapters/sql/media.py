@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from sqlalchemy import Connection, insert, select
+from sqlalchemy import Connection, select
 
 from maple_adapters.sql.database import Database
 from maple_adapters.sql.schema import media
@@ -35,16 +35,13 @@ class SqlMedia:
         """Store a blob under a new ``shot-`` key."""
         key = "shot-" + uuid.uuid4().hex[:12]
 
-        def work(connection: Connection, attempt: int) -> None:
-            if attempt > 1 and self._find(connection, key) is not None:
-                return  # an earlier attempt stored it
-            connection.execute(
-                insert(media).values(
-                    repository=self.repository, key=key, content_type=content_type, data=data
-                )
-            )
-
-        self._database.transaction("media", work, write=True)
+        row = {
+            "repository": self.repository,
+            "key": key,
+            "content_type": content_type,
+            "data": data,
+        }
+        self._database.insert_once("media", media, row, lambda c: self._find(c, key))
         return MediaRef(connector="sql", key=key, content_type=content_type)
 
     def _find(self, connection: Connection, key: str) -> tuple[bytes, str] | None:

@@ -7,7 +7,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, delete, insert, select, update
+from sqlalchemy import Connection, delete, select, update
 
 from maple_adapters.sql.database import Database
 from maple_adapters.sql.schema import tasks
@@ -66,29 +66,24 @@ class SqlTaskStore:
 
     def create(self, record: TaskRecord) -> None:
         """Keep a new task's record."""
-
-        def work(connection: Connection, attempt: int) -> None:
-            if attempt > 1 and self._get(connection, record.task_id) is not None:
-                return  # an earlier attempt stored it
-            connection.execute(
-                insert(tasks).values(
-                    task_id=record.task_id,
-                    repository=self.repository,
-                    tool=record.tool,
-                    status=record.status.value,
-                    message=record.message,
-                    created_at=record.created_at,
-                    updated_at=record.updated_at,
-                    arguments=_json(record.arguments),
-                    result=_json(record.result),
-                    error=_json(record.error),
-                    owner=record.owner,
-                    lease_until=record.lease_until,
-                    finished_at=record.finished_at,
-                )
-            )
-
-        self._database.transaction("task", work, write=True)
+        row = {
+            "task_id": record.task_id,
+            "repository": self.repository,
+            "tool": record.tool,
+            "status": record.status.value,
+            "message": record.message,
+            "created_at": record.created_at,
+            "updated_at": record.updated_at,
+            "arguments": _json(record.arguments),
+            "result": _json(record.result),
+            "error": _json(record.error),
+            "owner": record.owner,
+            "lease_until": record.lease_until,
+            "finished_at": record.finished_at,
+        }
+        self._database.insert_once(
+            "task", tasks, row, lambda connection: self._get(connection, record.task_id)
+        )
 
     def get(self, task_id: str) -> TaskRecord | None:
         """The task's record, or ``None``."""

@@ -7,7 +7,7 @@ import secrets
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import Connection, select, update
 
 from maple_adapters.sql.database import Database
 from maple_adapters.sql.schema import tokens
@@ -68,22 +68,18 @@ class SqlTokenStore:
             label=label,
         )
 
-        def work(connection: Connection, attempt: int) -> None:
-            if attempt > 1 and self._by_id(connection, token.id) is not None:
-                return  # an earlier attempt stored it
-            connection.execute(
-                insert(tokens).values(
-                    id=token.id,
-                    repository=token.repository,
-                    scope=token.scope.value,
-                    digest=token_digest(secret),
-                    label=token.label,
-                    created_at=token.created_at,
-                    expires_at=token.expires_at,
-                )
-            )
-
-        self._database.transaction("issue_token", work, write=True)
+        row = {
+            "id": token.id,
+            "repository": token.repository,
+            "scope": token.scope.value,
+            "digest": token_digest(secret),
+            "label": token.label,
+            "created_at": token.created_at,
+            "expires_at": token.expires_at,
+        }
+        self._database.insert_once(
+            "issue_token", tokens, row, lambda connection: self._by_id(connection, token.id)
+        )
         return IssuedToken(token, secret)
 
     @staticmethod
