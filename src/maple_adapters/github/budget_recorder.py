@@ -8,11 +8,10 @@ process that shares the folder (:func:`~maple_core.rate_budget.poll_verdict`).
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
-from typing import Any
+from typing import Any, Unpack
 
 from maple_adapters.github.shared import SharedCache
-from maple_adapters.github.transport import GitHubResponse, GitHubTransport
+from maple_adapters.github.transport import GitHubResponse, GitHubTransport, RequestOptions
 from maple_core.json_types import JsonObject
 from maple_core.rate_budget import Backoff, RateReading
 
@@ -37,17 +36,9 @@ class BudgetRecorder:
         """The inner transport's name."""
         return self.inner.name
 
-    def request(
-        self,
-        method: str,
-        path: str,
-        *,
-        params: Mapping[str, str | int] | None = None,
-        body: JsonObject | None = None,
-        etag: str | None = None,
-    ) -> GitHubResponse:
+    def request(self, method: str, path: str, **options: Unpack[RequestOptions]) -> GitHubResponse:
         """Send the request and note what its answer says of the budget."""
-        response = self.inner.request(method, path, params=params, body=body, etag=etag)
+        response = self.inner.request(method, path, **options)
         self._note(response)
         return response
 

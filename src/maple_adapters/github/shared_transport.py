@@ -12,10 +12,11 @@ import hashlib
 import time
 from collections.abc import Mapping
 from dataclasses import replace
+from typing import Unpack
 from urllib.parse import urlencode
 
 from maple_adapters.github.shared import KEPT_HEADERS, KeptAnswer, SharedCache
-from maple_adapters.github.transport import GitHubResponse, GitHubTransport
+from maple_adapters.github.transport import GitHubResponse, GitHubTransport, RequestOptions
 from maple_core.json_types import JsonObject
 from maple_core.rate_budget import PollVerdict
 
@@ -53,21 +54,14 @@ class SharedTransport:
             and 0 <= now - answer.checked < self._max_age
         )
 
-    def request(
-        self,
-        method: str,
-        path: str,
-        *,
-        params: Mapping[str, str | int] | None = None,
-        body: JsonObject | None = None,
-        etag: str | None = None,
-    ) -> GitHubResponse:
+    def request(self, method: str, path: str, **options: Unpack[RequestOptions]) -> GitHubResponse:
         """Send a write and mark the answers stale; answer a GET from the folder when fresh."""
         if method != "GET":
             try:
-                return self.inner.request(method, path, params=params, body=body, etag=etag)
+                return self.inner.request(method, path, **options)
             finally:
                 self.cache.invalidate()  # even a write that failed may have landed
+        params, etag = options.get("params"), options.get("etag")
         key = answer_key(path, params)
         kept = self.cache.answer(key)
         if kept is not None and (self._fresh(kept, time.time()) or self._paused(kept)):
