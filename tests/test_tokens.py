@@ -1,4 +1,4 @@
-"""Access tokens as values: lifetimes, scopes, and who may do what (``maple_core.tokens``)."""
+"""Access tokens: lifetimes, scopes, who may do what (``maple_core.tokens``, ``token_access``)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from maple_core.errors import InvalidInputError
-from maple_core.tokens import (
-    AccessToken,
-    IssuedToken,
-    TokenScope,
-    access_refusal,
-    parse_lifetime,
-    token_digest,
-)
+from maple_core.token_access import access_refusal, parse_lifetime
+from maple_core.tokens import AccessToken, IssuedToken, TokenScope, token_digest
 
 NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 

@@ -17,7 +17,8 @@ from maple_core.cursor import format_stamp, parse_stamp
 from maple_core.ports import Clock
 from maple_core.storage_ports import TokenStore
 from maple_core.text import one_line
-from maple_core.tokens import AccessToken, TokenScope, parse_lifetime
+from maple_core.token_access import parse_lifetime
+from maple_core.tokens import AccessToken, TokenScope
 from maple_entrypoints.cli.common import JsonOption, command_group, local_here
 from maple_entrypoints.cli.output import print_json
 from maple_entrypoints.configuration import Settings

@@ -30,7 +30,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from maple_core.ports import Clock
 from maple_core.storage_ports import TokenStore
-from maple_core.tokens import AccessToken, TokenScope, access_refusal, token_digest
+from maple_core.token_access import access_refusal
+from maple_core.tokens import AccessToken, TokenScope, token_digest
 from maple_entrypoints.route.answers import bearer_token, json_answer
 
 __all__ = ["McpEndpoint", "ScopeCheck", "TokenGuard", "WRITE_TOOLS", "mcp_endpoint"]
