@@ -26,7 +26,7 @@ from maple_adapters.agents.classifiers import ClaudeClassifier
 from maple_adapters.agents.process import scoped_environment, spawn
 from maple_adapters.memory import InMemoryCommentStore
 from maple_adapters.system import SystemClock
-from maple_core.agent_ports import FeedbackClassifier
+from maple_core.classifier_ports import FeedbackClassifier
 from maple_core.classifying import classify_reply
 from maple_core.comments import NewComment
 from maple_core.conversation import ReplyKind, Role, thread_of

@@ -20,7 +20,7 @@ import pytest
 
 from contract_tests.agent_peers import CODEX_CONFIG, _bundled
 from maple_adapters.agents.classifiers import ClaudeClassifier, CodexClassifier
-from maple_core.agent_ports import FeedbackClassifier
+from maple_core.classifier_ports import FeedbackClassifier
 from maple_core.inert_text import DATA_CLOSE, DATA_OPEN
 from maple_entrypoints.configuration import SECRETS
 from tests.agents.model_server import ScriptedModel

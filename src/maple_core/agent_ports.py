@@ -1,7 +1,7 @@
-"""The agents' ports: external coding agents (Codex, Claude Code) and the feedback classifier.
+"""The agents' ports: external coding agents (Codex, Claude Code) that ``maple-mcp`` drives.
 
 A provider starts and resumes sessions of one harness; the pool holds the sessions ``maple-mcp``
-started; the classifier runs a harness headless to read a reviewer's words.
+started. The harness run headless to read a reviewer's words is ``classifier_ports.py``.
 """
 
 from __future__ import annotations
@@ -10,36 +10,12 @@ from collections.abc import Mapping
 from typing import Protocol, Unpack
 
 from maple_core.agents import AgentRun, ProviderInfo, StartOptions
-from maple_core.feedback import HarnessAnswer
-from maple_core.json_types import JsonObject
 
 __all__ = [
     "AgentPool",
     "AgentProvider",
     "AgentSession",
-    "FeedbackClassifier",
 ]
-
-
-class FeedbackClassifier(Protocol):
-    """A harness that reads a reviewer's words and answers in a schema (Claude Code, Codex).
-
-    maple implements no model protocol: the harness is the client, run headless with nothing
-    it could run, each run bounded in time.
-    """
-
-    @property
-    def name(self) -> str:
-        """``claude`` or ``codex`` (``memory`` for the reference)."""
-        ...
-
-    def detect(self) -> ProviderInfo:
-        """Whether the harness is installed and signed in, and what to do if not."""
-        ...
-
-    def classify(self, prompt: str, schema: JsonObject) -> HarnessAnswer:
-        """Ask once: the answer in ``schema``'s place (unchecked), or why there is none."""
-        ...
 
 
 class AgentSession(Protocol):

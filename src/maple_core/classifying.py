@@ -2,7 +2,7 @@
 
 Written against the ports, as ``services`` is: the store keeps the reading on the entry under
 its write lock (:func:`~maple_core.readings.classification_note`), the harness is asked through
-a :class:`~maple_core.agent_ports.FeedbackClassifier`, and the time comes from a clock.
+a :class:`~maple_core.classifier_ports.FeedbackClassifier`, and the time comes from a clock.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from maple_core.agent_ports import FeedbackClassifier
+from maple_core.classifier_ports import FeedbackClassifier
 from maple_core.comments import Comment, NewComment
 from maple_core.conversation import CLASSIFICATION, ConversationError, Reply, Role, thread_of
 from maple_core.cursor import format_js_timestamp

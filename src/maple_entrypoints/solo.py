@@ -17,7 +17,7 @@ from urllib.parse import parse_qs
 from starlette.datastructures import Headers
 
 from maple_adapters.log import ServerLog
-from maple_core.agent_ports import FeedbackClassifier
+from maple_core.classifier_ports import FeedbackClassifier
 from maple_core.errors import MapleError
 from maple_core.ports import Clock
 from maple_entrypoints.bootstrap.local import local_checkout

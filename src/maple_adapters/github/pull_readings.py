@@ -13,7 +13,7 @@ import secrets
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from maple_core.agent_ports import FeedbackClassifier
+from maple_core.classifier_ports import FeedbackClassifier
 from maple_core.classifying import classify_reply, entry_of, read_review_body
 from maple_core.comments import Comment
 from maple_core.conversation import CLASSIFICATION, ConversationError, Reply, thread_of

@@ -30,7 +30,6 @@ from maple_adapters.github.shared_transport import SharedTransport
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.github.thread_claims import claim_thread, claimed, unreact_swept
 from maple_adapters.github.transport import GitHubError, GitHubTransport
-from maple_core.agent_ports import FeedbackClassifier
 from maple_core.approvals import Approval, NewApproval
 from maple_core.claims import (
     Claim,
@@ -38,6 +37,7 @@ from maple_core.claims import (
     ClaimRequest,
     ClaimResult,
 )
+from maple_core.classifier_ports import FeedbackClassifier
 from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.conversation import (
     ConversationError,

@@ -19,7 +19,7 @@ from maple_adapters.github.shared_transport import SharedTransport
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.github.transport import GitHubTransport, host_of
 from maple_adapters.github.wrappers import ResilientTransport
-from maple_core.agent_ports import FeedbackClassifier
+from maple_core.classifier_ports import FeedbackClassifier
 from maple_core.errors import ConfigurationError
 from maple_core.ports import Clock
 from maple_core.trust import TrustPolicy

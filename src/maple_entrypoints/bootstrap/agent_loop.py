@@ -17,7 +17,7 @@ from maple_adapters.github.connect import bare_transport, chosen_transport
 from maple_adapters.github.gate import GitHubCheckRunPublisher
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.log import ServerLog
-from maple_core.agent_ports import FeedbackClassifier
+from maple_core.classifier_ports import FeedbackClassifier
 from maple_core.errors import ConfigurationError
 from maple_core.gate_ports import Commits, GatePublisher, GateRefresher
 from maple_core.ports import Capability, Clock, CommentStore

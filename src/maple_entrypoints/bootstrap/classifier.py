@@ -10,7 +10,7 @@ checkout offers it (``LocalCheckout.classifier``) to the commands that read repl
 
 from __future__ import annotations
 
-from maple_core.agent_ports import FeedbackClassifier
+from maple_core.classifier_ports import FeedbackClassifier
 from maple_core.errors import ConfigurationError
 from maple_entrypoints.configuration import (
     MAPLE_CLASSIFIER,

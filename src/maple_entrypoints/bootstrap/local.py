@@ -22,7 +22,7 @@ from maple_adapters.files.media import FileMedia
 from maple_adapters.files.store import FileCommentStore
 from maple_adapters.sessions import SessionRegistry
 from maple_adapters.system import SystemClock
-from maple_core.agent_ports import FeedbackClassifier
+from maple_core.classifier_ports import FeedbackClassifier
 from maple_core.gate_ports import Commits
 from maple_core.ports import Clock, CommentStore
 from maple_entrypoints.block_counter import temp_folder

@@ -21,7 +21,7 @@ from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.github.tokens import TokenStores
 from maple_adapters.github.transport import GitHubTransport, PyGithubTransport
 from maple_adapters.log import ServerLog
-from maple_core.agent_ports import FeedbackClassifier
+from maple_core.classifier_ports import FeedbackClassifier
 from maple_core.gate_ports import GatePublisher
 from maple_core.gate_rules import GateRules
 from maple_core.ports import Clock, CommentStore

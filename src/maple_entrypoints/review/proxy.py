@@ -31,7 +31,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Mount, Route, Router
 
 from maple_adapters.log import ServerLog
-from maple_core.agent_ports import FeedbackClassifier
+from maple_core.classifier_ports import FeedbackClassifier
 from maple_core.ports import Clock
 from maple_entrypoints.bootstrap.local import local_checkout
 from maple_entrypoints.review.bundle import overlay_script

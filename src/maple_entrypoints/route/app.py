@@ -39,8 +39,8 @@ from starlette.routing import Route
 
 from maple_adapters.log import ServerLog
 from maple_adapters.system import SystemClock
-from maple_core.agent_ports import FeedbackClassifier
 from maple_core.authors import Reviewer
+from maple_core.classifier_ports import FeedbackClassifier
 from maple_core.errors import MapleError
 from maple_core.gate_ports import GatePublisher
 from maple_core.gate_rules import DEFAULT_RULES, GateRules

@@ -11,7 +11,7 @@ from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import Response
 
-from maple_core.agent_ports import FeedbackClassifier
+from maple_core.classifier_ports import FeedbackClassifier
 from maple_core.classifying import classify_reply, undo_reading
 from maple_core.comments import Comment
 from maple_core.feedback_policy import refusal

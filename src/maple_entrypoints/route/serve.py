@@ -17,7 +17,7 @@ from starlette.routing import Mount
 from starlette.types import ASGIApp
 
 from maple_adapters.log import ServerLog
-from maple_core.agent_ports import FeedbackClassifier
+from maple_core.classifier_ports import FeedbackClassifier
 from maple_core.ports import CommentStore
 from maple_entrypoints.route.answers import bearer_token
 from maple_entrypoints.route.app import (
