@@ -31,10 +31,7 @@ def test_every_measure_is_checked() -> None:
     assert sorted(HELD) == sorted(MEASURES)
 
 
-MISSED = {
-    "Median module in src/": "the modules issues 25 to 28 landed are larger than the median "
-    "(112 lines over 251 modules, 122 of them at most 110)",
-}
+MISSED: dict[str, str] = {}
 """Targets the landed features broke and this issue has not mended yet; strict, so a mended one
 fails here until it is taken off this list."""
 
