@@ -25,13 +25,13 @@ from maple_entrypoints.route.serve import server_options
 from maple_entrypoints.route_settings import RouteStoreKind
 from maple_entrypoints.settings import load_settings
 from tests.github.fake_github import FakeGitHub, Served
-from tests.github.test_route_refresh import BRANCH, HEAD, fake, github
+from tests.github.test_route_refresh import BRANCH, HEAD, fake, fake_github
 from tests.mcp_http_support import http_client
 from tests.mcp_support import structured
 from tests.route_support import LiveRoute, eventually, live_route
 from tests.support import APP_ID, gate_app_environment
 
-__all__ = ["fake", "github"]  # the fake GitHub and its App, as the refresh tests use
+__all__ = ["fake", "fake_github"]  # the fake GitHub and its App, as the refresh tests use
 
 pytestmark = pytest.mark.anyio
 
@@ -48,12 +48,12 @@ def database_url(tmp_path: Path) -> str:
 @pytest.fixture
 def route(
     fake: FakeGitHub,
-    github: Served,
+    served: Served,
     app_key: tuple[str, str],
     database_url: str,
     tmp_path: Path,
 ) -> Iterator[LiveRoute]:
-    environ = gate_app_environment(github.base_url, app_key[0], MAPLE_DATABASE_URL=database_url)
+    environ = gate_app_environment(served.base_url, app_key[0], MAPLE_DATABASE_URL=database_url)
     settings = load_settings(environ)
     options = server_options(
         route_server(RouteStoreKind.SQL, tmp_path, settings=settings, clock=FakeClock())
