@@ -19,7 +19,7 @@ import pytest
 
 from maple_adapters.agents.classifiers import ClaudeClassifier, CodexClassifier
 from maple_adapters.memory_classifier import HANG, ScriptedClassifier
-from maple_core.agent_ports import FeedbackClassifier
+from maple_core.classifier_ports import FeedbackClassifier
 from maple_core.feedback import HarnessAnswer
 from maple_core.json_types import JsonObject
 from maple_entrypoints.configuration import SECRETS

@@ -23,7 +23,7 @@ from maple_adapters.route.http import RouteHttp
 from maple_adapters.route.store import RouteCommentStore
 from maple_adapters.sql.media import SqlMedia
 from maple_adapters.sql.store import SqlCommentStore
-from maple_core.agent_ports import FeedbackClassifier
+from maple_core.classifier_ports import FeedbackClassifier
 from maple_core.ports import CommentStore
 from maple_core.trust import TrustPolicy
 from maple_entrypoints.route.app import RouteOptions

@@ -28,8 +28,8 @@ from contract_tests.classifier_peers import (
 )
 from contract_tests.support import FakeClock
 from maple_adapters.memory import InMemoryCommentStore
-from maple_core.agent_ports import FeedbackClassifier
 from maple_core.authors import server_author
+from maple_core.classifier_ports import FeedbackClassifier
 from maple_core.classifying import classify_reply
 from maple_core.comments import NewComment
 from maple_core.conversation import ReplyKind, Role, thread_of
