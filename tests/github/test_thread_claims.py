@@ -9,7 +9,6 @@ is told who holds it; the session's sweep at its end takes the 👀 off too.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,29 +19,20 @@ from contract_tests.github_peers import TOKEN
 from contract_tests.support import FakeClock, make_repo
 from maple_core.claims import Claimant, ClaimRequest
 from maple_core.listing import list_all
-from tests.github.fake_github import DEFAULT_LOGIN, FakeGitHub, Served, serve
+from tests.github.fake_github import DEFAULT_LOGIN, FakeGitHub, Served
 from tests.github.test_end_to_end import env_for
-from tests.github.test_pull_review_mcp import _maple
+from tests.github.test_pull_review_mcp import BRANCH, _maple, fake, fake_github
 from tests.mcp_support import stdio_server, structured
 
-BRANCH = "feat/x"
+__all__ = ["fake", "fake_github"]  # the fake GitHub this module shares with the review tests
 
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    running = serve(FakeGitHub(tokens={TOKEN: 1}), tmp_path_factory.mktemp("thread-claims"))
-    yield running
-    running.stop()
-
-
-@pytest.fixture
-def fake(served: Served) -> FakeGitHub:
-    served.fake.reset()
-    served.fake.open_pull(BRANCH)
-    served.fake.repo().associations.update({"rev": "COLLABORATOR"})
-    return served.fake
+def opened_thread(fake: FakeGitHub) -> tuple[int, str]:
+    """A reviewer's new thread on pull request 1: its first comment's id and the thread's id."""
+    root = int(fake.add_review_comment(1, "rev", "Rename this.")["id"])
+    return root, f"ghrt_1_{root}"
 
 
 def eyes(fake: FakeGitHub, root: int) -> list[str]:
@@ -55,8 +45,7 @@ def eyes(fake: FakeGitHub, root: int) -> list[str]:
 async def test_claim_comment_on_a_review_thread_puts_the_tokens_eyes_on_it_until_released(
     served: Served, fake: FakeGitHub, transport: str, tmp_path: Path
 ) -> None:
-    root = fake.add_review_comment(1, "rev", "Rename this.")["id"]
-    thread = f"ghrt_1_{root}"
+    root, thread = opened_thread(fake)
     repo = make_repo(tmp_path / "repo", BRANCH)
     async with stdio_server(repo, **env_for(served, transport, tmp_path)) as client:
         claimed = structured(await client.call_tool("claim_comment", {"id": thread}))
@@ -80,8 +69,7 @@ async def test_claim_comment_on_a_review_thread_puts_the_tokens_eyes_on_it_until
 async def test_maple_comments_claim_on_a_thread_another_session_holds_names_the_holder(
     served: Served, fake: FakeGitHub, transport: str, tmp_path: Path
 ) -> None:
-    root = fake.add_review_comment(1, "rev", "Rename this.")["id"]
-    thread = f"ghrt_1_{root}"
+    root, thread = opened_thread(fake)
     repo = make_repo(tmp_path / "repo", BRANCH)
     env = env_for(served, transport, tmp_path)
     async with stdio_server(repo, **env) as client:
@@ -109,8 +97,7 @@ def test_of_racing_claimants_on_a_thread_exactly_one_wins(
 ) -> None:
     import threading
 
-    root = fake.add_review_comment(1, "rev", "Rename this.")["id"]
-    thread = f"ghrt_1_{root}"
+    root, thread = opened_thread(fake)
     clock = FakeClock()
     stores = [review_store(clock, served, "api", tmp_path / f"s{i}") for i in range(8)]
     outcomes: list[str] = []
