@@ -15,7 +15,7 @@ import pytest
 from maple_adapters.memory_tasks import InMemoryTaskStore
 from maple_adapters.sql.tasks import SqlTaskStore
 from maple_core.storage_ports import TaskStore
-from maple_core.tasks import TaskRecord, TaskStatus
+from maple_core.tasks import TaskEnd, TaskRecord, TaskStatus
 from tests.sql_support import fresh_repository
 
 TaskStoreFactory = Callable[[pytest.FixtureRequest], TaskStore]
@@ -76,7 +76,7 @@ def test_a_task_ends_once(tasks: TaskStore) -> None:
     tasks.create(record)
     result = {"content": [{"type": "text", "text": "ok"}], "structuredContent": {"n": 1.5}}
     ended = tasks.finish(
-        record.task_id, TaskStatus.COMPLETED, "completed", "t1", LATER, result=result
+        record.task_id, TaskEnd(TaskStatus.COMPLETED, "completed", "t1", LATER, result=result)
     )
     assert ended is not None
     assert (ended.status, ended.message, ended.result, ended.finished_at) == (
@@ -85,9 +85,10 @@ def test_a_task_ends_once(tasks: TaskStore) -> None:
         result,
         LATER,
     )
-    assert tasks.finish(record.task_id, TaskStatus.CANCELLED, "cancelled", "t2", LATER) is None
+    again = TaskEnd(TaskStatus.CANCELLED, "cancelled", "t2", LATER)
+    assert tasks.finish(record.task_id, again) is None
     assert tasks.get(record.task_id) == ended
-    assert tasks.finish("no-such-task", TaskStatus.FAILED, "x", "t", LATER) is None
+    assert tasks.finish("no-such-task", TaskEnd(TaskStatus.FAILED, "x", "t", LATER)) is None
 
 
 def test_renewing_extends_the_owners_leases_and_names_the_tasks_it_lost(
@@ -96,7 +97,8 @@ def test_renewing_extends_the_owners_leases_and_names_the_tasks_it_lost(
     kept, cancelled, other = started(), started(), started(owner="w2")
     for record in (kept, cancelled, other):
         tasks.create(record)
-    tasks.finish(cancelled.task_id, TaskStatus.CANCELLED, "cancelled by the client", "t", NOW)
+    by_client = TaskEnd(TaskStatus.CANCELLED, "cancelled by the client", "t", NOW)
+    tasks.finish(cancelled.task_id, by_client)
     ids = [kept.task_id, cancelled.task_id, other.task_id, "forgotten"]
     assert tasks.renew("w1", ids, LATER) == {cancelled.task_id, other.task_id, "forgotten"}
     renewed = tasks.get(kept.task_id)
@@ -114,7 +116,7 @@ def test_only_a_task_whose_lease_ran_out_is_taken_over(tasks: TaskStore) -> None
     assert taken is not None
     assert (taken.owner, taken.lease_until, taken.arguments) == ("w2", LATER, lapsed.arguments)
     assert tasks.renew("w1", [lapsed.task_id], LATER) == {lapsed.task_id}  # w1 lost it
-    tasks.finish(live.task_id, TaskStatus.COMPLETED, "completed", "t", NOW)
+    tasks.finish(live.task_id, TaskEnd(TaskStatus.COMPLETED, "completed", "t", NOW))
     assert tasks.take_over(live.task_id, "w2", LATER, LATER) is None  # ended: nothing to take
 
 
@@ -144,8 +146,8 @@ def test_forgetting_drops_only_tasks_that_ended_long_enough_ago(tasks: TaskStore
     old, recent, running = started(), started(), started()
     for record in (old, recent, running):
         tasks.create(record)
-    tasks.finish(old.task_id, TaskStatus.COMPLETED, "completed", "t", EARLY)
-    tasks.finish(recent.task_id, TaskStatus.FAILED, "failed", "t", LATER)
+    tasks.finish(old.task_id, TaskEnd(TaskStatus.COMPLETED, "completed", "t", EARLY))
+    tasks.finish(recent.task_id, TaskEnd(TaskStatus.FAILED, "failed", "t", LATER))
     tasks.forget(NOW)
     assert tasks.get(old.task_id) is None
     assert tasks.get(recent.task_id) is not None
