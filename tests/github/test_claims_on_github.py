@@ -1,4 +1,4 @@
-"""Claims on a pull request: the ledger's table and the check run say who is on each comment.
+"""Claims on a pull request: a claim note and the check run say who is on each comment.
 
 ``maple-mcp``'s tools through the official client in-process, over the GitHub store (PyGithub)
 and the check-run publisher against the fake GitHub.
@@ -43,7 +43,11 @@ def ledgers(fake: FakeGitHub) -> list[str]:
     return [c["body"] for c in fake.issue_comments(1) if "```maple" in c["body"]]
 
 
-async def test_a_claim_shows_in_the_ledgers_table_and_the_check_runs_summary(
+def notes(fake: FakeGitHub) -> list[str]:
+    return [c["body"] for c in fake.issue_comments(1) if "<!-- maple-claims " in c["body"]]
+
+
+async def test_a_claim_shows_in_its_note_and_the_check_runs_summary(
     served: Served, fake: FakeGitHub
 ) -> None:
     clock = FakeClock()
@@ -60,23 +64,24 @@ async def test_a_claim_shows_in_the_ledgers_table_and_the_check_runs_summary(
     async with Client(server) as client:
         claimed = structured(await client.call_tool("claim_comment", {"id": comment.id}))
         assert claimed["outcome"] == "claimed"
-        [body] = ledgers(fake)  # the grant's ledger replaced the old one
-        assert "| Agent |" in body
-        assert "on it: `mcp` until 12:10 UTC" in body
+        [ledger] = ledgers(fake)
+        assert "| Agent |" not in ledger  # the grant is a note: the ledger is left as it is
+        [note] = notes(fake)
+        assert note.startswith(f"👀 `mcp` is on `{comment.id}` until 12:10 UTC (maple claim).")
         [run] = fake.repo().check_runs
         assert "_(on it: `mcp` since 12:00 UTC)_" in run["output"]["summary"]
         released = structured(
             await client.call_tool("claim_comment", {"id": comment.id, "release": True})
         )
         assert released["outcome"] == "released"
-        [body] = ledgers(fake)
-        assert "| Agent |" not in body
+        assert notes(fake) == []  # the release deleted the note
+        assert len(ledgers(fake)) == 1
         [run] = fake.repo().check_runs
         assert "on it" not in run["output"]["summary"]
     assert pull.number == 1
 
 
-def test_racing_claimants_leave_one_ledger(served: Served, fake: FakeGitHub) -> None:
+def test_racing_claimants_leave_one_note_and_the_ledger_untouched(served: Served, fake: FakeGitHub) -> None:
     from maple_core.claims import Claimant, ClaimRequest
 
     clock = FakeClock()
@@ -88,6 +93,7 @@ def test_racing_claimants_leave_one_ledger(served: Served, fake: FakeGitHub) -> 
     ]
     assert outcomes == ["claimed", "held", "held"]
     assert len(ledgers(fake)) == 1
+    assert len(notes(fake)) == 1
 
 
 async def test_a_resolve_ends_its_claim_in_its_own_edit_and_is_refused_anothers(
@@ -114,15 +120,15 @@ async def test_a_resolve_ends_its_claim_in_its_own_edit_and_is_refused_anothers(
         resolved = structured(await client.call_tool("resolve_comment", {"id": mine, "sha": SHA}))
         assert resolved["status"] == "resolved"
         writes = [(m, p) for m, p, _ in fake.requests if m != "GET"]
-        assert [m for m, _ in writes] == ["PATCH"], writes  # the resolve's edit, no release
+        # the resolve's edit ends the claim; then its note goes
+        assert [m for m, _ in writes] == ["PATCH", "DELETE"], writes
         refused = error_text(await client.call_tool("resolve_comment", {"id": theirs, "sha": SHA}))
         assert f"Comment {theirs} is claimed by codex (session ms-other)" in refused
     [ledger] = [c for c in store.list_branch(BRANCH) if c.id == mine]
-    claim = claim_of(ledger)
-    assert claim is not None
-    assert claim.session == "ms-github"
-    assert not claim.live_at(clock.now())  # ended by the resolve, not left to lapse
-    assert "| Agent |" in ledgers(fake)[0]  # theirs is still on it
+    assert claim_of(ledger) is None  # ended by the resolve, its note gone: not left to lapse
+    [note] = notes(fake)  # theirs is still on it
+    assert theirs in note
+    assert "| Agent |" in ledgers(fake)[0]  # the resolve's write shows who is on the rest
 
 
 def test_a_claim_just_after_a_listing_decides_on_the_listings_read(
@@ -138,5 +144,9 @@ def test_a_claim_just_after_a_listing_decides_on_the_listings_read(
     fake.requests.clear()
     claimed = store.claim(comment.id, ClaimRequest.claim(Claimant.of("a", "ms-a")))
     assert claimed.decision.granted
-    # the grant, its read-back, the replaced ledger's delete: no read of its own first
-    assert [m for m, _, _ in fake.requests] == ["POST", "GET", "DELETE"], fake.requests
+    # the grant's note and its read-back: no read of its own first
+    assert [m for m, _, _ in fake.requests] == ["POST", "GET"], fake.requests
+    fake.requests.clear()
+    released = store.claim(comment.id, ClaimRequest.release(Claimant.of("a", "ms-a")))
+    assert released.outcome.value == "released"
+    assert [m for m, _, _ in fake.requests] == ["DELETE"], fake.requests

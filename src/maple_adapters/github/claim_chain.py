@@ -16,7 +16,7 @@ or releases it as a new revision (``rev``) of the same grant; the highest revisi
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from maple_core.claims import Claim, live_claim, with_claim
@@ -31,19 +31,26 @@ CHAIN = "chain"
 """The claim's key its place in the chain is kept under."""
 
 
+@dataclass(frozen=True, slots=True)
 class Link:
-    """A claim's place in the chain: its grant's id, its depth and its revision."""
+    """A claim's place in the chain: its grant's id, its depth and its revision.
 
-    __slots__ = ("depth", "grant", "rev")
+    ``note``: the grant was posted as a claim note (:mod:`.claim_notes`), so it stands only
+    while that note does; one posted as a ledger (as maple wrote grants before) stands until
+    it lapses or is revised.
+    """
 
-    def __init__(self, grant: int, depth: int, rev: int) -> None:
-        self.grant = grant
-        self.depth = depth
-        self.rev = rev
+    grant: int
+    depth: int
+    rev: int
+    note: bool = False
 
     def to_json(self) -> JsonObject:
-        """``{grant, depth, rev}``."""
-        return {"grant": self.grant, "depth": self.depth, "rev": self.rev}
+        """``{grant, depth, rev}``, and ``note: true`` for a note's grant."""
+        out: JsonObject = {"grant": self.grant, "depth": self.depth, "rev": self.rev}
+        if self.note:
+            out["note"] = True
+        return out
 
 
 def _positive(value: JsonValue, default: int) -> int:
@@ -64,6 +71,7 @@ def link_of(claim: Claim, ledger_id: int) -> Link:
         _positive(known.get("grant"), ledger_id),
         _positive(known.get("depth"), 1),
         _positive(known.get("rev"), 1),
+        known.get("note") is True,
     )
 
 
@@ -114,4 +122,4 @@ def ended_by_resolve(before: Comment, after: Comment, now: datetime) -> Comment:
         return after
     link = link_of(claim, 0)
     ended = replace(claim, expires=format_js_timestamp(now))
-    return with_claim(after, chained(ended, Link(link.grant, link.depth, link.rev + 1)))
+    return with_claim(after, chained(ended, replace(link, rev=link.rev + 1)))

@@ -1,15 +1,17 @@
-"""The GitHub store's claims: a grant posted as a new ledger, its revisions edited in place.
+"""The GitHub store's claims: each grant a small note of its own, the ledger left as it is.
 
-A new claim (or a take-over) posts the ledger with the claim as a new issue comment, reads the
-pull request's comments back, and has won when the chain (:mod:`.claim_chain`) names its
-comment; the ledgers it consolidated are then deleted, each only if nobody changed it since it
-was read. A claimant that lost deletes its own ledger (unless somebody changed it) and is
-answered ``held``, naming the winner. The holder's renewal or release is a revision of its
-grant, one edit of the newest ledger: cheap, and if a racing edit ever overwrote it the claim
-would only keep its earlier expiry.
+A new claim (or a take-over) posts a claim note (:mod:`.claim_notes`) holding it, reads the pull
+request's comments back, and has won when the chain (:mod:`.claim_chain`) names its note; a
+claimant that lost deletes its note and is answered ``held``, naming the winner. The holder's
+renewal edits its note; its release deletes the note (or, when the note holds other live
+claims too, edits it). Notes that no longer hold a standing live claim (lapsed, taken over)
+are deleted by the next grant that reads them.
+
+Claims an earlier maple kept in the ledger itself (``note`` absent from their chain) are read
+as before and revised through the ledger's checked write.
 
 The comments a claim read (or read back), or a listing read, stand in for a fresh read for 2 s,
-so a claim just after a listing, and a release, cost a post, a read, a delete and an edit.
+so a claim just after a listing costs a post and a read, and its release a delete.
 """
 
 from __future__ import annotations
@@ -19,14 +21,13 @@ import contextlib
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from maple_adapters.github.claim_chain import Link, chained, link_of
-from maple_adapters.github.edits import comment_in
+from maple_adapters.github.claim_notes import Note, claim_records, note_body, with_notes
 from maple_adapters.github.ledger import GitHubLedger
 from maple_adapters.github.transport import GitHubError
-from maple_adapters.github.trust import Ledgers as _Ledgers
-from maple_core.authors import guest_author
 from maple_core.claims import (
     Claim,
     Claimant,
@@ -52,7 +53,8 @@ __all__ = ["LedgerClaims"]
 
 _ATTEMPTS = 5
 _REUSE_S = 2.0
-_GUEST = guest_author()
+_GRANTED = (ClaimOutcome.CLAIMED, ClaimOutcome.TAKEN_OVER)
+_Asked = tuple[Comment, Comment, ClaimDecision]
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,24 +66,35 @@ class _Read:
     comments: tuple[JsonObject, ...]
 
 
-def _branch_of(threads: Mapping[str, Comment] | None) -> str:
-    """The branch the claimed review threads are on."""
-    return next(iter((threads or {}).values())).branch
+@dataclass(frozen=True, slots=True)
+class _State:
+    """What one read says of the claims: each record by id (claims decided), and the notes."""
+
+    records: dict[str, Comment]
+    notes: tuple[Note, ...]
+    ledger: bool  # whether the pull request has a ledger at all
 
 
-def _records(
-    ledger: GitHubLedger, threads: Mapping[str, Comment] | None = None
-) -> dict[str, Comment]:
-    """The ledger's comments and its records of review items by id, ``threads`` for the rest."""
-    found = {m.id: m for m in ledger.marks}
-    found.update({c.id: c for c in ledger.comments})
-    for thread_id, thread in (threads or {}).items():
-        found.setdefault(thread_id, thread)
-    return found
+def _note_of(claim: Claim | None, notes: Sequence[Note]) -> Note | None:
+    """The note holding ``claim``'s grant, if a note holds it (else it is kept in a ledger)."""
+    if claim is None:
+        return None
+    link = link_of(claim, 0)
+    return next((n for n in notes if link.note and n.id == link.grant), None)
+
+
+def _dead(note: Note, records: Mapping[str, Comment], now: datetime) -> bool:
+    """Whether no claim in ``note`` stands now: each lapsed, ended, or outranked by another."""
+    for comment_id in note.claims:
+        record = records.get(comment_id)
+        held = live_claim(record, now) if record is not None else None
+        if held is not None and link_of(held, 0).grant == note.id:
+            return False
+    return True
 
 
 class LedgerClaims:
-    """Claims on one GitHub store's ledgers (see the module docstring)."""
+    """Claims on one GitHub store's pull requests (see the module docstring)."""
 
     def __init__(self, store: GitHubLedgerStore) -> None:
         self._store = store
@@ -107,13 +120,38 @@ class LedgerClaims:
         """A listing's fresh read: a claim just after it decides on it, with no read of its own.
 
         Deciding on it is safe as on any remembered read: a grant's read-back decides the race,
-        a refusal is read again fresh, and a stale ledger it replaces is deleted only unchanged.
+        and a refusal is read again fresh.
         """
         self._recent = _Read(pull, self._store._clock.monotonic(), tuple(comments))
 
     def _remember(self, pull: int, comments: Sequence[JsonObject]) -> None:
         self._recent = _Read(pull, self._store._clock.monotonic(), tuple(comments))
         self._store._forget_read_back()  # the store's own remembered read predates this one
+
+    def _state(
+        self,
+        pull: int,
+        comments: Sequence[JsonObject],
+        threads: Mapping[str, Comment] | None = None,
+        branch: str | None = None,
+    ) -> _State:
+        """Every record a claim may name, with the claim the ledgers and notes decide."""
+        store = self._store
+        found = store._ledgers_in(pull, comments, branch, "claim")
+        notes = found.notes if found is not None else store._notes_in(comments)
+        records: dict[str, Comment] = {}
+        if found is not None:
+            records.update({m.id: m for m in found.merged.marks})
+            records.update({c.id: c for c in found.merged.comments})
+        bare = [t for i, t in (threads or {}).items() if i not in records]
+        if bare:
+            shown = with_notes(GitHubLedger(bare[0].branch, marks=tuple(bare)), notes)
+            records.update({m.id: m for m in shown.marks})
+        # a review thread's claim lives in its note alone: the pull request's branch is its own
+        for record in claim_records(notes, frozenset(records), branch or ""):
+            if review_ref(record.id) is not None:
+                records[record.id] = record
+        return _State(records, notes, found is not None)
 
     def claim(
         self,
@@ -122,28 +160,24 @@ class LedgerClaims:
         request: ClaimRequest,
         threads: Mapping[str, Comment] | None = None,
     ) -> builtins.list[ClaimResult]:
-        """Apply ``request`` to each of ``comment_ids`` on pull request ``pull``, in one write.
+        """Apply ``request`` to each of ``comment_ids`` on pull request ``pull``.
 
-        ``threads`` are the pull request's own review threads among them, each as the ledger's
-        record of it starts (its claim is kept in that record, ``reviewMarks``). An id the
-        ledgers do not hold (nor ``threads``) has no result.
+        ``threads`` are the pull request's own review threads among them, each as a bare
+        record. An id the ledgers do not hold (nor ``threads``) has no result.
         """
         store = self._store
         with store._failing("claim"), self._lock:
             fresh = False
             for _ in range(_ATTEMPTS):
                 comments, remembered = self._read(pull, fresh)
-                found = store._ledgers_in(pull, comments, None, "claim")
-                if found is None and not threads:
+                state = self._state(pull, comments, threads)
+                if not state.ledger and not threads:
                     return []
-                if found is None:  # a review thread's claim starts the pull request's ledger
-                    found = _Ledgers(pull, (), GitHubLedger(_branch_of(threads)), ())
-                by_id = _records(found.merged, threads)
                 now = store._clock.now()
                 asked = [
-                    (by_id[i], *apply_claim(by_id[i], request, now))
+                    (state.records[i], *apply_claim(state.records[i], request, now))
                     for i in comment_ids
-                    if i in by_id
+                    if i in state.records
                 ]
                 if not any(decision.write for _, _, decision in asked):
                     refused = any(d.outcome is not ClaimOutcome.RENEWED for _, _, d in asked)
@@ -151,12 +185,12 @@ class LedgerClaims:
                         fresh = True  # a refusal is never made on a remembered read
                         continue
                     return [ClaimResult(updated, d) for _, updated, d in asked]
-                results = self._write(pull, found, asked, request, threads)
+                results = self._write(pull, state, asked, request, threads)
                 if results is not None:
                     return results
-                fresh = False  # the ledger moved: decide again on what was read back
+                fresh = True  # a note or ledger moved under us: decide again on a fresh read
         raise StoreUnavailableError(
-            f"Other writers kept changing pull request #{pull}'s ledger, so the claims on "
+            f"Other writers kept changing pull request #{pull}'s claims, so the claims on "
             f"{', '.join(comment_ids[:5])} did not land. Try again.",
             store=store.name,
             operation="claim",
@@ -166,236 +200,267 @@ class LedgerClaims:
         """The live claim another session holds on ``comment_id`` (``None``: nobody else).
 
         What a resolve asks instead of claiming first: the resolve's own write ends the claim
-        (:func:`~maple_adapters.github.claim_chain.ended_by_resolve`), so a grant posted just
-        to be ended would cost three requests and say nothing. A holder is never named on a
-        remembered read alone.
+        (:func:`~maple_adapters.github.claim_chain.ended_by_resolve`), and its note goes after
+        it (:meth:`tidy`). A holder is never named on a remembered read alone.
         """
         store = self._store
         with store._failing("claim"), self._lock:
             for fresh in (False, True):
                 comments, remembered = self._read(pull, fresh)
-                found = store._ledgers_in(pull, comments, None, "claim")
-                comment = _records(found.merged).get(comment_id) if found else None
+                state = self._state(pull, comments)
+                comment = state.records.get(comment_id)
                 if comment is None and review_ref(comment_id) is None:
-                    comment_in(GitHubLedger(""), comment_id, store.name, "claim")  # NotFoundError
-                held = live_claim(comment, store._clock.now()) if comment is not None else None
+                    store._not_found(comment_id)
+                if comment is None:  # a review thread only a note may claim
+                    bare = Comment(id=comment_id, branch="", body="")
+                    comment = self._state(pull, comments, {comment_id: bare}).records[comment_id]
+                held = live_claim(comment, store._clock.now())
                 if held is None or held.session == claimant.session:
                     return None
                 if not remembered:
                     return held
         return None  # pragma: no cover - the fresh read above always answers
 
-    def _body(
-        self,
-        found: _Ledgers,
-        claims: dict[str, Claim],
-        threads: Mapping[str, Comment] | None = None,
-    ) -> str:
-        """The merged ledger with ``claims`` on their comments, as every write leaves it.
-
-        A claimed review thread the ledger keeps no record of yet gets one (``threads``).
-        """
-        merged = found.merged
-        comments = tuple(
-            (with_claim(c, claims[c.id]) if c.id in claims else c).for_maple(_GUEST)
-            for c in merged.comments
-        )
-        kept = {m.id for m in merged.marks}
-        marks = (
-            *(with_claim(m, claims[m.id]) if m.id in claims else m for m in merged.marks),
-            *(
-                with_claim(t, claims[i])
-                for i, t in (threads or {}).items()
-                if i in claims and i not in kept
-            ),
-        )
-        return self._store._body(
-            replace(merged, comments=comments, marks=marks), "claim", adds_words=False
-        )
-
     def _write(
         self,
         pull: int,
-        found: _Ledgers,
-        asked: Sequence[tuple[Comment, Comment, ClaimDecision]],
+        state: _State,
+        asked: Sequence[_Asked],
         request: ClaimRequest,
         threads: Mapping[str, Comment] | None,
     ) -> builtins.list[ClaimResult] | None:
-        """Write every change asked: a post when one is a new grant, else one edit."""
+        """Write every change asked: revisions first, then one note for the new grants."""
         written: dict[str, Claim] = {}
-        grants: set[str] = set()
+        grants: dict[str, Claim] = {}
         for before, _, decision in asked:
             if not decision.write or decision.claim is None:
                 continue
             held = claim_of(before)
-            if decision.outcome in (ClaimOutcome.CLAIMED, ClaimOutcome.TAKEN_OVER):
+            if decision.outcome in _GRANTED:
                 depth = link_of(held, 0).depth + 1 if held is not None else 1
-                written[before.id] = chained(decision.claim, Link(0, depth, 1))
-                grants.add(before.id)
+                grants[before.id] = chained(decision.claim, Link(0, depth, 1, note=True))
             elif held is not None:
-                link = link_of(held, found.ids[-1])
-                written[before.id] = chained(
-                    decision.claim, Link(link.grant, link.depth, link.rev + 1)
-                )
+                link = link_of(held, 0)
+                written[before.id] = chained(decision.claim, replace(link, rev=link.rev + 1))
+        if written and not self._revise(pull, state, asked, written):
+            return None
         if grants:
-            return self._grant(pull, found, asked, written, grants, request, threads)
-        return self._revise(pull, found, asked, written)
+            return self._grant(pull, asked, written, grants, request, threads)
+        return [
+            ClaimResult(with_claim(b, written[b.id]), replace(d, claim=written[b.id]))
+            if b.id in written
+            else ClaimResult(u, d)
+            for b, u, d in asked
+        ]
+
+    def _revise(
+        self,
+        pull: int,
+        state: _State,
+        asked: Sequence[_Asked],
+        written: Mapping[str, Claim],
+    ) -> bool:
+        """Write the holder's revisions: in each note holding them, else in the ledger.
+
+        ``False``: a note or the ledger was gone or changed, and the claims must be read again.
+        """
+        by_note: dict[int, dict[str, Claim]] = {}
+        in_ledger: dict[str, Claim] = {}
+        for before, _, _ in asked:
+            if before.id not in written:
+                continue
+            note = _note_of(claim_of(before), state.notes)
+            if note is None:
+                in_ledger[before.id] = written[before.id]
+            else:
+                by_note.setdefault(note.id, {})[before.id] = written[before.id]
+        now = self._store._clock.now()
+        for note in state.notes:
+            if note.id in by_note and not self._rewrite(pull, note, by_note[note.id], now):
+                return False
+        if in_ledger:
+            return self._revise_ledger(pull, in_ledger)
+        return True
+
+    def _rewrite(self, pull: int, note: Note, revised: Mapping[str, Claim], now: datetime) -> bool:
+        """Edit ``note`` with ``revised`` claims, or delete it once none of its claims is live."""
+        store = self._store
+        kept: dict[str, Claim] = {}
+        for comment_id, value in note.claims.items():
+            claim = revised.get(comment_id) or Claim.read(value)
+            if claim is not None and claim.live_at(now):
+                kept[comment_id] = claim
+        path = f"{store._base}/issues/comments/{note.id}"
+        try:
+            if kept:
+                store._transport.request("PATCH", path, body={"body": note_body(kept)})
+            else:
+                store._transport.request("DELETE", path)
+        except GitHubError as exc:
+            if exc.status != 404:
+                raise
+            self.forget()
+            return not kept  # a release whose note is gone is done; a renewal is read again
+        self._forget_note(pull, note.id, gone=not kept)
+        return True
+
+    def _forget_note(self, pull: int, note_id: int, *, gone: bool) -> None:
+        """The remembered read, without a note deleted (or, edited, no longer remembered)."""
+        recent = self._recent
+        if recent is None or recent.pull != pull:
+            return
+        if not gone:
+            self.forget()
+            return
+        self._recent = replace(
+            recent, comments=tuple(c for c in recent.comments if c.get("id") != note_id)
+        )
+
+    def _revise_ledger(self, pull: int, revised: Mapping[str, Claim]) -> bool:
+        """Write revisions of claims an earlier maple kept in the ledger, as a checked edit."""
+        store = self._store
+
+        def change(current: GitHubLedger) -> GitHubLedger:
+            return replace(
+                current,
+                comments=tuple(_revised(c, revised) for c in current.comments),
+                marks=tuple(_revised(m, revised) for m in current.marks),
+            )
+
+        def landed(merged: GitHubLedger) -> bool | None:
+            records = {r.id: r for r in (*merged.comments, *merged.marks)}
+            ok = all(i in records and claim_of(records[i]) == c for i, c in revised.items())
+            return True if ok else None
+
+        self.forget()
+        return store._write(pull, None, "claim", change, landed, repost=False)
 
     def _grant(
         self,
         pull: int,
-        found: _Ledgers,
-        asked: Sequence[tuple[Comment, Comment, ClaimDecision]],
-        written: dict[str, Claim],
-        grants: set[str],
+        asked: Sequence[_Asked],
+        written: Mapping[str, Claim],
+        grants: Mapping[str, Claim],
         request: ClaimRequest,
         threads: Mapping[str, Comment] | None,
     ) -> builtins.list[ClaimResult]:
-        """Post the changes as a new ledger, read back, and keep each grant the chain names.
+        """Post the grants as one note, read back, and keep each grant the chain names.
 
         A grant another claimant's won is answered as :meth:`claim` answers a refusal.
         """
         store = self._store
         created = store._transport.request(
-            "POST",
-            f"{store._base}/issues/{pull}/comments",
-            body={"body": self._body(found, written, threads)},
+            "POST", f"{store._base}/issues/{pull}/comments", body={"body": note_body(grants)}
         ).data
         store._learn_writer(created)
-        grant_id = created.get("id") if isinstance(created, dict) else None
+        note_id = created.get("id") if isinstance(created, dict) else None
         after = tuple(store.issue_comments(pull))
-        merged = store._ledgers_in(pull, after, None, "claim")
-        now_by_id = _records(merged.merged) if merged is not None else {}
+        state = self._state(pull, after, threads)
         now = store._clock.now()
         results: builtins.list[ClaimResult] = []
-        kept = False
+        won: dict[str, Claim] = {}
         for before, updated, decision in asked:
-            current = now_by_id.get(before.id, updated)
+            current = state.records.get(before.id, updated)
             held = claim_of(current)
-            if before.id not in grants:
-                kept = kept or before.id in written
-                results.append(ClaimResult(current if before.id in written else updated, decision))
-                continue
-            won = (
-                held is not None
-                and isinstance(grant_id, int)
-                and link_of(held, 0).grant == grant_id
-            )
-            if won:
-                kept = True
+            if before.id in written:
+                results.append(ClaimResult(current, replace(decision, claim=written[before.id])))
+            elif before.id not in grants:
+                results.append(ClaimResult(updated, decision))
+            elif held is not None and link_of(held, 0).grant == note_id:
+                won[before.id] = held
                 results.append(ClaimResult(current, replace(decision, claim=held)))
             else:
                 again, refusal = apply_claim(current, request, now)
                 results.append(ClaimResult(again, refusal))
-        if kept:
-            stale = [i for i in found.ids if i != grant_id]
-            gone = self._delete_unchanged(pull, stale, found, after)
-        else:
-            ours = [(grant_id, created.get("updated_at"))] if isinstance(created, dict) else []
-            gone = self._delete_own(pull, ours, after)
+        gone = self._settle(pull, note_id, grants, won, state, now)
         self._remember(pull, [c for c in after if c.get("id") not in gone])
         return results
 
-    def _revise(
+    def _settle(
         self,
         pull: int,
-        found: _Ledgers,
-        asked: Sequence[tuple[Comment, Comment, ClaimDecision]],
-        written: dict[str, Claim],
-    ) -> builtins.list[ClaimResult] | None:
-        """Edit the newest ledger with the holder's revisions (``None``: that ledger is gone)."""
+        note_id: object,
+        grants: Mapping[str, Claim],
+        won: Mapping[str, Claim],
+        state: _State,
+        now: datetime,
+    ) -> set[object]:
+        """Drop what the grant left behind: its own lost grants, and notes no longer standing."""
         store = self._store
-        try:
-            edited = store._transport.request(
-                "PATCH",
-                f"{store._base}/issues/comments/{found.ids[-1]}",
-                body={"body": self._body(found, written)},
-            ).data
-        except GitHubError as exc:
-            if exc.status != 404:
-                raise
-            self.forget()
-            return None
-        recent = self._recent
-        if recent is not None and isinstance(edited, dict):
-            kept = [edited if c.get("id") == edited.get("id") else c for c in recent.comments]
-            self._remember(pull, kept)
-        results: builtins.list[ClaimResult] = []
-        for before, updated, decision in asked:
-            claim = written.get(before.id)
-            if claim is None:
-                results.append(ClaimResult(updated, decision))
-            else:
-                results.append(
-                    ClaimResult(with_claim(before, claim), replace(decision, claim=claim))
+        gone: set[object] = set()
+        with contextlib.suppress(MapleError):
+            if not won:
+                store._transport.request("DELETE", f"{store._base}/issues/comments/{note_id}")
+                gone.add(note_id)
+            elif len(won) < len(grants):
+                store._transport.request(
+                    "PATCH",
+                    f"{store._base}/issues/comments/{note_id}",
+                    body={"body": note_body(won)},
                 )
-        return results
-
-    def _delete_unchanged(
-        self,
-        pull: int,
-        ids: Sequence[int],
-        found: _Ledgers,
-        after: Sequence[JsonObject],
-    ) -> set[int]:
-        """Delete the ledgers ``ids`` read in ``found`` that ``after`` shows nobody changed."""
-        updated = dict(zip(found.ids, found.updated, strict=True))
-        return self._delete_own(pull, [(i, updated.get(i)) for i in ids], after)
-
-    def _delete_own(
-        self, pull: int, ledgers: Sequence[tuple[object, object]], after: Sequence[JsonObject]
-    ) -> set[int]:
-        store = self._store
-        now = {c.get("id"): c.get("updated_at") for c in after}
-        gone: set[int] = set()
-        for ledger_id, seen in ledgers:
-            if not isinstance(ledger_id, int) or seen is None or now.get(ledger_id) != seen:
-                continue
-            with contextlib.suppress(MapleError):
-                store._transport.request("DELETE", f"{store._base}/issues/comments/{ledger_id}")
-                gone.add(ledger_id)
+        for note in state.notes:
+            if note.id != note_id and _dead(note, state.records, now):
+                with contextlib.suppress(MapleError):
+                    store._transport.request("DELETE", f"{store._base}/issues/comments/{note.id}")
+                    gone.add(note.id)
         return gone
 
+    def notes_on(self, pull: int, comment_id: str) -> tuple[Note, ...]:
+        """The notes the remembered read shows holding a claim on ``comment_id``.
+
+        A resolve asks this before its write (which forgets the read), and :meth:`drop` after.
+        """
+        recent = self._recent
+        if recent is None or recent.pull != pull:
+            return ()
+        notes = self._store._notes_in(recent.comments)
+        return tuple(n for n in notes if comment_id in n.claims)
+
+    def drop(self, pull: int, comment_id: str, notes: Sequence[Note]) -> None:
+        """After a resolve ended ``comment_id``'s claim in the ledger: its notes go too.
+
+        Best effort: a note left behind holds a claim the ledger's ended copy outranks, and the
+        next grant that reads it deletes it.
+        """
+        now = self._store._clock.now()
+        with contextlib.suppress(MapleError), self._lock:
+            for note in notes:
+                rest = {i: v for i, v in note.claims.items() if i != comment_id}
+                self._rewrite(pull, Note(note.id, rest), {}, now)
+
     def sweep(self, pull: int, branch: str, request: ClaimRequest) -> builtins.list[Comment]:
-        """Renew or end the session's live claims on ``branch``, as one checked edit."""
+        """Renew or end the session's live claims on ``branch``: each note edited once."""
         store = self._store
-        changed: builtins.list[Comment] = []
-
-        def change(current: GitHubLedger) -> GitHubLedger:
-            mine = [c for c in (*current.comments, *current.marks) if c.branch == branch]
-            revised = apply_sweep(mine, request, store._clock.now())
-            by_id: dict[str, Comment] = {}
-            for updated in revised.values():
-                before = claim_of(next(c for c in mine if c.id == updated.id))
-                after = claim_of(updated)
-                if before is None or after is None:
-                    continue
-                link = link_of(before, 0)
-                by_id[updated.id] = with_claim(
-                    updated, chained(after, Link(link.grant, link.depth, link.rev + 1))
-                )
-            changed[:] = list(by_id.values())
-            return replace(
-                current,
-                comments=tuple(by_id.get(c.id, c) for c in current.comments),
-                marks=tuple(by_id.get(m.id, m) for m in current.marks),
-            )
-
-        def landed(merged: GitHubLedger) -> builtins.list[Comment] | None:
-            wanted = {c.id: claim_of(c) for c in changed}
-            records = _records(merged)
-            now = {i: claim_of(records[i]) for i in wanted if i in records}
-            ok = all(
-                now.get(i) is not None and w is not None and now[i] == w for i, w in wanted.items()
-            )
-            return [records[i] for i in wanted] if ok else None
-
-        with self._lock:
+        with store._failing("claim"), self._lock:
             self.forget()
+            comments, _ = self._read(pull, True)
+            state = self._state(pull, comments, branch=branch)
+            held = [c for c in state.records.values() if c.branch == branch]
             now = store._clock.now()
-            found = store._ledgers_in(pull, store.issue_comments(pull), branch, "claim")
-            ledger = found.merged if found is not None else GitHubLedger(branch)
-            held = [c for c in (*ledger.comments, *ledger.marks) if c.branch == branch]
-            if not apply_sweep(held, request, now):
+            revised = apply_sweep(held, request, now)
+            if not revised:
                 return []  # nothing of this session's to renew or end: nothing is written
-            return store._write(pull, branch, "claim", change, landed, repost=False)
+            written: dict[str, Claim] = {}
+            for index, updated in revised.items():
+                before, after = claim_of(held[index]), claim_of(updated)
+                if before is not None and after is not None:
+                    link = link_of(before, 0)
+                    written[updated.id] = chained(after, replace(link, rev=link.rev + 1))
+            asked = [
+                (held[i], revised[i], ClaimDecision(ClaimOutcome.RENEWED, None)) for i in revised
+            ]
+            if not self._revise(pull, state, asked, written):
+                raise StoreUnavailableError(
+                    f"A claim note on pull request #{pull} changed while the session's claims "
+                    "were renewed. Try again.",
+                    store=store.name,
+                    operation="claim",
+                )
+            return [
+                with_claim(held[i], written[held[i].id]) for i in revised if held[i].id in written
+            ]
+
+
+def _revised(record: Comment, revised: Mapping[str, Claim]) -> Comment:
+    claim = revised.get(record.id)
+    return with_claim(record, claim) if claim is not None else record

@@ -193,7 +193,8 @@ class PullRequestStore:
         except GitHubError as exc:
             raise self._fail(exc, operation) from exc
         token = (ledger.fingerprint(comments), self._source.last_token(number))
-        return _Read(number, head, comments, merged, claimed(review, merged.marks), token)
+        marks = ledger.claim_marks(comments, merged)
+        return _Read(number, head, comments, merged, claimed(review, marks), token)
 
     def _read_read(self, branch: str, operation: str) -> _Read | None:
         """:meth:`_read`, once the trusted replies awaiting their reading are read."""

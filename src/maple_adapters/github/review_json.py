@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from maple_adapters.github.claim_notes import looks_like_note
 from maple_core.json_types import JsonObject, JsonValue
 from maple_core.own_posts import own_mark
 from maple_core.pull_review import Note, Review, ReviewState, Thread
@@ -196,10 +197,13 @@ def conversation_of(
     *,
     thumbs: Mapping[int, tuple[Endorsement, ...]] | None = None,
 ) -> tuple[Note, ...]:
-    """The conversation's comments, ledgers (anyone's ``maple`` block) left out."""
+    """The conversation's comments, ledgers (anyone's ``maple`` block) and claim notes left out."""
     found = []
     for raw in comments:
-        if not isinstance(raw, dict) or _LEDGER_FENCE in (_str(raw, "body") or ""):
+        if not isinstance(raw, dict):
+            continue
+        body = _str(raw, "body") or ""
+        if _LEDGER_FENCE in body or looks_like_note(body):
             continue
         note = _note(raw, where, thumbs or {})
         if note is not None:

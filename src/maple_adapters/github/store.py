@@ -6,8 +6,9 @@ import builtins
 import contextlib
 import re
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
-from typing import TypeVar
+from typing import NoReturn, TypeVar
 
+from maple_adapters.github.claim_notes import Note, claim_records
 from maple_adapters.github.edits import (
     Appending,
     Approving,
@@ -39,6 +40,7 @@ from maple_core.errors import (
 from maple_core.json_types import JsonObject, JsonValue
 from maple_core.paging import CommentPage, ListQuery, decode_decimal_cursor, page_of
 from maple_core.ports import BranchState, Capability, Clock
+from maple_core.pull_review import review_ref
 from maple_core.statuses import CommentStatus
 from maple_core.thread_events import EntryNote, ThreadEvent
 
@@ -296,7 +298,7 @@ class GitHubLedgerStore:
         pull = self._by_id(_COMMENT_ID, comment_id, "comment", "set_status")
         edit = StatusChange(comment_id, status, resolution, self._clock, self.name)
         with self._failing("set_status"):
-            return self._writer.write(pull, edit)
+            return self._resolving(pull, comment_id, lambda: self._writer.write(pull, edit))
 
     def converse(self, comment_id: str, event: ThreadEvent | EntryNote) -> Comment:
         """Apply a thread event to a comment in place (PATCH), as :meth:`set_status` changes one.
@@ -308,7 +310,19 @@ class GitHubLedgerStore:
         pull = self._by_id(_COMMENT_ID, comment_id, "comment", "converse")
         edit = Conversing(pull, comment_id, event, self._clock, self.name)
         with self._failing("converse", passing=(ConversationError,)):
-            return self._writer.write(pull, edit)
+            return self._resolving(pull, comment_id, lambda: self._writer.write(pull, edit))
+
+    def _resolving(self, pull: int, comment_id: str, write: Callable[[], Comment]) -> Comment:
+        """Run a status write; if it resolved the comment, the claim note it ended goes too.
+
+        The write ends the comment's claim in the ledger (``claim_chain.ended_by_resolve``);
+        the note that granted it is asked for first, as the write forgets the claims' read.
+        """
+        notes = self._claims.notes_on(pull, comment_id)
+        written = write()
+        if notes and written.status is CommentStatus.RESOLVED:
+            self._claims.drop(pull, comment_id, notes)
+        return written
 
     def claim(self, comment_id: str, request: ClaimRequest) -> ClaimResult:
         """Apply a claim request; GitHub's order arbitrates a new claim (``ledger_claims``)."""
@@ -378,6 +392,24 @@ class GitHubLedgerStore:
         self, pull: int, comments: Sequence[JsonObject], branch: str | None, operation: str
     ) -> Ledgers | None:
         return self._trust.ledgers_in(pull, comments, branch, operation)
+
+    def _notes_in(self, comments: Sequence[JsonObject]) -> tuple[Note, ...]:
+        return self._trust.notes_in(comments)
+
+    def _not_found(self, comment_id: str) -> NoReturn:
+        comment_in(GitHubLedger(""), comment_id, self.name, "claim")  # raises NotFoundError
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def claim_marks(
+        self, comments: Sequence[JsonObject], merged: GitHubLedger
+    ) -> builtins.list[Comment]:
+        """``merged``'s records of review items, and a bare one per thread only a note claims."""
+        known = frozenset(m.id for m in merged.marks)
+        notes = self._trust.notes_in(comments)
+        bare = [
+            r for r in claim_records(notes, known, merged.branch) if review_ref(r.id) is not None
+        ]
+        return [*merged.marks, *bare]
 
     def _body(self, ledger: GitHubLedger, operation: str, *, adds_words: bool) -> str:
         return self._writer.body(ledger, operation, adds_words=adds_words)

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 
+from maple_adapters.github.claim_notes import Note, notes_in, with_notes
 from maple_adapters.github.ledger import GitHubLedger
 from maple_adapters.github.merging import merge_ledgers
 from maple_adapters.github.parsing import parse_ledger_body
@@ -38,6 +39,7 @@ class Ledgers:
     ids: tuple[int, ...]
     merged: GitHubLedger
     updated: tuple[str, ...] = ()
+    notes: tuple[Note, ...] = ()
 
 
 class WriterTrust:
@@ -151,6 +153,10 @@ class WriterTrust:
                 self._parsed[key] = found
         return found
 
+    def notes_in(self, comments: Sequence[JsonObject]) -> tuple[Note, ...]:
+        """The trusted claim notes among a pull request's issue comments (:mod:`.claim_notes`)."""
+        return notes_in(comments, self.trusted)
+
     def ledgers_in(
         self,
         pull: int,
@@ -159,6 +165,8 @@ class WriterTrust:
         operation: str,
     ) -> Ledgers | None:
         """The trusted ledgers among a pull request's issue comments, merged.
+
+        Each record's claim is the one its ledger copies and the claim notes decide.
 
         Raises:
             UnreadableLedgerError: a trusted ledger cannot be read.
@@ -196,6 +204,11 @@ class WriterTrust:
             ceilings=[u for u, _, _ in ledgers],
             ids=[i for _, i, _ in ledgers],
         )
+        notes = self.notes_in(comments)
         return Ledgers(
-            pull, tuple(i for _, i, _ in ledgers), merged, tuple(u for u, _, _ in ledgers)
+            pull,
+            tuple(i for _, i, _ in ledgers),
+            with_notes(merged, notes),
+            tuple(u for u, _, _ in ledgers),
+            notes,
         )
