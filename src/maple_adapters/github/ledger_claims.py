@@ -242,16 +242,15 @@ class LedgerClaims:
             elif held is not None:
                 link = link_of(held, 0)
                 written[before.id] = chained(decision.claim, replace(link, rev=link.rev + 1))
-        if written and not self._revise(pull, state, asked, written):
-            return None
+        after: dict[str, Claim | None] = {}
+        if written:
+            revised = self._revise(pull, state, asked, written)
+            if revised is None:
+                return None
+            after = revised
         if grants:
-            return self._grant(pull, asked, written, grants, request, threads)
-        return [
-            ClaimResult(with_claim(b, written[b.id]), replace(d, claim=written[b.id]))
-            if b.id in written
-            else ClaimResult(u, d)
-            for b, u, d in asked
-        ]
+            return self._grant(pull, asked, after, grants, request, threads)
+        return [_result(b, u, d, after) for b, u, d in asked]
 
     def _revise(
         self,
@@ -259,10 +258,12 @@ class LedgerClaims:
         state: _State,
         asked: Sequence[_Asked],
         written: Mapping[str, Claim],
-    ) -> bool:
+    ) -> dict[str, Claim | None] | None:
         """Write the holder's revisions: in each note holding them, else in the ledger.
 
-        ``False``: a note or the ledger was gone or changed, and the claims must be read again.
+        Returns the claim each revised comment holds now (``None``: its note no longer holds
+        one); ``None`` when a note or the ledger was gone or changed and the claims must be
+        read again.
         """
         by_note: dict[int, dict[str, Claim]] = {}
         in_ledger: dict[str, Claim] = {}
@@ -275,12 +276,16 @@ class LedgerClaims:
             else:
                 by_note.setdefault(note.id, {})[before.id] = written[before.id]
         now = self._store._clock.now()
+        after: dict[str, Claim | None] = dict(in_ledger)
         for note in state.notes:
-            if note.id in by_note and not self._rewrite(pull, note, by_note[note.id], now):
-                return False
-        if in_ledger:
-            return self._revise_ledger(pull, in_ledger)
-        return True
+            if note.id not in by_note:
+                continue
+            if not self._rewrite(pull, note, by_note[note.id], now):
+                return None
+            after.update({i: c if c.live_at(now) else None for i, c in by_note[note.id].items()})
+        if in_ledger and not self._revise_ledger(pull, in_ledger):
+            return None
+        return after
 
     def _rewrite(self, pull: int, note: Note, revised: Mapping[str, Claim], now: datetime) -> bool:
         """Edit ``note`` with ``revised`` claims, or delete it once none of its claims is live."""
@@ -339,7 +344,7 @@ class LedgerClaims:
         self,
         pull: int,
         asked: Sequence[_Asked],
-        written: Mapping[str, Claim],
+        written: Mapping[str, Claim | None],
         grants: Mapping[str, Claim],
         request: ClaimRequest,
         threads: Mapping[str, Comment] | None,
@@ -363,7 +368,7 @@ class LedgerClaims:
             current = state.records.get(before.id, updated)
             held = claim_of(current)
             if before.id in written:
-                results.append(ClaimResult(current, replace(decision, claim=written[before.id])))
+                results.append(_result(before, updated, decision, written))
             elif before.id not in grants:
                 results.append(ClaimResult(updated, decision))
             elif held is not None and link_of(held, 0).grant == note_id:
@@ -442,23 +447,32 @@ class LedgerClaims:
                 return []  # nothing of this session's to renew or end: nothing is written
             written: dict[str, Claim] = {}
             for index, updated in revised.items():
-                before, after = claim_of(held[index]), claim_of(updated)
-                if before is not None and after is not None:
+                before, ended = claim_of(held[index]), claim_of(updated)
+                if before is not None and ended is not None:
                     link = link_of(before, 0)
-                    written[updated.id] = chained(after, replace(link, rev=link.rev + 1))
+                    written[updated.id] = chained(ended, replace(link, rev=link.rev + 1))
             asked = [
                 (held[i], revised[i], ClaimDecision(ClaimOutcome.RENEWED, None)) for i in revised
             ]
-            if not self._revise(pull, state, asked, written):
+            after = self._revise(pull, state, asked, written)
+            if after is None:
                 raise StoreUnavailableError(
                     f"A claim note on pull request #{pull} changed while the session's claims "
                     "were renewed. Try again.",
                     store=store.name,
                     operation="claim",
                 )
-            return [
-                with_claim(held[i], written[held[i].id]) for i in revised if held[i].id in written
-            ]
+            return [with_claim(held[i], after.get(held[i].id)) for i in revised]
+
+
+def _result(
+    before: Comment, updated: Comment, decision: ClaimDecision, after: Mapping[str, Claim | None]
+) -> ClaimResult:
+    """The answer for one comment: as revised (``after``), else as decided."""
+    if before.id not in after:
+        return ClaimResult(updated, decision)
+    claim = after[before.id]
+    return ClaimResult(with_claim(before, claim), replace(decision, claim=claim))
 
 
 def _revised(record: Comment, revised: Mapping[str, Claim]) -> Comment:
