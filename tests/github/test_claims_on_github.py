@@ -81,7 +81,9 @@ async def test_a_claim_shows_in_its_note_and_the_check_runs_summary(
     assert pull.number == 1
 
 
-def test_racing_claimants_leave_one_note_and_the_ledger_untouched(served: Served, fake: FakeGitHub) -> None:
+def test_racing_claimants_leave_one_note_and_the_ledger_untouched(
+    served: Served, fake: FakeGitHub
+) -> None:
     from maple_core.claims import Claimant, ClaimRequest
 
     clock = FakeClock()
@@ -100,6 +102,7 @@ async def test_a_resolve_ends_its_claim_in_its_own_edit_and_is_refused_anothers(
     served: Served, fake: FakeGitHub
 ) -> None:
     from maple_core.claims import Claimant, ClaimRequest, claim_of
+    from maple_core.text import code_span
 
     clock = FakeClock()
     store = GitHubLedgerStore(api_transport(served), "acme", "web", clock)
@@ -150,3 +153,70 @@ def test_a_claim_just_after_a_listing_decides_on_the_listings_read(
     released = store.claim(comment.id, ClaimRequest.release(Claimant.of("a", "ms-a")))
     assert released.outcome.value == "released"
     assert [m for m, _, _ in fake.requests] == ["DELETE"], fake.requests
+
+
+def test_a_note_posted_by_someone_who_cannot_write_the_ledger_claims_nothing(
+    served: Served, fake: FakeGitHub
+) -> None:
+    """Note-looking text from a commenter without push access neither holds nor blocks."""
+    import json
+
+    from maple_core.claims import Claimant, ClaimRequest
+
+    clock = FakeClock()
+    store = GitHubLedgerStore(api_transport(served), "acme", "web", clock)
+    comment = store.append(NewComment(branch=BRANCH, body="One.", anchor=Anchor()))
+    forged = {
+        comment.id: {
+            "agent": "mallory",
+            "session": "ms-forged",
+            "since": "2026-01-01T12:00:00.000Z",
+            "expires": "2026-01-01T12:09:00.000Z",
+            "chain": {"depth": 99, "rev": 1, "note": True},
+        }
+    }
+    fake.add_comment(1, f"👀 hi\n<!-- maple-claims {json.dumps(forged)} -->", login="mallory")
+    [listed] = store.list_branch(BRANCH)
+    assert "claim" not in listed.extra
+    claimed = store.claim(comment.id, ClaimRequest.claim(Claimant.of("a", "ms-a")))
+    assert claimed.outcome.value == "claimed"
+    assert any("mallory" in c["body"] for c in fake.issue_comments(1))  # never deleted either
+
+
+def test_a_claimants_name_cannot_break_out_of_its_note(served: Served, fake: FakeGitHub) -> None:
+    """An agent's name is shown inert, and cannot close the hidden block that keeps claims."""
+    from maple_core.claims import Claimant, ClaimRequest, claim_of
+    from maple_core.text import code_span
+
+    clock = FakeClock()
+    store = GitHubLedgerStore(api_transport(served), "acme", "web", clock)
+    comment = store.append(NewComment(branch=BRANCH, body="One.", anchor=Anchor()))
+    hostile = Claimant.of("x --> @octocat `![i](https://evil.example/p.png)`", "ms-h")
+    assert store.claim(comment.id, ClaimRequest.claim(hostile)).decision.granted
+    [note] = notes(fake)
+    words, block = note.split("\n", 1)
+    assert words.startswith(f"👀 {code_span(hostile.agent, 40)} is on ")  # one inert code span
+    assert "-->" not in words
+    assert block.count("-->") == 1 and block.endswith("-->")
+    [listed] = store.list_branch(BRANCH)
+    held = claim_of(listed)
+    assert held is not None and held.session == "ms-h"
+
+
+def test_a_lapsed_claims_note_goes_with_the_next_grant(served: Served, fake: FakeGitHub) -> None:
+    """A session killed outright leaves its note; the next claimant's grant deletes it."""
+    from maple_core.claims import Claimant, ClaimRequest
+
+    clock = FakeClock()
+    store = GitHubLedgerStore(api_transport(served), "acme", "web", clock)
+    comment = store.append(NewComment(branch=BRANCH, body="One.", anchor=Anchor()))
+    doomed = GitHubLedgerStore(api_transport(served), "acme", "web", clock)
+    assert doomed.claim(
+        comment.id, ClaimRequest.claim(Claimant.of("a", "ms-doomed"), 30)
+    ).decision.granted
+    [first] = notes(fake)
+    clock.advance(31)
+    taken = store.claim(comment.id, ClaimRequest.claim(Claimant.of("b", "ms-next")))
+    assert taken.outcome.value == "claimed"
+    [note] = notes(fake)
+    assert note != first and "`b`" in note

@@ -1,16 +1,17 @@
-"""Which claim a pull request's ledgers hold for a comment, decided by GitHub's own order.
+"""Which claim a comment holds, decided by GitHub's own order of the comments that grant it.
 
 GitHub cannot make an edit conditional on the version read, so two claimants that read the
-same ledger and each edit it would both believe they won. A new claim (a *grant*) is therefore
-never an edit: it is posted as a new ledger comment, and GitHub numbers every new comment in
-the order it arrives. A grant records ``chain: {depth, rev}`` inside the claim: ``depth`` is one
-more than the depth of the claim it follows (a lapsed, released or taken-over one; 1 after
-none), and its id (``grant``) is the number of the ledger comment it was first posted in, written
-into the claim by whoever copies it into another ledger. Of the grants every ledger holds for a
+same comments and each edit one would both believe they won. A new claim (a *grant*) is
+therefore never an edit: it is posted as a new issue comment (a claim note,
+:mod:`.claim_notes`; an earlier maple posted a whole new ledger), and GitHub numbers every new
+comment in the order it arrives. A grant records ``chain: {depth, rev}`` inside the claim:
+``depth`` is one more than the depth of the claim it follows (a lapsed, released or taken-over
+one; 1 after none), and its id (``grant``) is the number of the comment it was posted in,
+written into the claim by whoever copies it elsewhere. Of the grants every version holds for a
 comment, the deepest wins and, at equal depth, the first GitHub numbered: so of any number of
-claimants that raced from the same read, exactly one wins, and every reader agrees which,
-whichever ledgers it sees and however often they are consolidated. A grant's own holder renews
-or releases it as a new revision (``rev``) of the same grant; the highest revision stands.
+claimants that raced from the same read, exactly one wins, and every reader agrees which. A
+grant's own holder renews or releases it as a new revision (``rev``) of the same grant; the
+highest revision stands.
 """
 
 from __future__ import annotations

@@ -344,9 +344,9 @@ class GitHubLedgerStore:
     def claim_threads(
         self, pull: int, threads: Mapping[str, Comment], request: ClaimRequest
     ) -> builtins.list[ClaimResult]:
-        """Apply a claim request to review threads, kept in the ledger's records of them.
+        """Apply a claim request to review threads, kept in claim notes as comments' are.
 
-        ``threads`` are each thread's record as it starts when the ledger keeps none yet.
+        ``threads`` are each thread's bare record, for a thread the ledger keeps no record of.
         """
         with self._failing("claim"):
             return self._claims.claim(pull, builtins.list(threads), request, threads)

@@ -1,7 +1,7 @@
 """Claims on a pull request's own review threads, and the 👀 that shows them on GitHub.
 
-A thread's claim is kept in the ledger's record of the thread (``reviewMarks``), decided as a
-comment's is (:mod:`~maple_adapters.github.claim_chain`); a claim granted puts the token's 👀
+A thread's claim is kept in a claim note (:mod:`~maple_adapters.github.claim_notes`), decided
+as a comment's is (:mod:`~maple_adapters.github.claim_chain`); a claim granted puts the token's 👀
 on the thread's first comment and one ended takes it off. The reaction only shows the claim:
 one GitHub refuses is reported, and the claim stands.
 """
@@ -62,7 +62,7 @@ def claim_thread(store: PullRequestStore, ref: ReviewRef, request: ClaimRequest)
 def show_claim(store: PullRequestStore, ref: ReviewRef, decision: ClaimDecision) -> None:
     """The thread's 👀: added with a claim granted, taken off with one ended.
 
-    The reaction only shows the claim, which the ledger keeps: one that fails is reported,
+    The reaction only shows the claim, which its note keeps: one that fails is reported,
     and the claim stands.
     """
     if not decision.write:
@@ -92,7 +92,7 @@ def unreact_swept(store: PullRequestStore, changed: Sequence[Comment]) -> None:
 
 
 def claimed(review: ReviewReading, marks: Sequence[Comment]) -> ReviewReading:
-    """The review with each thread holding the claim the ledger's record of it keeps."""
+    """The review with each thread holding the claim its record (``marks``) shows."""
     claims = {m.id: m.extra[CLAIM] for m in marks if CLAIM in m.extra}
     if not claims:
         return review

@@ -60,6 +60,10 @@ class WriterTrust:
         self._user_login: str | None = None
         self._parsed: dict[tuple[int, str | None, str], GitHubLedger | None] = {}
         self._parsing = threading.Lock()
+        self._merges: dict[
+            tuple[tuple[str, int, int], ...],
+            tuple[tuple[tuple[str, int, GitHubLedger], ...], GitHubLedger],
+        ] = {}
         self._asked_who = False
         self._can_push: dict[str, bool] = {}
 
@@ -157,6 +161,29 @@ class WriterTrust:
         """The trusted claim notes among a pull request's issue comments (:mod:`.claim_notes`)."""
         return notes_in(comments, self.trusted)
 
+    def _merged(self, ledgers: Sequence[tuple[str, int, GitHubLedger]]) -> GitHubLedger:
+        """The union of ``ledgers`` (oldest update first), merged once per set of versions.
+
+        Every listing, claim and read-back merges the same ledgers again until one changes.
+        """
+        # A parsed ledger is known by its object (parsed once per text): the entry holds it,
+        # so its id is not reused while the entry lives.
+        key = tuple((u, i, id(ledger)) for u, i, ledger in ledgers)
+        with self._parsing:
+            hit = self._merges.get(key)
+        if hit is not None:
+            return hit[1]
+        merged = merge_ledgers(
+            [ledger for _, _, ledger in ledgers],
+            ceilings=[u for u, _, _ in ledgers],
+            ids=[i for _, i, _ in ledgers],
+        )
+        with self._parsing:
+            if len(self._merges) >= _PARSED:
+                self._merges.pop(next(iter(self._merges)))
+            self._merges[key] = (tuple(ledgers), merged)
+        return merged
+
     def ledgers_in(
         self,
         pull: int,
@@ -199,11 +226,7 @@ class WriterTrust:
         ledgers.sort(key=lambda item: (item[0], item[1]))
         # A record cannot have changed after GitHub last saw its ledger change: the comment's
         # server time caps the stamps written inside it.
-        merged = merge_ledgers(
-            [ledger for _, _, ledger in ledgers],
-            ceilings=[u for u, _, _ in ledgers],
-            ids=[i for _, i, _ in ledgers],
-        )
+        merged = self._merged(ledgers)
         notes = self.notes_in(comments)
         return Ledgers(
             pull,
