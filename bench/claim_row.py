@@ -3,7 +3,8 @@
 Each row times a claim and the release that follows it (one round trip, as an agent claims a
 comment and resolving releases it) against listing the branch's comments (``list_all``, what
 ``list_comments`` does), interleaved in the same run over the same store and comments, and
-reports the ratio of the medians (issue 28's target: at most 2×).
+reports the ratio of the medians (issue 28's target: at most 2×). On GitHub a claim posts a
+claim note and reads it back, and the release deletes it (docs/claims.md).
 """
 
 from __future__ import annotations
