@@ -15,7 +15,7 @@ from maple_adapters.github.gate import GitHubCheckRunPublisher
 from maple_adapters.github.store import GitHubLedgerStore
 from maple_adapters.log import ServerLog
 from maple_core.anchors import Anchor
-from maple_core.comments import NewComment
+from maple_core.comments import Comment, NewComment
 from maple_core.targets import GateTarget
 from maple_entrypoints.mcp_server import build_server
 from maple_entrypoints.mcp_session import ClaimSession
@@ -41,6 +41,13 @@ def fake(served: Served) -> FakeGitHub:
 
 def ledgers(fake: FakeGitHub) -> list[str]:
     return [c["body"] for c in fake.issue_comments(1) if "```maple" in c["body"]]
+
+
+def one_comment(served: Served) -> tuple[FakeClock, GitHubLedgerStore, Comment]:
+    """A fake clock, a GitHub store on it, and one comment on the pull request."""
+    clock = FakeClock()
+    store = GitHubLedgerStore(api_transport(served), "acme", "web", clock)
+    return clock, store, store.append(NewComment(branch=BRANCH, body="One.", anchor=Anchor()))
 
 
 def notes(fake: FakeGitHub) -> list[str]:
@@ -102,7 +109,6 @@ async def test_a_resolve_ends_its_claim_in_its_own_edit_and_is_refused_anothers(
     served: Served, fake: FakeGitHub
 ) -> None:
     from maple_core.claims import Claimant, ClaimRequest, claim_of
-    from maple_core.text import code_span
 
     clock = FakeClock()
     store = GitHubLedgerStore(api_transport(served), "acme", "web", clock)
@@ -140,9 +146,7 @@ def test_a_claim_just_after_a_listing_decides_on_the_listings_read(
     from maple_core.claims import Claimant, ClaimRequest
     from maple_core.listing import list_all
 
-    clock = FakeClock()
-    store = GitHubLedgerStore(api_transport(served), "acme", "web", clock)
-    comment = store.append(NewComment(branch=BRANCH, body="One.", anchor=Anchor()))
+    _clock, store, comment = one_comment(served)
     assert [c.id for c in list_all(store, BRANCH)] == [comment.id]
     fake.requests.clear()
     claimed = store.claim(comment.id, ClaimRequest.claim(Claimant.of("a", "ms-a")))
@@ -163,9 +167,7 @@ def test_a_note_posted_by_someone_who_cannot_write_the_ledger_claims_nothing(
 
     from maple_core.claims import Claimant, ClaimRequest
 
-    clock = FakeClock()
-    store = GitHubLedgerStore(api_transport(served), "acme", "web", clock)
-    comment = store.append(NewComment(branch=BRANCH, body="One.", anchor=Anchor()))
+    _clock, store, comment = one_comment(served)
     forged = {
         comment.id: {
             "agent": "mallory",
@@ -188,28 +190,26 @@ def test_a_claimants_name_cannot_break_out_of_its_note(served: Served, fake: Fak
     from maple_core.claims import Claimant, ClaimRequest, claim_of
     from maple_core.text import code_span
 
-    clock = FakeClock()
-    store = GitHubLedgerStore(api_transport(served), "acme", "web", clock)
-    comment = store.append(NewComment(branch=BRANCH, body="One.", anchor=Anchor()))
+    _clock, store, comment = one_comment(served)
     hostile = Claimant.of("x --> @octocat `![i](https://evil.example/p.png)`", "ms-h")
     assert store.claim(comment.id, ClaimRequest.claim(hostile)).decision.granted
     [note] = notes(fake)
     words, block = note.split("\n", 1)
     assert words.startswith(f"👀 {code_span(hostile.agent, 40)} is on ")  # one inert code span
     assert "-->" not in words
-    assert block.count("-->") == 1 and block.endswith("-->")
+    assert block.count("-->") == 1
+    assert block.endswith("-->")
     [listed] = store.list_branch(BRANCH)
     held = claim_of(listed)
-    assert held is not None and held.session == "ms-h"
+    assert held is not None
+    assert held.session == "ms-h"
 
 
 def test_a_lapsed_claims_note_goes_with_the_next_grant(served: Served, fake: FakeGitHub) -> None:
     """A session killed outright leaves its note; the next claimant's grant deletes it."""
     from maple_core.claims import Claimant, ClaimRequest
 
-    clock = FakeClock()
-    store = GitHubLedgerStore(api_transport(served), "acme", "web", clock)
-    comment = store.append(NewComment(branch=BRANCH, body="One.", anchor=Anchor()))
+    clock, store, comment = one_comment(served)
     doomed = GitHubLedgerStore(api_transport(served), "acme", "web", clock)
     assert doomed.claim(
         comment.id, ClaimRequest.claim(Claimant.of("a", "ms-doomed"), 30)
@@ -219,4 +219,5 @@ def test_a_lapsed_claims_note_goes_with_the_next_grant(served: Served, fake: Fak
     taken = store.claim(comment.id, ClaimRequest.claim(Claimant.of("b", "ms-next")))
     assert taken.outcome.value == "claimed"
     [note] = notes(fake)
-    assert note != first and "`b`" in note
+    assert note != first
+    assert "`b`" in note
