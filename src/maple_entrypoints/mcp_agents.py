@@ -24,7 +24,8 @@ from maple_adapters.log import ServerLog
 from maple_core.agent_ports import AgentPool, AgentSession
 from maple_core.agents import AgentRun, AgentState, render_run
 from maple_entrypoints.mcp_agent_models import AgentRunModel, ProvidersModel
-from maple_entrypoints.mcp_results import READER, add_tool
+from maple_entrypoints.mcp_results import add_tool
+from maple_entrypoints.mcp_toolkit import READER
 
 __all__ = ["AGENT_TOOLS", "register_agent_tools"]
 

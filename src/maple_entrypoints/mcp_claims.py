@@ -31,8 +31,9 @@ from maple_core.claims import (
 from maple_core.display import shown_one
 from maple_core.inert_text import REVIEW_DATA_NOTICE
 from maple_entrypoints.mcp_models import ClaimModel
-from maple_entrypoints.mcp_results import SETTER, add_tool
+from maple_entrypoints.mcp_results import add_tool
 from maple_entrypoints.mcp_session import ClaimSession
+from maple_entrypoints.mcp_toolkit import SETTER
 
 __all__ = ["CLAIM_TOOL", "Model", "claim_message", "register_claim_tool"]
 

@@ -22,24 +22,10 @@ from maple_core.inert_text import framed_json
 from maple_core.text import without_lone_surrogates
 
 __all__ = [
-    "ADDER",
-    "READER",
-    "SETTER",
     "add_tool",
     "tool_errors",
     "tool_result",
 ]
-
-READER = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-"""A tool that only reads."""
-SETTER = ToolAnnotations(
-    read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
-)
-"""A tool that changes local state, the same way however often it is called."""
-ADDER = ToolAnnotations(
-    read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
-)
-"""A tool that adds something each time it is called."""
 
 P = ParamSpec("P")
 

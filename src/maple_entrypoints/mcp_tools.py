@@ -39,9 +39,9 @@ from maple_entrypoints.mcp_claims import Model
 from maple_entrypoints.mcp_images import comment_images
 from maple_entrypoints.mcp_models import CommentList, ContextModel, SoloModel, WaitModel
 from maple_entrypoints.mcp_models import CommentModel as CommentOut
-from maple_entrypoints.mcp_results import ADDER, READER, SETTER, add_tool, tool_result
+from maple_entrypoints.mcp_results import add_tool, tool_result
 from maple_entrypoints.mcp_task_calls import task_budget_s
-from maple_entrypoints.mcp_toolkit import Toolkit
+from maple_entrypoints.mcp_toolkit import ADDER, READER, SETTER, Toolkit
 from maple_entrypoints.mcp_watches import wait_for_fresh
 
 TYPE_CHECKING = False
