@@ -24,7 +24,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from maple_entrypoints.solo_bridges import SoloBridges
 
-__all__ = ["ADDER", "READER", "SETTER", "ClientNote", "Toolkit"]
+__all__ = ["ADDER", "ClientNote", "READER", "SETTER", "Toolkit"]
 
 READER = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 """A tool that only reads."""
