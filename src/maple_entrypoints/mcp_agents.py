@@ -24,14 +24,15 @@ from maple_adapters.log import ServerLog
 from maple_core.agent_ports import AgentPool, AgentSession
 from maple_core.agents import AgentRun, AgentState, render_run
 from maple_entrypoints.mcp_agent_models import AgentRunModel, ProvidersModel
-from maple_entrypoints.mcp_results import tool_errors
+from maple_entrypoints.mcp_results import add_tool
+from maple_entrypoints.mcp_toolkit import READER
 
 __all__ = ["AGENT_TOOLS", "register_agent_tools"]
 
 AGENT_TOOLS = ("list_agent_providers", "agent_start", "agent_send", "agent_status", "agent_cancel")
 _PROGRESS_S = 15.0
 _CHANGER = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=True)
-_READER = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+_STOPPER = ToolAnnotations(read_only_hint=False, destructive_hint=True)
 
 Provider = Annotated[
     Literal["codex", "claude"], Field(description="The external agent: codex or claude.")
@@ -64,7 +65,7 @@ async def _until_settled(session: AgentSession, ctx: Context) -> AgentRun:
 
 
 class _AgentTools:
-    """What the five tools share: the pool, the log, and each background turn's listener."""
+    """The five tools, over what they share: the pool, the log, each background turn's listener."""
 
     def __init__(self, pool: AgentPool, log: ServerLog) -> None:
         self.pool = pool
@@ -103,31 +104,15 @@ class _AgentTools:
 
         return deliver
 
+    async def list_agent_providers(self) -> Annotated[CallToolResult, ProvidersModel]:
+        """List external agents.
 
-def register_agent_tools(server: MCPServer, pool: AgentPool, log: ServerLog) -> None:
-    """Add the five tools to ``server``, over the agents in ``pool``."""
-    agents = _AgentTools(pool, log)
-    for add in (
-        _list_agent_providers,
-        _agent_start,
-        _agent_send,
-        _agent_status,
-        _agent_cancel,
-    ):
-        add(server, agents)
-
-
-def _list_agent_providers(server: MCPServer, agents: _AgentTools) -> None:
-    @server.tool(
-        title="List external agents",
-        description="The external agents this server offers: installed or not, version, "
-        "sign-in status, and setup or sign-in guidance.",
-        annotations=_READER,
-    )
-    async def list_agent_providers() -> Annotated[CallToolResult, ProvidersModel]:
+        The external agents this server offers: installed or not, version, sign-in status, and setup
+        or sign-in guidance.
+        """
         infos = [
             await anyio.to_thread.run_sync(provider.detect)
-            for provider in agents.pool.providers.values()
+            for provider in self.pool.providers.values()
         ]
         lines = [
             f"{i.provider}: {'installed ' + (i.version or '') if i.installed else 'not installed'}"
@@ -140,17 +125,8 @@ def _list_agent_providers(server: MCPServer, agents: _AgentTools) -> None:
             structured_content={"providers": [i.to_json() for i in infos]},
         )
 
-
-def _agent_start(server: MCPServer, agents: _AgentTools) -> None:
-    @server.tool(
-        title="Start an external agent",
-        description="Start an agent (codex or claude) on a self-contained briefing. Blocking by "
-        "default; background: true returns at once. The agent's own sandbox and approval "
-        "settings decide what it may do; this server accepts the approvals it asks for.",
-        annotations=_CHANGER,
-    )
-    @tool_errors
     async def agent_start(
+        self,
         provider: Provider,
         prompt: Annotated[
             str,
@@ -167,73 +143,83 @@ def _agent_start(server: MCPServer, agents: _AgentTools) -> None:
             Field(max_length=4_096, description="Working folder, inside the project root."),
         ] = None,
     ) -> Annotated[CallToolResult, AgentRunModel]:
-        deliver = agents.notifier(ctx)
+        """Start an external agent.
+
+        Start an agent (codex or claude) on a self-contained briefing. Blocking by default;
+        background: true returns at once. The agent's own sandbox and approval settings decide what
+        it may do; this server accepts the approvals it asks for.
+        """
+        deliver = self.notifier(ctx)
 
         def start() -> AgentSession:
-            return agents.pool.start(
-                provider, prompt, cwd=cwd, model=model, effort=effort, on_turn_end=agents.dispatch
+            return self.pool.start(
+                provider, prompt, cwd=cwd, model=model, effort=effort, on_turn_end=self.dispatch
             )
 
         session = await anyio.to_thread.run_sync(start)
         if background:
-            agents.listeners[session.agent_id] = deliver
+            self.listeners[session.agent_id] = deliver
             if session.snapshot().state is not AgentState.RUNNING:  # ended before we listened
-                agents.dispatch(session.snapshot())
+                self.dispatch(session.snapshot())
             return _run_result(session.snapshot())
         return _run_result(await _until_settled(session, ctx))
 
-
-def _agent_send(server: MCPServer, agents: _AgentTools) -> None:
-    @server.tool(
-        title="Instruct an external agent",
-        description="Give a started agent more instructions in the same thread, or answer the "
-        "question it asked. Blocking by default; background: true returns at once.",
-        annotations=_CHANGER,
-    )
-    @tool_errors
     async def agent_send(
+        self,
         provider: Provider,
         agentId: AgentId,  # noqa: N803 - the tool's argument name
         message: Annotated[str, Field(min_length=1, max_length=100_000)],
         ctx: Context,
         background: Background = False,
     ) -> Annotated[CallToolResult, AgentRunModel]:
-        session = agents.pool.get(provider, agentId)
+        """Instruct an external agent.
+
+        Give a started agent more instructions in the same thread, or answer the question it asked.
+        Blocking by default; background: true returns at once.
+        """
+        session = self.pool.get(provider, agentId)
         if background:
-            agents.listeners[agentId] = agents.notifier(ctx)
+            self.listeners[agentId] = self.notifier(ctx)
         else:
-            agents.listeners.pop(agentId, None)
+            self.listeners.pop(agentId, None)
         await anyio.to_thread.run_sync(session.send, message)
         if background:
             return _run_result(session.snapshot())
         return _run_result(await _until_settled(session, ctx))
 
-
-def _agent_status(server: MCPServer, agents: _AgentTools) -> None:
-    @server.tool(
-        title="Read an external agent's status",
-        description="An agent's status, last message, changed files and commands.",
-        annotations=_READER,
-    )
-    @tool_errors
     async def agent_status(
+        self,
         provider: Provider,
         agentId: AgentId,  # noqa: N803
     ) -> Annotated[CallToolResult, AgentRunModel]:
-        return _run_result(agents.pool.get(provider, agentId).snapshot())
+        """Read an external agent's status.
 
+        An agent's status, last message, changed files and commands.
+        """
+        return _run_result(self.pool.get(provider, agentId).snapshot())
 
-def _agent_cancel(server: MCPServer, agents: _AgentTools) -> None:
-    @server.tool(
-        title="Stop an external agent",
-        description="Stop an agent's current turn and its process. The thread stays on disk; "
-        "the next agent_send resumes it in a fresh process.",
-        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True),
-    )
-    @tool_errors
     async def agent_cancel(
+        self,
         provider: Provider,
         agentId: AgentId,  # noqa: N803
     ) -> Annotated[CallToolResult, AgentRunModel]:
-        session = agents.pool.get(provider, agentId)
+        """Stop an external agent.
+
+        Stop an agent's current turn and its process. The thread stays on disk; the next agent_send
+        resumes it in a fresh process.
+        """
+        session = self.pool.get(provider, agentId)
         return _run_result(await anyio.to_thread.run_sync(session.cancel))
+
+
+def register_agent_tools(server: MCPServer, pool: AgentPool, log: ServerLog) -> None:
+    """Add the five tools to ``server``, over the agents in ``pool``."""
+    agents = _AgentTools(pool, log)
+    for tool, hints in (
+        (agents.list_agent_providers, READER),
+        (agents.agent_start, _CHANGER),
+        (agents.agent_send, _CHANGER),
+        (agents.agent_status, READER),
+        (agents.agent_cancel, _STOPPER),
+    ):
+        add_tool(server, tool, hints)

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
-from mcp.types import CallToolResult, ToolAnnotations
+from mcp.types import CallToolResult
 from pydantic import Field
 
 from maple_core.claim_views import (
@@ -31,7 +31,9 @@ from maple_core.claims import (
 from maple_core.display import shown_one
 from maple_core.inert_text import REVIEW_DATA_NOTICE
 from maple_entrypoints.mcp_models import ClaimModel
+from maple_entrypoints.mcp_results import add_tool
 from maple_entrypoints.mcp_session import ClaimSession
+from maple_entrypoints.mcp_toolkit import SETTER
 
 __all__ = ["CLAIM_TOOL", "Model", "claim_message", "register_claim_tool"]
 
@@ -71,7 +73,6 @@ def claim_message(result: ClaimResult) -> str:
 def register_claim_tool(
     server: MCPServer,
     session: ClaimSession,
-    tool_errors: Callable[[Callable[..., Any]], Callable[..., Any]],
     result_of: Callable[[object, dict[str, Any]], CallToolResult],
     after_change: Callable[[str], None],
     report: Callable[[str], None],
@@ -84,25 +85,6 @@ def register_claim_tool(
     session learns its client's name and renews its claims).
     """
 
-    @server.tool(
-        name=CLAIM_TOOL,
-        title="Claim a review comment",
-        description=(
-            "Say you are working on a comment, so other agents leave it to you: they see it "
-            "claimedBy you and last in their lists, and their Stop hooks do not hold them for "
-            "it. get_comment_context and resolve_comment claim implicitly; claim explicitly "
-            "for a longer lease. A claim lasts leaseSeconds (default 600, at most 3600), is "
-            'renewed by your tool calls, and ends when you resolve the comment, pass "release": '
-            'true, or your session ends. "held" means another session has it: pick another.'
-        ),
-        annotations=ToolAnnotations(
-            read_only_hint=False,
-            destructive_hint=False,
-            idempotent_hint=True,
-            open_world_hint=False,
-        ),
-    )
-    @tool_errors
     def claim_comment_tool(
         id: Annotated[str, Field(min_length=1, max_length=256, description="The comment's id.")],
         leaseSeconds: Annotated[  # noqa: N803 - the JSON argument's name
@@ -119,6 +101,15 @@ def register_claim_tool(
         model: Model = None,
         ctx: Context | None = None,
     ) -> Annotated[CallToolResult, ClaimModel]:
+        """Claim a review comment.
+
+        Say you are working on a comment, so other agents leave it to you: they see it claimedBy
+        you and last in their lists, and their Stop hooks do not hold them for it.
+        get_comment_context and resolve_comment claim implicitly; claim explicitly for a longer
+        lease. A claim lasts leaseSeconds (default 600, at most 3600), is renewed by your tool
+        calls, and ends when you resolve the comment, pass "release": true, or your session ends.
+        "held" means another session has it: pick another.
+        """
         touched(ctx)
         session.declare_model(model)
         if leaseSeconds is not None:
@@ -140,3 +131,5 @@ def register_claim_tool(
             "comment": shown_one(result.comment, report),
         }
         return result_of(data, {"notice": REVIEW_DATA_NOTICE, **data})
+
+    add_tool(server, claim_comment_tool, SETTER, name=CLAIM_TOOL)

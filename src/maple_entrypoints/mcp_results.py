@@ -1,7 +1,8 @@
-"""What every ``maple-mcp`` tool answers with: one error boundary, and results in two forms.
+"""How every ``maple-mcp`` tool is registered and answers: one error boundary, results in two forms.
 
-A result carries structured content and the same JSON, two-space indented, as text; maple's
-errors become tool errors whose messages name the fix.
+A tool is declared by its function: its name, its docstring (title and description) and its
+arguments. A result carries structured content and the same JSON, two-space indented, as text;
+maple's errors become tool errors whose messages name the fix.
 """
 
 from __future__ import annotations
@@ -12,14 +13,16 @@ import json
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar, cast
 
+from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, TextContent
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
 from maple_core.errors import MapleError
 from maple_core.inert_text import framed_json
 from maple_core.text import without_lone_surrogates
 
 __all__ = [
+    "add_tool",
     "tool_errors",
     "tool_result",
 ]
@@ -55,6 +58,27 @@ def tool_errors(fn: Callable[P, R]) -> Callable[P, R]:
             raise ToolError(str(exc)) from exc
 
     return called
+
+
+def add_tool(
+    server: MCPServer,
+    tool: Callable[..., Any],
+    annotations: ToolAnnotations,
+    *,
+    name: str | None = None,
+) -> None:
+    """Register ``tool`` on ``server``, behind :func:`tool_errors`, as its function declares it.
+
+    Named as the function is (or ``name``); its docstring's first line, without the full stop,
+    is the title, and the paragraphs after it, as one, are the description.
+    """
+    title, _, description = (inspect.getdoc(tool) or "").partition("\n\n")
+    server.tool(
+        name=name,
+        title=title.removesuffix("."),
+        description=" ".join(description.split()),
+        annotations=annotations,
+    )(tool_errors(tool))
 
 
 def tool_result(

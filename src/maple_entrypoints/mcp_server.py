@@ -24,7 +24,7 @@ from maple_core.ports import Clock, CommentStore
 from maple_core.storage_ports import MediaStore, TaskStore
 from maple_core.targets import GateTarget
 from maple_entrypoints.mcp_claims import CLAIM_TOOL, register_claim_tool
-from maple_entrypoints.mcp_results import tool_errors, tool_result
+from maple_entrypoints.mcp_results import tool_result
 from maple_entrypoints.mcp_session import ClaimSession, new_session_id
 from maple_entrypoints.mcp_tasks import MAX_LIVE_TASKS, MAX_TASK_WAIT_S, TasksExtension
 from maple_entrypoints.mcp_toolkit import ClientNote, Toolkit
@@ -143,9 +143,7 @@ def build_server(
         instructions=_INSTRUCTIONS,
     )
     add_tools(server, kit)
-    register_claim_tool(
-        server, kit.claims, tool_errors, tool_result, kit.gate_after, kit.report, kit.touched
-    )
+    register_claim_tool(server, kit.claims, tool_result, kit.gate_after, kit.report, kit.touched)
     if agents is not None:
         from maple_entrypoints.mcp_agents import register_agent_tools
 

@@ -20,7 +20,7 @@ import os
 import secrets
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
@@ -245,6 +245,7 @@ class Registry(Protocol):
         ...
 
 
+@dataclass(slots=True, eq=False)
 class SessionNote:
     """The session's entry on this machine, for the Stop hook and ``maple agents status``.
 
@@ -252,45 +253,46 @@ class SessionNote:
     own ancestors include its client), the client's own session id when it gives one, and the
     folder served. A session that took its id from ``MAPLE_SESSION`` writes none: the session
     owning the id (``maple watch``) wrote its own.
+
+    Attributes:
+        registry: where the entry is written.
+        session: the session it names.
+        conversation: the client's own session id, if it gave one.
+        cwd: the folder served.
     """
 
-    def __init__(
-        self,
-        registry: Registry,
-        session: ClaimSession,
-        conversation: str | None,
-        cwd: Path,
-    ) -> None:
-        self._registry = registry
-        self._session = session
-        self._conversation = conversation
-        self._cwd = cwd
-        self._started = datetime.now(UTC).isoformat(timespec="seconds")
+    registry: Registry
+    session: ClaimSession
+    conversation: str | None
+    cwd: Path
+    _started: str = field(
+        default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"), init=False
+    )
 
     def entry(self) -> JsonObject:
         """The entry as written now."""
-        session = self._session
+        session = self.session
         out: JsonObject = {
             "session": session.id,
             "kind": "maple-mcp",
             "agent": session.agent,
             "pid": os.getpid(),
             "client": os.getppid(),
-            "cwd": str(self._cwd),
+            "cwd": str(self.cwd),
             "started": self._started,
         }
         if session.model:
             out["model"] = session.model
-        if self._conversation:
-            out["conversation"] = self._conversation[:128]
+        if self.conversation:
+            out["conversation"] = self.conversation[:128]
         return out
 
     def write(self) -> None:
         """Write (or rewrite) the entry; a failure only costs the Stop hook its certainty."""
-        if self._session.inherited:
+        if self.session.inherited:
             return
         with contextlib.suppress(OSError):
-            self._registry.write(self.entry())
+            self.registry.write(self.entry())
 
     def agent_known(self, agent: str) -> None:
         """The client named itself: rewrite the entry with its name."""
@@ -298,5 +300,5 @@ class SessionNote:
 
     def forget(self) -> None:
         """The session ended: remove its entry."""
-        if not self._session.inherited:
-            self._registry.forget(self._session.id)
+        if not self.session.inherited:
+            self.registry.forget(self.session.id)

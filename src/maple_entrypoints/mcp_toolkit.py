@@ -1,4 +1,4 @@
-"""What ``maple-mcp``'s tools share: the loop's parts, and what the server keeps between calls."""
+"""What ``maple-mcp``'s tools share: the loop's parts, their hints, what the server keeps."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import anyio
 import anyio.to_thread
 from mcp.server.mcpserver import Context
+from mcp.types import ToolAnnotations
 
 from maple_adapters.log import ServerLog
 from maple_core.gate_ports import Commits
@@ -23,7 +24,18 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from maple_entrypoints.solo_bridges import SoloBridges
 
-__all__ = ["ClientNote", "Toolkit"]
+__all__ = ["ADDER", "ClientNote", "READER", "SETTER", "Toolkit"]
+
+READER = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+"""A tool that only reads."""
+SETTER = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+"""A tool that changes local state, the same way however often it is called."""
+ADDER = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
+)
+"""A tool that adds something each time it is called."""
 
 ClientNote = Callable[[str, str, str, bool], None]
 """Told a client's name, version, protocol and whether it waits as a task (it can wake)."""

@@ -14,7 +14,7 @@ import anyio.to_thread
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, ToolAnnotations
+from mcp.types import CallToolResult
 from pydantic import Field
 
 from maple_core.claim_views import (
@@ -39,9 +39,9 @@ from maple_entrypoints.mcp_claims import Model
 from maple_entrypoints.mcp_images import comment_images
 from maple_entrypoints.mcp_models import CommentList, ContextModel, SoloModel, WaitModel
 from maple_entrypoints.mcp_models import CommentModel as CommentOut
-from maple_entrypoints.mcp_results import tool_errors, tool_result
+from maple_entrypoints.mcp_results import add_tool, tool_result
 from maple_entrypoints.mcp_task_calls import task_budget_s
-from maple_entrypoints.mcp_toolkit import Toolkit
+from maple_entrypoints.mcp_toolkit import ADDER, READER, SETTER, Toolkit
 from maple_entrypoints.mcp_watches import wait_for_fresh
 
 TYPE_CHECKING = False
@@ -63,15 +63,6 @@ Branch = Annotated[
 ]
 CommentId = Annotated[str, Field(min_length=1, max_length=256, description="The comment's id.")]
 StatusName = Literal["open", "resolved", "needs_reverify", "orphaned"]
-READER = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-_SETTER = ToolAnnotations(
-    read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
-)
-"""A tool that changes local state, the same way however often it is called."""
-_ADDER = ToolAnnotations(
-    read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
-)
-"""A tool that adds something each time it is called."""
 
 
 def add_tools(server: MCPServer, kit: Toolkit) -> None:
@@ -88,15 +79,6 @@ def add_tools(server: MCPServer, kit: Toolkit) -> None:
 
 
 def _list_comments(server: MCPServer, kit: Toolkit) -> None:
-    @server.tool(
-        title="List review comments",
-        description=(
-            "Return the review comments on a branch, newest first; those another agent "
-            "session is working on are marked claimedBy and come last: leave them to it."
-        ),
-        annotations=READER,
-    )
-    @tool_errors
     async def list_comments(
         branch: Branch,
         ctx: Context,
@@ -105,6 +87,11 @@ def _list_comments(server: MCPServer, kit: Toolkit) -> None:
             Field(max_length=4, description="Only these states. Omit for all of them."),
         ] = None,
     ) -> Annotated[CallToolResult, CommentList]:
+        """List review comments.
+
+        Return the review comments on a branch, newest first; those another agent session is working
+        on are marked claimedBy and come last: leave them to it.
+        """
         await kit.active(ctx)
         wanted = [CommentStatus(s) for s in statuses] if statuses else None
         listed = await anyio.to_thread.run_sync(
@@ -114,23 +101,10 @@ def _list_comments(server: MCPServer, kit: Toolkit) -> None:
         comments = shown(ordered, kit.report, claimed=claimed)
         return tool_result(comments, {"notice": REVIEW_DATA_NOTICE, "result": comments})
 
+    add_tool(server, list_comments, READER)
+
 
 def _wait_for_comments(server: MCPServer, kit: Toolkit) -> None:
-    @server.tool(
-        title="Wait for review comments",
-        description=(
-            "Block until a new comment (or a reviewer's reply to one) arrives or the wait "
-            'elapses. Returns status "timeout" rather than failing when nothing arrives. Pass '
-            "the returned cursor to the next call; omit it to drain every comment already "
-            'there. Replies that arrived after the cursor are marked "new": true. Where the '
-            "client runs it as a background task, the wait lasts up to an hour: leave it "
-            "running and end your turn; the wait continues in the background and you'll be "
-            "woken when a reviewer comments. Comments another agent session claimed are marked "
-            "claimedBy and never end the wait alone; one is returned when its claim lapses."
-        ),
-        annotations=READER,
-    )
-    @tool_errors
     async def wait_for_comments(
         branch: Branch,
         ctx: Context,
@@ -149,6 +123,17 @@ def _wait_for_comments(server: MCPServer, kit: Toolkit) -> None:
             ),
         ] = None,
     ) -> Annotated[CallToolResult, WaitModel]:
+        """Wait for review comments.
+
+        Block until a new comment (or a reviewer's reply to one) arrives or the wait elapses.
+        Returns status "timeout" rather than failing when nothing arrives. Pass the returned cursor
+        to the next call; omit it to drain every comment already there. Replies that arrived after
+        the cursor are marked "new": true. Where the client runs it as a background task, the wait
+        lasts up to an hour: leave it running and end your turn; the wait continues in the
+        background and you'll be woken when a reviewer comments. Comments another agent session
+        claimed are marked claimedBy and never end the wait alone; one is returned when its claim
+        lapses.
+        """
         since = cursor or None  # Maple treats an empty cursor as none: drain
         if since is not None:
             parse_cursor(since)
@@ -190,21 +175,10 @@ def _wait_for_comments(server: MCPServer, kit: Toolkit) -> None:
         made = kit.watches.answer(branch, since, found.cursor, ordered, claimed, answer)
         return made.model_copy()
 
+    add_tool(server, wait_for_comments, READER)
+
 
 def _resolve_comment(server: MCPServer, kit: Toolkit) -> None:
-    @server.tool(
-        name="resolve_comment",
-        title="Resolve a review comment",
-        description=(
-            "Mark a comment resolved, recording the commit that addressed it. Commit first: "
-            "in a git checkout the sha must be a commit HEAD reaches. Resolving a resolved "
-            "comment again keeps the first resolution and records this one in its thread. "
-            "Resolving claims the comment first (refused, naming them, when another agent "
-            "session holds it) and releases it once resolved."
-        ),
-        annotations=_SETTER,
-    )
-    @tool_errors
     def resolve_comment_tool(
         id: CommentId,
         sha: Annotated[
@@ -222,6 +196,13 @@ def _resolve_comment(server: MCPServer, kit: Toolkit) -> None:
         model: Model = None,
         ctx: Context | None = None,
     ) -> Annotated[CallToolResult, CommentOut]:
+        """Resolve a review comment.
+
+        Mark a comment resolved, recording the commit that addressed it. Commit first: in a git
+        checkout the sha must be a commit HEAD reaches. Resolving a resolved comment again keeps the
+        first resolution and records this one in its thread. Resolving claims the comment first
+        (refused, naming them, when another agent session holds it) and releases it once resolved.
+        """
         kit.touched(ctx)
         claims = kit.claims
         claims.declare_model(model)
@@ -234,20 +215,10 @@ def _resolve_comment(server: MCPServer, kit: Toolkit) -> None:
         data = shown_one(resolved, kit.report)
         return tool_result(data, {"notice": REVIEW_DATA_NOTICE, **data})
 
+    add_tool(server, resolve_comment_tool, SETTER, name="resolve_comment")
+
 
 def _reply_to_comment(server: MCPServer, kit: Toolkit) -> None:
-    @server.tool(
-        name="reply_to_comment",
-        title="Reply to a review comment",
-        description=(
-            "Answer a reviewer inside the comment's thread, or ask them a question "
-            "(question: true) instead of guessing. A question leaves the comment open and "
-            "waiting for the reviewer: the Stop hook does not hold you for it, and "
-            "wait_for_comments returns the comment when the reviewer answers."
-        ),
-        annotations=_ADDER,
-    )
-    @tool_errors
     def reply_to_comment(
         id: CommentId,
         body: Annotated[
@@ -260,6 +231,13 @@ def _reply_to_comment(server: MCPServer, kit: Toolkit) -> None:
         model: Model = None,
         ctx: Context | None = None,
     ) -> Annotated[CallToolResult, CommentOut]:
+        """Reply to a review comment.
+
+        Answer a reviewer inside the comment's thread, or ask them a question (question: true)
+        instead of guessing. A question leaves the comment open and waiting for the reviewer: the
+        Stop hook does not hold you for it, and wait_for_comments returns the comment when the
+        reviewer answers.
+        """
         kit.touched(ctx)
         kit.claims.declare_model(model)
         event = ThreadEvent.reply(
@@ -269,26 +247,23 @@ def _reply_to_comment(server: MCPServer, kit: Toolkit) -> None:
         data = shown_one(changed, kit.report)
         return tool_result(data, {"notice": REVIEW_DATA_NOTICE, **data})
 
+    add_tool(server, reply_to_comment, ADDER)
+
 
 def _get_comment_context(server: MCPServer, kit: Toolkit) -> None:
-    @server.tool(
-        title="Get a comment's context",
-        description=(
-            "Return everything needed to act on one comment: anchor, viewport, surrounding "
-            "markup and any replay link. A comment written under a Maple Mock carries "
-            "`mock.recipe` and `mock.replay`, a link to the page in that state. Images the "
-            "reviewer attached (the overlay's capture of what they saw, with `elementBox` and "
-            "`clickPoint` in the context) follow as image content. It claims the comment for "
-            "this session; when another session holds it, the comment comes back marked "
-            "claimedBy: leave it to them. (It stays marked read-only: a claim is a lease the "
-            "session renews or lets lapse, never a change to the comment.)"
-        ),
-        annotations=READER,
-    )
-    @tool_errors
     async def get_comment_context(
         id: CommentId, branch: Branch, ctx: Context
     ) -> Annotated[CallToolResult, ContextModel]:
+        """Get a comment's context.
+
+        Return everything needed to act on one comment: anchor, viewport, surrounding markup and any
+        replay link. A comment written under a Maple Mock carries `mock.recipe` and `mock.replay`, a
+        link to the page in that state. Images the reviewer attached (the overlay's capture of what
+        they saw, with `elementBox` and `clickPoint` in the context) follow as image content. It
+        claims the comment for this session; when another session holds it, the comment comes back
+        marked claimedBy: leave it to them. (It stays marked read-only: a claim is a lease the
+        session renews or lets lapse, never a change to the comment.)
+        """
         await kit.active(ctx)
         listed = await anyio.to_thread.run_sync(
             lambda: list_all(kit.store, branch, report=kit.report)
@@ -302,6 +277,8 @@ def _get_comment_context(server: MCPServer, kit: Toolkit) -> None:
         result = tool_result(data, {"notice": REVIEW_DATA_NOTICE, **data})
         result.content.extend(comment_images(context.comment, kit.media))
         return result
+
+    add_tool(server, get_comment_context, READER)
 
 
 async def _claimed_mark(kit: Toolkit, comment_id: str) -> JsonObject:
@@ -322,18 +299,6 @@ async def _claimed_mark(kit: Toolkit, comment_id: str) -> JsonObject:
 
 
 def _start_solo(server: MCPServer, kit: Toolkit) -> None:
-    @server.tool(
-        name="start_solo",
-        title="Keep a preview's comments on this machine",
-        description=(
-            "Start a bridge on localhost and return the link that pairs a deployed preview with "
-            "it. The reviewer opens the link in their browser and the comments they write there "
-            "land in .maple/ for list_comments and wait_for_comments to read. They never count "
-            "toward the merge gate."
-        ),
-        annotations=_SETTER,
-    )
-    @tool_errors
     async def start_solo(
         previewUrl: Annotated[  # noqa: N803 - Maple's argument name
             str,
@@ -345,6 +310,12 @@ def _start_solo(server: MCPServer, kit: Toolkit) -> None:
             ),
         ],
     ) -> Annotated[CallToolResult, SoloModel]:
+        """Keep a preview's comments on this machine.
+
+        Start a bridge on localhost and return the link that pairs a deployed preview with it. The
+        reviewer opens the link in their browser and the comments they write there land in .maple/
+        for list_comments and wait_for_comments to read. They never count toward the merge gate.
+        """
         if kit.solo is None:
             raise ToolError("Solo mode is not available in this server.")
         if kit.store.name != "file":
@@ -355,3 +326,5 @@ def _start_solo(server: MCPServer, kit: Toolkit) -> None:
         link, bridge = await anyio.to_thread.run_sync(kit.solo.pair, previewUrl)
         data = {"link": link, "bridge": bridge}
         return tool_result(data, data, reviewers=False)
+
+    add_tool(server, start_solo, SETTER)

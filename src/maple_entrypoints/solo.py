@@ -19,7 +19,6 @@ from starlette.datastructures import Headers
 from maple_adapters.log import ServerLog
 from maple_core.classifier_ports import FeedbackClassifier
 from maple_core.errors import MapleError
-from maple_core.ports import Clock
 from maple_entrypoints.bootstrap.local import local_checkout
 from maple_entrypoints.loopback import listen_on_loopback, serve_in_thread
 from maple_entrypoints.route.answers import json_answer
@@ -105,38 +104,26 @@ class PairingGuard:
         await self.app(scope, receive, with_cors)
 
 
-def bridge_app(
-    rules: SoloRules,
-    cwd: Path,
-    clock: Clock | None,
-    log: ServerLog,
-    classifier: FeedbackClassifier | None = None,
-) -> PairingGuard:
-    """The local route over the main checkout's ``.maple/`` behind the pairing checks."""
-    options = local_options(local_checkout(cwd, clock), log, classifier=classifier)
-    return PairingGuard(served_app(options), rules)
-
-
 def start_bridge(
     preview_url: str,
     *,
     port: int = 0,
-    token: str | None = None,
     cwd: Path | None = None,
-    clock: Clock | None = None,
     log: ServerLog | None = None,
     classifier: FeedbackClassifier | None = None,
 ) -> SoloBridge:
     """Start a bridge paired with ``preview_url``'s origin, in a background thread.
 
-    The paired reviewer's replies on resolved comments are read by ``classifier``, when given.
+    It serves the local route over the main checkout's ``.maple/``, behind the pairing checks,
+    with a new pairing token. The paired reviewer's replies on resolved comments are read by
+    ``classifier``, when given.
 
     Raises:
         InvalidInputError: the address is not http or https.
         BridgeStartError: the port cannot be listened on.
     """
     origin = origin_of(preview_url)
-    token = token or secrets.token_urlsafe(32)
+    token = secrets.token_urlsafe(32)
     try:
         sock = listen_on_loopback(port)
     except (OSError, OverflowError) as exc:
@@ -146,7 +133,9 @@ def start_bridge(
             "choose another --port, or leave it out for a free one."
         ) from None
     rules = SoloRules(port=sock.getsockname()[1], token=token, origin=origin)
-    app = bridge_app(rules, cwd or Path.cwd(), clock, log or ServerLog("maple-solo"), classifier)
+    local = local_checkout(cwd or Path.cwd())
+    options = local_options(local, log or ServerLog("maple-solo"), classifier=classifier)
+    app = PairingGuard(served_app(options), rules)
     try:
         running = serve_in_thread(app, sock, name="maple-solo")
     except RuntimeError as exc:

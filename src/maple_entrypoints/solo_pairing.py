@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from maple_core.errors import InvalidInputError
+from maple_entrypoints.route.answers import RouteRefusalError
 from maple_entrypoints.route.app import DEFAULT_BASE_PATH
 
 __all__ = [
     "MEDIA_PATH",
-    "SoloRefusal",
     "SoloRequest",
     "SoloRules",
     "origin_of",
@@ -93,14 +93,6 @@ class SoloRequest:
     token_query: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class SoloRefusal:
-    """Why the bridge refuses a request: the HTTP status and the error text."""
-
-    status: int
-    error: str
-
-
 def _same_token(given: str | None, expected: str) -> bool:
     if not given:
         return False
@@ -116,9 +108,10 @@ def _referer_origin(referer: str | None) -> str | None:
         return None
 
 
-def solo_refusal(request: SoloRequest, rules: SoloRules) -> SoloRefusal | None:
+def solo_refusal(request: SoloRequest, rules: SoloRules) -> RouteRefusalError | None:
     """Why ``request`` must be refused, or ``None`` when it may reach the route.
 
+    The refusal is the route's own (its status and error), answered as the route answers it.
     In order: the ``Host`` must be the bridge's (403); a preflight needs only the paired
     ``Origin`` (it carries no token); the token must match, from ``x-maple-solo`` or, for a
     ``GET`` of a screenshot only, the ``maple-solo`` query parameter (401); the ``Origin`` must
@@ -126,20 +119,20 @@ def solo_refusal(request: SoloRequest, rules: SoloRules) -> SoloRefusal | None:
     path must be the route's (403). An empty header counts as none.
     """
     if not request.host or request.host not in rules.hosts:
-        return SoloRefusal(403, _NOT_THE_BRIDGE)
+        return RouteRefusalError(403, _NOT_THE_BRIDGE)
     origin = request.origin or None
     if request.method == "OPTIONS":
-        return None if origin == rules.origin else SoloRefusal(403, _NOT_PAIRED)
+        return None if origin == rules.origin else RouteRefusalError(403, _NOT_PAIRED)
     media_get = request.method == "GET" and request.path.startswith(MEDIA_PATH)
     token = request.token_header or (request.token_query if media_get else None)
     if not _same_token(token, rules.token):
-        return SoloRefusal(401, _TOKEN_REQUIRED)
+        return RouteRefusalError(401, _TOKEN_REQUIRED)
     if origin is None and media_get:
         origin = _referer_origin(request.referer)
     if origin != rules.origin:
-        return SoloRefusal(403, _NOT_PAIRED)
+        return RouteRefusalError(403, _NOT_PAIRED)
     if request.path != DEFAULT_BASE_PATH and not request.path.startswith(DEFAULT_BASE_PATH + "/"):
-        return SoloRefusal(403, _NOT_A_ROUTE)
+        return RouteRefusalError(403, _NOT_A_ROUTE)
     return None
 
 

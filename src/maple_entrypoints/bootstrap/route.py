@@ -11,7 +11,7 @@ loop's tools at ``/mcp``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from maple_adapters.github.connect import app_transport, token_transport
@@ -97,13 +97,10 @@ def route_server(
     classifier = classifier_from_environment(settings)
     local = local_checkout(cwd, clock)
     clock = local.clock
-    if store is RouteStoreKind.SQL:
-        return _sql_server(config, clock, classifier)
-    on_github = store is RouteStoreKind.GITHUB
-    return RouteServer(
-        store=None if on_github else local.store,
-        stores=_token_stores(config, clock) if on_github else None,
-        media=None if on_github else local.media,
+    served = RouteServer(
+        store=local.store,
+        stores=None,
+        media=local.media,
         gate=_gate(config, clock),
         push_access=_push_access(config, clock),
         rules=config.rules,
@@ -111,33 +108,26 @@ def route_server(
         log=ServerLog(SERVICE, config.secrets),
         classifier=classifier,
     )
+    if store is RouteStoreKind.SQL:
+        return _on_sql(served, config)
+    if store is RouteStoreKind.GITHUB:
+        return replace(served, store=None, stores=_token_stores(config, clock), media=None)
+    return served
 
 
-def _sql_server(
-    config: RouteConfig, clock: Clock, classifier: FeedbackClassifier | None
-) -> RouteServer:
-    """A worker on the sql store: comments, screenshots, tokens and tasks in the database.
+def _on_sql(served: RouteServer, config: RouteConfig) -> RouteServer:
+    """``served`` as a sql worker: comments, screenshots, tokens and tasks in the database.
 
     With the gate App, the pull requests' heads are asked of GitHub as the App, so the route
     can publish the gate.
     """
     from maple_entrypoints.bootstrap.sql import sql_database
 
-    pulls = _app_pulls(config, clock)
+    pulls = _app_pulls(config, served.clock)
     heads = pulls.head if pulls is not None else None
-    parts = sql_database(config.database_url).route(config.repository, clock, heads)
-    return RouteServer(
-        store=parts.store,
-        stores=None,
-        media=parts.media,
-        gate=_gate(config, clock),
-        push_access=_push_access(config, clock),
-        rules=config.rules,
-        clock=clock,
-        log=ServerLog(SERVICE, config.secrets),
-        classifier=classifier,
-        sql=parts,
-        repository=config.repository,
+    parts = sql_database(config.database_url).route(config.repository, served.clock, heads)
+    return replace(
+        served, store=parts.store, media=parts.media, sql=parts, repository=config.repository
     )
 
 

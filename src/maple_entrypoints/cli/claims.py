@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import socket
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -25,7 +26,6 @@ from maple_core.claims import (
     Claimant,
     ClaimOutcome,
     ClaimRequest,
-    ClaimResult,
 )
 from maple_core.display import shown_one
 from maple_core.text import one_line
@@ -60,7 +60,13 @@ def person(cwd: Path) -> Claimant:
     return Claimant.of(f"{who} (person)", "cli-" + hashlib.sha256(seed).hexdigest()[:12])
 
 
-def _answer(result: ClaimResult, as_json: bool, doing: str) -> None:
+def _as_person(
+    comment_id: str, request: Callable[[Claimant], ClaimRequest], as_json: bool, doing: str
+) -> None:
+    """Make the person here's ``request`` on the comment, and say what became of it."""
+    cwd = Path.cwd()
+    wanted = request(person(cwd))
+    result = claim_comment(store_here(cwd), comment_id, wanted)
     if as_json:
         print_json({**result.to_json(), "comment": shown_one(result.comment, warn)})
     else:
@@ -98,9 +104,9 @@ def claim(
 
     A claim lapses after --lease seconds; `maple comments release` ends it at once.
     """
-    cwd = Path.cwd()
-    request = ClaimRequest.claim(person(cwd), lease, force=force)
-    _answer(claim_comment(store_here(cwd), comment_id, request), as_json, "take it over")
+    _as_person(
+        comment_id, lambda me: ClaimRequest.claim(me, lease, force=force), as_json, "take it over"
+    )
 
 
 def release(
@@ -109,6 +115,4 @@ def release(
     as_json: JsonOption = False,
 ) -> None:
     """End your claim on a comment (another session's too, with --force): it is everyone's."""
-    cwd = Path.cwd()
-    request = ClaimRequest.release(person(cwd), force=force)
-    _answer(claim_comment(store_here(cwd), comment_id, request), as_json, "end it")
+    _as_person(comment_id, lambda me: ClaimRequest.release(me, force=force), as_json, "end it")

@@ -25,6 +25,7 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
@@ -95,36 +96,32 @@ def _worth_sending(found: FreshComments, cursor: str | None) -> tuple[Comment, .
     return tuple(c for c in found.comments if c.status is not CommentStatus.RESOLVED)
 
 
+@dataclass(slots=True, eq=False)
 class Watcher:
     """One agent thread, given one turn per batch; turns run one at a time.
 
-    Args:
+    Attributes:
         provider: the agent's provider.
         agent: its name (``codex`` or ``claude``), for the turn lines.
         cwd: the agent's working folder.
-        session: the thread (Codex) or session (Claude Code) to resume; ``None`` starts one on
+        thread_id: the thread (Codex) or session (Claude Code) to resume; ``None`` starts one on
             the first batch.
         kill_all: ends every process the agents started, when the watcher stops.
+        tick: called every moment a turn runs (the batch's claims renewed).
+        session: the agent's session, once the first turn started it.
     """
 
-    def __init__(
-        self,
-        provider: AgentProvider,
-        agent: str,
-        cwd: str,
-        session: str | None = None,
-        *,
-        kill_all: Callable[[], None] = lambda: None,
-        tick: Callable[[], None] | None = None,
-    ) -> None:
-        self.provider = provider
-        self._kill_all = kill_all
-        self.agent = agent
-        self.cwd = cwd
-        self.thread_id = session
-        self.session: AgentSession | None = None
-        self._agent_id = f"{agent}-{os.getpid()}"
-        self._tick = tick  # called every moment a turn runs (the batch's claims renewed)
+    provider: AgentProvider
+    agent: str
+    cwd: str
+    thread_id: str | None = None
+    kill_all: Callable[[], None] = lambda: None
+    tick: Callable[[], None] | None = None
+    session: AgentSession | None = field(default=None, init=False)
+    _agent_id: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._agent_id = f"{self.agent}-{os.getpid()}"
 
     def turn(self, prompt: str) -> AgentRun:
         """Run one turn on ``prompt`` to its end; questions get :data:`NO_ONE_TO_ASK`."""
@@ -144,8 +141,8 @@ class Watcher:
             )
         while True:
             run = self.session.wait(0.2)
-            if self._tick is not None:
-                self._tick()
+            if self.tick is not None:
+                self.tick()
             if run.state is AgentState.WAITING:
                 self.session.send(NO_ONE_TO_ASK)
                 continue
@@ -164,7 +161,7 @@ class Watcher:
                     session.cancel()
                 session.close()
         finally:
-            self._kill_all()
+            self.kill_all()
 
 
 def turn_line(agent: str, thread_id: str | None, count: int, run: AgentRun) -> str:
