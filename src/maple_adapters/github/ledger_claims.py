@@ -25,7 +25,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from maple_adapters.github.claim_chain import Link, chained, link_of
-from maple_adapters.github.claim_notes import Note, claim_records, note_body, with_notes
+from maple_adapters.github.claim_notes import Note, note_body
+from maple_adapters.github.claim_state import ClaimState, claim_state
 from maple_adapters.github.ledger import GitHubLedger
 from maple_adapters.github.transport import GitHubError
 from maple_core.claims import (
@@ -64,33 +65,6 @@ class _Read:
     pull: int
     at: float
     comments: tuple[JsonObject, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class _State:
-    """What one read says of the claims: each record by id (claims decided), and the notes."""
-
-    records: dict[str, Comment]
-    notes: tuple[Note, ...]
-    ledger: bool  # whether the pull request has a ledger at all
-
-
-def _note_of(claim: Claim | None, notes: Sequence[Note]) -> Note | None:
-    """The note holding ``claim``'s grant, if a note holds it (else it is kept in a ledger)."""
-    if claim is None:
-        return None
-    link = link_of(claim, 0)
-    return next((n for n in notes if link.note and n.id == link.grant), None)
-
-
-def _dead(note: Note, records: Mapping[str, Comment], now: datetime) -> bool:
-    """Whether no claim in ``note`` stands now: each lapsed, ended, or outranked by another."""
-    for comment_id in note.claims:
-        record = records.get(comment_id)
-        held = live_claim(record, now) if record is not None else None
-        if held is not None and link_of(held, 0).grant == note.id:
-            return False
-    return True
 
 
 class LedgerClaims:
@@ -134,24 +108,11 @@ class LedgerClaims:
         comments: Sequence[JsonObject],
         threads: Mapping[str, Comment] | None = None,
         branch: str | None = None,
-    ) -> _State:
+    ) -> ClaimState:
         """Every record a claim may name, with the claim the ledgers and notes decide."""
-        store = self._store
-        found = store._ledgers_in(pull, comments, branch, "claim")
-        notes = found.notes if found is not None else store._notes_in(comments)
-        records: dict[str, Comment] = {}
-        if found is not None:
-            records.update({m.id: m for m in found.merged.marks})
-            records.update({c.id: c for c in found.merged.comments})
-        bare = [t for i, t in (threads or {}).items() if i not in records]
-        if bare:
-            shown = with_notes(GitHubLedger(bare[0].branch, marks=tuple(bare)), notes)
-            records.update({m.id: m for m in shown.marks})
-        # a review thread's claim lives in its note alone: the pull request's branch is its own
-        for record in claim_records(notes, frozenset(records), branch or ""):
-            if review_ref(record.id) is not None:
-                records[record.id] = record
-        return _State(records, notes, found is not None)
+        found = self._store._ledgers_in(pull, comments, branch, "claim")
+        notes = found.notes if found is not None else self._store._notes_in(comments)
+        return claim_state(found, notes, threads, branch)
 
     def claim(
         self,
@@ -224,7 +185,7 @@ class LedgerClaims:
     def _write(
         self,
         pull: int,
-        state: _State,
+        state: ClaimState,
         asked: Sequence[_Asked],
         request: ClaimRequest,
         threads: Mapping[str, Comment] | None,
@@ -255,7 +216,7 @@ class LedgerClaims:
     def _revise(
         self,
         pull: int,
-        state: _State,
+        state: ClaimState,
         asked: Sequence[_Asked],
         written: Mapping[str, Claim],
     ) -> dict[str, Claim | None] | None:
@@ -270,7 +231,7 @@ class LedgerClaims:
         for before, _, _ in asked:
             if before.id not in written:
                 continue
-            note = _note_of(claim_of(before), state.notes)
+            note = state.note_of(claim_of(before))
             if note is None:
                 in_ledger[before.id] = written[before.id]
             else:
@@ -387,7 +348,7 @@ class LedgerClaims:
         note_id: object,
         grants: Mapping[str, Claim],
         won: Mapping[str, Claim],
-        state: _State,
+        state: ClaimState,
         now: datetime,
     ) -> set[object]:
         """Drop what the grant left behind: its own lost grants, and notes no longer standing."""
@@ -404,7 +365,7 @@ class LedgerClaims:
                     body={"body": note_body(won)},
                 )
         for note in state.notes:
-            if note.id != note_id and _dead(note, state.records, now):
+            if note.id != note_id and state.dead(note, now):
                 with contextlib.suppress(MapleError):
                     store._transport.request("DELETE", f"{store._base}/issues/comments/{note.id}")
                     gone.add(note.id)
