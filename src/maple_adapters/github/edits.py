@@ -104,6 +104,7 @@ def comment_in(ledger: GitHubLedger, comment_id: str, store: str, operation: str
     return found
 
 
+@dataclass(eq=False)
 class Appending(LedgerEdit[list[Comment]]):
     """New comments as ``gh_<pull>_<n>``, stamped after every stamp in the ledger."""
 
@@ -111,20 +112,12 @@ class Appending(LedgerEdit[list[Comment]]):
     repost = True
     adds_words = True
 
-    def __init__(
-        self,
-        pull: int,
-        branch: str,
-        comments: Sequence[NewComment],
-        clock: Clock,
-        author: Callable[[], JsonObject],
-    ) -> None:
-        self.branch = branch
-        self._pull = pull
-        self._comments = comments
-        self._clock = clock
-        self._author = author
-        self._wanted: list[Comment] = []
+    pull: int
+    branch: str = field()  # no default: LedgerEdit's ``None`` is a class attribute's
+    comments: Sequence[NewComment]
+    clock: Clock
+    author: Callable[[], JsonObject]
+    _wanted: list[Comment] = field(init=False, default_factory=list)
 
     def change(self, current: GitHubLedger) -> GitHubLedger:
         """The comments appended with the next numbers and arrival stamps."""
@@ -132,13 +125,13 @@ class Appending(LedgerEdit[list[Comment]]):
         # After every stamp in the ledger, replies' included (a waiting agent's cursor).
         stamps: list[str | None] = list(activity_stamps(current.comments))
         wanted = []
-        author = self._author()
-        for offset, new in enumerate(self._comments, start=1):
-            instant = next_arrival_stamp(self._clock.now(), stamps)
+        author = self.author()
+        for offset, new in enumerate(self.comments, start=1):
+            instant = next_arrival_stamp(self.clock.now(), stamps)
             stamp = format_stamp(instant)
             stamps = [stamp]
             stored = new.stored(
-                f"gh_{self._pull}_{number + offset}", stamp, format_js_timestamp(instant), author
+                f"gh_{self.pull}_{number + offset}", stamp, format_js_timestamp(instant), author
             )
             wanted.append(replace(stored, branch=self.branch or stored.branch))
         self._wanted = wanted
