@@ -55,6 +55,7 @@ def _random_id(prefix: str) -> str:
     return prefix + uuid.uuid4().hex[:12]
 
 
+@dataclasses.dataclass(eq=False)
 class FileCommentStore:
     """Comments on this machine, in the main checkout's ``.maple/`` folder (Maple's ``fileStore``).
 
@@ -73,26 +74,16 @@ class FileCommentStore:
         name: the store's name.
     """
 
-    def __init__(
-        self,
-        clock: Clock,
-        cwd: Path | None = None,
-        *,
-        root: Path | None = None,
-        url: str | None = None,
-        name: str = "file",
-    ) -> None:
-        self._clock = clock
-        self._cwd = cwd
-        self._root = root
-        self._url = url
-        self._name = name
-        self._claims = FileClaims(self.place, clock, name)
+    clock: Clock
+    cwd: Path | None = None
+    _: dataclasses.KW_ONLY
+    root: Path | None = None
+    url: str | None = None
+    name: str = "file"
+    _claims: FileClaims = dataclasses.field(init=False, repr=False)
 
-    @property
-    def name(self) -> str:
-        """``file`` unless named otherwise."""
-        return self._name
+    def __post_init__(self) -> None:
+        self._claims = FileClaims(self.place, self.clock, self.name)
 
     @property
     def capabilities(self) -> frozenset[Capability]:
@@ -101,7 +92,7 @@ class FileCommentStore:
 
     def place(self) -> LocalPlace:
         """The folder this store reads and writes now."""
-        return resolve_place(self._cwd or Path.cwd(), root=self._root, url=self._url)
+        return resolve_place(self.cwd or Path.cwd(), root=self.root, url=self.url)
 
     def _ledger_path(self) -> Path:
         return Path(self.place().ledger)
@@ -109,14 +100,14 @@ class FileCommentStore:
     # -- reads ---------------------------------------------------------------------------------
 
     def _translated(self, operation: str) -> AbstractContextManager[None]:
-        return translated(self._ledger_path, self._name, operation)
+        return translated(self._ledger_path, self.name, operation)
 
     def _read(self, operation: str = "list") -> Ledger:
         """The ledger as listed: each comment with its claim from the claims file."""
         with self._translated(operation):
             place = self.place()
             parts = (MAPLE, place.key)
-            folder = open_folder(place.root, parts, store=self._name, operation=operation)
+            folder = open_folder(place.root, parts, store=self.name, operation=operation)
             if folder is None:
                 return Ledger()
             with folder:
@@ -159,7 +150,7 @@ class FileCommentStore:
             place = self.place()
             parts = (MAPLE, place.key)
             with (
-                make_folder(place.root, parts, store=self._name, operation=operation) as folder,
+                make_folder(place.root, parts, store=self.name, operation=operation) as folder,
                 exclusive(folder, LOCK, LOCK_TIMEOUT_S),
             ):
                 # Every write path reads the ledger first, refusing a link there; the seal may
@@ -194,7 +185,7 @@ class FileCommentStore:
     ) -> builtins.list[Comment]:
         stored: builtins.list[Comment] = []
         for new in comments:
-            instant = next_arrival_stamp(self._clock.now(), stamps)
+            instant = next_arrival_stamp(self.clock.now(), stamps)
             stamp = format_stamp(instant)
             stamps = [stamp]
             stored.append(new.stored(_random_id("loc_"), stamp, format_js_timestamp(instant)))
@@ -227,7 +218,7 @@ class FileCommentStore:
         def change(ledger: Ledger) -> Ledger:
             comments = list(ledger.comments)
             index = self._index_of(comments, comment_id, "converse")
-            instant = next_arrival_stamp(self._clock.now(), activity_stamps(comments))
+            instant = next_arrival_stamp(self.clock.now(), activity_stamps(comments))
             comments[index] = apply_event(
                 comments[index],
                 event,
@@ -271,7 +262,7 @@ class FileCommentStore:
         for index, comment in enumerate(comments):
             if comment.id == comment_id:
                 return index
-        raise not_found(comment_id, self._ledger_path(), self._name, operation)
+        raise not_found(comment_id, self._ledger_path(), self.name, operation)
 
     # -- claims ------------------------------------------------------------------------------
 
@@ -307,7 +298,7 @@ class FileCommentStore:
             kept = tuple(a for a in ledger.approvals if a.id != approval_id)
             if len(kept) == len(ledger.approvals):
                 raise NotFoundError(
-                    f"No approval with id {approval_id}.", store=self._name, operation="unapprove"
+                    f"No approval with id {approval_id}.", store=self.name, operation="unapprove"
                 )
             return Ledger(ledger.comments, kept, ledger.top)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import secrets
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import KW_ONLY, dataclass, field, replace
 from typing import Generic, TypeVar
 
 from maple_adapters.github.claim_chain import ended_by_resolve
@@ -67,35 +67,28 @@ class LedgerEdit(ABC, Generic[T]):
         """What the change made, once ``merged`` (read back) shows it; ``None`` until then."""
 
 
+@dataclass(eq=False)
 class Marking(LedgerEdit[T]):
     """A change given as two functions: the review items' marks (``reviewMarks``), the claims.
 
-    ``change`` makes it on the ledger as read; ``landed`` says, of a ledger read back, what it
-    made once it is there (``None`` until it is). It is made in place unless ``repost``.
+    ``make`` makes it on the ledger as read; ``made`` says, of a ledger read back, what it made
+    once it is there (``None`` until it is). It is made in place unless ``repost``.
     """
 
-    def __init__(
-        self,
-        operation: str,
-        change: Callable[[GitHubLedger], GitHubLedger],
-        landed: Callable[[GitHubLedger], T | None],
-        *,
-        branch: str | None = None,
-        repost: bool = False,
-    ) -> None:
-        self.operation = operation
-        self.branch = branch
-        self.repost = repost
-        self._change = change
-        self._landed = landed
+    operation: str
+    make: Callable[[GitHubLedger], GitHubLedger]
+    made: Callable[[GitHubLedger], T | None]
+    _: KW_ONLY
+    branch: str | None = None
+    repost: bool = False
 
     def change(self, current: GitHubLedger) -> GitHubLedger:
         """The ledger with the change made."""
-        return self._change(current)
+        return self.make(current)
 
     def landed(self, merged: GitHubLedger) -> T | None:
         """What the change made, once it is there."""
-        return self._landed(merged)
+        return self.made(merged)
 
 
 def comment_in(ledger: GitHubLedger, comment_id: str, store: str, operation: str) -> Comment:
@@ -111,6 +104,7 @@ def comment_in(ledger: GitHubLedger, comment_id: str, store: str, operation: str
     return found
 
 
+@dataclass(eq=False)
 class Appending(LedgerEdit[list[Comment]]):
     """New comments as ``gh_<pull>_<n>``, stamped after every stamp in the ledger."""
 
@@ -118,20 +112,12 @@ class Appending(LedgerEdit[list[Comment]]):
     repost = True
     adds_words = True
 
-    def __init__(
-        self,
-        pull: int,
-        branch: str,
-        comments: Sequence[NewComment],
-        clock: Clock,
-        author: Callable[[], JsonObject],
-    ) -> None:
-        self.branch = branch
-        self._pull = pull
-        self._comments = comments
-        self._clock = clock
-        self._author = author
-        self._wanted: list[Comment] = []
+    pull: int
+    branch: str = field()  # no default: LedgerEdit's ``None`` is a class attribute's
+    comments: Sequence[NewComment]
+    clock: Clock
+    author: Callable[[], JsonObject]
+    _wanted: list[Comment] = field(init=False, default_factory=list)
 
     def change(self, current: GitHubLedger) -> GitHubLedger:
         """The comments appended with the next numbers and arrival stamps."""
@@ -139,13 +125,13 @@ class Appending(LedgerEdit[list[Comment]]):
         # After every stamp in the ledger, replies' included (a waiting agent's cursor).
         stamps: list[str | None] = list(activity_stamps(current.comments))
         wanted = []
-        author = self._author()
-        for offset, new in enumerate(self._comments, start=1):
-            instant = next_arrival_stamp(self._clock.now(), stamps)
+        author = self.author()
+        for offset, new in enumerate(self.comments, start=1):
+            instant = next_arrival_stamp(self.clock.now(), stamps)
             stamp = format_stamp(instant)
             stamps = [stamp]
             stored = new.stored(
-                f"gh_{self._pull}_{number + offset}", stamp, format_js_timestamp(instant), author
+                f"gh_{self.pull}_{number + offset}", stamp, format_js_timestamp(instant), author
             )
             wanted.append(replace(stored, branch=self.branch or stored.branch))
         self._wanted = wanted
@@ -159,35 +145,28 @@ class Appending(LedgerEdit[list[Comment]]):
         return None if any(c is None for c in final) else [c for c in final if c]
 
 
+@dataclass(eq=False)
 class StatusChange(LedgerEdit[Comment]):
     """A comment's status (and resolution) changed in place, stamped to win every merge."""
 
     operation = "set_status"
 
-    def __init__(
-        self,
-        comment_id: str,
-        status: CommentStatus,
-        resolution: Resolution | None,
-        clock: Clock,
-        store: str,
-    ) -> None:
-        self._comment_id = comment_id
-        self._status = status
-        self._resolution = resolution
-        self._clock = clock
-        self._store = store
-        self._target: tuple[Identity, str] | None = None
+    comment_id: str
+    status: CommentStatus
+    resolution: Resolution | None
+    clock: Clock
+    store: str
+    _target: tuple[Identity, str] | None = field(init=False, default=None)
 
     def _target_in(self, current: GitHubLedger) -> tuple[Identity, str]:
         """The comment's identity and the change's stamp, both fixed by the first read."""
         if self._target is None:
-            found = comment_in(current, self._comment_id, self._store, self.operation)
+            found = comment_in(current, self.comment_id, self.store, self.operation)
             # Strictly later than the version it replaces, even on a clock that is behind, so
             # the change wins every merge with a stale copy of the comment.
             seen = (found.extra.get("updatedAt"), found.arrival)
             stamp = format_stamp(
-                next_arrival_stamp(self._clock.now(), [s for s in seen if isinstance(s, str)])
+                next_arrival_stamp(self.clock.now(), [s for s in seen if isinstance(s, str)])
             )
             self._target = (comment_identity(found), stamp)
         return self._target
@@ -198,8 +177,8 @@ class StatusChange(LedgerEdit[Comment]):
         versions = []
         for c in current.comments:
             if comment_identity(c) == key:
-                changed = c.with_status(self._status, self._resolution)
-                c = ended_by_resolve(c, changed, self._clock.now())
+                changed = c.with_status(self.status, self.resolution)
+                c = ended_by_resolve(c, changed, self.clock.now())
                 c = replace(c, extra={**c.extra, "updatedAt": stamp})
             versions.append(c)
         return replace(current, comments=tuple(versions))
@@ -210,7 +189,7 @@ class StatusChange(LedgerEdit[Comment]):
             return None
         key, stamp = self._target
         now = next((c for c in merged.comments if comment_identity(c) == key), None)
-        ok = now is not None and now.status is self._status and now.extra.get("updatedAt") == stamp
+        ok = now is not None and now.status is self.status and now.extra.get("updatedAt") == stamp
         return now if ok else None
 
 

@@ -25,34 +25,33 @@ __all__ = [
     "states_token",
 ]
 
-THREADS_QUERY = """
+_PAGE_QUERY = """
 query($owner: String!, $name: String!, $number: Int!, $after: String) {
   repository(owner: $owner, name: $name) {
     pullRequest(number: $number) {
-      reviewThreads(first: 100, after: $after) {
+      CONNECTION(first: 100, after: $after) {
         pageInfo { hasNextPage endCursor }
-        nodes {
-          id isResolved isOutdated resolvedBy { login }
-          comments(first: 1) { nodes { databaseId } }
-        }
+        nodes { NODES }
       }
     }
   }
 }
 """
-REVIEW_THUMBS_QUERY = """
-query($owner: String!, $name: String!, $number: Int!, $after: String) {
-  repository(owner: $owner, name: $name) {
-    pullRequest(number: $number) {
-      reviews(first: 100, after: $after) {
-        pageInfo { hasNextPage endCursor }
-        nodes { databaseId reactions(content: THUMBS_UP, first: 50) {
-          nodes { createdAt user { login } } } }
-      }
-    }
-  }
-}
-"""
+
+
+def _page_query(connection: str, nodes: str) -> str:
+    """The query for a page of 100 of a pull request's ``connection``, asking ``nodes`` of each."""
+    return _PAGE_QUERY.replace("CONNECTION", connection).replace("NODES", nodes)
+
+
+THREADS_QUERY = _page_query(
+    "reviewThreads",
+    "id isResolved isOutdated resolvedBy { login } comments(first: 1) { nodes { databaseId } }",
+)
+REVIEW_THUMBS_QUERY = _page_query(
+    "reviews",
+    "databaseId reactions(content: THUMBS_UP, first: 50) { nodes { createdAt user { login } } }",
+)
 RESOLVE = (
     "mutation($id: ID!) { resolveReviewThread(input: {threadId: $id}) "
     "{ thread { id isResolved } } }"

@@ -12,7 +12,7 @@ import contextlib
 import random
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 from maple_adapters.github.edits import LedgerEdit
@@ -49,6 +49,7 @@ class _ReadBack:
     comments: tuple[JsonObject, ...]
 
 
+@dataclass(eq=False)
 class LedgerWriter:
     """Writes ``owner/repo``'s ledgers for one store; its writes take turns.
 
@@ -57,20 +58,15 @@ class LedgerWriter:
         trust: says which ledgers count, and learns the identity the store posts as.
     """
 
-    def __init__(
-        self,
-        repo: Repository,
-        clock: Clock,
-        pulls: PullRequests,
-        trust: WriterTrust,
-    ) -> None:
-        self._repo = repo
-        self._clock = clock
-        self._pulls = pulls
-        self._trust = trust
-        self._writing = threading.Lock()  # one write at a time from this store
-        self._read_back: _ReadBack | None = None
-        self.before_write: Callable[[], None] | None = None  # the claims' read goes stale
+    repo: Repository
+    clock: Clock
+    pulls: PullRequests
+    trust: WriterTrust
+    # Told before each write: the claims' read goes stale.
+    before_write: Callable[[], None] | None = field(init=False, default=None)
+    # One write at a time from this store.
+    _writing: threading.Lock = field(init=False, default_factory=threading.Lock)
+    _read_back: _ReadBack | None = field(init=False, default=None)
 
     def forget_read_back(self) -> None:
         """Drop the remembered read-back: a newer read of the ledger was made elsewhere."""
@@ -82,7 +78,7 @@ class LedgerWriter:
         A read for the gate just after this store's own write needs no fresh listing.
         """
         kept, self._read_back = self._read_back, None
-        if kept is None or kept.pull != pull or self._clock.monotonic() - kept.at > _REUSE_S:
+        if kept is None or kept.pull != pull or self.clock.monotonic() - kept.at > _REUSE_S:
             return None
         return kept.comments
 
@@ -100,14 +96,14 @@ class LedgerWriter:
             return self._until_landed(pull, edit)
 
     def _ledgers(self, pull: int, edit: LedgerEdit[T]) -> Ledgers | None:
-        comments = self._pulls.issue_comments(pull)
-        return self._trust.ledgers_in(pull, comments, edit.branch, edit.operation)
+        comments = self.pulls.issue_comments(pull)
+        return self.trust.ledgers_in(pull, comments, edit.branch, edit.operation)
 
     def _until_landed(self, pull: int, edit: LedgerEdit[T]) -> T:
         for attempt in range(_WRITE_ATTEMPTS):
             if attempt:
-                self._clock.sleep(_RETRY_PAUSE_S * attempt * random.uniform(0.5, 1.5))
-            began = self._clock.monotonic()
+                self.clock.sleep(_RETRY_PAUSE_S * attempt * random.uniform(0.5, 1.5))
+            began = self.clock.monotonic()
             found = self._ledgers(pull, edit)
             current = found.merged if found else GitHubLedger(edit.branch or "")
             changed = edit.change(current)
@@ -133,21 +129,21 @@ class LedgerWriter:
                 # whose edit lands just after ours: read back a moment later, not at once. That
                 # writer's read-and-edit takes about as long as ours did (gh on a busy machine:
                 # seconds), so wait at least that long.
-                cycle = self._clock.monotonic() - began
-                self._clock.sleep(min(max(_SETTLE_S, cycle), _MAX_SETTLE_S))
-            comments = tuple(self._pulls.issue_comments(pull))
-            after = self._trust.ledgers_in(pull, comments, edit.branch, edit.operation)
+                cycle = self.clock.monotonic() - began
+                self.clock.sleep(min(max(_SETTLE_S, cycle), _MAX_SETTLE_S))
+            comments = tuple(self.pulls.issue_comments(pull))
+            after = self.trust.ledgers_in(pull, comments, edit.branch, edit.operation)
             result = edit.landed(after.merged) if after else None
             if result is not None:
                 # Only now that the new ledger is read back are the old ones it replaces deleted.
                 if found is not None:
                     self._delete_unchanged(found, stale)
-                self._read_back = _ReadBack(pull, self._clock.monotonic(), comments)
+                self._read_back = _ReadBack(pull, self.clock.monotonic(), comments)
                 return result
         raise StoreUnavailableError(
             f"Other writers kept changing pull request #{pull}'s ledger, so {edit.operation} did "
             "not land. Try again.",
-            store=self._repo.store,
+            store=self.repo.store,
             operation=edit.operation,
         )
 
@@ -163,29 +159,29 @@ class LedgerWriter:
         """
         limit = BODY_LIMIT - _STATUS_ROOM if adds_words else BODY_LIMIT
         try:
-            return render_ledger_body(ledger, limit=limit, now=self._clock.now())
+            return render_ledger_body(ledger, limit=limit, now=self.clock.now())
         except LedgerTooLargeError as exc:
-            raise LedgerFullError(str(exc), store=self._repo.store, operation=operation) from None
+            raise LedgerFullError(str(exc), store=self.repo.store, operation=operation) from None
 
     def _post(self, pull: int, body: str) -> None:
         """Create a new ledger (the old ones go once it is read back)."""
-        created = self._repo.transport.request(
-            "POST", f"{self._repo.base}/issues/{pull}/comments", body={"body": body}
+        created = self.repo.transport.request(
+            "POST", f"{self.repo.base}/issues/{pull}/comments", body={"body": body}
         )
-        self._trust.learn(created.data)
+        self.trust.learn(created.data)
 
     def _edit(self, found: Ledgers, body: str) -> None:
         """Write the merged ledger over the newest one (the others go once it is read back)."""
-        self._repo.transport.request(
-            "PATCH", f"{self._repo.base}/issues/comments/{found.ids[-1]}", body={"body": body}
+        self.repo.transport.request(
+            "PATCH", f"{self.repo.base}/issues/comments/{found.ids[-1]}", body={"body": body}
         )
 
     def _delete_unchanged(self, found: Ledgers, indexes: Sequence[int] | range) -> None:
         """Delete stale ledgers, but only those nobody changed since we read them."""
         for index in indexes:
             comment_id = found.ids[index]
-            path = f"{self._repo.base}/issues/comments/{comment_id}"
+            path = f"{self.repo.base}/issues/comments/{comment_id}"
             with contextlib.suppress(MapleError):
-                now = self._repo.transport.request("GET", path).data
+                now = self.repo.transport.request("GET", path).data
                 if isinstance(now, dict) and now.get("updated_at") == found.updated[index]:
-                    self._repo.transport.request("DELETE", path)
+                    self.repo.transport.request("DELETE", path)

@@ -43,6 +43,7 @@ _CAPABILITIES = frozenset(Capability) - {Capability.HEAD}
 T = TypeVar("T")
 
 
+@dataclasses.dataclass(eq=False)
 class SqlCommentStore:
     """Comments on one repository in a SQL database (``MAPLE_STORE=sql``).
 
@@ -56,35 +57,22 @@ class SqlCommentStore:
         name: the store's name.
     """
 
-    def __init__(
-        self,
-        database: Database,
-        clock: Clock,
-        repository: str = "default",
-        *,
-        heads: Callable[[str], str | None] | None = None,
-        name: str = "sql",
-    ) -> None:
-        self._database = database
-        self._clock = clock
-        self.repository = repository
-        self._heads = heads
-        self._name = name
-
-    @property
-    def name(self) -> str:
-        """``sql`` unless named otherwise."""
-        return self._name
+    database: Database
+    clock: Clock
+    repository: str = "default"
+    _: dataclasses.KW_ONLY
+    heads: Callable[[str], str | None] | None = None
+    name: str = "sql"
 
     @property
     def capabilities(self) -> frozenset[Capability]:
         """Everything but ``head``, unless ``heads`` can name the commit a preview serves."""
-        return _CAPABILITIES | {Capability.HEAD} if self._heads is not None else _CAPABILITIES
+        return _CAPABILITIES | {Capability.HEAD} if self.heads is not None else _CAPABILITIES
 
     # -- reads ---------------------------------------------------------------------------------
 
     def _read(self, operation: str, work: Callable[[Connection], T]) -> T:
-        return self._database.transaction(operation, lambda connection, _: work(connection))
+        return self.database.transaction(operation, lambda connection, _: work(connection))
 
     def _mine(self, query: Select[Any], branch: str | None = None) -> Select[Any]:
         query = query.where(comments.c.repository == self.repository)
@@ -93,12 +81,12 @@ class SqlCommentStore:
         return query.order_by(comments.c.seq)
 
     def _parsed(self, rows: Sequence[Any], operation: str) -> builtins.list[Comment]:
-        return parsed_comments(rows, self._database, self._name, operation)
+        return parsed_comments(rows, self.database, self.name, operation)
 
     def _comments(
         self, connection: Connection, statement: Select[Any], operation: str
     ) -> builtins.list[Comment]:
-        return comments_of(connection, self._database, statement, self._name, operation)
+        return comments_of(connection, self.database, statement, self.name, operation)
 
     def list(self, query: ListQuery) -> CommentPage:
         """One page of the branch's comments in append order, offset cursors as Maple's."""
@@ -119,7 +107,7 @@ class SqlCommentStore:
 
     def head(self, branch: str) -> str | None:
         """The commit ``heads`` names for the branch; ``None`` without it (or a pull request)."""
-        return self._heads(branch) if self._heads is not None else None
+        return self.heads(branch) if self.heads is not None else None
 
     def approvals(self, branch: str) -> builtins.list[Approval] | None:
         """The branch's approvals, newest first."""
@@ -140,13 +128,13 @@ class SqlCommentStore:
             return BranchState(branch, kept, approved, None, token)
 
         state = self._read("state", read)
-        if self._heads is None:
+        if self.heads is None:
             return state
-        return dataclasses.replace(state, head=self._heads(branch))
+        return dataclasses.replace(state, head=self.heads(branch))
 
     def changes(self, branch: str) -> ChangeSignal:
         """A signal that wakes when the repository's comments may have changed."""
-        database = self._database
+        database = self.database
         if database.dialect is Dialect.POSTGRESQL:
             return PostgresChangeSignal(self.version, database.notifications(), self.repository)
         return SqliteChangeSignal(self.version, database.url.database or "")
@@ -154,7 +142,7 @@ class SqlCommentStore:
     # -- the one write path (maple_adapters.sql.ledger) -----------------------------------------
 
     def _write(self, operation: str, change: Callable[[LockedLedger], T]) -> T:
-        return write(self._database, self.repository, operation, change)
+        return write(self.database, self.repository, operation, change)
 
     def _row(self, comment: Comment) -> dict[str, str]:
         return {
@@ -173,9 +161,9 @@ class SqlCommentStore:
         ).first()
         if row is None:
             raise NotFoundError(
-                f"No comment with id {comment_id} in the database at {self._database.shown}. "
+                f"No comment with id {comment_id} in the database at {self.database.shown}. "
                 "List the branch's comments for the ids there are.",
-                store=self._name,
+                store=self.name,
                 operation=operation,
             )
         return self._parsed([row], operation)[0]
@@ -206,7 +194,7 @@ class SqlCommentStore:
                 return landed
             stored = []
             for comment_id, draft in zip(ids, new, strict=True):
-                instant = ledger.next_stamp(self._clock.now())
+                instant = ledger.next_stamp(self.clock.now())
                 stored.append(
                     draft.stored(comment_id, format_stamp(instant), format_js_timestamp(instant))
                 )
@@ -265,7 +253,7 @@ class SqlCommentStore:
     def _claimed(
         self, ledger: LockedLedger, current: Comment, request: ClaimRequest
     ) -> ClaimResult:
-        updated, decision = apply_claim(current, request, self._clock.now())
+        updated, decision = apply_claim(current, request, self.clock.now())
         if decision.write:
             self._save(ledger, updated)
         return ClaimResult(updated, decision)
@@ -276,7 +264,7 @@ class SqlCommentStore:
         def change(ledger: LockedLedger) -> builtins.list[Comment]:
             statement = self._mine(select(comments.c.seq, comments.c.record), branch)
             mine = self._comments(ledger.connection, statement, "claim")
-            changed = apply_sweep(mine, request, self._clock.now())
+            changed = apply_sweep(mine, request, self.clock.now())
             for comment in changed.values():
                 self._save(ledger, comment)
             return builtins.list(changed.values())
@@ -296,7 +284,7 @@ class SqlCommentStore:
             comment = self._locked_comment(ledger, comment_id, "converse")
             if ledger.retrying and any(r.id == reply_id for r in thread_of(comment)):
                 return comment  # an earlier attempt landed
-            instant = ledger.next_stamp(self._clock.now())
+            instant = ledger.next_stamp(self.clock.now())
             updated = apply_event(
                 comment, event, reply_id, format_stamp(instant), format_js_timestamp(instant)
             )
@@ -370,7 +358,7 @@ class SqlCommentStore:
             )
             if removed.rowcount == 0 and not ledger.retrying:  # else an earlier attempt removed it
                 raise NotFoundError(
-                    f"No approval with id {approval_id}.", store=self._name, operation="unapprove"
+                    f"No approval with id {approval_id}.", store=self.name, operation="unapprove"
                 )
 
         self._write("unapprove", change)
