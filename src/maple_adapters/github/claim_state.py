@@ -14,7 +14,7 @@ from maple_core.claims import Claim, live_claim
 from maple_core.comments import Comment
 from maple_core.pull_review import review_ref
 
-__all__ = ["ClaimState", "claim_state"]
+__all__ = ["ClaimState", "claim_state", "thread_records"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,3 +65,10 @@ def claim_state(
         if review_ref(record.id) is not None:
             records[record.id] = record
     return ClaimState(records, notes, found is not None)
+
+
+def thread_records(notes: Sequence[Note], merged: GitHubLedger) -> list[Comment]:
+    """``merged``'s records of review items, and a bare one per thread only a note claims."""
+    known = frozenset(m.id for m in merged.marks)
+    bare = claim_records(notes, known, merged.branch)
+    return [*merged.marks, *(r for r in bare if review_ref(r.id) is not None)]

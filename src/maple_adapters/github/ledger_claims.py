@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from maple_adapters.github.claim_chain import Link, chained, link_of
 from maple_adapters.github.claim_notes import Note, note_body
 from maple_adapters.github.claim_state import ClaimState, claim_state
+from maple_adapters.github.edits import comment_in
 from maple_adapters.github.ledger import GitHubLedger
 from maple_adapters.github.transport import GitHubError
 from maple_core.claims import (
@@ -171,7 +172,7 @@ class LedgerClaims:
                 state = self._state(pull, comments)
                 comment = state.records.get(comment_id)
                 if comment is None and review_ref(comment_id) is None:
-                    store._not_found(comment_id)
+                    comment_in(GitHubLedger(""), comment_id, store.name, "claim")  # NotFound
                 if comment is None:  # a review thread only a note may claim
                     bare = Comment(id=comment_id, branch="", body="")
                     comment = self._state(pull, comments, {comment_id: bare}).records[comment_id]

@@ -6,9 +6,10 @@ import builtins
 import contextlib
 import re
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
-from typing import NoReturn, TypeVar
+from typing import TypeVar
 
-from maple_adapters.github.claim_notes import Note, claim_records
+from maple_adapters.github.claim_notes import Note
+from maple_adapters.github.claim_state import thread_records
 from maple_adapters.github.edits import (
     Appending,
     Approving,
@@ -40,7 +41,6 @@ from maple_core.errors import (
 from maple_core.json_types import JsonObject, JsonValue
 from maple_core.paging import CommentPage, ListQuery, decode_decimal_cursor, page_of
 from maple_core.ports import BranchState, Capability, Clock
-from maple_core.pull_review import review_ref
 from maple_core.statuses import CommentStatus
 from maple_core.thread_events import EntryNote, ThreadEvent
 
@@ -396,20 +396,11 @@ class GitHubLedgerStore:
     def _notes_in(self, comments: Sequence[JsonObject]) -> tuple[Note, ...]:
         return self._trust.notes_in(comments)
 
-    def _not_found(self, comment_id: str) -> NoReturn:
-        comment_in(GitHubLedger(""), comment_id, self.name, "claim")  # raises NotFoundError
-        raise AssertionError("unreachable")  # pragma: no cover
-
     def claim_marks(
         self, comments: Sequence[JsonObject], merged: GitHubLedger
     ) -> builtins.list[Comment]:
         """``merged``'s records of review items, and a bare one per thread only a note claims."""
-        known = frozenset(m.id for m in merged.marks)
-        notes = self._trust.notes_in(comments)
-        bare = [
-            r for r in claim_records(notes, known, merged.branch) if review_ref(r.id) is not None
-        ]
-        return [*merged.marks, *bare]
+        return thread_records(self._trust.notes_in(comments), merged)
 
     def _body(self, ledger: GitHubLedger, operation: str, *, adds_words: bool) -> str:
         return self._writer.body(ledger, operation, adds_words=adds_words)
