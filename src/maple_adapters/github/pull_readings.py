@@ -51,7 +51,7 @@ def read_awaiting(store: PullRequestStore, review: ReviewReading) -> bool:
     process reading the same words keeps one reading, and words read already are never
     read again.
     """
-    classifier = store._classifier
+    classifier = store.classifier
     if classifier is None or getattr(store._reading, "busy", False):
         return False
     awaiting = [
@@ -71,11 +71,11 @@ def read_awaiting(store: PullRequestStore, review: ReviewReading) -> bool:
                     _read_review(store, comment, classifier)
                 else:
                     classify_reply(
-                        store, comment, entry_id, classifier, store._clock, report=store._report
+                        store, comment, entry_id, classifier, store.clock, report=store.report
                     )
             except MapleError as exc:
-                if store._report is not None:
-                    store._report(f"maple could not read {comment.id}: {exc}")
+                if store.report is not None:
+                    store.report(f"maple could not read {comment.id}: {exc}")
     finally:
         store._reading.busy = False
     return bool(awaiting)
@@ -91,7 +91,7 @@ def _read_review(store: PullRequestStore, review: Comment, classifier: FeedbackC
     """
     ref = review_ref(review.id)
     assert ref is not None
-    record = read_review_body(review, classifier, store._clock)
+    record = read_review_body(review, classifier, store.clock)
     kept: list[bool] = []
 
     def recorded(mark: Comment, stamp: str) -> Comment:
@@ -110,7 +110,7 @@ def _read_review(store: PullRequestStore, review: Comment, classifier: FeedbackC
     changed = store._mark(ref, recorded, "converse")
     drafts = review_remark_comments(changed, record) if kept else []
     if drafts:
-        store._ledger.append_many(drafts)
+        store.ledger.append_many(drafts)
 
 
 def note_reading(store: PullRequestStore, ref: ReviewRef, note: EntryNote) -> Comment:
@@ -143,7 +143,7 @@ def note_reading(store: PullRequestStore, ref: ReviewRef, note: EntryNote) -> Co
         mark = replace(mark, extra={**mark.extra, READINGS: readings})
         if then is None:
             return mark
-        return apply_event(mark, then, added, stamp, format_js_timestamp(store._clock.now()))
+        return apply_event(mark, then, added, stamp, format_js_timestamp(store.clock.now()))
 
     return store._mark(ref, noted, "converse", current)
 

@@ -20,7 +20,7 @@ class PullRequestChangeSignal:
 
     def __init__(self, store: PullRequestStore, branch: str, clock: Clock) -> None:
         self._store = store
-        self._ledger_signal = GitHubChangeSignal(store._ledger, branch, clock)
+        self._ledger_signal = GitHubChangeSignal(store.ledger, branch, clock)
         self._branch = branch
         self._clock = clock
 
@@ -30,7 +30,7 @@ class PullRequestChangeSignal:
 
     def _review_token(self) -> Hashable:
         try:
-            pull = self._store._ledger.pull_of(self._branch)
+            pull = self._store.ledger.pull_of(self._branch)
             return self._store.source.token(pull[0]) if pull is not None else None
         except MapleError:
             return ("unreadable", self._clock.monotonic())

@@ -19,7 +19,7 @@ import builtins
 import secrets
 import threading
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import KW_ONLY, dataclass, field, replace
 from enum import StrEnum
 
 from maple_adapters.github.ledger import GitHubLedger
@@ -102,6 +102,7 @@ class _Read:
     token: Hashable
 
 
+@dataclass(eq=False)
 class PullRequestStore:
     """Comments from the ledger and from the pull request's own review (see the module).
 
@@ -116,23 +117,15 @@ class PullRequestStore:
         report: hears what a reading could not do (its remarks not opened, the harness failed).
     """
 
-    def __init__(
-        self,
-        ledger: GitHubLedgerStore,
-        source: ReviewSource,
-        clock: Clock,
-        mode: PrReview = PrReview.AGENT,
-        *,
-        classifier: FeedbackClassifier | None = None,
-        report: Callable[[str], None] | None = None,
-    ) -> None:
-        self._ledger = ledger
-        self._source = source
-        self._clock = clock
-        self.mode = mode
-        self._classifier = classifier
-        self._report = report
-        self._reading = threading.local()  # a reading's own reads never start another
+    ledger: GitHubLedgerStore
+    source: ReviewSource
+    clock: Clock
+    mode: PrReview = PrReview.AGENT
+    _: KW_ONLY
+    classifier: FeedbackClassifier | None = None
+    report: Callable[[str], None] | None = None
+    # a reading's own reads never start another
+    _reading: threading.local = field(default_factory=threading.local, init=False, repr=False)
 
     @property
     def name(self) -> str:
@@ -142,22 +135,12 @@ class PullRequestStore:
     @property
     def capabilities(self) -> frozenset[Capability]:
         """The ledger store's: everything but ``amend``."""
-        return self._ledger.capabilities
+        return self.ledger.capabilities
 
     @property
     def transport(self) -> GitHubTransport:
         """The transport both sources talk through."""
-        return self._ledger.transport
-
-    @property
-    def ledger(self) -> GitHubLedgerStore:
-        """The pull request's ledger store."""
-        return self._ledger
-
-    @property
-    def source(self) -> ReviewSource:
-        """The pull request's review."""
-        return self._source
+        return self.ledger.transport
 
     def _fail(self, exc: MapleError, operation: str) -> MapleError:
         if isinstance(exc, GitHubError) and exc.rejected:
@@ -169,7 +152,7 @@ class PullRequestStore:
     # -- reading ---------------------------------------------------------------------------
 
     def _read(self, branch: str, operation: str) -> _Read | None:
-        ledger = self._ledger
+        ledger = self.ledger
         try:
             pull = ledger.pull_of(branch)
             if pull is None:
@@ -180,19 +163,19 @@ class PullRequestStore:
                 comments = tuple(ledger.issue_comments(number))
                 ledger.seen(number, comments)
             merged = ledger.ledger_in(number, comments, branch, operation)
-            review = self._source.read(
+            review = self.source.read(
                 number,
                 branch,
                 list(comments),
                 ledger.writer_logins(),
-                when=self._clock.now(),
+                when=self.clock.now(),
                 floor=list(activity_stamps(merged.comments)),
                 marks=_marks(merged.marks),
-                reading=self._classifier is not None,
+                reading=self.classifier is not None,
             )
         except GitHubError as exc:
             raise self._fail(exc, operation) from exc
-        token = (ledger.fingerprint(comments), self._source.last_token(number))
+        token = (ledger.fingerprint(comments), self.source.last_token(number))
         marks = ledger.claim_marks(comments, merged)
         return _Read(number, head, comments, merged, claimed(review, marks), token)
 
@@ -222,30 +205,30 @@ class PullRequestStore:
         comments = (*read.ledger.comments, *read.review.comments)
         gated = tuple(c for c in comments if gate_covers(c, self.mode))
         approvals = tuple(sorted(read.ledger.approvals, key=lambda a: a.at, reverse=True))
-        pushed = self._ledger.pushed(read.pull, read.head, gated)
+        pushed = self.ledger.pushed(read.pull, read.head, gated)
         return BranchState(branch, comments, approvals, read.head, read.token, pushed, gated)
 
     def head(self, branch: str) -> str | None:
         """The head commit of the branch's pull request."""
-        return self._ledger.head(branch)
+        return self.ledger.head(branch)
 
     def approvals(self, branch: str) -> builtins.list[Approval] | None:
         """The branch's approvals, newest first."""
-        return self._ledger.approvals(branch)
+        return self.ledger.approvals(branch)
 
     def changes(self, branch: str) -> PullRequestChangeSignal:
         """A signal polling both sources with conditional (shared) requests."""
-        return PullRequestChangeSignal(self, branch, self._clock)
+        return PullRequestChangeSignal(self, branch, self.clock)
 
     # -- the ledger's own ------------------------------------------------------------------
 
     def append(self, comment: NewComment) -> Comment:
         """Store one comment in the ledger."""
-        return self._ledger.append(comment)
+        return self.ledger.append(comment)
 
     def append_many(self, comments: Sequence[NewComment]) -> builtins.list[Comment]:
         """Store comments in the ledger, in one write."""
-        return self._ledger.append_many(comments)
+        return self.ledger.append_many(comments)
 
     def claim(self, comment_id: str, request: ClaimRequest) -> ClaimResult:
         """Claim a ledger comment, or a review thread (kept in the ledger's record of it).
@@ -259,41 +242,41 @@ class PullRequestStore:
         """
         ref = review_ref(comment_id)
         if ref is None:
-            return self._ledger.claim(comment_id, request)
+            return self.ledger.claim(comment_id, request)
         return claim_thread(self, ref, request)
 
     def claim_holder(self, comment_id: str, claimant: Claimant) -> Claim | None:
         """The live claim another session holds on a comment or a review thread, if any."""
         ref = review_ref(comment_id)
         if ref is None:
-            return self._ledger.claim_holder(comment_id, claimant)
+            return self.ledger.claim_holder(comment_id, claimant)
         if ref.kind is not ReviewKind.THREAD:
             return None
-        return self._ledger.thread_holder(ref.pull, ref.id, claimant)
+        return self.ledger.thread_holder(ref.pull, ref.id, claimant)
 
     def claim_many(
         self, comment_ids: Sequence[str], request: ClaimRequest
     ) -> builtins.list[ClaimResult]:
         """Claim ledger comments in one write; a review item has no result."""
         ours = [i for i in comment_ids if review_ref(i) is None]
-        return self._ledger.claim_many(ours, request) if ours else []
+        return self.ledger.claim_many(ours, request) if ours else []
 
     def sweep_claims(self, branch: str, request: ClaimRequest) -> builtins.list[Comment]:
         """Renew or end the session's claims on the branch (its review threads' too).
 
         A thread whose claim the sweep ended loses its 👀.
         """
-        changed = self._ledger.sweep_claims(branch, request)
+        changed = self.ledger.sweep_claims(branch, request)
         unreact_swept(self, changed)
         return changed
 
     def approve(self, approval: NewApproval) -> Approval:
         """Store an approval in the ledger."""
-        return self._ledger.approve(approval)
+        return self.ledger.approve(approval)
 
     def unapprove(self, approval_id: str) -> None:
         """Withdraw an approval from the ledger."""
-        self._ledger.unapprove(approval_id)
+        self.ledger.unapprove(approval_id)
 
     # -- acting on review items ------------------------------------------------------------
 
@@ -303,7 +286,7 @@ class PullRequestStore:
         """A ledger comment's, or a review item's status (a thread only resolves on GitHub)."""
         ref = review_ref(comment_id)
         if ref is None:
-            return self._ledger.set_status(comment_id, status, resolution)
+            return self.ledger.set_status(comment_id, status, resolution)
         if ref.kind is ReviewKind.THREAD:
             if status is not CommentStatus.RESOLVED or resolution is None:
                 raise ConversationError(
@@ -320,7 +303,7 @@ class PullRequestStore:
         """
         ref = review_ref(comment_id)
         if ref is None:
-            return self._ledger.converse(comment_id, event)
+            return self.ledger.converse(comment_id, event)
         if isinstance(event, EntryNote):
             return note_reading(self, ref, event)
         if event.kind is ReplyKind.RESOLVE:
@@ -330,7 +313,7 @@ class PullRequestStore:
         elif event.kind is ReplyKind.REPLY and event.role is Role.AGENT:
             self._current(ref, "converse")  # the item must be there, and be work
             try:
-                self._source.reply(ref, event.body, question=event.question)
+                self.source.reply(ref, event.body, question=event.question)
             except GitHubError as exc:
                 raise self._fail(exc, "converse") from exc
             return self._current(ref, "converse")
@@ -342,13 +325,13 @@ class PullRequestStore:
         entry = f"ghr_{ref.pull}_{secrets.token_hex(6)}"
 
         def applied(mark: Comment, stamp: str) -> Comment:
-            return apply_event(mark, event, entry, stamp, format_js_timestamp(self._clock.now()))
+            return apply_event(mark, event, entry, stamp, format_js_timestamp(self.clock.now()))
 
         return self._mark(ref, applied, "converse")
 
     def _current(self, ref: ReviewRef, operation: str) -> Comment:
         """The review item as the agent sees it, or ``NotFoundError`` (held ones are not there)."""
-        branch = self._ledger.branch_of(ref.pull)
+        branch = self.ledger.branch_of(ref.pull)
         read = self._read(branch, operation) if branch is not None else None
         found = next((c for c in (read.review.comments if read else ()) if c.id == ref.id), None)
         if found is None:
@@ -371,7 +354,7 @@ class PullRequestStore:
         ):
             return current  # resolved by this very commit already: nothing new to say
         try:
-            self._source.resolve_thread(ref, resolution.sha, resolution.note)
+            self.source.resolve_thread(ref, resolution.sha, resolution.note)
         except GitHubError as exc:
             raise self._fail(exc, "set_status") from exc
         return self._current(ref, "set_status")
@@ -381,11 +364,11 @@ class PullRequestStore:
 
         A "no" from the shared answers is asked again fresh: the push may be a moment old.
         """
-        if self._ledger.on_pull(pull, sha) is False:
+        if self.ledger.on_pull(pull, sha) is False:
             transport = self.transport
             if isinstance(transport, SharedTransport):
                 transport.cache.invalidate()
-                if self._ledger.on_pull(pull, sha) is not False:
+                if self.ledger.on_pull(pull, sha) is not False:
                     return
             raise UnverifiedCommitError(
                 f"{sha[:40]} is not on pull request #{pull} yet, so the reviewer cannot see the "
@@ -411,7 +394,7 @@ class PullRequestStore:
         def changed(ledger: GitHubLedger) -> GitHubLedger:
             if not first:
                 seen = [*activity_stamps([*ledger.comments, *ledger.marks]), current.received_at]
-                first.append(format_stamp(next_arrival_stamp(self._clock.now(), seen)))
+                first.append(format_stamp(next_arrival_stamp(self.clock.now(), seen)))
             stamp = first[0]
             marks = {m.id: m for m in ledger.marks}
             base = marks.get(ref.id) or Comment(id=ref.id, branch=current.branch, body="")
@@ -425,7 +408,7 @@ class PullRequestStore:
             return True if mark is not None and mark.extra.get("updatedAt") == first[0] else None
 
         try:
-            self._ledger.write_marks(ref.pull, operation, changed, landed)
+            self.ledger.write_marks(ref.pull, operation, changed, landed)
         except GitHubError as exc:
             raise self._fail(exc, operation) from exc
         return self._current(ref, operation)

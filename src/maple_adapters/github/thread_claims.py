@@ -51,7 +51,7 @@ def claim_thread(store: PullRequestStore, ref: ReviewRef, request: ClaimRequest)
     current = store._current(ref, "claim")
     record = Comment(id=ref.id, branch=current.branch, body="")
     try:
-        [result] = store._ledger.claim_threads(ref.pull, {ref.id: record}, request)
+        [result] = store.ledger.claim_threads(ref.pull, {ref.id: record}, request)
     except GitHubError as exc:
         raise store._fail(exc, "claim") from exc
     show_claim(store, ref, result.decision)
@@ -72,19 +72,19 @@ def show_claim(store: PullRequestStore, ref: ReviewRef, decision: ClaimDecision)
         return
     try:
         if granted:
-            store._source.react(ref)
+            store.source.react(ref)
         else:
-            store._source.unreact(ref)
+            store.source.unreact(ref)
     except GitHubError as exc:
-        if store._report is not None:
-            store._report(
+        if store.report is not None:
+            store.report(
                 f"maple could not {'add' if granted else 'remove'} the 👀 on {ref.id}: {exc}"
             )
 
 
 def unreact_swept(store: PullRequestStore, changed: Sequence[Comment]) -> None:
     """Take the 👀 off each thread whose claim a session's sweep ended."""
-    now = store._clock.now()
+    now = store.clock.now()
     for record in changed:
         ref = review_ref(record.id)
         if ref is not None and live_claim(record, now) is None:
