@@ -9,7 +9,7 @@ point maple, the gate's summary or the agent elsewhere.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -171,6 +171,31 @@ def threads_of(
     return tuple(threads)
 
 
+def _noted(
+    items: Iterable[JsonValue],
+    where: PullWhere,
+    thumbs: Mapping[int, tuple[Endorsement, ...]] | None,
+    keep: Callable[[Mapping[str, JsonValue]], bool],
+    at_key: str = "created_at",
+) -> Iterator[tuple[Mapping[str, JsonValue], Note]]:
+    """Each item ``keep`` takes, with the note it reads as (one that reads as none left out)."""
+    for raw in items:
+        if isinstance(raw, dict) and keep(raw):
+            note = _note(raw, where, thumbs or {}, at_key=at_key)
+            if note is not None:
+                yield raw, note
+
+
+def _submitted(raw: Mapping[str, JsonValue]) -> bool:
+    state = _str(raw, "state")
+    return state is not None and state in ReviewState.__members__
+
+
+def _conversational(raw: Mapping[str, JsonValue]) -> bool:
+    body = _str(raw, "body") or ""
+    return _LEDGER_FENCE not in body and not looks_like_note(body)
+
+
 def reviews_of(
     reviews: Iterable[JsonValue],
     where: PullWhere,
@@ -178,17 +203,10 @@ def reviews_of(
     thumbs: Mapping[int, tuple[Endorsement, ...]] | None = None,
 ) -> tuple[Review, ...]:
     """The submitted reviews (a ``PENDING`` one, maple's own draft even, is never read)."""
-    found = []
-    for raw in reviews:
-        if not isinstance(raw, dict):
-            continue
-        state = _str(raw, "state")
-        if state is None or state not in ReviewState.__members__:
-            continue
-        note = _note(raw, where, thumbs or {}, at_key="submitted_at")
-        if note is not None:
-            found.append(Review(note, ReviewState(state), _str(raw, "commit_id")))
-    return tuple(found)
+    return tuple(
+        Review(note, ReviewState(str(raw["state"])), _str(raw, "commit_id"))
+        for raw, note in _noted(reviews, where, thumbs, _submitted, at_key="submitted_at")
+    )
 
 
 def conversation_of(
@@ -198,17 +216,7 @@ def conversation_of(
     thumbs: Mapping[int, tuple[Endorsement, ...]] | None = None,
 ) -> tuple[Note, ...]:
     """The conversation's comments, ledgers (anyone's ``maple`` block) and claim notes left out."""
-    found = []
-    for raw in comments:
-        if not isinstance(raw, dict):
-            continue
-        body = _str(raw, "body") or ""
-        if _LEDGER_FENCE in body or looks_like_note(body):
-            continue
-        note = _note(raw, where, thumbs or {})
-        if note is not None:
-            found.append(note)
-    return tuple(found)
+    return tuple(note for _, note in _noted(comments, where, thumbs, _conversational))
 
 
 def thread_states_of(nodes: Sequence[JsonValue]) -> dict[int, ThreadState]:
