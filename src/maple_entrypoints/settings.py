@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import NoReturn, TypeVar
@@ -56,12 +56,13 @@ T = TypeVar("T")
 __all__ = [
     "GateMode",
     "GitHubConfig",
+    "ReviewReading",
     "ServerConfig",
     "SessionSettings",
     "StoreKind",
-    "Transport",
     "cache_folder",
     "configuration_values",
+    "gate_review",
     "gate_rules",
     "load_settings",
     "missing",
@@ -81,14 +82,6 @@ class StoreKind(StrEnum):
     FILE = "file"
     ROUTE = "route"
     SQL = "sql"
-
-
-class Transport(StrEnum):
-    """How the GitHub adapters reach GitHub (``MAPLE_GITHUB_TRANSPORT``)."""
-
-    AUTO = "auto"
-    API = "api"
-    CLI = "cli"
 
 
 class GateMode(StrEnum):
@@ -121,12 +114,27 @@ class GitHubConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class ReviewReading:
+    """How the pull request's own review is read, on the machine's shared poll.
+
+    Attributes:
+        trusted_bots: ``MAPLE_TRUSTED_BOTS`` as written (``None``: every App's bot).
+        reserve: the share of GitHub's rate limit left alone (``MAPLE_GITHUB_RESERVE``).
+        cache_root: the folder the shared polls are kept under (:func:`cache_folder`).
+    """
+
+    trusted_bots: str | None
+    reserve: float
+    cache_root: Path
+
+
+@dataclass(frozen=True, slots=True)
 class ServerConfig:
     """A checked configuration: which store, which gate path, and the gate's rules."""
 
     store: StoreKind
     gate: GateMode
-    transport: Transport
+    transport: str
     rules: GateRules = DEFAULT_RULES
     github: GitHubConfig = GitHubConfig()
     route_url: str | None = None
@@ -221,7 +229,7 @@ def store_kind(settings: Settings, program: str = "Maple's MCP server") -> Store
     if store is StoreKind.GITHUB:
         _needed(settings, MAPLE_GITHUB_OWNER, program)
         _needed(settings, MAPLE_GITHUB_REPO, program)
-        if _transport(settings) is Transport.API:
+        if _transport(settings) == "api":
             _needed(settings, GITHUB_TOKEN, program)  # auto may use gh's
     elif store is StoreKind.ROUTE:
         _needed(settings, MAPLE_URL, program)
@@ -230,8 +238,9 @@ def store_kind(settings: Settings, program: str = "Maple's MCP server") -> Store
     return store
 
 
-def _transport(settings: Settings) -> Transport:
-    return Transport(settings[MAPLE_GITHUB_TRANSPORT] or Transport.AUTO)
+def _transport(settings: Settings) -> str:
+    """``MAPLE_GITHUB_TRANSPORT``: ``auto``, ``api`` or ``cli``, as the adapters take it."""
+    return present(settings, MAPLE_GITHUB_TRANSPORT, "the GitHub adapters")
 
 
 def gate_rules(settings: Settings, review_url: str | None = None) -> GateRules:
@@ -243,19 +252,43 @@ def gate_rules(settings: Settings, review_url: str | None = None) -> GateRules:
     )
 
 
+def _review_reading(settings: Settings) -> ReviewReading:
+    """How the pull request's review is read, for a program that reads it.
+
+    Raises:
+        ConfigurationError: ``MAPLE_GITHUB_RESERVE`` is not a percentage from 0% to 90%.
+        RuntimeError: there is no home folder to keep the shared poll in.
+    """
+    return ReviewReading(
+        trusted_bots=settings[MAPLE_TRUSTED_BOTS],
+        reserve=present(settings, MAPLE_GITHUB_RESERVE, "polling GitHub needs a reserve"),
+        cache_root=cache_folder(settings),
+    )
+
+
+def gate_review(settings: Settings) -> ReviewReading | None:
+    """The review the gate holds on too (``MAPLE_PR_REVIEW=gate``), else ``None``."""
+    return _review_reading(settings) if settings[MAPLE_PR_REVIEW] == "gate" else None
+
+
 def _github(settings: Settings, store: StoreKind) -> GitHubConfig:
-    reserve = settings[MAPLE_GITHUB_RESERVE] if store is StoreKind.GITHUB else None
-    return GitHubConfig(
+    github = GitHubConfig(
         owner=settings[MAPLE_GITHUB_OWNER],
         repo=settings[MAPLE_GITHUB_REPO],
         api_url=settings[MAPLE_GITHUB_API],
         token=settings[GITHUB_TOKEN],
         gate_token=settings[MAPLE_GATE_TOKEN],
         gate_app_id=settings[MAPLE_GATE_APP_ID],
-        pr_review=settings[MAPLE_PR_REVIEW] or "agent",
-        trusted_bots=settings[MAPLE_TRUSTED_BOTS],
-        reserve=reserve if reserve is not None else 0.2,
-        cache_root=cache_folder(settings),
+        pr_review=present(settings, MAPLE_PR_REVIEW, "the GitHub store"),
+    )
+    if store is not StoreKind.GITHUB:  # only the github store reads the review
+        return github
+    review = _review_reading(settings)
+    return replace(
+        github,
+        trusted_bots=review.trusted_bots,
+        reserve=review.reserve,
+        cache_root=review.cache_root,
     )
 
 

@@ -25,7 +25,7 @@ from maple_core.targets import GateTarget
 from maple_entrypoints.bootstrap.classifier import classifier_from_environment
 from maple_entrypoints.bootstrap.local import LocalCheckout, local_checkout
 from maple_entrypoints.configuration import Settings
-from maple_entrypoints.settings import GateMode, ServerConfig, StoreKind, Transport, resolve_config
+from maple_entrypoints.settings import GateMode, ServerConfig, StoreKind, resolve_config
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -206,6 +206,6 @@ def _gate(config: ServerConfig, clock: Clock) -> GatePublisher | GateRefresher |
         return None
     github = config.github
     token = github.gate_token.get_secret_value() if github.gate_token else None
-    transport = chosen_transport(token, github.api_url, Transport.API)
+    transport = chosen_transport(token, github.api_url, "api")
     owner, repo = github.owner or "", github.repo or ""
     return GitHubCheckRunPublisher(transport, owner, repo, now=clock.now, app_id=github.gate_app_id)
