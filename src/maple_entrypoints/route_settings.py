@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
+from typing import Literal
 
 from maple_core.gate_rules import GateRules
 from maple_entrypoints.configuration import (
@@ -18,6 +18,7 @@ from maple_entrypoints.configuration import (
 )
 from maple_entrypoints.settings import (
     ReviewReading,
+    StoreKind,
     gate_review,
     gate_rules,
     missing,
@@ -33,15 +34,23 @@ __all__ = [
     "RouteConfig",
     "RouteStoreKind",
     "route_config",
+    "route_store",
 ]
 
+RouteStoreKind = Literal[StoreKind.FILE, StoreKind.GITHUB, StoreKind.SQL]
+"""The stores ``maple route serve --store`` can keep comments in: all but another route."""
 
-class RouteStoreKind(StrEnum):
-    """The stores ``maple route serve --store`` can keep comments in."""
 
-    FILE = "file"
-    GITHUB = "github"
-    SQL = "sql"
+def route_store(named: str) -> RouteStoreKind:
+    """The store ``named`` (``--store``), one a route can keep comments in.
+
+    Raises:
+        ValueError: ``named`` is no store, or is ``route`` (a route does not forward to another).
+    """
+    store = StoreKind(named)
+    if store is StoreKind.ROUTE:
+        raise ValueError(f"a route cannot keep its comments in another route: {named}")
+    return store
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +113,7 @@ def route_config(
     """
     rules = gate_rules(settings, review_url_of(settings, review_url, "--review-url"))
     owner, repo = settings[MAPLE_GITHUB_OWNER], settings[MAPLE_GITHUB_REPO]
-    if store is RouteStoreKind.GITHUB:
+    if store is StoreKind.GITHUB:
         why = "the route keeps comments on that repository's pull requests"
         owner = required(settings, MAPLE_GITHUB_OWNER, why)
         repo = required(settings, MAPLE_GITHUB_REPO, why)
@@ -119,5 +128,5 @@ def route_config(
         secrets=tuple(settings.secrets()),
         database_url=settings[MAPLE_DATABASE_URL],
         repository=repository_of(settings),
-        review=gate_review(settings) if store is RouteStoreKind.GITHUB else None,
+        review=gate_review(settings) if store is StoreKind.GITHUB else None,
     )

@@ -30,7 +30,7 @@ from maple_entrypoints.bootstrap.classifier import classifier_from_environment
 from maple_entrypoints.bootstrap.local import local_checkout
 from maple_entrypoints.configuration import Settings
 from maple_entrypoints.route_settings import RouteConfig, RouteStoreKind, route_config
-from maple_entrypoints.settings import ReviewReading
+from maple_entrypoints.settings import ReviewReading, StoreKind
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -98,9 +98,9 @@ def route_server(
     classifier = classifier_from_environment(settings)
     local = local_checkout(cwd, clock)
     clock = local.clock
-    if store is RouteStoreKind.SQL:
+    if store is StoreKind.SQL:
         return _sql_server(config, clock, classifier)
-    on_github = store is RouteStoreKind.GITHUB
+    on_github = store is StoreKind.GITHUB
     return RouteServer(
         store=None if on_github else local.store,
         stores=_token_stores(config, clock) if on_github else None,
