@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import NoReturn, TypeVar
@@ -93,27 +93,6 @@ class GateMode(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class GitHubConfig:
-    """Where and how to reach the repository; tokens stay :class:`Secret`.
-
-    ``pr_review`` (``MAPLE_PR_REVIEW``), ``trusted_bots`` (``MAPLE_TRUSTED_BOTS``) and
-    ``reserve`` (``MAPLE_GITHUB_RESERVE``, a share) shape the pull request's own review, read
-    through the per-machine shared folder under ``cache_root``.
-    """
-
-    owner: str | None = None
-    repo: str | None = None
-    api_url: str | None = None
-    token: Secret | None = None
-    gate_token: Secret | None = None
-    gate_app_id: int | None = None
-    pr_review: str = "agent"
-    trusted_bots: str | None = None
-    reserve: float = 0.2
-    cache_root: Path | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class ReviewReading:
     """How the pull request's own review is read, on the machine's shared poll.
 
@@ -126,6 +105,24 @@ class ReviewReading:
     trusted_bots: str | None
     reserve: float
     cache_root: Path
+
+
+@dataclass(frozen=True, slots=True)
+class GitHubConfig:
+    """Where and how to reach the repository; tokens stay :class:`Secret`.
+
+    ``pr_review`` (``MAPLE_PR_REVIEW``) says what the pull request's own review is for, and
+    ``review`` how it is read (on the github store, the only one that reads it).
+    """
+
+    owner: str | None = None
+    repo: str | None = None
+    api_url: str | None = None
+    token: Secret | None = None
+    gate_token: Secret | None = None
+    gate_app_id: int | None = None
+    pr_review: str = "agent"
+    review: ReviewReading | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,7 +269,7 @@ def gate_review(settings: Settings) -> ReviewReading | None:
 
 
 def _github(settings: Settings, store: StoreKind) -> GitHubConfig:
-    github = GitHubConfig(
+    return GitHubConfig(
         owner=settings[MAPLE_GITHUB_OWNER],
         repo=settings[MAPLE_GITHUB_REPO],
         api_url=settings[MAPLE_GITHUB_API],
@@ -280,15 +277,8 @@ def _github(settings: Settings, store: StoreKind) -> GitHubConfig:
         gate_token=settings[MAPLE_GATE_TOKEN],
         gate_app_id=settings[MAPLE_GATE_APP_ID],
         pr_review=present(settings, MAPLE_PR_REVIEW, "the GitHub store"),
-    )
-    if store is not StoreKind.GITHUB:  # only the github store reads the review
-        return github
-    review = _review_reading(settings)
-    return replace(
-        github,
-        trusted_bots=review.trusted_bots,
-        reserve=review.reserve,
-        cache_root=review.cache_root,
+        # only the github store reads the review
+        review=_review_reading(settings) if store is StoreKind.GITHUB else None,
     )
 
 
