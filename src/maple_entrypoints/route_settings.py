@@ -41,18 +41,6 @@ RouteStoreKind = Literal[StoreKind.FILE, StoreKind.GITHUB, StoreKind.SQL]
 """The stores ``maple route serve --store`` can keep comments in: all but another route."""
 
 
-def route_store(named: str) -> RouteStoreKind:
-    """The store ``named`` (``--store``), one a route can keep comments in.
-
-    Raises:
-        ValueError: ``named`` is no store, or is ``route`` (a route does not forward to another).
-    """
-    store = StoreKind(named)
-    if store is StoreKind.ROUTE:
-        raise ValueError(f"a route cannot keep its comments in another route: {named}")
-    return store
-
-
 @dataclass(frozen=True, slots=True)
 class GateApp:
     """The gate App the route publishes as: its id, installation and private key."""
@@ -85,6 +73,18 @@ class RouteConfig:
     database_url: Secret | None = None
     repository: str = "default"
     review: ReviewReading | None = None
+
+
+def route_store(named: str) -> RouteStoreKind:
+    """The store ``named`` (``--store``), one a route can keep comments in.
+
+    Raises:
+        ValueError: ``named`` is no store, or is ``route`` (a route does not forward to another).
+    """
+    store = StoreKind(named)
+    if store is StoreKind.ROUTE:
+        raise ValueError(f"a route cannot keep its comments in another route: {named}")
+    return store
 
 
 def _gate_app(settings: Settings) -> GateApp | None:

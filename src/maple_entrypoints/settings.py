@@ -93,21 +93,6 @@ class GateMode(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class ReviewReading:
-    """How the pull request's own review is read, on the machine's shared poll.
-
-    Attributes:
-        trusted_bots: ``MAPLE_TRUSTED_BOTS`` as written (``None``: every App's bot).
-        reserve: the share of GitHub's rate limit left alone (``MAPLE_GITHUB_RESERVE``).
-        cache_root: the folder the shared polls are kept under (:func:`cache_folder`).
-    """
-
-    trusted_bots: str | None
-    reserve: float
-    cache_root: Path
-
-
-@dataclass(frozen=True, slots=True)
 class GitHubConfig:
     """Where and how to reach the repository; tokens stay :class:`Secret`.
 
@@ -123,6 +108,21 @@ class GitHubConfig:
     gate_app_id: int | None = None
     pr_review: str = "agent"
     review: ReviewReading | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewReading:
+    """How the pull request's own review is read, on the machine's shared poll.
+
+    Attributes:
+        trusted_bots: ``MAPLE_TRUSTED_BOTS`` as written (``None``: every App's bot).
+        reserve: the share of GitHub's rate limit left alone (``MAPLE_GITHUB_RESERVE``).
+        cache_root: the folder the shared polls are kept under (:func:`cache_folder`).
+    """
+
+    trusted_bots: str | None
+    reserve: float
+    cache_root: Path
 
 
 @dataclass(frozen=True, slots=True)
