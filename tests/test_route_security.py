@@ -31,8 +31,7 @@ from maple_core.errors import ConfigurationError
 from maple_entrypoints.bootstrap.route import route_server
 from maple_entrypoints.route.app import RouteOptions
 from maple_entrypoints.route.serve import server_options
-from maple_entrypoints.route_settings import RouteStoreKind
-from maple_entrypoints.settings import load_settings
+from maple_entrypoints.settings import StoreKind, load_settings
 from maple_entrypoints.solo import start_bridge
 from tests.github.fake_github import FakeGitHub, Served
 from tests.loopback import free_port
@@ -113,7 +112,7 @@ def test_the_check_run_links_only_to_the_configured_review_url(
     settings = load_settings(
         gate_app_environment(served.base_url, app_key[0], MAPLE_REVIEW_URL=REVIEW_URL)
     )
-    options = server_options(route_server(RouteStoreKind.GITHUB, tmp_path, settings=settings))
+    options = server_options(route_server(StoreKind.GITHUB, tmp_path, settings=settings))
     with live_route(options) as route:
         refreshed = route.client.post(
             "/gate/refresh", json={"branch": PR_BRANCH}, headers=forged_host()
@@ -136,7 +135,7 @@ def test_without_a_review_url_the_check_run_has_no_link(
 ) -> None:
     comment_id = seed(served)
     settings = load_settings(gate_app_environment(served.base_url, app_key[0]))
-    options = server_options(route_server(RouteStoreKind.GITHUB, tmp_path, settings=settings))
+    options = server_options(route_server(StoreKind.GITHUB, tmp_path, settings=settings))
     with live_route(options) as route:
         refreshed = route.client.post(
             "/gate/refresh", json={"branch": PR_BRANCH}, headers=forged_host()
@@ -166,7 +165,7 @@ def test_a_review_url_that_is_not_a_plain_http_url_stops_the_route_at_start_up(
 ) -> None:
     settings = load_settings({"MAPLE_REVIEW_URL": url})
     with pytest.raises(ConfigurationError) as raised:
-        route_server(RouteStoreKind.FILE, tmp_path, settings=settings)
+        route_server(StoreKind.FILE, tmp_path, settings=settings)
     message = str(raised.value)
     assert message.startswith("MAPLE_REVIEW_URL ")
     assert "https://" in message  # the fix: an example of what it should be

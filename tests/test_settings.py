@@ -117,11 +117,13 @@ def test_the_route_store_and_its_refresh_are_built_from_maple_url() -> None:
 @pytest.mark.parametrize(("value", "share"), [(None, 0.2), ("20%", 0.2), ("5", 0.05), ("0%", 0.0)])
 def test_the_github_reserve_is_a_percentage_of_the_limit(value: str | None, share: float) -> None:
     environ = {**FORGE, **({"MAPLE_GITHUB_RESERVE": value} if value is not None else {})}
-    config = resolve_config(load_settings(environ))
-    assert config.github.reserve == pytest.approx(share)
-    assert (config.github.pr_review, config.github.trusted_bots) == ("agent", None)
+    github = resolve_config(load_settings(environ)).github
+    assert github.review is not None
+    assert github.review.reserve == pytest.approx(share)
+    assert (github.pr_review, github.review.trusted_bots) == ("agent", None)
 
 
 def test_an_empty_trusted_bots_list_trusts_no_bot_and_is_not_unset() -> None:
-    config = resolve_config(load_settings({**FORGE, "MAPLE_TRUSTED_BOTS": ""}))
-    assert config.github.trusted_bots == ""
+    review = resolve_config(load_settings({**FORGE, "MAPLE_TRUSTED_BOTS": ""})).github.review
+    assert review is not None
+    assert review.trusted_bots == ""

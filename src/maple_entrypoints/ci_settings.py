@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from maple_core.errors import ConfigurationError
 from maple_core.gate_rules import GateRules
@@ -16,12 +15,9 @@ from maple_entrypoints.configuration import (
     MAPLE_GITHUB_API,
     MAPLE_GITHUB_OWNER,
     MAPLE_GITHUB_REPO,
-    MAPLE_GITHUB_RESERVE,
-    MAPLE_PR_REVIEW,
-    MAPLE_TRUSTED_BOTS,
     Settings,
 )
-from maple_entrypoints.settings import cache_folder, gate_rules, review_url_of
+from maple_entrypoints.settings import ReviewReading, gate_review, gate_rules, review_url_of
 
 __all__ = [
     "CiConfig",
@@ -35,8 +31,8 @@ class CiConfig:
 
     The ledger is read with ``token`` (``GITHUB_TOKEN``), else ``gate_token``; the check run is
     written with ``gate_token`` (``MAPLE_GATE_TOKEN``, else ``GITHUB_TOKEN``). With ``review``
-    (``MAPLE_PR_REVIEW=gate``: its trusted bots, reserve and cache folder) the pull request's own
-    review is read beside the ledger, and the gate holds on it too.
+    (``MAPLE_PR_REVIEW=gate``: how it is read) the pull request's own review is read beside the
+    ledger, and the gate holds on it too.
     """
 
     owner: str
@@ -46,10 +42,7 @@ class CiConfig:
     api_url: str | None
     app_id: int | None
     rules: GateRules
-    review: bool = False
-    trusted_bots: str | None = None
-    reserve: float = 0.2
-    cache_root: Path | None = None
+    review: ReviewReading | None = None
 
 
 def ci_config(
@@ -85,8 +78,6 @@ def ci_config(
             f"{MAPLE_GATE_TOKEN.name} to a gate App's token."
         )
     rules = gate_rules(settings, review_url_of(settings, review_url, "--review-url"))
-    review = settings[MAPLE_PR_REVIEW] == "gate"
-    reserve = settings[MAPLE_GITHUB_RESERVE] if review else None
     owner, repo = repository.split("/", 1)
     return CiConfig(
         owner=owner,
@@ -96,8 +87,5 @@ def ci_config(
         api_url=settings[MAPLE_GITHUB_API] or settings[GITHUB_API_URL],
         app_id=settings[MAPLE_GATE_APP_ID],
         rules=rules,
-        review=review,
-        trusted_bots=settings[MAPLE_TRUSTED_BOTS],
-        reserve=reserve if reserve is not None else 0.2,
-        cache_root=cache_folder(settings),
+        review=gate_review(settings),
     )

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
-from pathlib import Path
+from typing import Literal
 
 from maple_core.gate_rules import GateRules
 from maple_entrypoints.configuration import (
@@ -15,13 +14,12 @@ from maple_entrypoints.configuration import (
     MAPLE_GITHUB_API,
     MAPLE_GITHUB_OWNER,
     MAPLE_GITHUB_REPO,
-    MAPLE_GITHUB_RESERVE,
-    MAPLE_PR_REVIEW,
-    MAPLE_TRUSTED_BOTS,
     Settings,
 )
 from maple_entrypoints.settings import (
-    cache_folder,
+    ReviewReading,
+    StoreKind,
+    gate_review,
     gate_rules,
     missing,
     present,
@@ -36,15 +34,11 @@ __all__ = [
     "RouteConfig",
     "RouteStoreKind",
     "route_config",
+    "route_store",
 ]
 
-
-class RouteStoreKind(StrEnum):
-    """The stores ``maple route serve --store`` can keep comments in."""
-
-    FILE = "file"
-    GITHUB = "github"
-    SQL = "sql"
+RouteStoreKind = Literal[StoreKind.FILE, StoreKind.GITHUB, StoreKind.SQL]
+"""The stores ``maple route serve --store`` can keep comments in: all but another route."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,10 +57,10 @@ class RouteConfig:
     ``owner`` and ``repo`` name the repository (both, or neither on a file store); ``app`` is
     the gate App, when configured. On the sql store, ``database_url`` names the database and
     ``repository`` the repository its comments belong to. With ``review`` (on GitHub with
-    ``MAPLE_PR_REVIEW=gate``: its trusted bots, reserve and cache folder) each caller's store
-    reads the pull request's own review beside the ledger, so the gate the route publishes
-    agrees with every other publisher's; in ``agent`` and ``off`` the route keeps the ledger
-    alone, since the gate ignores the review there.
+    ``MAPLE_PR_REVIEW=gate``: how it is read) each caller's store reads the pull request's own
+    review beside the ledger, so the gate the route publishes agrees with every other
+    publisher's; in ``agent`` and ``off`` the route keeps the ledger alone, since the gate
+    ignores the review there.
     """
 
     store: RouteStoreKind
@@ -78,10 +72,19 @@ class RouteConfig:
     secrets: tuple[str, ...]
     database_url: Secret | None = None
     repository: str = "default"
-    review: bool = False
-    trusted_bots: str | None = None
-    reserve: float = 0.2
-    cache_root: Path | None = None
+    review: ReviewReading | None = None
+
+
+def route_store(named: str) -> RouteStoreKind:
+    """The store ``named`` (``--store``), one a route can keep comments in.
+
+    Raises:
+        ValueError: ``named`` is no store, or is ``route`` (a route does not forward to another).
+    """
+    store = StoreKind(named)
+    if store is StoreKind.ROUTE:
+        raise ValueError(f"a route cannot keep its comments in another route: {named}")
+    return store
 
 
 def _gate_app(settings: Settings) -> GateApp | None:
@@ -110,13 +113,11 @@ def route_config(
     """
     rules = gate_rules(settings, review_url_of(settings, review_url, "--review-url"))
     owner, repo = settings[MAPLE_GITHUB_OWNER], settings[MAPLE_GITHUB_REPO]
-    if store is RouteStoreKind.GITHUB:
+    if store is StoreKind.GITHUB:
         why = "the route keeps comments on that repository's pull requests"
         owner = required(settings, MAPLE_GITHUB_OWNER, why)
         repo = required(settings, MAPLE_GITHUB_REPO, why)
     app = _gate_app(settings) if owner and repo else None
-    review = store is RouteStoreKind.GITHUB and settings[MAPLE_PR_REVIEW] == "gate"
-    reserve = settings[MAPLE_GITHUB_RESERVE] if review else None
     return RouteConfig(
         store=store,
         owner=owner,
@@ -127,8 +128,5 @@ def route_config(
         secrets=tuple(settings.secrets()),
         database_url=settings[MAPLE_DATABASE_URL],
         repository=repository_of(settings),
-        review=review,
-        trusted_bots=settings[MAPLE_TRUSTED_BOTS] if review else None,
-        reserve=reserve if reserve is not None else 0.2,
-        cache_root=cache_folder(settings) if review else None,
+        review=gate_review(settings) if store is StoreKind.GITHUB else None,
     )

@@ -56,12 +56,13 @@ T = TypeVar("T")
 __all__ = [
     "GateMode",
     "GitHubConfig",
+    "ReviewReading",
     "ServerConfig",
     "SessionSettings",
     "StoreKind",
-    "Transport",
     "cache_folder",
     "configuration_values",
+    "gate_review",
     "gate_rules",
     "load_settings",
     "missing",
@@ -83,14 +84,6 @@ class StoreKind(StrEnum):
     SQL = "sql"
 
 
-class Transport(StrEnum):
-    """How the GitHub adapters reach GitHub (``MAPLE_GITHUB_TRANSPORT``)."""
-
-    AUTO = "auto"
-    API = "api"
-    CLI = "cli"
-
-
 class GateMode(StrEnum):
     """How a resolve reaches the merge gate."""
 
@@ -103,9 +96,8 @@ class GateMode(StrEnum):
 class GitHubConfig:
     """Where and how to reach the repository; tokens stay :class:`Secret`.
 
-    ``pr_review`` (``MAPLE_PR_REVIEW``), ``trusted_bots`` (``MAPLE_TRUSTED_BOTS``) and
-    ``reserve`` (``MAPLE_GITHUB_RESERVE``, a share) shape the pull request's own review, read
-    through the per-machine shared folder under ``cache_root``.
+    ``pr_review`` (``MAPLE_PR_REVIEW``) says what the pull request's own review is for, and
+    ``review`` how it is read (on the github store, the only one that reads it).
     """
 
     owner: str | None = None
@@ -115,9 +107,22 @@ class GitHubConfig:
     gate_token: Secret | None = None
     gate_app_id: int | None = None
     pr_review: str = "agent"
-    trusted_bots: str | None = None
-    reserve: float = 0.2
-    cache_root: Path | None = None
+    review: ReviewReading | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewReading:
+    """How the pull request's own review is read, on the machine's shared poll.
+
+    Attributes:
+        trusted_bots: ``MAPLE_TRUSTED_BOTS`` as written (``None``: every App's bot).
+        reserve: the share of GitHub's rate limit left alone (``MAPLE_GITHUB_RESERVE``).
+        cache_root: the folder the shared polls are kept under (:func:`cache_folder`).
+    """
+
+    trusted_bots: str | None
+    reserve: float
+    cache_root: Path
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +131,7 @@ class ServerConfig:
 
     store: StoreKind
     gate: GateMode
-    transport: Transport
+    transport: str
     rules: GateRules = DEFAULT_RULES
     github: GitHubConfig = GitHubConfig()
     route_url: str | None = None
@@ -221,7 +226,7 @@ def store_kind(settings: Settings, program: str = "Maple's MCP server") -> Store
     if store is StoreKind.GITHUB:
         _needed(settings, MAPLE_GITHUB_OWNER, program)
         _needed(settings, MAPLE_GITHUB_REPO, program)
-        if _transport(settings) is Transport.API:
+        if _transport(settings) == "api":
             _needed(settings, GITHUB_TOKEN, program)  # auto may use gh's
     elif store is StoreKind.ROUTE:
         _needed(settings, MAPLE_URL, program)
@@ -230,8 +235,9 @@ def store_kind(settings: Settings, program: str = "Maple's MCP server") -> Store
     return store
 
 
-def _transport(settings: Settings) -> Transport:
-    return Transport(settings[MAPLE_GITHUB_TRANSPORT] or Transport.AUTO)
+def _transport(settings: Settings) -> str:
+    """``MAPLE_GITHUB_TRANSPORT``: ``auto``, ``api`` or ``cli``, as the adapters take it."""
+    return present(settings, MAPLE_GITHUB_TRANSPORT, "the GitHub adapters")
 
 
 def gate_rules(settings: Settings, review_url: str | None = None) -> GateRules:
@@ -243,8 +249,26 @@ def gate_rules(settings: Settings, review_url: str | None = None) -> GateRules:
     )
 
 
+def _review_reading(settings: Settings) -> ReviewReading:
+    """How the pull request's review is read, for a program that reads it.
+
+    Raises:
+        ConfigurationError: ``MAPLE_GITHUB_RESERVE`` is not a percentage from 0% to 90%.
+        RuntimeError: there is no home folder to keep the shared poll in.
+    """
+    return ReviewReading(
+        trusted_bots=settings[MAPLE_TRUSTED_BOTS],
+        reserve=present(settings, MAPLE_GITHUB_RESERVE, "polling GitHub needs a reserve"),
+        cache_root=cache_folder(settings),
+    )
+
+
+def gate_review(settings: Settings) -> ReviewReading | None:
+    """The review the gate holds on too (``MAPLE_PR_REVIEW=gate``), else ``None``."""
+    return _review_reading(settings) if settings[MAPLE_PR_REVIEW] == "gate" else None
+
+
 def _github(settings: Settings, store: StoreKind) -> GitHubConfig:
-    reserve = settings[MAPLE_GITHUB_RESERVE] if store is StoreKind.GITHUB else None
     return GitHubConfig(
         owner=settings[MAPLE_GITHUB_OWNER],
         repo=settings[MAPLE_GITHUB_REPO],
@@ -252,10 +276,9 @@ def _github(settings: Settings, store: StoreKind) -> GitHubConfig:
         token=settings[GITHUB_TOKEN],
         gate_token=settings[MAPLE_GATE_TOKEN],
         gate_app_id=settings[MAPLE_GATE_APP_ID],
-        pr_review=settings[MAPLE_PR_REVIEW] or "agent",
-        trusted_bots=settings[MAPLE_TRUSTED_BOTS],
-        reserve=reserve if reserve is not None else 0.2,
-        cache_root=cache_folder(settings),
+        pr_review=present(settings, MAPLE_PR_REVIEW, "the GitHub store"),
+        # only the github store reads the review
+        review=_review_reading(settings) if store is StoreKind.GITHUB else None,
     )
 
 

@@ -25,8 +25,7 @@ from maple_core.paging import ListQuery
 from maple_core.statuses import CommentStatus
 from maple_entrypoints.bootstrap.route import route_server
 from maple_entrypoints.route.serve import server_options
-from maple_entrypoints.route_settings import RouteStoreKind
-from maple_entrypoints.settings import load_settings
+from maple_entrypoints.settings import StoreKind, load_settings
 from tests.github.fake_github import FakeGitHub, Fault, Served
 from tests.route_support import LiveRoute, Recorder, eventually, live_route
 from tests.support import APP_ID, INSTALLATION, gate_app_environment
@@ -70,7 +69,7 @@ def route(
 ) -> Iterator[LiveRoute]:
     settings = load_settings(gate_app_environment(served.base_url, app_key[0]))
     options = server_options(
-        route_server(RouteStoreKind.GITHUB, tmp_path, settings=settings, clock=clock)
+        route_server(StoreKind.GITHUB, tmp_path, settings=settings, clock=clock)
     )
     options = type(options)(**{**options.__dict__, "log": ServerLog("maple-route", stream=sink)})
     with live_route(options) as live:
@@ -242,7 +241,7 @@ def test_the_verdict_is_read_with_a_store_built_from_the_callers_token(
     seed(served, clock, ["one"])
     settings = load_settings(gate_app_environment(served.base_url, app_key[0]))
     options = server_options(
-        route_server(RouteStoreKind.GITHUB, tmp_path, settings=settings, clock=clock)
+        route_server(StoreKind.GITHUB, tmp_path, settings=settings, clock=clock)
     )
     nobody = dataclasses.replace(options, store=lambda request: None)  # the fallback is empty
     with live_route(nobody) as route:
@@ -289,9 +288,7 @@ def test_without_a_gate_app_the_refresh_answers_404(
     env = gate_app_environment(served.base_url, app_key[0])
     for name in ("MAPLE_GATE_APP_ID", "MAPLE_GATE_INSTALLATION_ID", "MAPLE_GATE_PRIVATE_KEY"):
         env.pop(name)
-    options = server_options(
-        route_server(RouteStoreKind.GITHUB, tmp_path, settings=load_settings(env))
-    )
+    options = server_options(route_server(StoreKind.GITHUB, tmp_path, settings=load_settings(env)))
     with live_route(options) as route:
         answer = refresh(route, PUSHER)
     assert (answer.status_code, answer.json()) == (
@@ -309,7 +306,7 @@ def recorded(
 ) -> Iterator[tuple[LiveRoute, Recorder]]:
     settings = load_settings(gate_app_environment(served.base_url, app_key[0]))
     options = server_options(
-        route_server(RouteStoreKind.GITHUB, tmp_path, settings=settings, clock=clock)
+        route_server(StoreKind.GITHUB, tmp_path, settings=settings, clock=clock)
     )
     recorders: list[Recorder] = []
 
@@ -486,7 +483,7 @@ def test_the_routes_gate_reads_the_pull_requests_review_as_maple_pr_review_says(
         "XDG_CACHE_HOME": str(tmp_path / "cache"),
     }
     options = server_options(
-        route_server(RouteStoreKind.GITHUB, tmp_path, settings=load_settings(env), clock=clock)
+        route_server(StoreKind.GITHUB, tmp_path, settings=load_settings(env), clock=clock)
     )
     with live_route(options) as live:
         first = refresh(live, PUSHER).json()["verdict"]

@@ -22,8 +22,7 @@ from maple_adapters.system import SystemClock
 from maple_core.tokens import TokenScope
 from maple_entrypoints.bootstrap.route import route_server
 from maple_entrypoints.route.serve import server_options
-from maple_entrypoints.route_settings import RouteStoreKind
-from maple_entrypoints.settings import load_settings
+from maple_entrypoints.settings import StoreKind, load_settings
 from tests.github.fake_github import FakeGitHub, Served
 from tests.github.test_route_refresh import BRANCH, HEAD, fake, fake_github
 from tests.mcp_http_support import http_client
@@ -56,7 +55,7 @@ def route(
     environ = gate_app_environment(served.base_url, app_key[0], MAPLE_DATABASE_URL=database_url)
     settings = load_settings(environ)
     options = server_options(
-        route_server(RouteStoreKind.SQL, tmp_path, settings=settings, clock=FakeClock())
+        route_server(StoreKind.SQL, tmp_path, settings=settings, clock=FakeClock())
     )
     with live_route(options) as live:
         yield live

@@ -25,7 +25,13 @@ from maple_core.targets import GateTarget
 from maple_entrypoints.bootstrap.classifier import classifier_from_environment
 from maple_entrypoints.bootstrap.local import LocalCheckout, local_checkout
 from maple_entrypoints.configuration import Settings
-from maple_entrypoints.settings import GateMode, ServerConfig, StoreKind, Transport, resolve_config
+from maple_entrypoints.settings import (
+    GateMode,
+    ReviewReading,
+    ServerConfig,
+    StoreKind,
+    resolve_config,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -153,8 +159,8 @@ def _store(
     if config.store is StoreKind.GITHUB:
         token = github.token.get_secret_value() if github.token else None
         owner, repo = github.owner or "", github.repo or ""
-        if github.pr_review != "off":
-            return _review_store(config, token, clock, classifier)
+        if github.pr_review != "off" and github.review is not None:
+            return _review_store(config, github.review, token, clock, classifier)
         transport = chosen_transport(token, github.api_url, config.transport)
         return GitHubLedgerStore(transport, owner, repo, clock, app_id=github.gate_app_id)
     if config.store is StoreKind.SQL:
@@ -167,7 +173,11 @@ def _store(
 
 
 def _review_store(
-    config: ServerConfig, token: str | None, clock: Clock, classifier: FeedbackClassifier | None
+    config: ServerConfig,
+    review: ReviewReading,
+    token: str | None,
+    clock: Clock,
+    classifier: FeedbackClassifier | None,
 ) -> PullRequestStore:
     """The ledger and the pull request's own review, on the machine's shared poll."""
     from maple_adapters.github.review_setup import ReviewPlace, review_store
@@ -180,9 +190,9 @@ def _review_store(
         api_url=github.api_url,
         token=token,
         app_id=github.gate_app_id,
-        trusted_bots=github.trusted_bots,
-        reserve=github.reserve,
-        cache_root=github.cache_root or Path.home() / ".cache" / "maple",
+        trusted_bots=review.trusted_bots,
+        reserve=review.reserve,
+        cache_root=review.cache_root,
     )
     gate = github.pr_review == "gate"
     return review_store(inner, secrets, place, clock, gate=gate, classifier=classifier)
@@ -206,6 +216,6 @@ def _gate(config: ServerConfig, clock: Clock) -> GatePublisher | GateRefresher |
         return None
     github = config.github
     token = github.gate_token.get_secret_value() if github.gate_token else None
-    transport = chosen_transport(token, github.api_url, Transport.API)
+    transport = chosen_transport(token, github.api_url, "api")
     owner, repo = github.owner or "", github.repo or ""
     return GitHubCheckRunPublisher(transport, owner, repo, now=clock.now, app_id=github.gate_app_id)

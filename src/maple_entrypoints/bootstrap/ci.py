@@ -77,7 +77,8 @@ def ci_gate(
     clock = SystemClock()
     owner, repo, app_id = config.owner, config.repo, config.app_id
     store: CommentStore
-    if config.review and config.cache_root is not None:
+    review = config.review
+    if review is not None:
         from maple_adapters.github.review_setup import ReviewPlace, review_store
 
         place = ReviewPlace(
@@ -86,9 +87,9 @@ def ci_gate(
             api_url=config.api_url,
             token=config.token or config.gate_token,
             app_id=app_id,
-            trusted_bots=config.trusted_bots,
-            reserve=config.reserve,
-            cache_root=config.cache_root,
+            trusted_bots=review.trusted_bots,
+            reserve=review.reserve,
+            cache_root=review.cache_root,
         )
         store = review_store(read_as, secrets, place, clock, gate=True)
     else:

@@ -30,6 +30,7 @@ from maple_entrypoints.bootstrap.classifier import classifier_from_environment
 from maple_entrypoints.bootstrap.local import local_checkout
 from maple_entrypoints.configuration import Settings
 from maple_entrypoints.route_settings import RouteConfig, RouteStoreKind, route_config
+from maple_entrypoints.settings import ReviewReading, StoreKind
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -108,9 +109,9 @@ def route_server(
         log=ServerLog(SERVICE, config.secrets),
         classifier=classifier,
     )
-    if store is RouteStoreKind.SQL:
+    if store is StoreKind.SQL:
         return _on_sql(served, config)
-    if store is RouteStoreKind.GITHUB:
+    if store is StoreKind.GITHUB:
         return replace(served, store=None, stores=_token_stores(config, clock), media=None)
     return served
 
@@ -157,17 +158,19 @@ def _token_stores(config: RouteConfig, clock: Clock) -> TokenStores:
     """One store per caller token: with ``MAPLE_PR_REVIEW=gate`` the review-aware one."""
     owner, repo, api = config.owner or "", config.repo or "", config.api_url
     app_id = config.app.app_id if config.app is not None else None
-    root = config.cache_root
+    review = config.review
 
     def github_store(token: str) -> CommentStore:
-        if config.review and root is not None:  # the gate holds on the pull request's review
-            return _review_store(config, root, token, clock)
+        if review is not None:  # the gate holds on the pull request's review
+            return _review_store(config, review, token, clock)
         return GitHubLedgerStore(token_transport(token, api), owner, repo, clock, app_id=app_id)
 
     return TokenStores(github_store)
 
 
-def _review_store(config: RouteConfig, root: Path, token: str, clock: Clock) -> CommentStore:
+def _review_store(
+    config: RouteConfig, review: ReviewReading, token: str, clock: Clock
+) -> CommentStore:
     """The caller's ledger and the pull request's review, acting with ``token``.
 
     Raises:
@@ -181,9 +184,9 @@ def _review_store(config: RouteConfig, root: Path, token: str, clock: Clock) -> 
         api_url=config.api_url,
         token=token,
         app_id=config.app.app_id if config.app is not None else None,
-        trusted_bots=config.trusted_bots,
-        reserve=config.reserve,
-        cache_root=root,
+        trusted_bots=review.trusted_bots,
+        reserve=review.reserve,
+        cache_root=review.cache_root,
     )
     inner = PyGithubTransport(token, config.api_url)
     return review_store(inner, [token], place, clock, gate=True)

@@ -62,17 +62,18 @@ def route_serve(
 
     from maple_entrypoints.cli.common import route_server_here
     from maple_entrypoints.route.serve import serve_route, served_route
-    from maple_entrypoints.route_settings import RouteStoreKind
+    from maple_entrypoints.route_settings import route_store
+    from maple_entrypoints.settings import StoreKind
 
     try:
-        kind = RouteStoreKind(store)
+        kind = route_store(store)
     except ValueError:
         raise fail(
             f'unknown --store {store}; "file", "github" and "sql" exist.', EXIT_CONFIG
         ) from None
     if not prefix.startswith("/"):
         raise fail(f"--prefix must start with /, such as /api/maple; got {prefix}.", EXIT_CONFIG)
-    if migrate and kind is not RouteStoreKind.SQL:
+    if migrate and kind is not StoreKind.SQL:
         raise fail("--migrate needs --store sql: only the database has a schema.", EXIT_CONFIG)
     server = route_server_here(kind, Path.cwd(), review_url)  # refuse a bad setting now
     if migrate and server.sql is not None:

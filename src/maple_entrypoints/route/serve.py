@@ -166,9 +166,9 @@ def served_route(store: str, cwd: str, prefix: str, review_url: str | None, host
     from pathlib import Path
 
     from maple_entrypoints.bootstrap.route import route_server
-    from maple_entrypoints.route_settings import RouteStoreKind
+    from maple_entrypoints.route_settings import route_store
 
-    server = route_server(RouteStoreKind(store), Path(cwd), review_url=review_url)
+    server = route_server(route_store(store), Path(cwd), review_url=review_url)
     return guarded(served_app(server_options(server), prefix), host)
 
 
