@@ -69,6 +69,10 @@ class GitHubLedgerStore:
         app_id: the GitHub App whose bot writes ledgers too (``MAPLE_GATE_APP_ID``), if any.
     """
 
+    name = "github"
+    capabilities = _CAPABILITIES
+    """Everything, ``head`` and ``watch`` included."""
+
     def __init__(
         self,
         transport: GitHubTransport,
@@ -87,16 +91,6 @@ class GitHubLedgerStore:
         self._place = place
         self._claims = LedgerClaims(self)
         self._writer.before_write = self._claims.forget
-
-    @property
-    def name(self) -> str:
-        """``github``."""
-        return "github"
-
-    @property
-    def capabilities(self) -> frozenset[Capability]:
-        """Everything, ``head`` and ``watch`` included."""
-        return _CAPABILITIES
 
     @property
     def transport(self) -> GitHubTransport:

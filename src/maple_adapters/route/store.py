@@ -70,19 +70,13 @@ class RouteCommentStore:
     name a head commit either (the route publishes the gate itself, on ``/gate/refresh``).
     """
 
+    name = "route"
+    capabilities = _CAPABILITIES
+    """List, append, append many, set status, approvals, threads and claims."""
+
     def __init__(self, http: RouteHttp, poll_s: float = POLL_S) -> None:
         self._http = http
         self._poll_s = poll_s
-
-    @property
-    def name(self) -> str:
-        """``route``."""
-        return "route"
-
-    @property
-    def capabilities(self) -> frozenset[Capability]:
-        """List, append, append many, set status, approvals, threads and claims."""
-        return _CAPABILITIES
 
     def __repr__(self) -> str:
         return f"RouteCommentStore({self._http.base!r})"
