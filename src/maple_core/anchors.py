@@ -19,7 +19,7 @@ from maple_core.fields import (
     str_or_none,
 )
 from maple_core.json_types import JsonObject, JsonValue
-from maple_core.json_view import JsonField, JsonView
+from maple_core.json_view import JsonView, json_field
 
 __all__ = [
     "Anchor",
@@ -60,7 +60,6 @@ class RegionMember:
         return out
 
 
-@dataclass(frozen=True, slots=True, init=False)
 class Anchor(JsonView):
     """Where a comment points (Maple ``CommentAnchor``), as a view over its JSON object.
 
@@ -69,39 +68,34 @@ class Anchor(JsonView):
 
     WHAT: ClassVar[str] = "a comment's anchor"
 
-    def __init__(
-        self,
-        *,
-        source: str | None = None,
-        component: str | None = None,
-        selector: str | None = None,
-        located_by: str | None = None,
-        quote: JsonObject | None = None,
-        members: tuple[RegionMember, ...] = (),
-        extra: JsonObject | None = None,
-    ) -> None:
-        fields: JsonObject = {
-            "source": source,
-            "component": component,
-            "selector": selector,
-            "locatedBy": located_by,
-            "quote": quote,
-            "members": [m.to_json() for m in members] if members else None,
-        }
-        self._wrap(fields, extra)
-
-    source = JsonField("source", str_or_none, "``path/to/file.tsx:line:col``, when known.")
-    component = JsonField("component", str_or_none, "The component's display name, when known.")
-    selector = JsonField("selector", str_or_none, "A CSS selector for the element, when known.")
-    located_by = JsonField(
-        "locatedBy", str_or_none, "How ``source`` was found: ``tagger`` or ``owner-stack``."
+    source: str | None = json_field(
+        "source", str_or_none, "``path/to/file.tsx:line:col``, when known.", default=None
     )
-    quote = JsonField(
+    component: str | None = json_field(
+        "component", str_or_none, "The component's display name, when known.", default=None
+    )
+    selector: str | None = json_field(
+        "selector", str_or_none, "A CSS selector for the element, when known.", default=None
+    )
+    located_by: str | None = json_field(
+        "locatedBy",
+        str_or_none,
+        "How ``source`` was found: ``tagger`` or ``owner-stack``.",
+        default=None,
+    )
+    quote: JsonObject | None = json_field(
         "quote",
         object_or_none,
         "The quoted text and its surroundings (``exact``, ``prefix``, ``suffix``, ``offset``).",
+        default=None,
     )
-    members = JsonField("members", _members, "The elements a region comment covers.")
+    members: tuple[RegionMember, ...] = json_field(
+        "members",
+        _members,
+        "The elements a region comment covers.",
+        default=(),
+        write=lambda members: [m.to_json() for m in members],
+    )
 
     @property
     def quote_exact(self) -> str | None:

@@ -1,30 +1,49 @@
 """A record kept as its JSON object and read field by field: what Maple's anchors and contexts are.
 
 A :class:`JsonView` wraps a stored object without copying it, so listing thousands of comments
-stays cheap and every key a newer Maple writes survives a round trip. Each of its fields is a
-:class:`JsonField`, read (and type-checked, a mistyped one reading as absent) when asked for;
-the keys it declares are the ones ``extra`` leaves out.
+stays cheap and every key a newer Maple writes survives a round trip. A subclass declares each
+field once, with :func:`json_field`: its attribute name, type, JSON key, how it is read (a
+mistyped value reading as absent) and its description. The keyword constructor is derived from
+those declarations (for type checkers too), and the keys they name are the ones ``extra`` leaves
+out.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, Self, TypeVar, overload
+from typing import Any, ClassVar, Generic, Self, TypeVar, dataclass_transform, overload
 
 from maple_core.fields import object_of
+from maple_core.frozen import Frozen
 from maple_core.json_types import JsonObject, JsonValue
 
-__all__ = ["JsonField", "JsonView"]
+__all__ = ["JsonField", "JsonView", "json_field"]
 
 T = TypeVar("T")
 
 
-class JsonField(Generic[T]):
-    """The field ``key`` of a :class:`JsonView`, as ``read`` takes it (given ``None`` if absent)."""
+def _as_is(value: Any) -> JsonValue:
+    return value  # type: ignore[no-any-return]
 
-    def __init__(self, key: str, read: Callable[[JsonValue], T], doc: str) -> None:
+
+class JsonField(Generic[T]):
+    """The field ``key`` of a :class:`JsonView`, as ``read`` takes it (given ``None`` if absent).
+
+    A value given to the constructor is kept as ``write`` turns it into JSON, unless it is the
+    field's ``default`` (then the key stays absent).
+    """
+
+    def __init__(
+        self,
+        key: str,
+        read: Callable[[JsonValue], T],
+        doc: str,
+        default: object = None,
+        write: Callable[[T], JsonValue] = _as_is,
+    ) -> None:
         self.key = key
+        self.default = default
+        self.write = write
         self._read = read
         self.__doc__ = doc
 
@@ -32,49 +51,85 @@ class JsonField(Generic[T]):
     def __get__(self, view: None, owner: type[Any]) -> JsonField[T]: ...
 
     @overload
-    def __get__(self, view: JsonView, owner: type[Any]) -> T: ...
+    def __get__(self, view: _Fields, owner: type[Any]) -> T: ...
 
-    def __get__(self, view: JsonView | None, owner: type[Any]) -> JsonField[T] | T:
+    def __get__(self, view: _Fields | None, owner: type[Any]) -> JsonField[T] | T:
         if view is None:
             return self
         return self._read(view.data.get(self.key))
 
 
-@dataclass(frozen=True, slots=True, init=False)
-class JsonView:
-    """A JSON object read through the :class:`JsonField` attributes of its subclass.
+def json_field(
+    key: str,
+    read: Callable[[JsonValue], T],
+    doc: str,
+    *,
+    default: T | None = None,
+    write: Callable[[T], JsonValue] = _as_is,
+) -> T:
+    """Declare a :class:`JsonView` field kept under ``key`` (see :class:`JsonField`)."""
+    return JsonField(key, read, doc, default, write)  # type: ignore[return-value]
 
-    A subclass names what it is (``WHAT``, for the error a non-object gets) and declares its
-    fields; its own ``__init__`` builds a new one with :meth:`_wrap`.
-    """
 
+class _Extra:
+    """``extra``: every key of the object but the declared fields'."""
+
+    def __get__(self, view: _Fields | None, owner: type[Any]) -> JsonObject:
+        if view is None:
+            return {}
+        return {k: v for k, v in view.data.items() if k not in view.KEYS}
+
+
+def _unknown_keys(*, default: JsonObject | None = None) -> JsonObject:
+    return _Extra()  # type: ignore[return-value]
+
+
+@dataclass_transform(
+    kw_only_default=True, frozen_default=True, field_specifiers=(json_field, _unknown_keys)
+)
+class _Fields(Frozen):
+    """The machinery of :class:`JsonView`: its fields, and the constructor they make."""
+
+    __slots__ = ("data",)
     WHAT: ClassVar[str] = "a JSON object"
     KEYS: ClassVar[frozenset[str]] = frozenset()
+    FIELDS: ClassVar[dict[str, JsonField[Any]]] = {}
     data: JsonObject
 
     def __init_subclass__(cls) -> None:
-        # No super(): ``slots=True`` makes a new class, which the zero-argument form misses.
-        declared = {v.key for v in vars(cls).values() if isinstance(v, JsonField)}
-        cls.KEYS = cls.KEYS | declared
+        declared = {n: v for n, v in vars(cls).items() if isinstance(v, JsonField)}
+        cls.FIELDS = {**cls.FIELDS, **declared}
+        cls.KEYS = frozenset(f.key for f in cls.FIELDS.values())
 
-    def _wrap(self, fields: JsonObject, extra: JsonObject | None) -> None:
-        """Keep ``fields`` (those that are not ``None``) and then ``extra`` as the object."""
-        data: JsonObject = {k: v for k, v in fields.items() if v is not None}
+    def __init__(self, *, extra: JsonObject | None = None, **values: Any) -> None:
+        unknown = values.keys() - self.FIELDS.keys()
+        if unknown:
+            raise TypeError(f"{type(self).__name__}() has no field {sorted(unknown)[0]!r}")
+        data: JsonObject = {}
+        for name, spec in self.FIELDS.items():
+            value = values.get(name)
+            if value is not None and value != spec.default:
+                data[spec.key] = spec.write(value)
         data.update(extra or {})
-        object.__setattr__(self, "data", data)
+        self._set(data=data)
 
     @classmethod
     def from_json(cls, value: JsonValue) -> Self:
         """Wrap a stored JSON object (it must be an object)."""
         view = cls.__new__(cls)
-        object.__setattr__(view, "data", object_of(value, cls.WHAT))
+        view._set(data=object_of(value, cls.WHAT))
         return view
-
-    @property
-    def extra(self) -> JsonObject:
-        """Every key but the declared fields'."""
-        return {k: v for k, v in self.data.items() if k not in self.KEYS}
 
     def to_json(self) -> JsonObject:
         """Return the JSON object (a copy)."""
         return dict(self.data)
+
+
+class JsonView(_Fields):
+    """A JSON object read through the fields its subclass declares with :func:`json_field`.
+
+    A subclass names what it is (``WHAT``, for the error a non-object gets). It is built with a
+    keyword for each field, and ``extra`` for the keys it does not declare.
+    """
+
+    extra: JsonObject = _unknown_keys(default=None)
