@@ -94,7 +94,7 @@ class Anchor(JsonView):
         _members,
         "The elements a region comment covers.",
         default=(),
-        write=lambda members: [m.to_json() for m in members],
+        write=lambda members: [m.to_json() for m in members] or None,
     )
 
     @property

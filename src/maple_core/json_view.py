@@ -29,20 +29,14 @@ def _as_is(value: Any) -> JsonValue:
 class JsonField(Generic[T]):
     """The field ``key`` of a :class:`JsonView`, as ``read`` takes it (given ``None`` if absent).
 
-    A value given to the constructor is kept as ``write`` turns it into JSON, unless it is the
-    field's ``default`` (then the key stays absent).
+    A value given to the constructor is kept as ``write`` turns it into JSON; what it turns into
+    ``None`` (an empty list of members, say) leaves the key absent.
     """
 
     def __init__(
-        self,
-        key: str,
-        read: Callable[[JsonValue], T],
-        doc: str,
-        default: object = None,
-        write: Callable[[T], JsonValue] = _as_is,
+        self, key: str, read: Callable[[JsonValue], T], doc: str, write: Callable[[T], JsonValue]
     ) -> None:
         self.key = key
-        self.default = default
         self.write = write
         self._read = read
         self.__doc__ = doc
@@ -67,8 +61,12 @@ def json_field(
     default: T | None = None,
     write: Callable[[T], JsonValue] = _as_is,
 ) -> T:
-    """Declare a :class:`JsonView` field kept under ``key`` (see :class:`JsonField`)."""
-    return JsonField(key, read, doc, default, write)  # type: ignore[return-value]
+    """Declare a :class:`JsonView` field kept under ``key`` (see :class:`JsonField`).
+
+    ``default`` is what type checkers see the constructor take when the field is not given; an
+    absent field reads as ``read(None)``.
+    """
+    return JsonField(key, read, doc, write)  # type: ignore[return-value]
 
 
 class _Extra:
@@ -108,8 +106,9 @@ class _Fields(Frozen):
         data: JsonObject = {}
         for name, spec in self.FIELDS.items():
             value = values.get(name)
-            if value is not None and value != spec.default:
-                data[spec.key] = spec.write(value)
+            written = None if value is None else spec.write(value)
+            if written is not None:
+                data[spec.key] = written
         data.update(extra or {})
         self._set(data=data)
 
