@@ -7,15 +7,12 @@ reviewer saw is :class:`~maple_core.page_context.Context`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import ClassVar
 
 from maple_core.fields import (
     Number,
     number_or_none,
-    object_of,
     object_or_none,
-    put_field,
     str_or_none,
 )
 from maple_core.json_types import JsonObject, JsonValue
@@ -33,31 +30,29 @@ def _members(value: JsonValue) -> tuple[RegionMember, ...]:
     return tuple(RegionMember.from_json(m) for m in value if isinstance(m, dict))
 
 
-@dataclass(frozen=True, slots=True)
-class RegionMember:
+def _anchor(value: JsonValue) -> Anchor:
+    return Anchor.from_json(value) if value is not None else Anchor()
+
+
+class RegionMember(JsonView):
     """One element a region comment's rectangle covers (Maple ``RegionMember``)."""
 
-    anchor: Anchor
-    overlap: Number | None = None
-    extra: JsonObject = field(default_factory=dict)
+    WHAT: ClassVar[str] = "a region member"
 
-    @classmethod
-    def from_json(cls, value: JsonValue) -> RegionMember:
-        """Read a member from its JSON object."""
-        obj = object_of(value, "a region member")
-        inner = obj.get("anchor")
-        return cls(
-            anchor=Anchor.from_json(inner) if inner is not None else Anchor(),
-            overlap=number_or_none(obj.get("overlap")),
-            extra={k: v for k, v in obj.items() if k not in ("anchor", "overlap")},
-        )
-
-    def to_json(self) -> JsonObject:
-        """Return the member's JSON object."""
-        out: JsonObject = {"anchor": self.anchor.to_json()}
-        put_field(out, "overlap", self.overlap)
-        out.update(self.extra)
-        return out
+    anchor: Anchor = json_field(
+        "anchor",
+        _anchor,
+        "The element, located as an anchor.",
+        write=lambda anchor: anchor.to_json(),
+        kw_only=False,
+    )
+    overlap: Number | None = json_field(
+        "overlap",
+        number_or_none,
+        "How much of it the rectangle covers.",
+        default=None,
+        kw_only=False,
+    )
 
 
 class Anchor(JsonView):

@@ -33,6 +33,9 @@ class JsonField(Generic[T]):
     ``None`` (an empty list of members, say) leaves the key absent.
     """
 
+    kw_only = True
+    """Whether the constructor takes the field by keyword only (else also by position)."""
+
     def __init__(
         self, key: str, read: Callable[[JsonValue], T], doc: str, write: Callable[[T], JsonValue]
     ) -> None:
@@ -60,13 +63,16 @@ def json_field(
     *,
     default: T | None = None,
     write: Callable[[T], JsonValue] = _as_is,
+    kw_only: bool = True,
 ) -> T:
     """Declare a :class:`JsonView` field kept under ``key`` (see :class:`JsonField`).
 
-    ``default`` is what type checkers see the constructor take when the field is not given; an
-    absent field reads as ``read(None)``.
+    ``default`` is what type checkers see the constructor take when the field is not given (an
+    absent field reads as ``read(None)``); a field without one must be given.
     """
-    return JsonField(key, read, doc, write)  # type: ignore[return-value]
+    spec = JsonField(key, read, doc, write)
+    spec.kw_only = kw_only
+    return spec  # type: ignore[return-value]
 
 
 class _Extra:
@@ -99,7 +105,12 @@ class _Fields(Frozen):
         cls.FIELDS = {**cls.FIELDS, **declared}
         cls.KEYS = frozenset(f.key for f in cls.FIELDS.values())
 
-    def __init__(self, *, extra: JsonObject | None = None, **values: Any) -> None:
+    def __init__(self, *args: Any, extra: JsonObject | None = None, **values: Any) -> None:
+        by_position = [name for name, spec in self.FIELDS.items() if not spec.kw_only]
+        named = values.keys() & set(by_position[: len(args)])
+        if len(args) > len(by_position) or named:
+            raise TypeError(f"{type(self).__name__}() takes {by_position} by position")
+        values.update(zip(by_position, args, strict=False))
         unknown = values.keys() - self.FIELDS.keys()
         if unknown:
             raise TypeError(f"{type(self).__name__}() has no field {sorted(unknown)[0]!r}")
@@ -128,7 +139,8 @@ class JsonView(_Fields):
     """A JSON object read through the fields its subclass declares with :func:`json_field`.
 
     A subclass names what it is (``WHAT``, for the error a non-object gets). It is built with a
-    keyword for each field, and ``extra`` for the keys it does not declare.
+    keyword for each field (or its position, for one declared with ``kw_only=False``), and
+    ``extra`` for the keys it does not declare.
     """
 
     extra: JsonObject = _unknown_keys(default=None)
