@@ -43,7 +43,6 @@ class RegionMember(JsonView):
         "anchor",
         _anchor,
         "The element, located as an anchor.",
-        write=lambda anchor: anchor.to_json(),
         kw_only=False,
     )
     overlap: Number | None = json_field(
@@ -89,7 +88,6 @@ class Anchor(JsonView):
         _members,
         "The elements a region comment covers.",
         default=(),
-        write=lambda members: [m.to_json() for m in members] or None,
     )
 
     @property

@@ -2,10 +2,8 @@
 
 A :class:`JsonView` wraps a stored object without copying it, so listing thousands of comments
 stays cheap and every key a newer Maple writes survives a round trip. A subclass declares each
-field once, with :func:`json_field`: its attribute name, type, JSON key, how it is read (a
-mistyped value reading as absent) and its description. The keyword constructor is derived from
-those declarations (for type checkers too), and the keys they name are the ones ``extra`` leaves
-out.
+field once, with :func:`json_field` (name, type, key, reader, description); its constructor is
+derived from those (for type checkers too), and ``extra`` holds every key they do not name.
 """
 
 from __future__ import annotations
@@ -22,25 +20,14 @@ __all__ = ["JsonField", "JsonView", "json_field"]
 T = TypeVar("T")
 
 
-def _as_is(value: Any) -> JsonValue:
-    return value  # type: ignore[no-any-return]
-
-
 class JsonField(Generic[T]):
-    """The field ``key`` of a :class:`JsonView`, as ``read`` takes it (given ``None`` if absent).
-
-    A value given to the constructor is kept as ``write`` turns it into JSON; what it turns into
-    ``None`` (an empty list of members, say) leaves the key absent.
-    """
+    """The field ``key`` of a :class:`JsonView`, as ``read`` takes it (given ``None`` if absent)."""
 
     kw_only = True
     """Whether the constructor takes the field by keyword only (else also by position)."""
 
-    def __init__(
-        self, key: str, read: Callable[[JsonValue], T], doc: str, write: Callable[[T], JsonValue]
-    ) -> None:
+    def __init__(self, key: str, read: Callable[[JsonValue], T], doc: str) -> None:
         self.key = key
-        self.write = write
         self._read = read
         self.__doc__ = doc
 
@@ -62,30 +49,32 @@ def json_field(
     doc: str,
     *,
     default: T | None = None,
-    write: Callable[[T], JsonValue] = _as_is,
     kw_only: bool = True,
 ) -> T:
     """Declare a :class:`JsonView` field kept under ``key`` (see :class:`JsonField`).
 
     ``default`` is what type checkers see the constructor take when the field is not given (an
-    absent field reads as ``read(None)``); a field without one must be given.
+    absent field reads as ``read(None)``); ``kw_only=False`` lets it be given by position too.
     """
-    spec = JsonField(key, read, doc, write)
+    spec = JsonField(key, read, doc)
     spec.kw_only = kw_only
     return spec  # type: ignore[return-value]
 
 
-class _Extra:
-    """``extra``: every key of the object but the declared fields'."""
-
-    def __get__(self, view: _Fields | None, owner: type[Any]) -> JsonObject:
-        if view is None:
-            return {}
-        return {k: v for k, v in view.data.items() if k not in view.KEYS}
+def _written(value: Any) -> JsonValue:
+    """``value`` as JSON: a view as its object, a tuple as a list (none when it is empty)."""
+    if isinstance(value, tuple):
+        return [_written(item) for item in value] or None
+    return value.to_json() if isinstance(value, _Fields) else value
 
 
-def _unknown_keys(*, default: JsonObject | None = None) -> JsonObject:
-    return _Extra()  # type: ignore[return-value]
+def _extra(view: _Fields) -> JsonObject:
+    """Every key of the object but the declared fields'."""
+    return {k: v for k, v in view.data.items() if k not in view.KEYS}
+
+
+def _unknown_keys(*, default: JsonObject | None) -> JsonObject:
+    return property(_extra)  # type: ignore[return-value]
 
 
 @dataclass_transform(
@@ -107,21 +96,15 @@ class _Fields(Frozen):
 
     def __init__(self, *args: Any, extra: JsonObject | None = None, **values: Any) -> None:
         by_position = [name for name, spec in self.FIELDS.items() if not spec.kw_only]
-        named = values.keys() & set(by_position[: len(args)])
-        if len(args) > len(by_position) or named:
+        if len(args) > len(by_position) or values.keys() & set(by_position[: len(args)]):
             raise TypeError(f"{type(self).__name__}() takes {by_position} by position")
         values.update(zip(by_position, args, strict=False))
         unknown = values.keys() - self.FIELDS.keys()
         if unknown:
             raise TypeError(f"{type(self).__name__}() has no field {sorted(unknown)[0]!r}")
-        data: JsonObject = {}
-        for name, spec in self.FIELDS.items():
-            value = values.get(name)
-            written = None if value is None else spec.write(value)
-            if written is not None:
-                data[spec.key] = written
-        data.update(extra or {})
-        self._set(data=data)
+        written = {spec.key: _written(values.get(name)) for name, spec in self.FIELDS.items()}
+        data = {key: value for key, value in written.items() if value is not None}
+        self._set(data={**data, **(extra or {})})
 
     @classmethod
     def from_json(cls, value: JsonValue) -> Self:
@@ -139,8 +122,8 @@ class JsonView(_Fields):
     """A JSON object read through the fields its subclass declares with :func:`json_field`.
 
     A subclass names what it is (``WHAT``, for the error a non-object gets). It is built with a
-    keyword for each field (or its position, for one declared with ``kw_only=False``), and
-    ``extra`` for the keys it does not declare.
+    keyword for each field (or its position, for one declared ``kw_only=False``), and ``extra``
+    for the keys it does not declare.
     """
 
     extra: JsonObject = _unknown_keys(default=None)
