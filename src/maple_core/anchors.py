@@ -9,12 +9,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from maple_core.fields import (
-    Number,
-    number_or_none,
-    object_or_none,
-    str_or_none,
-)
+from maple_core.fields import Number, number_or_none, object_or_none, str_or_none
 from maple_core.json_types import JsonObject, JsonValue
 from maple_core.json_view import JsonView, json_field
 
@@ -40,10 +35,7 @@ class RegionMember(JsonView):
     WHAT: ClassVar[str] = "a region member"
 
     anchor: Anchor = json_field(
-        "anchor",
-        _anchor,
-        "The element, located as an anchor.",
-        kw_only=False,
+        "anchor", _anchor, "The element, located as an anchor.", kw_only=False
     )
     overlap: Number | None = json_field(
         "overlap",
