@@ -29,20 +29,14 @@ def _anchor(value: JsonValue) -> Anchor:
     return Anchor.from_json(value) if value is not None else Anchor()
 
 
-class RegionMember(JsonView):
+class RegionMember(JsonView, kw_only=False):
     """One element a region comment's rectangle covers (Maple ``RegionMember``)."""
 
     WHAT: ClassVar[str] = "a region member"
 
-    anchor: Anchor = json_field(
-        "anchor", _anchor, "The element, located as an anchor.", kw_only=False
-    )
+    anchor: Anchor = json_field("anchor", _anchor, "The element, located as an anchor.")
     overlap: Number | None = json_field(
-        "overlap",
-        number_or_none,
-        "How much of it the rectangle covers.",
-        default=None,
-        kw_only=False,
+        "overlap", number_or_none, "How much of it the rectangle covers.", default=None
     )
 
 

@@ -23,9 +23,6 @@ T = TypeVar("T")
 class JsonField(Generic[T]):
     """The field ``key`` of a :class:`JsonView`, as ``read`` takes it (given ``None`` if absent)."""
 
-    kw_only = True
-    """Whether the constructor takes the field by keyword only (else also by position)."""
-
     def __init__(self, key: str, read: Callable[[JsonValue], T], doc: str) -> None:
         self.key = key
         self._read = read
@@ -44,21 +41,14 @@ class JsonField(Generic[T]):
 
 
 def json_field(
-    key: str,
-    read: Callable[[JsonValue], T],
-    doc: str,
-    *,
-    default: T | None = None,
-    kw_only: bool = True,
+    key: str, read: Callable[[JsonValue], T], doc: str, *, default: T | None = None
 ) -> T:
     """Declare a :class:`JsonView` field kept under ``key`` (see :class:`JsonField`).
 
     ``default`` is what type checkers see the constructor take when the field is not given (an
-    absent field reads as ``read(None)``); ``kw_only=False`` lets it be given by position too.
+    absent field reads as ``read(None)``).
     """
-    spec = JsonField(key, read, doc)
-    spec.kw_only = kw_only
-    return spec  # type: ignore[return-value]
+    return JsonField(key, read, doc)  # type: ignore[return-value]
 
 
 def _written(value: Any) -> JsonValue:
@@ -87,17 +77,19 @@ class _Fields(Frozen):
     WHAT: ClassVar[str] = "a JSON object"
     KEYS: ClassVar[frozenset[str]] = frozenset()
     FIELDS: ClassVar[dict[str, JsonField[Any]]] = {}
+    BY_POSITION: ClassVar[tuple[str, ...]] = ()
     data: JsonObject
 
-    def __init_subclass__(cls) -> None:
+    def __init_subclass__(cls, *, kw_only: bool = True) -> None:
         declared = {n: v for n, v in vars(cls).items() if isinstance(v, JsonField)}
         cls.FIELDS = {**cls.FIELDS, **declared}
         cls.KEYS = frozenset(f.key for f in cls.FIELDS.values())
+        cls.BY_POSITION = cls.BY_POSITION if kw_only else (*cls.BY_POSITION, *declared)
 
     def __init__(self, *args: Any, extra: JsonObject | None = None, **values: Any) -> None:
-        by_position = [name for name, spec in self.FIELDS.items() if not spec.kw_only]
+        by_position = self.BY_POSITION
         if len(args) > len(by_position) or values.keys() & set(by_position[: len(args)]):
-            raise TypeError(f"{type(self).__name__}() takes {by_position} by position")
+            raise TypeError(f"{type(self).__name__}() takes {list(by_position)} by position")
         values.update(zip(by_position, args, strict=False))
         unknown = values.keys() - self.FIELDS.keys()
         if unknown:
@@ -122,8 +114,8 @@ class JsonView(_Fields):
     """A JSON object read through the fields its subclass declares with :func:`json_field`.
 
     A subclass names what it is (``WHAT``, for the error a non-object gets). It is built with a
-    keyword for each field (or its position, for one declared ``kw_only=False``), and ``extra``
-    for the keys it does not declare.
+    keyword for each field (or its position too, in a subclass declared with ``kw_only=False``),
+    and ``extra`` for the keys it does not declare.
     """
 
     extra: JsonObject = _unknown_keys(default=None)
