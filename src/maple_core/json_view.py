@@ -12,7 +12,6 @@ from collections.abc import Callable
 from typing import Any, ClassVar, Generic, Self, TypeVar, dataclass_transform, overload
 
 from maple_core.fields import object_of
-from maple_core.frozen import Frozen
 from maple_core.json_types import JsonObject, JsonValue
 
 __all__ = ["JsonField", "JsonView", "json_field"]
@@ -70,8 +69,8 @@ def _unknown_keys(*, default: JsonObject | None) -> JsonObject:
 @dataclass_transform(
     kw_only_default=True, frozen_default=True, field_specifiers=(json_field, _unknown_keys)
 )
-class _Fields(Frozen):
-    """The machinery of :class:`JsonView`: its fields, and the constructor they make."""
+class _Fields:
+    """The machinery of :class:`JsonView`: its fields, the constructor they make, immutability."""
 
     __slots__ = ("data",)
     WHAT: ClassVar[str] = "a JSON object"
@@ -96,14 +95,31 @@ class _Fields(Frozen):
             raise TypeError(f"{type(self).__name__}() has no field {sorted(unknown)[0]!r}")
         written = {spec.key: _written(values.get(name)) for name, spec in self.FIELDS.items()}
         data = {key: value for key, value in written.items() if value is not None}
-        self._set(data={**data, **(extra or {})})
+        object.__setattr__(self, "data", {**data, **(extra or {})})
 
     @classmethod
     def from_json(cls, value: JsonValue) -> Self:
         """Wrap a stored JSON object (it must be an object)."""
         view = cls.__new__(cls)
-        view._set(data=object_of(value, cls.WHAT))
+        object.__setattr__(view, "data", object_of(value, cls.WHAT))
         return view
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable; cannot set {name}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable; cannot delete {name}")
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self) or not isinstance(other, _Fields):
+            return NotImplemented
+        return self.data == other.data
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(data={self.data!r})"
+
+    def __reduce__(self) -> tuple[Callable[[JsonValue], Self], tuple[JsonObject]]:
+        return (type(self).from_json, (self.data,))
 
     def to_json(self) -> JsonObject:
         """Return the JSON object (a copy)."""
