@@ -1,8 +1,8 @@
 """maple as a library: the values, decisions, ports and use cases, the stores, and the setup.
 
-Everything a library user needs is here, imported at once and listed once (``__all__``); each
-name also stays in its home module (``maple_core.comments``, ``maple_adapters.files.store``…).
-See ``docs/library.md``.
+Everything a library user needs is here, imported at once and listed once (``__all__``, which
+takes the whole error hierarchy as ``maple_core.errors`` lists it); each name also stays in its
+home module (``maple_core.comments``, ``maple_adapters.files.store``…). See ``docs/library.md``.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from maple_adapters.log import ServerLog
 from maple_adapters.memory import InMemoryCommentStore
 from maple_adapters.memory_gate import InMemoryGatePublisher
 from maple_adapters.system import SystemClock
+from maple_core import errors as _errors
 from maple_core.anchors import Anchor, RegionMember
 from maple_core.approvals import Approval, NewApproval
 from maple_core.branch_gate import decide_branch_gate, publish_gate
@@ -20,22 +21,23 @@ from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.context import CommentContext, comment_context
 from maple_core.conversation import ConversationError, Reply, ReplyKind, Role
 from maple_core.cursor import EPOCH_CURSOR, FreshComments, newest_first, select_fresh
-from maple_core.errors import (
-    ConfigurationError,
-    CorruptLedgerError,
-    InvalidCursorError,
-    InvalidInputError,
-    InvalidMediaKeyError,
-    InvalidQueryError,
-    InvalidRecordError,
-    LedgerFullError,
-    MapleError,
-    MissingCapabilityError,
-    NotFoundError,
-    StoreError,
-    StoreRejectedError,
-    StoreUnavailableError,
-)
+from maple_core.errors import ConfigurationError as ConfigurationError
+from maple_core.errors import CorruptLedgerError as CorruptLedgerError
+from maple_core.errors import InvalidCursorError as InvalidCursorError
+from maple_core.errors import InvalidInputError as InvalidInputError
+from maple_core.errors import InvalidMediaKeyError as InvalidMediaKeyError
+from maple_core.errors import InvalidQueryError as InvalidQueryError
+from maple_core.errors import InvalidRecordError as InvalidRecordError
+from maple_core.errors import LedgerFullError as LedgerFullError
+from maple_core.errors import MapleError as MapleError
+from maple_core.errors import MissingCapabilityError as MissingCapabilityError
+from maple_core.errors import NotFoundError as NotFoundError
+from maple_core.errors import StoreError as StoreError
+from maple_core.errors import StoreRejectedError as StoreRejectedError
+from maple_core.errors import StoreUnavailableError as StoreUnavailableError
+from maple_core.errors import UnreadableLedgerError as UnreadableLedgerError
+from maple_core.errors import UnsafePathError as UnsafePathError
+from maple_core.errors import UnverifiedCommitError as UnverifiedCommitError
 from maple_core.gate import (
     GateConclusion,
     GatePolicy,
@@ -80,10 +82,8 @@ __all__ = [
     "CommentPage",
     "CommentStatus",
     "CommentStore",
-    "ConfigurationError",
     "Context",
     "ConversationError",
-    "CorruptLedgerError",
     "EPOCH_CURSOR",
     "FileCommentStore",
     "FileMedia",
@@ -100,20 +100,11 @@ __all__ = [
     "GateVerdict",
     "InMemoryCommentStore",
     "InMemoryGatePublisher",
-    "InvalidCursorError",
-    "InvalidInputError",
-    "InvalidMediaKeyError",
-    "InvalidQueryError",
-    "InvalidRecordError",
-    "LedgerFullError",
     "ListQuery",
     "MAX_BLOCKS",
-    "MapleError",
     "MediaRef",
-    "MissingCapabilityError",
     "NewApproval",
     "NewComment",
-    "NotFoundError",
     "NotPublished",
     "PublishOutcome",
     "Published",
@@ -127,9 +118,6 @@ __all__ = [
     "Settings",
     "StopDecision",
     "StopPayload",
-    "StoreError",
-    "StoreRejectedError",
-    "StoreUnavailableError",
     "SystemClock",
     "ThreadEvent",
     "agent_loop",
@@ -154,3 +142,5 @@ __all__ = [
     "wait_for_comments",
     "worklist",
 ]
+__all__ += _errors.__all__
+__all__.sort()

@@ -7,19 +7,11 @@ reviewer saw is :class:`~maple_core.page_context.Context`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import ClassVar
 
-from maple_core.fields import (
-    Number,
-    number_or_none,
-    object_of,
-    object_or_none,
-    put_field,
-    str_or_none,
-)
+from maple_core.fields import Number, number_or_none, object_or_none, str_or_none
 from maple_core.json_types import JsonObject, JsonValue
-from maple_core.json_view import JsonField, JsonView
+from maple_core.json_view import JsonView, json_field
 
 __all__ = [
     "Anchor",
@@ -33,34 +25,21 @@ def _members(value: JsonValue) -> tuple[RegionMember, ...]:
     return tuple(RegionMember.from_json(m) for m in value if isinstance(m, dict))
 
 
-@dataclass(frozen=True, slots=True)
-class RegionMember:
+def _anchor(value: JsonValue) -> Anchor:
+    return Anchor.from_json(value) if value is not None else Anchor()
+
+
+class RegionMember(JsonView, kw_only=False):
     """One element a region comment's rectangle covers (Maple ``RegionMember``)."""
 
-    anchor: Anchor
-    overlap: Number | None = None
-    extra: JsonObject = field(default_factory=dict)
+    WHAT: ClassVar[str] = "a region member"
 
-    @classmethod
-    def from_json(cls, value: JsonValue) -> RegionMember:
-        """Read a member from its JSON object."""
-        obj = object_of(value, "a region member")
-        inner = obj.get("anchor")
-        return cls(
-            anchor=Anchor.from_json(inner) if inner is not None else Anchor(),
-            overlap=number_or_none(obj.get("overlap")),
-            extra={k: v for k, v in obj.items() if k not in ("anchor", "overlap")},
-        )
-
-    def to_json(self) -> JsonObject:
-        """Return the member's JSON object."""
-        out: JsonObject = {"anchor": self.anchor.to_json()}
-        put_field(out, "overlap", self.overlap)
-        out.update(self.extra)
-        return out
+    anchor: Anchor = json_field("anchor", _anchor, "The element, located as an anchor.")
+    overlap: Number | None = json_field(
+        "overlap", number_or_none, "How much of it the rectangle covers.", default=None
+    )
 
 
-@dataclass(frozen=True, slots=True, init=False)
 class Anchor(JsonView):
     """Where a comment points (Maple ``CommentAnchor``), as a view over its JSON object.
 
@@ -69,39 +48,33 @@ class Anchor(JsonView):
 
     WHAT: ClassVar[str] = "a comment's anchor"
 
-    def __init__(
-        self,
-        *,
-        source: str | None = None,
-        component: str | None = None,
-        selector: str | None = None,
-        located_by: str | None = None,
-        quote: JsonObject | None = None,
-        members: tuple[RegionMember, ...] = (),
-        extra: JsonObject | None = None,
-    ) -> None:
-        fields: JsonObject = {
-            "source": source,
-            "component": component,
-            "selector": selector,
-            "locatedBy": located_by,
-            "quote": quote,
-            "members": [m.to_json() for m in members] if members else None,
-        }
-        self._wrap(fields, extra)
-
-    source = JsonField("source", str_or_none, "``path/to/file.tsx:line:col``, when known.")
-    component = JsonField("component", str_or_none, "The component's display name, when known.")
-    selector = JsonField("selector", str_or_none, "A CSS selector for the element, when known.")
-    located_by = JsonField(
-        "locatedBy", str_or_none, "How ``source`` was found: ``tagger`` or ``owner-stack``."
+    source: str | None = json_field(
+        "source", str_or_none, "``path/to/file.tsx:line:col``, when known.", default=None
     )
-    quote = JsonField(
+    component: str | None = json_field(
+        "component", str_or_none, "The component's display name, when known.", default=None
+    )
+    selector: str | None = json_field(
+        "selector", str_or_none, "A CSS selector for the element, when known.", default=None
+    )
+    located_by: str | None = json_field(
+        "locatedBy",
+        str_or_none,
+        "How ``source`` was found: ``tagger`` or ``owner-stack``.",
+        default=None,
+    )
+    quote: JsonObject | None = json_field(
         "quote",
         object_or_none,
         "The quoted text and its surroundings (``exact``, ``prefix``, ``suffix``, ``offset``).",
+        default=None,
     )
-    members = JsonField("members", _members, "The elements a region comment covers.")
+    members: tuple[RegionMember, ...] = json_field(
+        "members",
+        _members,
+        "The elements a region comment covers.",
+        default=(),
+    )
 
     @property
     def quote_exact(self) -> str | None:

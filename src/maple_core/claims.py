@@ -171,14 +171,8 @@ class Claim:
         )
 
     def to_json(self) -> JsonObject:
-        """The claim's JSON object."""
-        return {
-            "agent": self.agent,
-            "session": self.session,
-            "since": self.since,
-            "expires": self.expires,
-            **self.extra,
-        }
+        """The claim's JSON object: what :meth:`shown` shows, and the ``extra`` keys."""
+        return {**self.shown(), **self.extra}
 
     def ends(self) -> datetime | None:
         """When the claim lapses, or ``None`` when its expiry cannot be read."""

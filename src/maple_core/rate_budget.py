@@ -11,7 +11,7 @@ the reserve; only polling is. Time is passed in as epoch seconds.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 
 from maple_core.errors import ConfigurationError
@@ -95,14 +95,8 @@ class RateReading:
             return None
 
     def to_json(self) -> JsonObject:
-        """The reading as kept on disk."""
-        return {
-            "resource": self.resource,
-            "limit": self.limit,
-            "remaining": self.remaining,
-            "reset": self.reset,
-            "seen": self.seen,
-        }
+        """The reading as kept on disk: its fields, by name."""
+        return asdict(self)
 
     @classmethod
     def from_json(cls, value: JsonValue) -> RateReading | None:

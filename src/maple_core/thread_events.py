@@ -193,8 +193,8 @@ def apply_event(
     ``reply_id``).
 
     ``received_at`` is the store's arrival stamp for the entry (strictly later than every stamp
-    in the ledger, see :func:`latest_activity`); ``at`` is when it was written, in JavaScript's
-    format.
+    in the ledger, see :func:`~maple_core.threads.activity_stamps`); ``at`` is when it was
+    written, in JavaScript's format.
 
     Raises:
         ConversationError: the comment cannot take the event: only a resolved comment can be

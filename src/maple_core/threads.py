@@ -7,7 +7,7 @@ from datetime import datetime
 
 from maple_core.comments import Comment
 from maple_core.conversation import CLASSIFICATION, REPLIES, Reply, ReplyKind, Role, thread_of
-from maple_core.cursor import latest_stamp, parse_stamp, wakes_agent
+from maple_core.cursor import parse_stamp, wakes_agent
 from maple_core.statuses import CommentStatus
 from maple_core.text import text_hash
 from maple_core.worklist import waiting_for_reviewer
@@ -16,16 +16,10 @@ __all__ = [
     "activity_stamps",
     "awaiting_reviewer",
     "confirmation_of",
-    "latest_activity",
     "newest_reviewer_words",
     "reviewer_replies_after",
     "withdrawn",
 ]
-
-
-def latest_activity(comment: Comment) -> str | None:
-    """The latest stamp a store gave this comment or its thread (for the next arrival stamp)."""
-    return latest_stamp(_stamps(comment))
 
 
 def _stamps(comment: Comment) -> Iterator[str | None]:
