@@ -8,7 +8,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from maple_core.approvals import Approval, NewApproval
-from maple_core.claims import ClaimRequest, ClaimResult, apply_claim, apply_sweep
+from maple_core.claims import ClaimRequest, ClaimResult, apply_claims, apply_sweep
 from maple_core.comments import Comment, NewComment, Resolution
 from maple_core.cursor import format_js_timestamp, format_stamp, next_arrival_stamp
 from maple_core.errors import NotFoundError
@@ -148,15 +148,11 @@ class InMemoryCommentStore:
         with self._condition:
             comments = self._state.comments
             where = {c.id: i for i, c in enumerate(comments)}
-            now = self._clock.now()
-            results: builtins.list[ClaimResult] = []
-            for comment_id in comment_ids:
-                index = where.get(comment_id)
-                if index is None:
-                    continue
-                updated, decision = apply_claim(comments[index], request, now)
-                comments[index] = updated
-                results.append(ClaimResult(updated, decision))
+            results = apply_claims(
+                {c.id: c for c in comments}, comment_ids, request, self._clock.now()
+            )
+            for result in results:
+                comments[where[result.comment.id]] = result.comment
             if any(r.decision.write for r in results):
                 self._changed()
             return results

@@ -16,7 +16,7 @@ claimants exactly one is granted the claim and the others are told who holds it.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -43,6 +43,7 @@ __all__ = [
     "MAX_LEASE_S",
     "MIN_LEASE_S",
     "apply_claim",
+    "apply_claims",
     "apply_sweep",
     "check_session_id",
     "claim_of",
@@ -389,6 +390,24 @@ def apply_claim(
     if not decision.write:
         return comment, decision
     return with_claim(comment, decision.claim), decision
+
+
+def apply_claims(
+    comments: Mapping[str, Comment],
+    comment_ids: Sequence[str],
+    request: ClaimRequest,
+    now: datetime,
+) -> list[ClaimResult]:
+    """:func:`apply_claim` on each of ``comment_ids`` that ``comments`` holds, in turn.
+
+    A store's ``claim_many`` decides these under its one lock and writes each ``decision.write``.
+    """
+    current = dict(comments)
+    results: list[ClaimResult] = []
+    for comment_id in (i for i in comment_ids if i in current):
+        current[comment_id], decision = apply_claim(current[comment_id], request, now)
+        results.append(ClaimResult(current[comment_id], decision))
+    return results
 
 
 def apply_sweep(

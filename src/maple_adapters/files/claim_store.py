@@ -23,7 +23,7 @@ from maple_core.claims import (
     Claim,
     ClaimRequest,
     ClaimResult,
-    apply_claim,
+    apply_claims,
     apply_sweep,
     claim_of,
     with_claim,
@@ -65,20 +65,18 @@ class FileClaims:
         with self._locked("claim") as folder:
             if folder is None:
                 return []
-            by_id = {c.id: c for c in self._comments_of(folder, "claim")}
             claims = read_claims(folder)
+            by_id = {c.id: c for c in self._comments_of(folder, "claim")}
+            current = {
+                i: with_claim(by_id[i], Claim.read(claims[i]) if i in claims else None)
+                for i in comment_ids
+                if i in by_id
+            }
             now = self._clock.now()
-            results: builtins.list[ClaimResult] = []
-            for comment_id in comment_ids:
-                comment = by_id.get(comment_id)
-                if comment is None:
-                    continue
-                stored = claims.get(comment_id)
-                current = with_claim(comment, Claim.read(stored) if stored is not None else None)
-                updated, decision = apply_claim(current, request, now)
-                if decision.write and decision.claim is not None:
-                    claims[comment_id] = decision.claim.to_json()
-                results.append(ClaimResult(updated, decision))
+            results = apply_claims(current, comment_ids, request, now)
+            for result in results:
+                if result.decision.write and result.decision.claim is not None:
+                    claims[result.comment.id] = result.decision.claim.to_json()
             if any(r.decision.write for r in results):
                 write_claims(folder, claims, now)
             return results
