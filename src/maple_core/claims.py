@@ -393,18 +393,11 @@ def apply_claim(
 
 
 def apply_claims(
-    comments: Mapping[str, Comment],
-    comment_ids: Sequence[str],
-    request: ClaimRequest,
-    now: datetime,
+    comments: Mapping[str, Comment], ids: Sequence[str], request: ClaimRequest, now: datetime
 ) -> list[ClaimResult]:
-    """:func:`apply_claim` on each of ``comment_ids`` that ``comments`` holds, in turn.
-
-    A store's ``claim_many`` decides these under its one lock and writes each ``decision.write``.
-    """
-    current = dict(comments)
-    results: list[ClaimResult] = []
-    for comment_id in (i for i in comment_ids if i in current):
+    """:func:`apply_claim` on each of ``ids`` that ``comments`` holds, in turn (``claim_many``)."""
+    current, results = dict(comments), list[ClaimResult]()
+    for comment_id in (i for i in ids if i in current):
         current[comment_id], decision = apply_claim(current[comment_id], request, now)
         results.append(ClaimResult(current[comment_id], decision))
     return results

@@ -180,20 +180,13 @@ def _review_store(
     classifier: FeedbackClassifier | None,
 ) -> PullRequestStore:
     """The ledger and the pull request's own review, on the machine's shared poll."""
-    from maple_adapters.github.review_setup import ReviewPlace, review_store
+    from maple_adapters.github.review_setup import review_store
+    from maple_entrypoints.bootstrap.review import review_place
 
     github = config.github
     inner, secrets = bare_transport(token, github.api_url, config.transport)
-    place = ReviewPlace(
-        owner=github.owner or "",
-        repo=github.repo or "",
-        api_url=github.api_url,
-        token=token,
-        app_id=github.gate_app_id,
-        trusted_bots=review.trusted_bots,
-        reserve=review.reserve,
-        cache_root=review.cache_root,
-    )
+    owner, repo = github.owner or "", github.repo or ""
+    place = review_place(review, owner, repo, github.api_url, token, github.gate_app_id)
     gate = github.pr_review == "gate"
     return review_store(inner, secrets, place, clock, gate=gate, classifier=classifier)
 

@@ -79,18 +79,11 @@ def ci_gate(
     store: CommentStore
     review = config.review
     if review is not None:
-        from maple_adapters.github.review_setup import ReviewPlace, review_store
+        from maple_adapters.github.review_setup import review_store
+        from maple_entrypoints.bootstrap.review import review_place
 
-        place = ReviewPlace(
-            owner=owner,
-            repo=repo,
-            api_url=config.api_url,
-            token=config.token or config.gate_token,
-            app_id=app_id,
-            trusted_bots=review.trusted_bots,
-            reserve=review.reserve,
-            cache_root=review.cache_root,
-        )
+        token = config.token or config.gate_token
+        place = review_place(review, owner, repo, config.api_url, token, app_id)
         store = review_store(read_as, secrets, place, clock, gate=True)
     else:
         store = GitHubLedgerStore(wrapped(read_as, secrets), owner, repo, clock, app_id=app_id)

@@ -176,18 +176,12 @@ def _review_store(
     Raises:
         ConfigurationError: the shared folder cannot be made.
     """
-    from maple_adapters.github.review_setup import ReviewPlace, review_store
+    from maple_adapters.github.review_setup import review_store
+    from maple_entrypoints.bootstrap.review import review_place
 
-    place = ReviewPlace(
-        owner=config.owner or "",
-        repo=config.repo or "",
-        api_url=config.api_url,
-        token=token,
-        app_id=config.app.app_id if config.app is not None else None,
-        trusted_bots=review.trusted_bots,
-        reserve=review.reserve,
-        cache_root=review.cache_root,
-    )
+    app_id = config.app.app_id if config.app is not None else None
+    owner, repo = config.owner or "", config.repo or ""
+    place = review_place(review, owner, repo, config.api_url, token, app_id)
     inner = PyGithubTransport(token, config.api_url)
     return review_store(inner, [token], place, clock, gate=True)
 
