@@ -17,7 +17,7 @@ def c(status: CommentStatus = OPEN, body: str = "Tighten it", **kw: object) -> C
 
 
 def approval(commit: str = COMMIT, note: str | None = None) -> Approval:
-    return Approval("a1", "b", commit, "2026-01-01T00:00:00.000Z", {"name": "Dana"}, note)
+    return Approval("b", commit, "2026-01-01T00:00:00.000Z", {"name": "Dana"}, note, id="a1")
 
 
 def test_each_blocking_status_blocks_and_resolved_clears() -> None:
@@ -204,7 +204,7 @@ def test_an_empty_approval_note_is_quoted_as_maple_quotes_it() -> None:
 
 
 def test_an_approval_without_a_name_is_somebodys() -> None:
-    nameless = Approval("a1", "b", COMMIT, "2026-01-01T00:00:00.000Z", {}, None)
+    nameless = Approval("b", COMMIT, "2026-01-01T00:00:00.000Z", {}, None, id="a1")
     verdict = decide_gate([], GatePolicy(approvals=[nameless], commit=COMMIT))
     assert verdict.title == "Approved by somebody"  # Maple prints "undefined": see compatibility
 

@@ -40,27 +40,18 @@ class NewApproval:
     def stored(self, approval_id: str) -> Approval:
         """Return the approval a store keeps under ``approval_id``."""
         return Approval(
-            id=approval_id,
-            branch=self.branch,
-            commit=self.commit,
-            at=self.at,
-            author=self.author,
-            note=self.note,
-            extra=self.extra,
+            self.branch, self.commit, self.at, self.author, self.note, self.extra, id=approval_id
         )
 
 
 @dataclass(frozen=True, slots=True)
-class Approval:
-    """A stored approval; it counts only for the commit it names."""
+class Approval(NewApproval):
+    """A stored approval: the submitted one and the id its store gave it.
 
-    id: str
-    branch: str
-    commit: str
-    at: str
-    author: JsonObject = field(default_factory=dict)
-    note: str | None = None
-    extra: JsonObject = field(default_factory=dict)
+    It counts only for the commit it names.
+    """
+
+    id: str = field(kw_only=True)
 
     @property
     def author_name(self) -> str:

@@ -83,7 +83,7 @@ def test_a_status_column_appears_once_anything_is_not_open() -> None:
 
 def test_approvals_ride_in_the_ledger() -> None:
     approval = Approval(
-        "gha_7_1", "feat/x", "9f2c1ab", "2026-01-01T00:00:00.000Z", {"name": "Dana"}
+        "feat/x", "9f2c1ab", "2026-01-01T00:00:00.000Z", {"name": "Dana"}, id="gha_7_1"
     )
     body = render_ledger_body(GitHubLedger("feat/x", (c(1),), (approval,)))
     assert "Approved:" in body
