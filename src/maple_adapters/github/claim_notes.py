@@ -96,8 +96,10 @@ def notes_in(
         body, comment_id = comment.get("body"), comment.get("id")
         if not isinstance(body, str) or not isinstance(comment_id, int):
             continue
+        if not looks_like_note(body) or not trusted(comment):
+            continue  # a stranger's note-looking text is not even parsed
         claims = _claims_in(body)
-        if claims is not None and trusted(comment):
+        if claims is not None:
             found.append(Note(comment_id, claims))
     return tuple(sorted(found, key=lambda n: n.id))
 
